@@ -1,0 +1,1 @@
+"""The context engine: pure Python, no editor or LSP imports (a test keeps it so)."""

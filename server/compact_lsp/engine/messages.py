@@ -1,0 +1,166 @@
+"""The conversation model: messages in the Anthropic Messages API shape.
+
+Messages stay plain dicts (what the SDK's ``MessageParam`` TypedDicts describe) so that what the engine emits can
+be sent to the API unchanged. ``normalize_message`` gives every message a list of content blocks; everything else
+in the engine may assume that shape.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+
+if TYPE_CHECKING:  # the SDK is slow to import; its types are only needed by the checker
+    from anthropic.types import MessageParam as MessageParam
+else:
+    MessageParam = dict
+
+Block: TypeAlias = dict[str, Any]
+Message: TypeAlias = dict[str, Any]
+Role = Literal["user", "assistant"]
+
+CLEARED_TOOL_RESULT = "[Old tool result content cleared]"
+"""What a microcompacted tool result's content becomes, exactly."""
+
+BLOCK_TYPES = frozenset(
+    {"text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"}
+)
+
+
+class MessageShapeError(ValueError):
+    """A message that is not in the Messages API shape; the text says what is wrong and where."""
+
+
+def normalize_message(raw: Any, where: str = "message") -> Message:
+    """Return the message with list content, checking the shape the API requires.
+
+    A string content becomes one text block. Unknown keys on blocks are kept: thinking signatures, cache_control
+    and citations must survive untouched.
+    """
+    if not isinstance(raw, dict):
+        raise MessageShapeError(f"{where}: expected an object with 'role' and 'content', got {type(raw).__name__}")
+    role = raw.get("role")
+    if role not in ("user", "assistant"):
+        raise MessageShapeError(f"{where}: 'role' must be 'user' or 'assistant', got {role!r}")
+    content = raw.get("content")
+    if isinstance(content, str):
+        blocks: list[Block] = [{"type": "text", "text": content}]
+    elif isinstance(content, list):
+        blocks = []
+        for i, block in enumerate(content):
+            blocks.append(_check_block(block, f"{where}.content[{i}]", role))
+    else:
+        raise MessageShapeError(f"{where}: 'content' must be a string or a list of blocks")
+    return {"role": role, "content": blocks}
+
+
+def _check_block(block: Any, where: str, role: str) -> Block:
+    if not isinstance(block, dict):
+        raise MessageShapeError(f"{where}: a content block must be an object")
+    kind = block.get("type")
+    if kind not in BLOCK_TYPES:
+        raise MessageShapeError(f"{where}: unknown block type {kind!r}")
+    if kind == "text" and not isinstance(block.get("text"), str):
+        raise MessageShapeError(f"{where}: a text block needs a string 'text'")
+    if kind == "tool_use":
+        if role != "assistant":
+            raise MessageShapeError(f"{where}: tool_use blocks belong to assistant messages")
+        if not isinstance(block.get("id"), str) or not block["id"]:
+            raise MessageShapeError(f"{where}: a tool_use block needs a non-empty string 'id'")
+        if not isinstance(block.get("name"), str):
+            raise MessageShapeError(f"{where}: a tool_use block needs a string 'name'")
+        if not isinstance(block.get("input", {}), dict):
+            raise MessageShapeError(f"{where}: a tool_use block's 'input' must be an object")
+    if kind == "tool_result":
+        if role != "user":
+            raise MessageShapeError(f"{where}: tool_result blocks belong to user messages")
+        if not isinstance(block.get("tool_use_id"), str) or not block["tool_use_id"]:
+            raise MessageShapeError(f"{where}: a tool_result block needs a non-empty string 'tool_use_id'")
+        content = block.get("content", "")
+        if not isinstance(content, (str, list)):
+            raise MessageShapeError(f"{where}: a tool_result's 'content' must be a string or a list of blocks")
+    return dict(block)
+
+
+def text_message(role: Role, text: str) -> Message:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+def blocks_of(message: Message) -> list[Block]:
+    """The content blocks of a message (normalised messages always have a list)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return cast(list[Block], content or [])
+
+
+def tool_uses(message: Message) -> Iterator[Block]:
+    return (b for b in blocks_of(message) if b.get("type") == "tool_use")
+
+
+def tool_results(message: Message) -> Iterator[Block]:
+    return (b for b in blocks_of(message) if b.get("type") == "tool_result")
+
+
+def result_text(block: Block) -> str:
+    """The text of a tool_result's content, joining text blocks; images and documents are not text."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return content
+    parts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def is_cleared(block: Block) -> bool:
+    return block.get("type") == "tool_result" and result_text(block) == CLEARED_TOOL_RESULT
+
+
+def is_empty_result(block: Block) -> bool:
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return not content.strip()
+    return not content
+
+
+def tool_use_index(messages: Iterable[Message]) -> dict[str, Block]:
+    """Map every tool_use id to its block (the last one wins if an id repeats; validate reports that)."""
+    index: dict[str, Block] = {}
+    for message in messages:
+        if message.get("role") == "assistant":
+            for block in tool_uses(message):
+                index[block["id"]] = block
+    return index
+
+
+def canonical_json(value: Any) -> str:
+    """The JSON text of a value as counted for tokens (compact, keys in their given order, unicode kept)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+@dataclass
+class Attachment:
+    """Context that is not a message but is sent with the conversation (rehydrated files, plans, memory)."""
+
+    kind: str
+    text: str
+    path: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Session:
+    """One agent conversation: what the model sees, and what it saw."""
+
+    id: str
+    system: str = ""
+    messages: list[Message] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+    title: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
