@@ -1,0 +1,383 @@
+"""A managed conversation: the one object the server, the agent and the CLI drive.
+
+``ContextSession`` owns the current view of the messages, their token ledger and the read-file state. Every change
+is first written to the injected ``Journal`` as a record, then applied: the journal on disk is the append-only
+transcript, and ``ContextSession.replay`` rebuilds the same state from it. A failed write changes nothing.
+
+Record types (one JSON object per line): ``header``, ``append``, ``rewrite`` (microcompaction), ``notice``,
+``read``, ``compaction``, ``undo``.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .memory import ManagedMemory, make_preserve_read
+from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message
+from .microcompact import EvictionRecord, Trigger, apply_plan, plan_microcompaction
+from .read_state import ReadFileState
+from .settings import EngineSettings
+from .tokens import TokenCounter
+from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
+from .validate import validate
+
+JOURNAL_VERSION = 1
+
+
+class ConversationError(ValueError):
+    """Messages that would make the conversation invalid for the API; the text lists the problems."""
+
+
+class Journal(Protocol):
+    """Where records go before they take effect; ``write`` is durable when it returns and raises on failure."""
+
+    def write(self, record: dict[str, Any]) -> None: ...
+
+
+class _NullJournal:
+    def write(self, record: dict[str, Any]) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class AppendOutcome:
+    usage: ContextUsage
+    microcompaction: EvictionRecord | None = None
+    compaction_due: bool = False
+
+
+@dataclass
+class CompactionState:
+    """What undo needs: the views before each compaction, newest last, with the view length right after it."""
+
+    boundary_id: str
+    pre_view: list[Message]
+    post_len: int
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+class ContextSession:
+    """One conversation under management; see the module docstring for the journal contract."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        settings: EngineSettings,
+        counter: TokenCounter,
+        title: str = "",
+        system: str = "",
+        clock: Callable[[], float] = time.time,
+        workspace_root: str | None = None,
+        memory: ManagedMemory | None = None,
+        journal: Journal | None = None,
+        created_at: float | None = None,
+        write_header: bool = True,
+    ) -> None:
+        self.id = session_id
+        self.title = title
+        self.settings = settings
+        self.counter = counter
+        self.clock = clock
+        self.workspace_root = workspace_root
+        self.memory = memory or ManagedMemory.from_settings(settings.memory, workspace_root)
+        self.journal: Journal = journal or _NullJournal()
+        self.created_at = created_at if created_at is not None else clock()
+        self.updated_at = self.created_at
+        self.read_state = self._new_read_state()
+        self.last_microcompaction: EvictionRecord | None = None
+        self.last_compaction: dict[str, Any] | None = None
+        self.compactions: list[CompactionState] = []
+        self.last_assistant_at: float | None = None
+        self._base_system = system
+        self._messages: list[Message] = []
+        self._ledger = UsageLedger(counter)
+        self._reported: int | None = None
+        self._pending_notices: dict[str, str] = {}
+        if write_header:
+            self.journal.write(
+                {
+                    "type": "header",
+                    "version": JOURNAL_VERSION,
+                    "sessionId": session_id,
+                    "title": title,
+                    "system": system,
+                    "createdAt": self.created_at,
+                }
+            )
+
+    # -- construction -----------------------------------------------------------------------------------------
+
+    def _new_read_state(self) -> ReadFileState:
+        s = self.settings
+        return ReadFileState(
+            capacity=s.read_state_capacity,
+            clock=self.clock,
+            read_tools=s.read_tools,
+            write_tools=s.write_tools,
+            edit_tools=s.edit_tools,
+            cwd=self.workspace_root,
+            counter=self.counter,
+        )
+
+    @classmethod
+    def replay(
+        cls,
+        records: Iterable[dict[str, Any]],
+        *,
+        settings: EngineSettings,
+        counter: TokenCounter,
+        clock: Callable[[], float] = time.time,
+        workspace_root: str | None = None,
+        memory: ManagedMemory | None = None,
+        journal: Journal | None = None,
+    ) -> ContextSession:
+        """Rebuild a session from its journal records (the header first)."""
+        it = iter(records)
+        header = next(it, None)
+        if not header or header.get("type") != "header":
+            raise ValueError("session journal does not start with a header record")
+        session = cls(
+            str(header["sessionId"]),
+            settings=settings,
+            counter=counter,
+            title=str(header.get("title", "")),
+            system=str(header.get("system", "")),
+            clock=clock,
+            workspace_root=workspace_root,
+            memory=memory,
+            journal=None,
+            created_at=float(header.get("createdAt", clock())),
+            write_header=False,
+        )
+        for record in it:
+            session._apply(record)
+        session.journal = journal or _NullJournal()
+        return session
+
+    # -- reading ----------------------------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The managed history (without pending notices); do not mutate."""
+        return self._messages
+
+    def view(self) -> list[Message]:
+        """Exactly what to send to the model next: history plus pending change notices."""
+        if not self._pending_notices or not self._messages or self._messages[-1]["role"] != "user":
+            return list(self._messages)
+        last = self._messages[-1]
+        notice = {"type": "text", "text": self._notice_text()}
+        return [*self._messages[:-1], {**last, "content": [*blocks_of(last), notice]}]
+
+    def system_prompt(self) -> str:
+        section = self.memory.system_prompt_section()
+        return f"{self._base_system}\n\n{section}".strip() if section else self._base_system
+
+    def usage(self) -> ContextUsage:
+        by_kind = self._ledger.totals
+        by_kind["system"] = by_kind.get("system", 0) + self.counter.count_text(self._base_system)
+        by_kind["memory"] = by_kind.get("memory", 0) + self.counter.count_text(self.memory.system_prompt_section())
+        if self._pending_notices:
+            by_kind["attachments"] = by_kind.get("attachments", 0) + self.counter.count_text(self._notice_text())
+        return build_usage(by_kind, self.settings, self._reported)
+
+    def session(self) -> Session:
+        return Session(id=self.id, system=self.system_prompt(), messages=self.view(), title=self.title)
+
+    # -- changes ----------------------------------------------------------------------------------------------
+
+    def update_settings(self, settings: EngineSettings) -> None:
+        """Swap settings in place; the history and the read-file state survive."""
+        self.settings = settings
+        self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
+
+    def append(self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None) -> AppendOutcome:
+        """Validate and append; then run the automatic microcompaction triggers (idle, then size)."""
+        if not isinstance(messages, list):
+            raise MessageShapeError("'messages' must be a list of messages")
+        normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
+        candidate = self._merge_notices(self._messages) + normalized
+        problems = validate(candidate)
+        if problems:
+            base = len(candidate) - len(normalized)
+            listed = "; ".join(_describe(p, base) for p in problems[:5])
+            raise ConversationError(f"these messages would make the conversation invalid: {listed}")
+        now = self.clock()
+        idle = self._plan_micro("idle", now) if normalized and normalized[0]["role"] == "assistant" else None
+        record: dict[str, Any] = {"type": "append", "messages": normalized, "at": now}
+        if reported_usage is not None:
+            record["usage"] = dict(reported_usage)
+        if self._pending_notices and self._messages and self._messages[-1]["role"] == "user":
+            self._write_and_apply({"type": "notice", "text": self._notice_text(), "at": now})
+        eviction = None
+        if idle is not None:
+            eviction = self._commit_micro(idle, now)
+        self._write_and_apply(record)
+        size = self._plan_micro("size", now)
+        if size is not None:
+            eviction = self._commit_micro(size, now)
+        usage = self.usage()
+        due = self.settings.auto_compact.enabled and usage.total >= usage.auto_compact_threshold
+        return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=due)
+
+    def microcompact(self, trigger: Trigger = "forced") -> EvictionRecord | None:
+        """Run microcompaction now; None when nothing would be cleared."""
+        now = self.clock()
+        plan = self._plan_micro(trigger, now)
+        return self._commit_micro(plan, now) if plan is not None else None
+
+    def add_change_notice(self, path: str, text: str) -> None:
+        """A file the model saw changed on disk: tell it on the next view (one bounded notice per path)."""
+        self._pending_notices[path] = text
+
+    def record_read(
+        self,
+        path: str,
+        content: str,
+        *,
+        tool_use_id: str | None = None,
+        start_line: int | None = None,
+        num_lines: int | None = None,
+    ) -> None:
+        """A read the server served itself (compact/readFile): journalled so a reload knows it too."""
+        self._write_and_apply(
+            {
+                "type": "read",
+                "path": path,
+                "content": content,
+                "toolUseId": tool_use_id,
+                "startLine": start_line,
+                "numLines": num_lines,
+                "at": self.clock(),
+            }
+        )
+
+    # -- status -----------------------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        self.read_state.refresh()
+        return {
+            "sessionId": self.id,
+            "title": self.title,
+            "usage": self.usage().to_wire(),
+            "readFiles": [r.to_wire() for r in self.read_state.ranked()],
+            "openDocuments": [d.to_wire() for d in self.read_state.open_documents()],
+            "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
+            "lastCompaction": self.last_compaction,
+            "messageCount": len(self._messages),
+        }
+
+    # -- internals --------------------------------------------------------------------------------------------
+
+    def _notice_text(self) -> str:
+        parts = [f"<system-reminder>\n{text}\n</system-reminder>" for text in self._pending_notices.values()]
+        return "\n".join(parts)
+
+    def _merge_notices(self, messages: list[Message]) -> list[Message]:
+        return self.view() if self._pending_notices else messages
+
+    def _plan_micro(self, trigger: Trigger, now: float) -> Any:
+        return plan_microcompaction(
+            self._messages,
+            self.settings.microcompact,
+            trigger,
+            counter=self.counter,
+            preserve_read=make_preserve_read(self.memory),
+            read_tools=self.settings.read_tools,
+            now=now,
+            last_assistant_at=self.last_assistant_at,
+        )
+
+    def _commit_micro(self, plan: Any, now: float) -> EvictionRecord:
+        result = apply_plan(self._messages, plan)
+        changes = [
+            {"index": i, "message": m}
+            for i, (old, m) in enumerate(zip(self._messages, result.messages, strict=True))
+            if old is not m
+        ]
+        self._write_and_apply(
+            {"type": "rewrite", "reason": "microcompaction", "changes": changes,
+             "eviction": result.eviction.to_wire(), "at": now}
+        )  # fmt: skip
+        return result.eviction
+
+    def _write_and_apply(self, record: dict[str, Any]) -> None:
+        self.journal.write(record)
+        self._apply(record)
+
+    def _apply(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        at = float(record.get("at", self.clock()))
+        if kind == "append":
+            start = len(self._messages)
+            new = [normalize_message(m) for m in record["messages"]]
+            self._messages.extend(new)
+            self._ledger.append(new)
+            self.read_state.observe(self._messages, start=start)
+            if any(m["role"] == "assistant" for m in new):
+                self.last_assistant_at = at
+            reported = reported_input_tokens(record.get("usage"))
+            if reported is not None:
+                self._reported = reported
+        elif kind == "notice":
+            last = self._messages[-1]
+            self._messages[-1] = {**last, "content": [*blocks_of(last), {"type": "text", "text": record["text"]}]}
+            self._ledger.sync(self._messages)
+            self._pending_notices.clear()
+        elif kind == "rewrite":
+            messages = list(self._messages)
+            for change in record["changes"]:
+                messages[int(change["index"])] = change["message"]
+            self._messages = messages
+            self._ledger.sync(messages)
+            eviction = EvictionRecord.from_wire(record["eviction"])
+            self.read_state.mark_evicted(c.tool_use_id for c in eviction.cleared)
+            self.last_microcompaction = eviction
+        elif kind == "read":
+            self.read_state.record_read(
+                record["path"],
+                record["content"],
+                tool_use_id=record.get("toolUseId"),
+                start_line=record.get("startLine"),
+                num_lines=record.get("numLines"),
+            )
+        elif kind == "compaction":
+            self._apply_compaction(record)
+        elif kind == "undo":
+            self._apply_undo(record)
+        elif kind == "header":
+            raise ValueError("a second header record in one session journal")
+        self.updated_at = max(self.updated_at, at)
+
+    def _apply_compaction(self, record: dict[str, Any]) -> None:
+        new = [normalize_message(m) for m in record["messages"]]
+        self.compactions.append(
+            CompactionState(str(record["boundaryId"]), self._messages, len(new), copy.deepcopy(record["result"]))
+        )
+        self._messages = new
+        self._ledger.sync(new)
+        self._reported = None
+        self.read_state.mark_all_out_of_history()
+        self.read_state.observe(new)
+        self.last_compaction = record["result"]
+
+    def _apply_undo(self, record: dict[str, Any]) -> None:
+        state = self.compactions.pop()
+        tail = self._messages[state.post_len :]
+        restored = [*state.pre_view, *tail]
+        self._messages = restored
+        self._ledger.sync(restored)
+        self._reported = None
+        self.read_state.observe(restored)
+        self.last_compaction = self.compactions[-1].record if self.compactions else None
+
+
+def _describe(problem: Any, base: int) -> str:
+    index = getattr(problem, "message_index", None)
+    where = f"new message {index - base}" if isinstance(index, int) and index >= base else f"message {index}"
+    return f"{where}: {getattr(problem, 'message', problem)}"
