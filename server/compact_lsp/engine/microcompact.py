@@ -1,0 +1,531 @@
+"""Microcompaction: clear old tool results in place, keeping recent and protected ones.
+
+Two steps, both pure. ``plan_microcompaction`` decides whether a trigger fires and which results to clear;
+``apply_plan`` returns new messages plus an ``EvictionRecord`` (what left history, for the read-file state and
+the ``compact.microcompact`` result). The input list and its messages are never mutated, and messages the plan
+does not touch are returned as the same objects so a ``UsageLedger`` recounts only what changed.
+
+Rules, in the order they are applied:
+
+- A tool_result is tied to its request through its ``tool_use_id``: every tool_use with that id anywhere in
+  the messages. Its tool is the request's name, its paths the requests' ``file_path`` (or ``path`` or
+  ``absolute_path``).
+- Never cleared, and using no keep-recent slot: errors, already-cleared results, empty results, results of
+  tools outside ``settings.compactable_tools``. A result whose request cannot be found has no known tool; it
+  is cleared like a compactable one (the API rejects such orphans anyway, and ``repair`` drops them) and
+  reported as unresolved.
+- Protected before any plan, using no slot: successful reads (``read_tools``) whose every path satisfies
+  ``preserve_read`` (managed memory). An id used with several paths is protected only if all of them are; a
+  result whose request or path cannot be found is never protected.
+- The ``settings.effective_keep_recent`` most recent remaining results are kept.
+- Triggers: ``idle`` (``idle_minutes`` since the last assistant response) and ``forced`` clear every other
+  result; ``size`` fires only when tool-result tokens exceed ``size_threshold_tokens`` and then clears oldest
+  first until they are at or below the low watermark (half the threshold), so that the prompt cache, which
+  every rewrite invalidates, breaks rarely.
+- A result is only cleared if that saves tokens (a two-token "ok" would grow into the marker).
+- Media: on the idle and forced triggers, image blocks directly in user messages before the kept window (the
+  message of the oldest kept result, or the last user message if that is earlier) become
+  ``MEDIA_PLACEHOLDER``. Images inside a cleared result go with the rest of its content, which becomes
+  exactly ``CLEARED_TOOL_RESULT``. Images inside results that are not cleared are left alone.
+
+Token figures: ``tokens_before``/``tokens_after`` are the whole conversation's message tokens (what context
+usage shows, without the system prompt), ``tool_result_tokens_before``/``_after`` only the tool results (what
+the size trigger measures).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+from .messages import (
+    CLEARED_TOOL_RESULT,
+    Block,
+    Message,
+    blocks_of,
+    is_cleared,
+    is_empty_result,
+)
+from .settings import DEFAULT_READ_TOOLS, MicrocompactSettings
+from .tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+logger = logging.getLogger(__name__)
+
+Trigger = Literal["idle", "size", "forced"]
+TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
+
+MEDIA_PLACEHOLDER = "[image cleared]"
+"""What an old image in a user message becomes."""
+
+PATH_KEYS = ("file_path", "path", "absolute_path")
+"""Request input keys that name the file a tool worked on, in order of preference."""
+
+
+@dataclass(frozen=True)
+class PlannedClear:
+    """One tool_result the plan clears, where it is and why."""
+
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool: str
+    """The request's tool name; names joined by "," for an ambiguous id; "" when no request was found."""
+    paths: list[str]
+    tokens: int
+    """Tokens of the result before clearing."""
+    reason: str
+    saved: int = 0
+    """Tokens saved by clearing it (``tokens`` minus the marker's)."""
+    is_read: bool = False
+    """A read_tools result: its paths leave history and the read-file state must learn so."""
+    unresolved: bool = False
+    """Its request, or for a read its single path, could not be found."""
+
+
+@dataclass(frozen=True)
+class PlannedMedia:
+    """One image block in a user message that becomes ``MEDIA_PLACEHOLDER``."""
+
+    message_index: int
+    block_index: int
+    tokens: int
+    saved: int
+
+
+@dataclass(frozen=True)
+class ProtectedResult:
+    tool_use_id: str
+    paths: list[str]
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"toolUseId": self.tool_use_id, "paths": list(self.paths)}
+        if self.paths:
+            wire["path"] = self.paths[0]
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> ProtectedResult:
+        return cls(tool_use_id=wire["toolUseId"], paths=_wire_paths(wire))
+
+
+@dataclass(frozen=True)
+class MicrocompactPlan:
+    trigger: Trigger
+    clear: list[PlannedClear]
+    protected: list[ProtectedResult]
+    kept_recent: list[str]
+    """Ids of the most recent compactable results, kept whatever the trigger."""
+    tokens_before: int
+    """Message tokens of the whole conversation before the plan."""
+    tokens_after: int
+    tokens_saved: int
+    tool_result_tokens_before: int = 0
+    tool_result_tokens_after: int = 0
+    media: list[PlannedMedia] = field(default_factory=list)
+    created_at: float = 0.0
+    """Epoch seconds the plan was made (``now``)."""
+
+
+@dataclass(frozen=True)
+class ClearedResult:
+    """A cleared result as the eviction record keeps it."""
+
+    tool_use_id: str
+    tool: str
+    paths: list[str]
+    tokens: int
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "toolUseId": self.tool_use_id,
+            "tool": self.tool,
+            "paths": list(self.paths),
+            "tokens": self.tokens,
+        }
+        if len(self.paths) == 1:
+            wire["path"] = self.paths[0]
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> ClearedResult:
+        return cls(
+            tool_use_id=wire["toolUseId"],
+            tool=wire.get("tool", ""),
+            paths=_wire_paths(wire),
+            tokens=wire["tokens"],
+        )
+
+
+@dataclass
+class EvictionRecord:
+    """What one microcompaction removed from history; the server persists it and feeds the read-file state."""
+
+    trigger: Trigger
+    tokens_before: int
+    tokens_after: int
+    cleared: list[ClearedResult]
+    protected: list[ProtectedResult]
+    evicted_read_paths: list[str]
+    """Paths of read results that left history (all paths of an ambiguous read: re-reading is safe)."""
+    unresolved: list[str]
+    """Ids of cleared results whose request, or for a read whose single path, could not be found."""
+    created_at: str
+    """ISO 8601 UTC."""
+    media_cleared: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def cleared_ids(self) -> list[str]:
+        return [c.tool_use_id for c in self.cleared]
+
+    def to_wire(self) -> dict[str, Any]:
+        """camelCase, the ``compact.microcompact`` result of docs/protocol.md plus the eviction details."""
+        return {
+            "trigger": self.trigger,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "tokensSaved": self.tokens_saved,
+            "cleared": [c.to_wire() for c in self.cleared],
+            "protected": [p.to_wire() for p in self.protected],
+            "evictedReadPaths": list(self.evicted_read_paths),
+            "unresolved": list(self.unresolved),
+            "mediaCleared": self.media_cleared,
+            "createdAt": self.created_at,
+        }
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> EvictionRecord:
+        trigger = wire["trigger"]
+        if trigger not in TRIGGERS:
+            raise ValueError(f"unknown microcompaction trigger {trigger!r}")
+        return cls(
+            trigger=trigger,
+            tokens_before=wire["tokensBefore"],
+            tokens_after=wire["tokensAfter"],
+            cleared=[ClearedResult.from_wire(c) for c in wire.get("cleared", [])],
+            protected=[ProtectedResult.from_wire(p) for p in wire.get("protected", [])],
+            evicted_read_paths=list(wire.get("evictedReadPaths", [])),
+            unresolved=list(wire.get("unresolved", [])),
+            created_at=wire.get("createdAt", ""),
+            media_cleared=wire.get("mediaCleared", 0),
+        )
+
+
+@dataclass(frozen=True)
+class MicrocompactResult:
+    messages: list[Message]
+    eviction: EvictionRecord
+
+
+def _wire_paths(wire: dict[str, Any]) -> list[str]:
+    if "paths" in wire:
+        return list(wire["paths"])
+    return [wire["path"]] if wire.get("path") else []
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
+    """Tokens of every tool_result block in the messages (what the size trigger measures)."""
+    return sum(
+        counter.count_block(b)
+        for m in messages
+        if m.get("role") == "user"
+        for b in blocks_of(m)
+        if b.get("type") == "tool_result"
+    )
+
+
+def idle_due(settings: MicrocompactSettings, now: float | None, last_assistant_at: float | None) -> bool:
+    """The idle trigger fires: it is on and the last assistant response is at least ``idle_minutes`` old."""
+    if settings.idle_minutes == -1 or last_assistant_at is None:
+        return False
+    current = time.time() if now is None else now
+    return current - last_assistant_at >= settings.idle_minutes * 60
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool: str
+    paths: list[str]
+    tokens: int
+    is_read: bool
+    unresolved: bool
+
+
+def _request_index(messages: Sequence[Message]) -> dict[str, list[Block]]:
+    index: dict[str, list[Block]] = {}
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for block in blocks_of(message):
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                index.setdefault(block["id"], []).append(block)
+    return index
+
+
+def _request_path(use: Block) -> str | None:
+    data = use.get("input")
+    if not isinstance(data, dict):
+        return None
+    for key in PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _distinct(values: Sequence[str | None]) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def plan_microcompaction(
+    messages: Sequence[Message],
+    settings: MicrocompactSettings,
+    trigger: Trigger,
+    *,
+    counter: TokenCounter,
+    preserve_read: Callable[[str], bool] | None = None,
+    read_tools: Sequence[str] = DEFAULT_READ_TOOLS,
+    now: float | None = None,
+    last_assistant_at: float | None = None,
+) -> MicrocompactPlan | None:
+    """Decide what ``trigger`` would clear; None when it does not fire or nothing would be cleared."""
+    if trigger not in TRIGGERS:
+        raise ValueError(
+            f"unknown microcompaction trigger {trigger!r}; expected one of {', '.join(TRIGGERS)}"
+        )
+    current = time.time() if now is None else now
+    if trigger == "idle" and not idle_due(settings, current, last_assistant_at):
+        return None
+    if trigger == "size" and settings.size_threshold_tokens == -1:
+        return None
+
+    compactable = frozenset(settings.compactable_tools)
+    reads = frozenset(read_tools)
+    requests = _request_index(messages)
+    marker_tokens = counter.count_text(CLEARED_TOOL_RESULT)
+
+    total = 0
+    results_total = 0
+    candidates: list[_Candidate] = []
+    protected: list[ProtectedResult] = []
+    images: list[tuple[int, int, int]] = []
+    last_user = -1
+    for i, message in enumerate(messages):
+        blocks = blocks_of(message)
+        total += MESSAGE_OVERHEAD_TOKENS
+        is_user = message.get("role") == "user"
+        if is_user:
+            last_user = i
+        for j, block in enumerate(blocks):
+            tokens = counter.count_block(block)
+            total += tokens
+            kind = block.get("type")
+            if is_user and kind == "image":
+                images.append((i, j, tokens))
+            if not is_user or kind != "tool_result":
+                continue
+            results_total += tokens
+            if block.get("is_error") or is_cleared(block) or is_empty_result(block):
+                continue
+            tool_use_id = str(block.get("tool_use_id", ""))
+            uses = requests.get(tool_use_id, [])
+            names = _distinct([u.get("name") for u in uses])
+            if uses and not all(name in compactable for name in names):
+                continue
+            use_paths = [_request_path(u) for u in uses]
+            paths = _distinct(use_paths)
+            is_read = bool(uses) and all(name in reads for name in names)
+            all_paths_known = bool(uses) and all(p is not None for p in use_paths)
+            if (
+                preserve_read is not None
+                and is_read
+                and all_paths_known
+                and all(preserve_read(p) for p in paths)
+            ):
+                protected.append(ProtectedResult(tool_use_id, paths))
+                continue
+            unresolved = not uses or (is_read and (not all_paths_known or len(paths) != 1))
+            candidates.append(
+                _Candidate(i, j, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved)
+            )
+
+    keep = settings.effective_keep_recent
+    kept = candidates[-keep:]
+    older = candidates[: len(candidates) - len(kept)]
+
+    if trigger == "size" and results_total <= settings.size_threshold_tokens:
+        return None
+
+    clear: list[PlannedClear] = []
+    remaining = results_total
+    if trigger == "size":
+        watermark = settings.low_watermark_tokens
+        reason = (
+            f"size: tool results over {settings.size_threshold_tokens} tokens, oldest first to {watermark}"
+        )
+    else:
+        watermark = -1
+        reason = f"{trigger}: older than the {keep} most recent compactable results"
+    for c in older:
+        if trigger == "size" and remaining <= watermark:
+            break
+        saved = c.tokens - marker_tokens
+        if saved <= 0:
+            continue
+        remaining -= saved
+        clear.append(
+            PlannedClear(
+                message_index=c.message_index,
+                block_index=c.block_index,
+                tool_use_id=c.tool_use_id,
+                tool=c.tool,
+                paths=c.paths,
+                tokens=c.tokens,
+                reason=reason,
+                saved=saved,
+                is_read=c.is_read,
+                unresolved=c.unresolved,
+            )
+        )
+
+    media: list[PlannedMedia] = []
+    if trigger != "size" and images:
+        window_start = min(kept[0].message_index, last_user) if kept else last_user
+        placeholder_tokens = counter.count_block({"type": "text", "text": MEDIA_PLACEHOLDER})
+        for i, j, tokens in images:
+            if i < window_start and tokens > placeholder_tokens:
+                media.append(PlannedMedia(i, j, tokens, tokens - placeholder_tokens))
+
+    if not clear and not media:
+        return None
+    saved_total = sum(c.saved for c in clear) + sum(m.saved for m in media)
+    plan = MicrocompactPlan(
+        trigger=trigger,
+        clear=clear,
+        protected=protected,
+        kept_recent=[c.tool_use_id for c in kept],
+        tokens_before=total,
+        tokens_after=total - saved_total,
+        tokens_saved=saved_total,
+        tool_result_tokens_before=results_total,
+        tool_result_tokens_after=remaining,
+        media=media,
+        created_at=current,
+    )
+    logger.debug(
+        "microcompaction (%s) plans %d clears and %d images, saving %d tokens",
+        trigger,
+        len(clear),
+        len(media),
+        saved_total,
+    )
+    return plan
+
+
+def _cleared_block(block: Block) -> Block:
+    cleared: Block = {
+        "type": "tool_result",
+        "tool_use_id": block["tool_use_id"],
+        "content": CLEARED_TOOL_RESULT,
+    }
+    if "cache_control" in block:  # keep the client's cache breakpoints where they were
+        cleared["cache_control"] = block["cache_control"]
+    return cleared
+
+
+def apply_plan(messages: Sequence[Message], plan: MicrocompactPlan) -> MicrocompactResult:
+    """New messages with the plan applied, and the eviction record; raises ValueError if the plan is stale.
+
+    Untouched messages are the same objects as in ``messages``; changed ones are shallow copies with a new
+    content list. Nothing in ``messages`` is mutated, so a failure leaves the conversation exactly as it was.
+    """
+    edits: dict[int, dict[int, Callable[[Block], Block]]] = {}
+    for c in plan.clear:
+        block = _block_at(messages, c.message_index, c.block_index)
+        if block.get("type") != "tool_result" or block.get("tool_use_id") != c.tool_use_id:
+            raise ValueError(
+                f"stale microcompaction plan: message {c.message_index} block {c.block_index} "
+                f"is not the result of {c.tool_use_id}"
+            )
+        edits.setdefault(c.message_index, {})[c.block_index] = _cleared_block
+    for m in plan.media:
+        block = _block_at(messages, m.message_index, m.block_index)
+        if block.get("type") != "image":
+            raise ValueError(
+                f"stale microcompaction plan: message {m.message_index} block {m.block_index} is not an image"
+            )
+        edits.setdefault(m.message_index, {})[m.block_index] = lambda _b: {
+            "type": "text",
+            "text": MEDIA_PLACEHOLDER,
+        }
+
+    out = list(messages)
+    for i, by_block in edits.items():
+        original = messages[i]
+        content = [by_block[j](b) if j in by_block else b for j, b in enumerate(blocks_of(original))]
+        out[i] = {**original, "content": content}
+
+    evicted: list[str] = []
+    for c in plan.clear:
+        if c.is_read:
+            evicted.extend(c.paths)
+    eviction = EvictionRecord(
+        trigger=plan.trigger,
+        tokens_before=plan.tokens_before,
+        tokens_after=plan.tokens_after,
+        cleared=[ClearedResult(c.tool_use_id, c.tool, list(c.paths), c.tokens) for c in plan.clear],
+        protected=list(plan.protected),
+        evicted_read_paths=_distinct(evicted),
+        unresolved=[c.tool_use_id for c in plan.clear if c.unresolved],
+        created_at=_iso(plan.created_at),
+        media_cleared=len(plan.media),
+    )
+    return MicrocompactResult(messages=out, eviction=eviction)
+
+
+def _block_at(messages: Sequence[Message], message_index: int, block_index: int) -> Block:
+    try:
+        return blocks_of(messages[message_index])[block_index]
+    except IndexError:
+        raise ValueError(
+            f"stale microcompaction plan: no block {block_index} in message {message_index}"
+        ) from None
+
+
+def microcompact(
+    messages: Sequence[Message],
+    settings: MicrocompactSettings,
+    trigger: Trigger,
+    *,
+    counter: TokenCounter,
+    preserve_read: Callable[[str], bool] | None = None,
+    read_tools: Sequence[str] = DEFAULT_READ_TOOLS,
+    now: float | None = None,
+    last_assistant_at: float | None = None,
+) -> MicrocompactResult | None:
+    """Plan and apply in one step; None when the trigger does not fire or nothing would be cleared."""
+    plan = plan_microcompaction(
+        messages,
+        settings,
+        trigger,
+        counter=counter,
+        preserve_read=preserve_read,
+        read_tools=read_tools,
+        now=now,
+        last_assistant_at=last_assistant_at,
+    )
+    return None if plan is None else apply_plan(messages, plan)
