@@ -1,0 +1,1 @@
+"""Test helpers shared by every tier: the loopback Messages API stub and its pytest fixture."""
