@@ -10,17 +10,22 @@ Record types (one JSON object per line): ``header``, ``append``, ``rewrite`` (mi
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction
 from .memory import ManagedMemory, make_preserve_read
 from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message
-from .microcompact import EvictionRecord, Trigger, apply_plan, plan_microcompaction
+from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
+from .plan_state import extract_plan
 from .read_state import ReadFileState
+from .rehydration import RehydrationResult, rehydrate
 from .settings import EngineSettings
+from .summarize.base import Summarizer
 from .tokens import TokenCounter
 from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
 from .validate import validate
@@ -93,6 +98,8 @@ class ContextSession:
         self.last_compaction: dict[str, Any] | None = None
         self.compactions: list[CompactionState] = []
         self.last_assistant_at: float | None = None
+        self.compacting = False
+        self.auto_compact_failures = 0
         self._base_system = system
         self._messages: list[Message] = []
         self._ledger = UsageLedger(counter)
@@ -201,7 +208,7 @@ class ContextSession:
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
         normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
-        candidate = self._merge_notices(self._messages) + normalized
+        candidate = join_messages(self._merge_notices(self._messages), normalized)
         problems = validate(candidate)
         if problems:
             base = len(candidate) - len(normalized)
@@ -224,6 +231,10 @@ class ContextSession:
         usage = self.usage()
         due = self.settings.auto_compact.enabled and usage.total >= usage.auto_compact_threshold
         return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=due)
+
+    def plan_microcompaction(self, trigger: Trigger = "forced") -> MicrocompactPlan | None:
+        """What microcompaction would clear now, without changing anything."""
+        return self._plan_micro(trigger, self.clock())
 
     def microcompact(self, trigger: Trigger = "forced") -> EvictionRecord | None:
         """Run microcompaction now; None when nothing would be cleared."""
@@ -257,6 +268,87 @@ class ContextSession:
             }
         )
 
+    # -- full compaction ------------------------------------------------------------------------------------
+
+    async def compact(
+        self,
+        summarizer: Summarizer,
+        *,
+        instructions: str | None = None,
+        trigger: str = "manual",
+        progress: ProgressFn | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> CompactionOutcome:
+        """Replace history by a summary plus rehydrated essentials; a failure changes nothing."""
+        if self.compacting:
+            raise CompactionError("in_progress", "A compaction of this session is already in progress.")
+        self.compacting = True
+        try:
+            outcome = await run_compaction(
+                self, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
+            )
+        except CompactionError:
+            if trigger == "auto":
+                self.auto_compact_failures += 1
+            raise
+        finally:
+            self.compacting = False
+        self.auto_compact_failures = 0
+        return outcome
+
+    @property
+    def auto_compact_blocked(self) -> bool:
+        """The circuit breaker: after N consecutive automatic failures, stop trying until a manual success."""
+        return self.auto_compact_failures >= self.settings.auto_compact.max_consecutive_failures
+
+    def rehydration(self, kept: list[Message]) -> RehydrationResult:
+        """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
+        return rehydrate(
+            read_state=self.read_state,
+            kept_messages=kept,
+            settings=self.settings.rehydration,
+            counter=self.counter,
+            workspace_roots=[self.workspace_root] if self.workspace_root else [],
+            plan=extract_plan(self._messages),
+            memory_indexes=self.memory.load_indexes(),
+        )
+
+    def fixed_tokens(self) -> int:
+        """Tokens outside the messages: the system prompt and the memory index."""
+        return self.counter.count_text(self._base_system) + self.counter.count_text(
+            self.memory.system_prompt_section()
+        )
+
+    def commit_compaction(self, outcome: CompactionOutcome) -> None:
+        self._write_and_apply(
+            {
+                "type": "compaction",
+                "boundaryId": outcome.boundary.id,
+                "messages": outcome.view,
+                "result": outcome.to_wire(),
+                "boundary": outcome.boundary.to_wire(),
+                "at": outcome.boundary.created_at,
+            }
+        )
+
+    def undo(self) -> dict[str, Any]:
+        """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
+        if self.compacting:
+            raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
+        if not self.compactions:
+            raise CompactionError("nothing_to_undo", "There is no compaction to undo in this session.")
+        state = self.compactions[-1]
+        restored = [*state.pre_view, *self._messages[state.post_len :]]
+        problems = validate(restored)
+        if problems:
+            raise CompactionError(
+                "cannot_undo",
+                "Undo would leave an invalid conversation with the messages added since the compaction "
+                f"({problems[0].message}); nothing changed.",
+            )
+        self._write_and_apply({"type": "undo", "boundaryId": state.boundary_id, "at": self.clock()})
+        return {"restored": True, "boundaryId": state.boundary_id, "tokensAfter": self.usage().total}
+
     # -- status -----------------------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
@@ -269,6 +361,8 @@ class ContextSession:
             "openDocuments": [d.to_wire() for d in self.read_state.open_documents()],
             "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
             "lastCompaction": self.last_compaction,
+            "compacting": self.compacting,
+            "canUndo": bool(self.compactions),
             "messageCount": len(self._messages),
         }
 
@@ -281,7 +375,7 @@ class ContextSession:
     def _merge_notices(self, messages: list[Message]) -> list[Message]:
         return self.view() if self._pending_notices else messages
 
-    def _plan_micro(self, trigger: Trigger, now: float) -> Any:
+    def _plan_micro(self, trigger: Trigger, now: float) -> MicrocompactPlan | None:
         return plan_microcompaction(
             self._messages,
             self.settings.microcompact,
@@ -293,7 +387,7 @@ class ContextSession:
             last_assistant_at=self.last_assistant_at,
         )
 
-    def _commit_micro(self, plan: Any, now: float) -> EvictionRecord:
+    def _commit_micro(self, plan: MicrocompactPlan, now: float) -> EvictionRecord:
         result = apply_plan(self._messages, plan)
         changes = [
             {"index": i, "message": m}
@@ -314,11 +408,16 @@ class ContextSession:
         kind = record.get("type")
         at = float(record.get("at", self.clock()))
         if kind == "append":
-            start = len(self._messages)
             new = [normalize_message(m) for m in record["messages"]]
-            self._messages.extend(new)
-            self._ledger.append(new)
-            self.read_state.observe(self._messages, start=start)
+            if new and self._messages and self._messages[-1]["role"] == new[0]["role"] == "user":
+                self._messages = join_messages(self._messages, new)
+                self._ledger.sync(self._messages)
+                start = len(self._messages) - len(new)
+            else:
+                start = len(self._messages)
+                self._messages.extend(new)
+                self._ledger.append(new)
+            self.read_state.observe(self._messages, start=max(0, start))
             if any(m["role"] == "assistant" for m in new):
                 self.last_assistant_at = at
             reported = reported_input_tokens(record.get("usage"))
@@ -375,6 +474,15 @@ class ContextSession:
         self._reported = None
         self.read_state.observe(restored)
         self.last_compaction = self.compactions[-1].record if self.compactions else None
+
+
+def join_messages(history: list[Message], new: list[Message]) -> list[Message]:
+    """``history + new``, merging a user message that follows a user message (the summary, a notice) into one."""
+    if new and history and history[-1]["role"] == new[0]["role"] == "user":
+        first = new[0]
+        merged = {**history[-1], "content": [*blocks_of(history[-1]), *blocks_of(first)]}
+        return [*history[:-1], merged, *new[1:]]
+    return [*history, *new]
 
 
 def _describe(problem: Any, base: int) -> str:

@@ -1,0 +1,133 @@
+"""Offline subcommands: look at a real session without an editor.
+
+``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session and prints its context usage by kind and what
+microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.claude_code import import_claude_code
+from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.tokens import TiktokenCounter, TokenizerUnavailable
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp offline tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    inspect = sub.add_parser("inspect", help="context usage of a Claude Code session and what would be cleared")
+    inspect.add_argument("sessions", nargs="+", help="Claude Code session .jsonl files")
+    inspect.add_argument("--context-window", type=int, default=200_000)
+    inspect.add_argument("--keep-recent", type=int, default=5)
+    inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
+    imp = sub.add_parser("import", help="import a Claude Code session into the session store")
+    imp.add_argument("sessions", nargs="+")
+    imp.add_argument("--workspace", default=".", help="the workspace the sessions belong to")
+    imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
+    ev = sub.add_parser("eval", help="replay real sessions: what compaction keeps and what gets re-read")
+    ev.add_argument("paths", nargs="+", help="session files or project folders")
+    ev.add_argument("--out", default=None, help="write the report (markdown) and plot here")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    ns = _parser().parse_args(list(argv))
+    try:
+        if ns.command == "inspect":
+            return _inspect(ns)
+        if ns.command == "import":
+            from compact_lsp.store import import_sessions_command
+
+            return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
+        if ns.command == "eval":
+            from compact_lsp.evaluation import eval_command
+
+            return eval_command(ns.paths, out=ns.out)
+    except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:
+        sys.stderr.write(f"compact-lsp {ns.command}: {exc}\n")
+        return 2
+    return 2
+
+
+def inspect_session(path: str, settings: EngineSettings, counter: TiktokenCounter) -> dict[str, Any]:
+    """Usage and the forced-microcompaction preview of one session, as a JSON-able dict."""
+    imported = import_claude_code(path)
+    session = ContextSession(
+        imported.session.id, settings=settings, counter=counter, title=imported.session.title,
+        workspace_root=imported.cwd or None,
+    )  # fmt: skip
+    session.append(imported.session.messages)
+    usage = session.usage()
+    plan = session.plan_microcompaction("forced")
+    return {
+        "path": path,
+        "sessionId": imported.session.id,
+        "title": imported.session.title,
+        "messages": len(session.messages),
+        "problems": [f"line {p.line_no}: {p.reason}" for p in imported.problems],
+        "repairs": list(imported.repairs),
+        "usage": usage.to_wire(),
+        "microcompaction": None
+        if plan is None
+        else {
+            "tokensBefore": plan.tokens_before,
+            "tokensAfter": plan.tokens_after,
+            "tokensSaved": plan.tokens_saved,
+            "cleared": [
+                {"toolUseId": c.tool_use_id, "tool": c.tool, "paths": list(c.paths), "tokens": c.tokens}
+                for c in plan.clear
+            ],
+            "protected": [{"toolUseId": p.tool_use_id, "paths": list(p.paths)} for p in plan.protected],
+            "keptRecent": list(plan.kept_recent),
+        },
+    }
+
+
+def _inspect(ns: argparse.Namespace) -> int:
+    from compact_lsp.engine.settings import MicrocompactSettings
+
+    settings = EngineSettings(
+        context_window=ns.context_window, microcompact=MicrocompactSettings(keep_recent=ns.keep_recent)
+    )
+    counter = TiktokenCounter()
+    reports = [inspect_session(p, settings, counter) for p in ns.sessions]
+    if ns.json:
+        sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
+    else:
+        for report in reports:
+            sys.stdout.write(format_report(report))
+    return 0
+
+
+def format_report(report: dict[str, Any]) -> str:
+    usage = report["usage"]
+    lines = [
+        f"{Path(report['path']).name}  {report['title'][:70]}",
+        f"  messages: {report['messages']}   tokens: {usage['total']:,} / {usage['contextWindow']:,} "
+        f"({usage['percent']}%)   auto-compact at {usage['autoCompactThreshold']:,}   level: {usage['level']}",
+        "  by kind: " + ", ".join(f"{k} {v:,}" for k, v in usage["byKind"].items() if v),
+    ]
+    if report["problems"]:
+        lines.append(f"  import problems: {len(report['problems'])} (first: {report['problems'][0]})")
+    if report["repairs"]:
+        lines.append(f"  repaired: {'; '.join(report['repairs'][:3])}")
+    micro = report["microcompaction"]
+    if micro is None:
+        lines.append("  microcompaction (forced): nothing to clear")
+    else:
+        lines.append(
+            f"  microcompaction (forced): would clear {len(micro['cleared'])} results, "
+            f"{micro['tokensSaved']:,} tokens ({micro['tokensBefore']:,} -> {micro['tokensAfter']:,}); "
+            f"keeps {len(micro['keptRecent'])} recent, protects {len(micro['protected'])}"
+        )
+        for item in sorted(micro["cleared"], key=lambda c: -c["tokens"])[:8]:
+            where = f" {item['paths'][0]}" if item["paths"] else ""
+            lines.append(f"    - {item['tool']}{where}: {item['tokens']:,} tokens")
+    return "\n".join(lines) + "\n\n"
