@@ -1,0 +1,172 @@
+"""The agent's read tool, served by the server: bounded, text-only reads inside the workspace.
+
+Refused with ``ReadRefused`` (the message is shown to a person): paths outside the allowed roots after
+resolving symlinks, anything but a regular file (directories, devices, FIFOs, sockets), binary files (a NUL
+byte or bytes that are not UTF-8), and whole-file reads of files over the size cap. A larger file can be read
+by range: the range is streamed line by line and never holds more than the cap in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Whole-file reads above this are refused; read such a file by range (offset/limit)."""
+
+DEFAULT_LINE_LIMIT = 2000
+"""Lines returned when the caller gives no limit (as Claude Code's Read tool does)."""
+
+BINARY_SNIFF_BYTES = 8192
+
+
+class ReadRefused(ValueError):
+    """A read the server will not do; the text says why and what to do instead."""
+
+
+@dataclass(frozen=True)
+class FileRead:
+    path: str
+    """The path as the client should refer to it: relative to the workspace root when inside it."""
+    real_path: str
+    content: str
+    start_line: int
+    num_lines: int
+    total_lines: int
+    truncated: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "content": self.content,
+            "startLine": self.start_line,
+            "numLines": self.num_lines,
+            "totalLines": self.total_lines,
+            "truncated": self.truncated,
+        }
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # different drives
+        return False
+
+
+def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[str] = ()) -> tuple[str, str]:
+    """(display path, real path) of ``path``; ``ReadRefused`` when it resolves outside every allowed root."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        raise ReadRefused("'path' must be a non-empty file path")
+    if workspace_root is None and not os.path.isabs(path):
+        raise ReadRefused(
+            f"{path}: a relative path needs a workspace folder; open a folder or pass an absolute path"
+        )
+    joined = os.path.join(workspace_root or "", os.path.expanduser(path))
+    real = os.path.realpath(joined)
+    roots = [os.path.realpath(r) for r in (workspace_root, *extra_roots) if r]
+    if not roots:
+        raise ReadRefused("no workspace folder is open, so there is nothing the server may read")
+    if not any(_inside(real, root) for root in roots):
+        raise ReadRefused(
+            f"{path} is outside the workspace ({roots[0]}) after resolving symlinks; "
+            "only files inside the workspace or the managed-memory folders can be read"
+        )
+    workspace_real = roots[0] if workspace_root else None
+    display = (
+        os.path.relpath(real, workspace_real) if workspace_real and _inside(real, workspace_real) else real
+    )
+    return display, real
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def read_text_file(
+    path: str,
+    workspace_root: str | None,
+    *,
+    offset: int | None = None,
+    limit: int | None = None,
+    extra_roots: Sequence[str] = (),
+    max_bytes: int = MAX_FILE_BYTES,
+) -> FileRead:
+    """Read lines ``offset`` (1-based) to ``offset + limit - 1`` of a text file; blocking (use a thread)."""
+    if offset is not None and offset < 1:
+        raise ReadRefused(f"'offset' is a 1-based line number, got {offset}")
+    if limit is not None and limit < 1:
+        raise ReadRefused(f"'limit' must be at least 1 line, got {limit}")
+    display, real = resolve_inside(path, workspace_root, extra_roots)
+    try:
+        # O_NONBLOCK: opening a FIFO must not hang the worker before fstat can refuse it.
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ReadRefused(f"{display}: no such file") from None
+    except IsADirectoryError:
+        raise ReadRefused(f"{display} is a directory; list it instead of reading it") from None
+    except PermissionError:
+        raise ReadRefused(f"{display}: permission denied") from None
+    except OSError as exc:
+        raise ReadRefused(f"{display}: cannot open ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ReadRefused(f"{display} is {_kind(st.st_mode)}; only regular text files can be read")
+        ranged = offset is not None or limit is not None
+        if st.st_size > max_bytes and not ranged:
+            raise ReadRefused(
+                f"{display} is {st.st_size / 1_048_576:.1f} MiB, over the {max_bytes // 1_048_576} MiB cap; "
+                "read it by range with 'offset' and 'limit'"
+            )
+        head = f.read(BINARY_SNIFF_BYTES)
+        if b"\x00" in head:
+            raise ReadRefused(f"{display} looks binary (it contains NUL bytes); only text files can be read")
+        f.seek(0)
+        return _read_range(f, display, real, offset or 1, limit or DEFAULT_LINE_LIMIT, max_bytes)
+
+
+def _read_range(f: Any, display: str, real: str, start: int, limit: int, max_bytes: int) -> FileRead:
+    selected: list[bytes] = []
+    size = 0
+    total = 0
+    for total, line in enumerate(f, start=1):
+        if b"\x00" in line:
+            raise ReadRefused(f"{display} looks binary (it contains NUL bytes); only text files can be read")
+        if start <= total < start + limit:
+            size += len(line)
+            if size > max_bytes:
+                raise ReadRefused(
+                    f"{display}: lines {start}-{total} are over the {max_bytes / 1_048_576:.0f} MiB limit; "
+                    "read a smaller range"
+                )
+            selected.append(line)
+    raw = b"".join(selected)
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReadRefused(f"{display} is not UTF-8 text; only text files can be read") from None
+    if content.startswith("\ufeff") and start == 1:
+        content = content[1:]
+    if start > total and total > 0:
+        raise ReadRefused(f"{display} has {total} lines; 'offset' {start} is past the end")
+    num = len(selected)
+    return FileRead(
+        path=display,
+        real_path=real,
+        content=content,
+        start_line=start,
+        num_lines=num,
+        total_lines=total,
+        truncated=num < total,
+    )
