@@ -1,0 +1,34 @@
+-- compact-lsp: the context-window manager for an in-editor AI agent.
+-- Enable with `vim.lsp.enable('compact_lsp')`, or `require('compact_lsp').setup(opts)` to set options too.
+
+--- Markers that identify the workspace root, in order of preference.
+local root_markers = { '.compact', '.git' }
+
+--- Handlers are looked up lazily so that enabling the config does not load the plugin's modules.
+--- @param name string function in `compact_lsp.handlers`
+--- @return lsp.Handler
+local function handler(name)
+  return function(...)
+    return require('compact_lsp.handlers')[name](...)
+  end
+end
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'compact-lsp', '--stdio' },
+  -- Every file buffer may feed the read-file state, so no filetype filter.
+  --- The nearest `.compact` or `.git` directory, else the current directory, so that the agent works in any
+  --- directory and every buffer of one project shares one server.
+  --- @param bufnr integer
+  --- @param on_dir fun(root_dir?: string)
+  root_dir = function(bufnr, on_dir)
+    on_dir(vim.fs.root(bufnr, root_markers) or vim.fn.getcwd())
+  end,
+  init_options = vim.empty_dict(),
+  handlers = {
+    ['compact/didChangeUsage'] = handler('did_change_usage'),
+    ['compact/didCompact'] = handler('did_compact'),
+    ['compact/chatEvent'] = handler('chat_event'),
+    ['window/showMessageRequest'] = handler('show_message_request'),
+  },
+}

@@ -1,0 +1,126 @@
+--- Finding or starting the compact-lsp client, and talking to it.
+local M = {}
+
+M.name = 'compact_lsp'
+
+--- How long to wait for a freshly started server to answer `initialize`.
+local INIT_TIMEOUT_MS = 15000
+
+--- The running client: the one attached to `bufnr` (default: current buffer) if any, else any.
+---@param bufnr integer?
+---@return vim.lsp.Client?
+function M.get(bufnr)
+  local attached = vim.lsp.get_clients({ name = M.name, bufnr = bufnr or 0 })
+  if attached[1] then
+    return attached[1]
+  end
+  return vim.lsp.get_clients({ name = M.name })[1]
+end
+
+--- The resolved `vim.lsp.Config` with `root_dir` turned into a path, ready for `vim.lsp.start`.
+---@param bufnr integer
+---@return vim.lsp.ClientConfig
+function M.resolve_config(bufnr)
+  local config = vim.deepcopy(vim.lsp.config[M.name] or {}) --[[@as vim.lsp.ClientConfig]]
+  config.name = M.name
+  if type(config.root_dir) == 'function' then
+    local root ---@type string?
+    local resolve = config.root_dir --[[@as fun(bufnr: integer, on_dir: fun(dir?: string))]]
+    resolve(bufnr, function(dir)
+      root = dir
+    end)
+    config.root_dir = root or vim.fn.getcwd()
+  elseif not config.root_dir then
+    config.root_dir = vim.fn.getcwd()
+  end
+  return config
+end
+
+--- Prefer the client that is already running (any root): the plugin talks to one server.
+---@param client vim.lsp.Client
+---@return boolean
+local function reuse_running(client)
+  return client.name == M.name and not client:is_stopped()
+end
+
+--- Start the server if none runs (attaching `bufnr` when given) and wait until it is initialized.
+---@param bufnr integer? buffer to attach, e.g. a chat scratch buffer
+---@return vim.lsp.Client? client
+---@return string? error
+function M.ensure(bufnr)
+  local client = not bufnr and M.get() or nil
+  if not client then
+    local target = bufnr or vim.api.nvim_get_current_buf()
+    local id = vim.lsp.start(M.resolve_config(target), {
+      bufnr = target,
+      attach = bufnr ~= nil,
+      reuse_client = reuse_running,
+    })
+    client = id and vim.lsp.get_client_by_id(id) or nil
+    if not client then
+      return nil, 'compact-lsp: could not start the server (see :checkhealth compact_lsp)'
+    end
+  end
+  if not client.initialized then
+    local c = client
+    vim.wait(INIT_TIMEOUT_MS, function()
+      return c.initialized == true or c:is_stopped()
+    end, 20)
+    if not client.initialized then
+      return nil, 'compact-lsp: the server did not finish starting (see :LspLog)'
+    end
+  end
+  return client
+end
+
+--- Send a request; `on_result(err, result)` runs on the main loop. Errors without a callback are shown.
+---@param method string
+---@param params table
+---@param on_result fun(err: lsp.ResponseError?, result: any)?
+---@param bufnr integer?
+---@return integer? request_id
+function M.request(method, params, on_result, bufnr)
+  local client, err = M.ensure()
+  if not client then
+    local failure = { code = -32603, message = err or 'compact-lsp: no server' }
+    if on_result then
+      on_result(failure, nil)
+    else
+      vim.notify(failure.message, vim.log.levels.ERROR)
+    end
+    return nil
+  end
+  local ok, request_id = client:request(method, params, function(rpc_err, result)
+    if on_result then
+      on_result(rpc_err, result)
+    elseif rpc_err then
+      vim.notify('compact-lsp: ' .. rpc_err.message, vim.log.levels.ERROR)
+    end
+  end, bufnr)
+  return ok and request_id or nil
+end
+
+--- The argument object for a `compact.*` command: the tracked session (if any) plus `extra`.
+---@param extra table?
+---@return table
+function M.command_arguments(extra)
+  local args = vim.tbl_extend('force', {}, extra or {})
+  args.sessionId = require('compact_lsp.state').session_id
+  if next(args) == nil then
+    return vim.empty_dict()
+  end
+  return args
+end
+
+--- Run a server command through `workspace/executeCommand`.
+---@param command string e.g. 'compact.microcompact'
+---@param extra table? extra fields of the argument object
+---@param on_result fun(err: lsp.ResponseError?, result: any)
+function M.execute(command, extra, on_result)
+  M.request('workspace/executeCommand', {
+    command = command,
+    arguments = { M.command_arguments(extra) },
+  }, on_result)
+end
+
+return M

@@ -1,0 +1,212 @@
+--- `:Compact {subcommand}`: each subcommand calls the server and reports what happened.
+--- When a subcommand finishes, `User CompactLspCommand` fires with data {name, result?, error?}.
+local client = require('compact_lsp.client')
+local format = require('compact_lsp.format')
+local state = require('compact_lsp.state')
+
+local M = {}
+
+---@param msg string
+---@param level integer?
+local function notify(msg, level)
+  vim.notify('compact-lsp: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- Report the end of a subcommand to listeners (statuslines, scripts, tests).
+---@param name string
+---@param err lsp.ResponseError?
+---@param result any
+local function done(name, err, result)
+  if err then
+    notify(err.message or tostring(err), vim.log.levels.ERROR)
+  end
+  require('compact_lsp.handlers').emit('CompactLspCommand', {
+    name = name,
+    result = result,
+    error = err and (err.message or tostring(err)) or nil,
+  })
+end
+
+---@param result {trigger: string?, tokensBefore: integer, tokensAfter: integer, cleared: table[], protected: table[]?}
+---@return string
+function M.describe_micro(result)
+  local cleared = result.cleared or {}
+  local protected = result.protected or {}
+  local kept = #protected > 0
+      and string.format('; kept %d managed-memory read%s', #protected, #protected == 1 and '' or 's')
+    or ''
+  if #cleared == 0 then
+    return 'nothing to clear (' .. format.tokens(result.tokensAfter) .. ' tokens)' .. kept
+  end
+  return string.format(
+    'cleared %d tool result%s, %s%s',
+    #cleared,
+    #cleared == 1 and '' or 's',
+    format.change(result.tokensBefore, result.tokensAfter),
+    kept
+  )
+end
+
+---@param result {tokensBefore: integer, tokensAfter: integer, summarizer: string?, rehydrated: table[]?}
+---@return string
+function M.describe_full(result)
+  local rehydrated = result.rehydrated or {}
+  return string.format(
+    'compacted the conversation, %s%s%s',
+    format.change(result.tokensBefore, result.tokensAfter),
+    result.summarizer and (' (' .. result.summarizer .. ' summary)') or '',
+    #rehydrated > 0 and string.format(', re-attached %d file%s', #rehydrated, #rehydrated == 1 and '' or 's')
+      or ''
+  )
+end
+
+---@class compact_lsp.Subcommand
+---@field run fun(args: string[])
+---@field desc string
+
+---@type table<string, compact_lsp.Subcommand>
+M.subcommands = {
+  micro = {
+    desc = 'clear old tool results now (managed-memory reads are kept)',
+    run = function()
+      client.execute('compact.microcompact', nil, function(err, result)
+        if not err then
+          notify(M.describe_micro(result))
+        end
+        done('micro', err, result)
+      end)
+    end,
+  },
+  full = {
+    desc = 'summarise the conversation and re-attach recent files; optional instructions for the summary',
+    run = function(args)
+      local instructions = table.concat(args, ' ')
+      local extra = instructions ~= '' and { instructions = instructions } or nil
+      client.execute('compact.compact', extra, function(err, result)
+        if not err then
+          notify(M.describe_full(result))
+        end
+        done('full', err, result)
+      end)
+    end,
+  },
+  undo = {
+    desc = 'restore the conversation as it was before the last compaction',
+    run = function()
+      client.execute('compact.undo', nil, function(err, result)
+        if not err then
+          notify('restored the conversation before the last compaction (' .. format.tokens(result.tokensAfter) .. ' tokens)')
+        end
+        done('undo', err, result)
+      end)
+    end,
+  },
+  status = {
+    desc = 'context usage by kind, biggest items, cleared results and read files, in a float',
+    run = function()
+      client.execute('compact.status', nil, function(err, result)
+        if not err then
+          local view = require('compact_lsp.view')
+          view.show(view.status_doc(result), 'Context')
+        end
+        done('status', err, result)
+      end)
+    end,
+  },
+  files = {
+    desc = 'which files a full compaction would re-attach, and why',
+    run = function()
+      client.execute('compact.rehydrationPreview', nil, function(err, result)
+        if not err then
+          local view = require('compact_lsp.view')
+          view.show(view.files_doc(result), 'Rehydration preview')
+        end
+        done('files', err, result)
+      end)
+    end,
+  },
+  cancel = {
+    desc = 'cancel a running full compaction (nothing changes)',
+    run = function()
+      local count = require('compact_lsp.progress').cancel_all()
+      notify(count > 0 and 'cancelling the compaction' or 'no compaction is running')
+      done('cancel', nil, { cancelled = count })
+    end,
+  },
+  session = {
+    desc = 'choose the session the commands act on (default: the most recently active one)',
+    run = function(args)
+      if args[1] then
+        state.session_id = args[1] ~= 'latest' and args[1] or nil
+        done('session', nil, { sessionId = state.session_id })
+        return
+      end
+      client.request('compact/sessions', vim.empty_dict(), function(err, sessions)
+        if err then
+          return done('session', err, nil)
+        end
+        local items = vim.list_extend({ { sessionId = nil, title = 'most recently active (server default)' } }, sessions or {})
+        vim.ui.select(items, {
+          prompt = 'compact-lsp session',
+          format_item = function(item)
+            if not item.sessionId then
+              return item.title
+            end
+            local usage = item.usage and (' · ' .. format.tokens(item.usage.total) .. ' tokens') or ''
+            return string.format('%s  %s%s', item.title or '(untitled)', item.sessionId, usage)
+          end,
+        }, function(choice)
+          if choice then
+            state.session_id = choice.sessionId
+          end
+          done('session', nil, { sessionId = state.session_id })
+        end)
+      end)
+    end,
+  },
+}
+
+--- Subcommand names, sorted.
+---@return string[]
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+--- Entry point of `:Compact`.
+---@param opts {fargs: string[]}
+function M.dispatch(opts)
+  local name = opts.fargs[1] or 'status'
+  local sub = M.subcommands[name]
+  if not sub then
+    notify('unknown subcommand ' .. name .. ' (expected: ' .. table.concat(M.names(), ', ') .. ')', vim.log.levels.ERROR)
+    return
+  end
+  sub.run(vim.list_slice(opts.fargs, 2))
+end
+
+--- Completion for `:Compact`: subcommands, then session ids after `session`.
+---@param arglead string
+---@param cmdline string
+---@return string[]
+function M.complete(arglead, cmdline)
+  local words = vim.split(cmdline, '%s+', { trimempty = true })
+  local completing_first = #words == 1 or (#words == 2 and arglead ~= '')
+  if completing_first then
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, arglead)
+    end, M.names())
+  end
+  if words[2] == 'session' then
+    local ids = vim.tbl_keys(state.usage)
+    table.insert(ids, 'latest')
+    table.sort(ids)
+    return vim.tbl_filter(function(id)
+      return vim.startswith(id, arglead)
+    end, ids)
+  end
+  return {}
+end
+
+return M

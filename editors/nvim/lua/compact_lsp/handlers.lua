@@ -1,0 +1,79 @@
+--- Handlers for the server's notifications and requests (wired in lsp/compact_lsp.lua).
+--- Each one records what it learned in `compact_lsp.state` and fires a `User` autocmd that scripts,
+--- status-line plugins and the tests can wait on.
+local state = require('compact_lsp.state')
+local format = require('compact_lsp.format')
+
+local M = {}
+
+--- Fire `User <pattern>` with `data`, without running modelines.
+---@param pattern string
+---@param data table
+function M.emit(pattern, data)
+  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
+end
+
+--- `compact/didChangeUsage` {sessionId, usage}
+---@param result {sessionId: string, usage: compact_lsp.Usage}
+---@param ctx lsp.HandlerContext
+function M.did_change_usage(_, result, ctx)
+  if type(result) ~= 'table' or not result.sessionId then
+    return
+  end
+  state.usage[result.sessionId] = result.usage
+  state.last_session = result.sessionId
+  vim.cmd.redrawstatus({ bang = true })
+  M.emit('CompactLspUsage', { client_id = ctx.client_id, session_id = result.sessionId, usage = result.usage })
+end
+
+--- Triggers the user did not ask for; manual ones are reported by the command itself.
+local unrequested = { auto = true, idle = true, size = true }
+
+--- `compact/didCompact` {sessionId, kind, trigger, tokensBefore, tokensAfter}
+---@param result {sessionId: string, kind: string, trigger: string, tokensBefore: integer, tokensAfter: integer}
+---@param ctx lsp.HandlerContext
+function M.did_compact(_, result, ctx)
+  if type(result) ~= 'table' then
+    return
+  end
+  if unrequested[result.trigger] and require('compact_lsp.config').options.notify_auto then
+    local what = result.kind == 'micro' and 'cleared old tool results' or 'compacted the conversation'
+    vim.notify(
+      string.format(
+        'compact-lsp: %s (%s): %s',
+        what,
+        result.trigger,
+        format.change(result.tokensBefore, result.tokensAfter)
+      ),
+      vim.log.levels.INFO
+    )
+  end
+  M.emit('CompactLspCompacted', vim.tbl_extend('force', { client_id = ctx.client_id }, result))
+end
+
+--- `compact/chatEvent` {sessionId, kind, ...}: rendered by the chat buffer of that session.
+---@param result compact_lsp.ChatEvent
+function M.chat_event(_, result)
+  if type(result) ~= 'table' then
+    return
+  end
+  require('compact_lsp.chat').on_event(result)
+  M.emit('CompactLspChatEvent', result)
+end
+
+--- `window/showMessageRequest` (the agent's permission prompts): shown in the chat buffer and answered with
+--- Neovim's own handler, which uses `vim.ui.select` (so dressing/snacks/telescope pickers apply).
+---@param err lsp.ResponseError?
+---@param params lsp.ShowMessageRequestParams
+---@param ctx lsp.HandlerContext
+---@return lsp.MessageActionItem|vim.NIL
+function M.show_message_request(err, params, ctx)
+  local chat = require('compact_lsp.chat')
+  chat.on_prompt(params)
+  local choice = vim.lsp.handlers['window/showMessageRequest'](err, params, ctx)
+  chat.on_prompt_answer(params, choice)
+  M.emit('CompactLspPrompt', { message = params.message, choice = choice ~= vim.NIL and choice or nil })
+  return choice
+end
+
+return M

@@ -1,0 +1,68 @@
+--- compact-lsp for Neovim: commands, status line, progress and chat on top of the compact-lsp server.
+---
+--- Defaults work without calling anything but `vim.lsp.enable('compact_lsp')`; `setup()` sets options.
+local M = {}
+
+--- Configure the server and the plugin, and enable the server (unless `opts.enable == false`).
+---@param opts compact_lsp.Options?
+function M.setup(opts)
+  local config = require('compact_lsp.config')
+  config.apply(opts)
+  local o = config.options
+  ---@type vim.lsp.Config
+  local overrides = {}
+  if o.cmd then
+    overrides.cmd = o.cmd
+  end
+  if o.settings then
+    overrides.init_options = o.settings
+    overrides.settings = { compactLsp = o.settings }
+  end
+  if next(overrides) then
+    vim.lsp.config('compact_lsp', overrides)
+  end
+  if o.enable ~= false then
+    vim.lsp.enable('compact_lsp')
+  end
+end
+
+--- The status-line component: "48.2k/200k 24%", highlighted at warning/critical level; '' before the
+--- server reports usage. Works in 'statusline' (`%{%v:lua.require'compact_lsp'.statusline()%}`) and lualine.
+---@param opts compact_lsp.StatuslineOpts?
+---@return string
+function M.statusline(opts)
+  return require('compact_lsp.statusline').render(opts)
+end
+
+--- The latest usage of the current session (nil before the server reports any).
+---@return compact_lsp.Usage?
+function M.usage()
+  return require('compact_lsp.state').current_usage()
+end
+
+--- The session the commands act on (nil: the server's most recently active one).
+---@return string?
+function M.session()
+  return require('compact_lsp.state').session_id
+end
+
+--- Make the commands, status line and chat act on `session_id` (nil: the most recently active one).
+---@param session_id string?
+function M.set_session(session_id)
+  require('compact_lsp.state').session_id = session_id
+end
+
+--- Run a `:Compact` subcommand from Lua: `require('compact_lsp').run('full', {'keep', 'the', 'plan'})`.
+---@param name string
+---@param args string[]?
+function M.run(name, args)
+  require('compact_lsp.commands').dispatch({ fargs = vim.list_extend({ name }, args or {}) })
+end
+
+--- Open the chat (creating a session when none is tracked) and optionally send `text`.
+---@param text string?
+function M.chat(text)
+  require('compact_lsp.chat').open(text)
+end
+
+return M

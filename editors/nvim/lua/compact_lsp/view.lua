@@ -1,0 +1,313 @@
+--- Floating windows for `:Compact status` and `:Compact files`.
+local format = require('compact_lsp.format')
+
+local M = {}
+
+--- Kinds of context usage, in bar order, with their labels and highlight groups.
+M.kinds = {
+  { key = 'system', label = 'system', hl = 'CompactLspKindSystem' },
+  { key = 'memory', label = 'memory', hl = 'CompactLspKindMemory' },
+  { key = 'userText', label = 'user', hl = 'CompactLspKindUser' },
+  { key = 'assistantText', label = 'assistant', hl = 'CompactLspKindAssistant' },
+  { key = 'toolUse', label = 'tool calls', hl = 'CompactLspKindToolUse' },
+  { key = 'toolResult', label = 'tool results', hl = 'CompactLspKindToolResult' },
+  { key = 'attachments', label = 'attachments', hl = 'CompactLspKindAttachments' },
+}
+
+local BAR_WIDTH = 50
+local ns = vim.api.nvim_create_namespace('compact_lsp.view')
+
+--- Lines with highlights, built up then shown in one go.
+---@class compact_lsp.Doc
+---@field lines string[]
+---@field marks {line: integer, col: integer, end_col: integer, hl: string}[]
+local Doc = {}
+Doc.__index = Doc
+
+---@return compact_lsp.Doc
+function Doc.new()
+  return setmetatable({ lines = {}, marks = {} }, Doc)
+end
+
+--- Add a line made of chunks `{text, hl?}`.
+---@param chunks (string|{[1]: string, [2]: string?})[]
+function Doc:add(chunks)
+  local text, col = {}, 0
+  for _, chunk in ipairs(chunks) do
+    local s, hl = chunk, nil
+    if type(chunk) == 'table' then
+      s, hl = chunk[1], chunk[2]
+    end
+    ---@cast s string
+    if hl then
+      table.insert(self.marks, { line = #self.lines, col = col, end_col = col + #s, hl = hl })
+    end
+    table.insert(text, s)
+    col = col + #s
+  end
+  table.insert(self.lines, table.concat(text))
+end
+
+function Doc:blank()
+  table.insert(self.lines, '')
+end
+
+---@param title string
+function Doc:heading(title)
+  self:add({ { title, 'Title' } })
+end
+
+--- The usage bar: one segment per kind, scaled to the context window; free space dimmed.
+---@param usage compact_lsp.Usage
+---@return (string|{[1]: string, [2]: string?})[]
+local function usage_bar(usage)
+  local window = math.max(usage.contextWindow or 1, 1)
+  local chunks, used = {}, 0
+  for _, kind in ipairs(M.kinds) do
+    local tokens = (usage.byKind or {})[kind.key] or 0
+    local cells = math.floor(tokens / window * BAR_WIDTH + 0.5)
+    cells = math.min(cells, BAR_WIDTH - used)
+    if tokens > 0 and cells == 0 and used < BAR_WIDTH then
+      cells = 1 -- a kind that is present stays visible
+    end
+    if cells > 0 then
+      table.insert(chunks, { string.rep('█', cells), kind.hl })
+      used = used + cells
+    end
+  end
+  table.insert(chunks, { string.rep('░', BAR_WIDTH - used), 'NonText' })
+  return chunks
+end
+
+---@param usage compact_lsp.Usage
+---@param doc compact_lsp.Doc
+local function render_usage(usage, doc)
+  local level_hl = usage.level == 'critical' and 'CompactLspCritical'
+    or usage.level == 'warning' and 'CompactLspWarning'
+    or 'CompactLspOk'
+  doc:add({
+    'Context  ',
+    { string.format('%s / %s tokens  %s%%', format.tokens(usage.total), format.tokens(usage.contextWindow), format.percent(usage.percent)), level_hl },
+    '  ',
+    { usage.level or 'ok', level_hl },
+  })
+  local thresholds = {}
+  if usage.warningThreshold then
+    table.insert(thresholds, 'warning at ' .. format.tokens(usage.warningThreshold))
+  end
+  if usage.autoCompactThreshold then
+    table.insert(thresholds, 'auto-compact at ' .. format.tokens(usage.autoCompactThreshold))
+  end
+  if usage.reported then
+    table.insert(thresholds, 'API reported ' .. format.tokens(usage.reported))
+  end
+  if #thresholds > 0 then
+    doc:add({ { table.concat(thresholds, ', '), 'Comment' } })
+  end
+  doc:add(usage_bar(usage))
+  local legend = {}
+  for _, kind in ipairs(M.kinds) do
+    local tokens = (usage.byKind or {})[kind.key] or 0
+    if tokens > 0 then
+      vim.list_extend(legend, { { '■ ', kind.hl }, kind.label .. ' ' .. format.tokens(tokens) .. '  ' })
+    end
+  end
+  if #legend > 0 then
+    doc:add(legend)
+  end
+end
+
+--- One line per item: "  12.3k  tool result  read_file  src/app.py"
+---@param item table
+---@return string
+local function item_line(item)
+  local parts = { string.format('  %7s', format.tokens(item.tokens)) }
+  for _, field in ipairs({ 'kind', 'tool', 'name' }) do
+    if item[field] then
+      table.insert(parts, tostring(item[field]))
+    end
+  end
+  if item.path then
+    table.insert(parts, format.path(item.path))
+  elseif item.toolUseId then
+    table.insert(parts, item.toolUseId)
+  end
+  return table.concat(parts, '  ')
+end
+
+local freshness_hl = { fresh = 'DiagnosticOk', stale = 'DiagnosticWarn', deleted = 'DiagnosticError' }
+
+--- Build the status document.
+---@param status compact_lsp.Status
+---@return compact_lsp.Doc
+function M.status_doc(status)
+  local doc = Doc.new()
+  doc:add({
+    { 'compact-lsp', 'Title' },
+    '  session ' .. tostring(status.sessionId),
+    status.compacting and { '  compacting…', 'DiagnosticWarn' } or '',
+  })
+  doc:blank()
+  if status.usage then
+    render_usage(status.usage, doc)
+  end
+
+  local biggest = status.biggestItems
+  local biggest_title = 'Biggest items'
+  if type(biggest) ~= 'table' or #biggest == 0 then
+    -- The status result may not list items; the largest read files are the next best answer.
+    biggest = vim.deepcopy(status.readFiles or {})
+    biggest_title = 'Biggest read files'
+    table.sort(biggest, function(a, b)
+      return (a.tokens or 0) > (b.tokens or 0)
+    end)
+  end
+  if #biggest > 0 then
+    doc:blank()
+    doc:heading(biggest_title)
+    for i = 1, math.min(#biggest, 8) do
+      doc:add({ item_line(biggest[i]) })
+    end
+  end
+
+  local micro = status.lastMicrocompaction
+  if type(micro) == 'table' then
+    doc:blank()
+    local cleared = micro.cleared or {}
+    doc:heading(
+      string.format(
+        'Cleared results (last microcompaction%s: %s)',
+        micro.trigger and (', ' .. micro.trigger) or '',
+        format.change(micro.tokensBefore, micro.tokensAfter)
+      )
+    )
+    if #cleared == 0 then
+      doc:add({ { '  nothing cleared', 'Comment' } })
+    end
+    for i = 1, math.min(#cleared, 10) do
+      doc:add({ item_line(cleared[i]) })
+    end
+    if #cleared > 10 then
+      doc:add({ { string.format('  … and %d more', #cleared - 10), 'Comment' } })
+    end
+    for _, kept in ipairs(micro.protected or {}) do
+      doc:add({ { '  kept (managed memory)  ', 'DiagnosticOk' }, format.path(kept.path) })
+    end
+  end
+
+  local full = status.lastCompaction
+  if type(full) == 'table' then
+    doc:blank()
+    doc:heading(
+      string.format(
+        'Last compaction: %s%s',
+        format.change(full.tokensBefore, full.tokensAfter),
+        full.summarizer and (' (' .. full.summarizer .. ' summary)') or ''
+      )
+    )
+  end
+
+  doc:blank()
+  doc:heading('Read files')
+  local files = status.readFiles or {}
+  if #files == 0 then
+    doc:add({ { '  none yet', 'Comment' } })
+  end
+  for _, file in ipairs(files) do
+    local flags = {}
+    for _, flag in ipairs({ 'inHistory', 'open', 'dirty' }) do
+      if file[flag] then
+        table.insert(flags, flag == 'inHistory' and 'in history' or flag)
+      end
+    end
+    doc:add({
+      '  ',
+      { string.format('%-7s', file.freshness or 'unknown'), freshness_hl[file.freshness] or 'Comment' },
+      string.format(' %7s  %-6s %s', format.tokens(file.tokens), file.range or '', format.path(file.path)),
+      #flags > 0 and { '  (' .. table.concat(flags, ', ') .. ')', 'Comment' } or '',
+    })
+  end
+  return doc
+end
+
+--- Build the rehydration preview document.
+---@param preview compact_lsp.RehydrationPreview
+---@return compact_lsp.Doc
+function M.files_doc(preview)
+  local doc = Doc.new()
+  local candidates = preview.candidates or {}
+  local budget = preview.budget
+  local budget_tokens = type(budget) == 'table' and (budget.tokens or budget.tokenBudget) or budget
+  local included, used = 0, 0
+  for _, c in ipairs(candidates) do
+    if c.included then
+      included = included + 1
+      used = used + (c.tokens or 0)
+    end
+  end
+  doc:add({ { 'Rehydration preview', 'Title' } })
+  doc:add({
+    {
+      string.format(
+        '%d of %d files would be re-attached after a full compaction: %s of %s tokens',
+        included,
+        #candidates,
+        format.tokens(used),
+        format.tokens(budget_tokens)
+      ),
+      'Comment',
+    },
+  })
+  doc:blank()
+  if #candidates == 0 then
+    doc:add({ { '  no read files to re-attach', 'Comment' } })
+  end
+  for _, c in ipairs(candidates) do
+    doc:add({
+      '  ',
+      c.included and { '✓', 'DiagnosticOk' } or { '✗', 'DiagnosticError' },
+      string.format(' %7s  %5.2f  %s', format.tokens(c.tokens), tonumber(c.score) or 0, format.path(c.path)),
+      c.reason and { '  ' .. c.reason, 'Comment' } or '',
+    })
+  end
+  return doc
+end
+
+--- Show a document in a centred float; `q` or <Esc> closes it. Returns the buffer and window.
+---@param doc compact_lsp.Doc
+---@param title string
+---@return integer buf
+---@return integer win
+function M.show(doc, title)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, doc.lines)
+  for _, mark in ipairs(doc.marks) do
+    vim.api.nvim_buf_set_extmark(buf, ns, mark.line, mark.col, { end_col = mark.end_col, hl_group = mark.hl })
+  end
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].filetype = 'compact_lsp_view'
+  local width = 20
+  for _, line in ipairs(doc.lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(line))
+  end
+  width = math.min(width + 2, math.max(vim.o.columns - 4, 20))
+  local height = math.min(#doc.lines, math.max(vim.o.lines - 6, 3))
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    width = width,
+    height = height,
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    style = 'minimal',
+    border = 'rounded',
+    title = ' ' .. title .. ' ',
+    title_pos = 'center',
+  })
+  for _, lhs in ipairs({ 'q', '<Esc>' }) do
+    vim.keymap.set('n', lhs, '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'Close' })
+  end
+  return buf, win
+end
+
+return M
