@@ -1,0 +1,248 @@
+"""The ContextSession facade: journal-first changes, replay, microcompaction, compaction and undo."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from tests.strategies import conversations
+
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.context import ContextSession, ConversationError
+from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, MessageShapeError
+from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.engine.validate import validate
+
+
+class ListJournal:
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.fail = False
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self.fail:
+            raise OSError(28, "No space left on device")
+        # What goes to disk is JSON: keep a JSON round trip so replay sees what a reload would see.
+        self.records.append(json.loads(json.dumps(record)))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def counter() -> TiktokenCounter:
+    return TiktokenCounter()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".compact" / "memory").mkdir(parents=True)
+    for i in range(8):
+        (tmp_path / "src" / f"mod{i}.py").write_text(f"# module {i}\n" + "x = 1\n" * 400)
+    (tmp_path / ".compact" / "memory" / "topic.md").write_text("MEMORY-MARKER-7731: always run the linter\n")
+    return tmp_path
+
+
+def make_session(workspace: Path, counter: TiktokenCounter, **kw: Any) -> tuple[ContextSession, ListJournal, Clock]:
+    journal = ListJournal()
+    clock = Clock()
+    settings = kw.pop(
+        "settings",
+        EngineSettings(
+            memory=MemorySettings(project_root=str(workspace / ".compact" / "memory")),
+            microcompact=MicrocompactSettings(keep_recent=2, size_threshold_tokens=-1, idle_minutes=-1),
+        ),
+    )
+    session = ContextSession(
+        "ses_test", settings=settings, counter=counter, clock=clock, workspace_root=str(workspace),
+        journal=journal, **kw,
+    )  # fmt: skip
+    return session, journal, clock
+
+
+def read_round(i: int, path: Path) -> list[dict[str, Any]]:
+    uid = f"toolu_{i:03d}"
+    return [
+        {"role": "assistant", "content": [
+            {"type": "text", "text": f"Reading {path.name}"},
+            {"type": "tool_use", "id": uid, "name": "read_file", "input": {"file_path": str(path)}},
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uid, "content": path.read_text()}]},
+    ]  # fmt: skip
+
+
+def reads_session(workspace: Path, counter: TiktokenCounter) -> tuple[ContextSession, ListJournal, Clock]:
+    session, journal, clock = make_session(workspace, counter)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Please review the modules."}]
+    messages += read_round(0, workspace / ".compact" / "memory" / "topic.md")
+    for i in range(1, 7):
+        messages += read_round(i, workspace / "src" / f"mod{i}.py")
+    session.append(messages)
+    return session, journal, clock
+
+
+def all_text(messages: list[dict[str, Any]]) -> str:
+    return json.dumps(messages)
+
+
+def test_append_counts_tokens_and_rejects_invalid_without_change(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    before = session.usage().total
+    records = len(journal.records)
+    assert before > 6 * 400  # six files of ~400 lines each were read
+    orphan = [{"role": "assistant", "content": "done"}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_nope", "content": "x"}]}]  # fmt: skip
+    with pytest.raises(ConversationError, match="toolu_nope|tool_result"):
+        session.append(orphan)
+    with pytest.raises(MessageShapeError, match="role"):
+        session.append([{"role": "robot", "content": "hi"}])
+    assert session.usage().total == before
+    assert len(journal.records) == records
+
+
+def test_replay_rebuilds_the_same_view_and_usage(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    session.microcompact("forced")
+    again = ContextSession.replay(
+        journal.records, settings=session.settings, counter=counter, workspace_root=str(workspace)
+    )
+    assert again.view() == session.view()
+    assert again.usage().total == session.usage().total
+    assert again.last_microcompaction == session.last_microcompaction
+
+
+def test_forced_microcompaction_keeps_memory_and_recent(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    before = session.usage().total
+    eviction = session.microcompact("forced")
+    assert eviction is not None
+    view = session.view()
+    text = all_text(view)
+    assert "MEMORY-MARKER-7731" in text  # the managed-memory read survives
+    cleared = [c.tool_use_id for c in eviction.cleared]
+    assert cleared == ["toolu_001", "toolu_002", "toolu_003", "toolu_004"]  # keep_recent=2 keeps 005 and 006
+    assert text.count(CLEARED_TOOL_RESULT) == 4
+    assert session.usage().total < before
+    assert validate(view) == []
+    assert not session.read_state.is_in_history(str(workspace / "src" / "mod1.py"))
+    assert session.read_state.is_in_history(str(workspace / "src" / "mod6.py"))
+
+
+def test_failed_journal_write_changes_nothing(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    view, total = copy.deepcopy(session.view()), session.usage().total
+    journal.fail = True
+    with pytest.raises(OSError, match="No space"):
+        session.append([{"role": "assistant", "content": "more"}])
+    with pytest.raises(OSError):
+        session.microcompact("forced")
+    assert session.view() == view
+    assert session.usage().total == total
+
+
+def test_change_notice_is_shown_then_kept_in_history(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    session.add_change_notice("src/mod6.py", "src/mod6.py changed since you read it:\n-x = 1\n+x = 2")
+    assert "changed since you read it" in all_text(session.view())
+    assert "changed since you read it" not in all_text(session.messages)
+    session.append([{"role": "assistant", "content": "Noted."}])
+    assert "changed since you read it" in all_text(session.messages)
+    assert validate(session.view()) == []
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_compaction_then_undo_is_byte_exact(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    pre = copy.deepcopy(session.view())
+    outcome = run(session.compact(OfflineSummarizer()))
+    view = session.view()
+    assert validate(view) == []
+    assert outcome.boundary.tokens_after < outcome.boundary.tokens_before
+    assert view[0]["content"][0]["text"].startswith("This session continues from an earlier conversation")
+    assert any(r["kind"] == "file" for r in outcome.rehydrated)
+    assert not session.read_state.is_in_history(str(workspace / "src" / "mod1.py"))
+    session.undo()
+    assert json.dumps(session.view()) == json.dumps(pre)
+    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+                                     workspace_root=str(workspace))  # fmt: skip
+    assert json.dumps(replayed.view()) == json.dumps(pre)
+
+
+def test_undo_keeps_messages_added_after_compaction(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    pre = copy.deepcopy(session.view())
+    run(session.compact(OfflineSummarizer()))
+    later = [{"role": "assistant", "content": "Continuing."}, {"role": "user", "content": "Thanks, go on."}]
+    session.append(later)
+    session.undo()
+    assert session.view() == pre + [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]}
+                                    for m in later]  # fmt: skip
+    with pytest.raises(CompactionError, match="no compaction to undo"):
+        session.undo()
+
+
+def test_pending_tool_call_survives_compaction(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    pending = {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_pending", "name": "read_file",
+         "input": {"file_path": str(workspace / "src" / "mod7.py")}}]}  # fmt: skip
+    session.append([pending])
+    run(session.compact(OfflineSummarizer()))
+    view = session.view()
+    assert view[-1]["content"][-1]["id"] == "toolu_pending"
+    session.append([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_pending",
+                                                  "content": "x = 1"}]}])  # fmt: skip
+    assert validate(session.view()) == []
+
+
+def test_compaction_that_would_not_shrink_changes_nothing(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = make_session(workspace, counter)
+    session.append([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    records, view = len(journal.records), copy.deepcopy(session.view())
+    with pytest.raises(CompactionError) as info:
+        run(session.compact(OfflineSummarizer()))
+    assert info.value.kind == "not_smaller"
+    assert session.view() == view and len(journal.records) == records
+
+
+def test_cancelled_compaction_changes_nothing(workspace: Path, counter: TiktokenCounter) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    records, view = len(journal.records), copy.deepcopy(session.view())
+    cancel = asyncio.Event()
+    cancel.set()
+    with pytest.raises(CompactionError) as info:
+        run(session.compact(OfflineSummarizer(), cancel=cancel))
+    assert info.value.kind == "cancelled"
+    assert session.view() == view and len(journal.records) == records
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(conversations())
+def test_every_engine_output_validates(tmp_path_factory: pytest.TempPathFactory, messages: list[dict[str, Any]]) -> None:
+    counter = TiktokenCounter()
+    workspace = tmp_path_factory.mktemp("ws")
+    session, _, _ = make_session(workspace, counter)
+    session.append(messages)
+    session.microcompact("forced")
+    assert validate(session.view()) == []
+    try:
+        run(session.compact(OfflineSummarizer()))
+    except CompactionError as exc:
+        assert exc.kind in ("not_smaller", "empty")
+    assert validate(session.view()) == []
