@@ -1,0 +1,169 @@
+// Settings → the server's initializationOptions / didChangeConfiguration payload, and how to start the server.
+// Pure: the vscode WorkspaceConfiguration is passed in behind the ConfigReader interface.
+
+/** What the extension needs of vscode.WorkspaceConfiguration (section "compactLsp"). */
+export interface ConfigReader {
+  get<T>(key: string): T | undefined;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type ServerSettings = { [key: string]: JsonValue };
+
+type Kind = "string" | "int" | "number" | "bool" | "strings" | "threshold";
+
+/** Every server setting, by its dotted key under "compactLsp" (also its nested camelCase path on the wire). */
+export const SERVER_SETTING_KEYS: ReadonlyArray<readonly [string, Kind]> = [
+  ["contextWindow", "int"],
+  ["model", "string"],
+  ["compactionModel", "string"],
+  ["baseUrl", "string"],
+  ["memory.projectRoot", "string"],
+  ["memory.userRoot", "string"],
+  ["memory.teamRoot", "string"],
+  ["microcompact.keepRecent", "int"],
+  ["microcompact.idleMinutes", "number"],
+  ["microcompact.sizeThresholdTokens", "int"],
+  ["microcompact.compactableTools", "strings"],
+  ["rehydration.maxFiles", "int"],
+  ["rehydration.tokenBudget", "int"],
+  ["rehydration.maxTokensPerFile", "int"],
+  ["autoCompact.enabled", "bool"],
+  ["autoCompact.threshold", "threshold"],
+  ["readTools", "strings"],
+  ["sessionDir", "string"],
+];
+
+/** Settings that only change how the server is started: a change needs a restart. */
+export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath"] as const;
+
+/**
+ * The settings object the server parses (docs/protocol.md). An unset, null or blank value is left out so the
+ * server applies its own default (which may depend on the workspace, like memory.projectRoot); a value of the
+ * wrong type is left out too, and reported in `problems`.
+ */
+export function toServerSettings(config: ConfigReader, problems: string[] = []): ServerSettings {
+  const out: ServerSettings = {};
+  for (const [key, kind] of SERVER_SETTING_KEYS) {
+    const value = coerce(config.get<unknown>(key), kind);
+    if (value === undefined) {
+      continue;
+    }
+    if (value === INVALID) {
+      problems.push(`compactLsp.${key} has an invalid value; the server's default is used.`);
+      continue;
+    }
+    setPath(out, key.split("."), value);
+  }
+  return out;
+}
+
+const INVALID = Symbol("invalid");
+
+function coerce(value: unknown, kind: Kind): JsonValue | undefined | typeof INVALID {
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (typeof value === "string" && value.trim() === "" && kind !== "strings") {
+    return undefined;
+  }
+  switch (kind) {
+    case "string":
+      return typeof value === "string" ? value.trim() : INVALID;
+    case "int":
+      return typeof value === "number" && Number.isInteger(value) ? value : INVALID;
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? value : INVALID;
+    case "bool":
+      return typeof value === "boolean" ? value : INVALID;
+    case "strings":
+      return Array.isArray(value) && value.every((item) => typeof item === "string") ? (value as string[]) : INVALID;
+    case "threshold":
+      return coerceThreshold(value);
+  }
+}
+
+/** 150000 and "150000" → 150000; "80%" and " 80 % " → "80%". */
+function coerceThreshold(value: unknown): JsonValue | typeof INVALID {
+  if (typeof value === "number") {
+    return Number.isInteger(value) && value > 0 ? value : INVALID;
+  }
+  if (typeof value !== "string") {
+    return INVALID;
+  }
+  const compact = value.replace(/\s+/g, "");
+  if (/^\d+$/.test(compact)) {
+    return Number(compact);
+  }
+  if (/^\d+(\.\d+)?%$/.test(compact)) {
+    return compact;
+  }
+  return INVALID;
+}
+
+function setPath(target: ServerSettings, path: string[], value: JsonValue): void {
+  let node = target;
+  for (const part of path.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) {
+      node[part] = {};
+    }
+    node = node[part] as ServerSettings;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+/** The didChangeConfiguration params: the protocol's `{"settings": {"compactLsp": {...}}}`. */
+export function didChangeConfigurationParams(settings: ServerSettings): { settings: { compactLsp: ServerSettings } } {
+  return { settings: { compactLsp: settings } };
+}
+
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  /** Shown in the log: which setting or lookup chose this command. */
+  source: "server.command" | "server.pythonPath" | "PATH";
+}
+
+export class ServerNotFoundError extends Error {}
+
+/**
+ * How to start the server, without `--stdio` (the language client appends it): `compactLsp.server.command`, else
+ * `compactLsp.server.pythonPath -m compact_lsp`, else `compact-lsp` found on PATH.
+ */
+export function serverLaunch(config: ConfigReader, findOnPath: (name: string) => string | undefined): ServerLaunch {
+  const command = config.get<unknown>("server.command");
+  const parts = typeof command === "string" ? [command] : Array.isArray(command) ? command : [];
+  const cleaned = parts.filter((part): part is string => typeof part === "string" && part.trim() !== "");
+  if (cleaned.length > 0) {
+    return { command: cleaned[0], args: cleaned.slice(1), source: "server.command" };
+  }
+  const python = config.get<unknown>("server.pythonPath");
+  if (typeof python === "string" && python.trim() !== "") {
+    return { command: python.trim(), args: ["-m", "compact_lsp"], source: "server.pythonPath" };
+  }
+  const found = findOnPath("compact-lsp");
+  if (found !== undefined) {
+    return { command: found, args: [], source: "PATH" };
+  }
+  throw new ServerNotFoundError(
+    "compact-lsp was not found on PATH. Install it (pip install compact-lsp) or set " +
+      "compactLsp.server.command or compactLsp.server.pythonPath.",
+  );
+}
+
+/** The server process environment: the editor's, plus the API key from SecretStorage when one is set. */
+export function serverEnvironment(
+  base: Record<string, string | undefined>,
+  apiKey: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined) {
+      env[name] = value;
+    }
+  }
+  if (apiKey !== undefined && apiKey !== "") {
+    env.ANTHROPIC_API_KEY = apiKey;
+  }
+  return env;
+}

@@ -1,0 +1,70 @@
+// What the status bar item shows for a given usage. The vscode adapter (statusBar.ts) only copies these fields.
+import type { Usage } from "../protocol";
+import { formatPercent, formatTokens, formatUsage, kindLabel } from "./usageFormat";
+
+export type StatusBackground = "none" | "warning";
+
+export interface StatusBarState {
+  text: string;
+  tooltip: string;
+  background: StatusBackground;
+  /** The command run on click. */
+  command: string;
+}
+
+export const SHOW_USAGE_COMMAND = "compact.showUsage";
+
+export type ServerState = "starting" | "running" | "stopped";
+
+export function statusBarState(usage: Usage | undefined, server: ServerState = "running"): StatusBarState {
+  if (server === "stopped") {
+    return {
+      text: "$(debug-disconnect) Compact",
+      tooltip: "Compact: the server is not running. Click to see the server log.",
+      background: "warning",
+      command: "compact.showServerLog",
+    };
+  }
+  if (server === "starting") {
+    return {
+      text: "$(loading~spin) Compact",
+      tooltip: "Compact: starting the server…",
+      background: "none",
+      command: "compact.showServerLog",
+    };
+  }
+  if (usage === undefined) {
+    return {
+      text: "$(pulse) Compact",
+      tooltip: "Compact: no active session yet.",
+      background: "none",
+      command: SHOW_USAGE_COMMAND,
+    };
+  }
+  const lines = [
+    `Context: ${formatUsage(usage)}`,
+    `Auto-compact at ${formatTokens(usage.autoCompactThreshold)}, warning from ${formatTokens(usage.warningThreshold)}`,
+  ];
+  const kinds = Object.entries(usage.byKind)
+    .filter(([, tokens]) => tokens > 0)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [kind, tokens] of kinds) {
+    const share = usage.contextWindow > 0 ? (100 * tokens) / usage.contextWindow : 0;
+    lines.push(`  ${kindLabel(kind)}: ${formatTokens(tokens)} (${formatPercent(share)})`);
+  }
+  if (usage.reported !== undefined) {
+    lines.push(`Last reported by the API: ${formatTokens(usage.reported)}`);
+  }
+  if (usage.level === "critical") {
+    lines.push("At the auto-compact threshold: the next turn compacts.");
+  } else if (usage.level === "warning") {
+    lines.push("Near the auto-compact threshold.");
+  }
+  lines.push("Click to show the context usage.");
+  return {
+    text: `$(pulse) ${formatUsage(usage)}`,
+    tooltip: lines.join("\n"),
+    background: usage.level === "ok" ? "none" : "warning",
+    command: SHOW_USAGE_COMMAND,
+  };
+}

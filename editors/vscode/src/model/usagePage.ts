@@ -1,0 +1,144 @@
+// The "Context usage" and "Rehydration preview" webview pages, rendered to HTML from the server's answers. Pure.
+import type { RehydrationPreview, Status } from "../protocol";
+import type { ContextItem } from "./contextPicture";
+import { biggestItems, clearedItems, contextPicture } from "./contextPicture";
+import type { PageOptions } from "./html";
+import { escapeHtml, page } from "./html";
+import { formatPercent, formatReduction, formatTokens, formatUsage } from "./usageFormat";
+
+export const KIND_COLORS: Record<string, string> = {
+  system: "#8f6ac8",
+  memory: "#c586c0",
+  userText: "#4fc1ff",
+  assistantText: "#3794ff",
+  toolUse: "#d7ba7d",
+  toolResult: "#ce9178",
+  attachments: "#89d185",
+};
+
+function color(kind: string): string {
+  return KIND_COLORS[kind] ?? "#9d9d9d";
+}
+
+/** `items` come from compact/messages; without them the page shows the kinds and read files only. */
+export function renderUsagePage(status: Status, items: ContextItem[] | undefined, options: PageOptions): string {
+  const usage = status.usage;
+  const picture = contextPicture(usage);
+  const segments = picture.segments
+    .map(
+      (s) =>
+        `<div class="seg" data-kind="${escapeHtml(s.kind)}" style="width:${s.width.toFixed(3)}%;background:${color(s.kind)}" ` +
+        `title="${escapeHtml(`${s.label}: ${formatTokens(s.tokens)}`)}"></div>`,
+    )
+    .join("");
+  const bar =
+    `<div class="bar" role="img" aria-label="${escapeHtml(`Context ${formatUsage(usage)}`)}">${segments}` +
+    `<div class="free" style="width:${picture.freeWidth.toFixed(3)}%" title="Free: ${formatTokens(picture.free)}"></div>` +
+    `<div class="marker warning" style="left:${picture.warningAt.toFixed(3)}%" title="Warning at ${formatTokens(usage.warningThreshold)}"></div>` +
+    `<div class="marker auto" style="left:${picture.autoCompactAt.toFixed(3)}%" title="Auto-compact at ${formatTokens(usage.autoCompactThreshold)}"></div>` +
+    `</div>`;
+  const legend = picture.segments
+    .map(
+      (s) =>
+        `<span><span class="swatch" style="background:${color(s.kind)}"></span>${escapeHtml(s.label)} ` +
+        `${formatTokens(s.tokens)} (${formatPercent(s.width)})</span>`,
+    )
+    .join("");
+  const level =
+    usage.level === "ok"
+      ? ""
+      : ` <span class="level-${usage.level}">${usage.level === "critical" ? "at the auto-compact threshold" : "near the auto-compact threshold"}</span>`;
+  const parts = [
+    `<h1>Context usage</h1>`,
+    `<p id="summary"><strong>${escapeHtml(formatUsage(usage))}</strong>${level}` +
+      `${status.compacting ? ' <span class="muted">(compacting…)</span>' : ""}</p>`,
+    bar,
+    `<div class="legend">${legend}</div>`,
+    `<p class="muted">Free ${formatTokens(picture.free)} · warning at ${formatTokens(usage.warningThreshold)} · ` +
+      `auto-compact at ${formatTokens(usage.autoCompactThreshold)}` +
+      (usage.reported !== undefined ? ` · last reported by the API ${formatTokens(usage.reported)}` : "") +
+      ` · session <code>${escapeHtml(status.sessionId)}</code></p>`,
+  ];
+  if (items !== undefined) {
+    parts.push(`<h2>Biggest items</h2>`, itemsTable(biggestItems(items, 10), "Nothing in the context yet."));
+    const cleared = clearedItems(items);
+    parts.push(
+      `<h2>Cleared results (${cleared.length})</h2>`,
+      itemsTable(cleared, "No tool results have been cleared.", false),
+    );
+  }
+  const last = status.lastMicrocompaction;
+  if (last !== null) {
+    parts.push(
+      `<p class="muted">Last microcompaction (${escapeHtml(last.trigger)}): cleared ${last.cleared.length}, ` +
+        `${escapeHtml(formatReduction(last.tokensBefore, last.tokensAfter))}</p>`,
+    );
+  }
+  if (status.lastCompaction !== null) {
+    const c = status.lastCompaction;
+    parts.push(
+      `<p class="muted">Last compaction (${escapeHtml(c.summarizer)}): ` +
+        `${escapeHtml(formatReduction(c.tokensBefore, c.tokensAfter))}</p>`,
+    );
+  }
+  parts.push(`<h2>Read files (${status.readFiles.length})</h2>`, readFilesTable(status));
+  return page("Context usage", parts.join("\n"), options);
+}
+
+function itemsTable(items: ContextItem[], empty: string, showTokens = true): string {
+  if (items.length === 0) {
+    return `<p class="muted">${escapeHtml(empty)}</p>`;
+  }
+  const head = showTokens ? `<tr><th>Item</th><th>Kind</th><th class="num">≈ Tokens</th></tr>` : `<tr><th>Item</th><th>Kind</th></tr>`;
+  const rows = items
+    .map(
+      (item) =>
+        `<tr><td>${escapeHtml(item.label)}</td><td><span class="swatch" style="background:${color(item.kind)}"></span>` +
+        `${escapeHtml(item.kind)}</td>${showTokens ? `<td class="num">${formatTokens(item.tokens)}</td>` : ""}</tr>`,
+    )
+    .join("");
+  return `<table>${head}${rows}</table>`;
+}
+
+function readFilesTable(status: Status): string {
+  if (status.readFiles.length === 0) {
+    return `<p class="muted">No files read in this session.</p>`;
+  }
+  const rows = status.readFiles
+    .map((file) => {
+      const flags = [file.open ? "open" : "", file.dirty ? "unsaved" : "", file.inHistory === false ? "not in context" : ""]
+        .filter((flag) => flag !== "")
+        .join(", ");
+      return (
+        `<tr><td><code>${escapeHtml(file.path)}</code></td>` +
+        `<td class="${escapeHtml(file.freshness)}">${escapeHtml(file.freshness)}</td>` +
+        `<td>${escapeHtml(file.range)}</td><td class="num">${formatTokens(file.tokens)}</td>` +
+        `<td class="muted">${escapeHtml(flags)}</td></tr>`
+      );
+    })
+    .join("");
+  return `<table><tr><th>File</th><th>Freshness</th><th>Range</th><th class="num">Tokens</th><th></th></tr>${rows}</table>`;
+}
+
+export function renderRehydrationPage(preview: RehydrationPreview, options: PageOptions): string {
+  const included = preview.candidates.filter((c) => c.included);
+  const used = included.reduce((sum, c) => sum + c.tokens, 0);
+  const rows = preview.candidates
+    .map(
+      (c, index) =>
+        `<tr><td class="num">${index + 1}</td><td><code>${escapeHtml(c.path)}</code></td>` +
+        `<td>${c.included ? "✓ re-attached" : "✗ left out"}</td><td class="num">${formatTokens(c.tokens)}</td>` +
+        `<td class="num">${c.score.toFixed(2)}</td><td class="muted">${escapeHtml(c.reason)}</td></tr>`,
+    )
+    .join("");
+  const body = [
+    `<h1>Rehydration preview</h1>`,
+    `<p id="summary">After a compaction now, ${included.length} of ${preview.candidates.length} files would be ` +
+      `re-attached: ${formatTokens(used)} of the ${formatTokens(preview.budget)} token budget.</p>`,
+    preview.candidates.length === 0
+      ? `<p class="muted">No candidates: no files have been read in this session.</p>`
+      : `<table><tr><th class="num">#</th><th>File</th><th>Decision</th><th class="num">Tokens</th>` +
+        `<th class="num">Score</th><th>Why</th></tr>${rows}</table>`,
+  ].join("\n");
+  return page("Rehydration preview", body, options);
+}

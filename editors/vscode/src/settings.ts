@@ -1,0 +1,49 @@
+// Reads the "compactLsp" configuration; the mapping itself lives in model/serverSettings.ts.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { ServerLaunch, ServerSettings } from "./model/serverSettings";
+import { LAUNCH_SETTING_KEYS, serverLaunch, toServerSettings } from "./model/serverSettings";
+
+export const SECTION = "compactLsp";
+export const API_KEY_SECRET = "compactLsp.anthropicApiKey";
+
+export function configuration(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+export function currentServerSettings(problems: string[] = []): ServerSettings {
+  return toServerSettings(configuration(), problems);
+}
+
+export function currentServerLaunch(): ServerLaunch {
+  return serverLaunch(configuration(), findOnPath);
+}
+
+export function affectsServerSettings(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(SECTION);
+}
+
+export function affectsLaunch(event: vscode.ConfigurationChangeEvent): boolean {
+  return LAUNCH_SETTING_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
+}
+
+/** An executable named `name` in a directory of PATH (with PATHEXT on Windows). */
+export function findOnPath(name: string): string | undefined {
+  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "");
+  const extensions = process.platform === "win32" ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
+  for (const dir of dirs) {
+    for (const extension of extensions) {
+      const candidate = path.join(dir, name + extension);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        if (fs.statSync(candidate).isFile()) {
+          return candidate;
+        }
+      } catch {
+        // not here; keep looking
+      }
+    }
+  }
+  return undefined;
+}

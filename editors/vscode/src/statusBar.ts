@@ -1,0 +1,20 @@
+// The status bar gauge; what it shows comes from model/statusBarState.ts.
+import * as vscode from "vscode";
+import type { CompactClient } from "./client";
+import { statusBarState } from "./model/statusBarState";
+
+export function createStatusBar(client: CompactClient): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem("compactLsp.usage", vscode.StatusBarAlignment.Right, 100);
+  item.name = "Compact: context usage";
+  const update = (): void => {
+    const state = statusBarState(client.usage, client.state);
+    item.text = state.text;
+    item.tooltip = state.tooltip;
+    item.command = state.command;
+    item.backgroundColor =
+      state.background === "warning" ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    item.show();
+  };
+  update();
+  return vscode.Disposable.from(item, client.onDidChangeUsage(update), client.onDidChangeState(update));
+}
