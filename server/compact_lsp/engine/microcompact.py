@@ -61,7 +61,7 @@ TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
 MEDIA_PLACEHOLDER = "[image cleared]"
 """What an old image in a user message becomes."""
 
-PATH_KEYS = ("file_path", "path", "absolute_path")
+PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path")
 """Request input keys that name the file a tool worked on, in order of preference."""
 
 
