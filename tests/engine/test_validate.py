@@ -240,6 +240,7 @@ def test_generated_conversations_are_valid_and_repair_leaves_them_alone(messages
     fixed = repair(messages)
     assert fixed.messages == messages
     assert fixed.actions == []
+    assert fixed.origins == list(range(len(messages)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -252,3 +253,33 @@ def test_repair_always_gives_a_valid_conversation_without_touching_its_input(mes
     assert fixed.changed == (validate(messages) != [])
     again = repair(fixed.messages)
     assert again.messages == fixed.messages and again.actions == []
+
+
+@pytest.mark.parametrize(
+    ("messages", "origins"),
+    [
+        pytest.param([assistant("a"), user("b")], [None, 0, 1], id="placeholder-has-no-origin"),
+        pytest.param([user("a"), user("b"), assistant("c")], [0, 2], id="merged-keeps-first-origin"),
+        pytest.param([user("a"), assistant(use("t1")), assistant("b")], [0, 1], id="merged-assistants"),
+        pytest.param(
+            [
+                user("a"),
+                assistant(use("t1")),
+                assistant("b"),
+                {"role": "user", "content": []},
+                assistant("c"),
+            ],
+            [0, 1, None, 4],
+            id="answer-message-created",
+        ),
+    ],
+)
+def test_repair_tells_where_each_message_came_from(
+    messages: list[Message], origins: list[int | None]
+) -> None:
+    fixed = repair(messages)
+    assert fixed.origins == origins
+    assert all(
+        o is None or fixed.messages[i]["role"] == messages[o]["role"] for i, o in enumerate(fixed.origins)
+    )
+    assert all("__repair_origin__" not in m for m in fixed.messages)

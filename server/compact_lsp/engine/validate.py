@@ -190,6 +190,8 @@ class Repair:
 
     messages: list[Message]
     actions: list[str] = field(default_factory=list)
+    origins: list[int | None] = field(default_factory=list)
+    """For each repaired message, the index of the input message it starts with (None: added by repair)."""
 
     @property
     def changed(self) -> bool:
@@ -206,6 +208,9 @@ def repair(messages: list[Message]) -> Repair:
     """
     actions: list[str] = []
     work = copy.deepcopy(messages)
+    # Each step rebuilds message dicts but keeps their keys, so a private key follows a message through merges.
+    for index, message in enumerate(work):
+        message[_ORIGIN] = index
     # One pass can expose another problem (a user message left empty by dropping orphans makes two assistant
     # messages adjacent), so repeat until the conversation validates; each pass only removes or adds answers.
     for _ in range(_MAX_PASSES):
@@ -215,12 +220,14 @@ def repair(messages: list[Message]) -> Repair:
         work = _fix_tool_pairs(work, actions)
         if is_valid(work):
             break
+    origins: list[int | None] = [message.pop(_ORIGIN, None) for message in work]
     if actions:
         log.debug("repaired conversation: %s", "; ".join(actions))
-    return Repair(work, actions)
+    return Repair(work, actions, origins)
 
 
 _MAX_PASSES = 4
+_ORIGIN = "__repair_origin__"
 
 
 def _drop_empty(messages: list[Message], actions: list[str]) -> list[Message]:
