@@ -262,15 +262,9 @@ def test_repair_always_gives_a_valid_conversation_without_touching_its_input(mes
         pytest.param([user("a"), user("b"), assistant("c")], [0, 2], id="merged-keeps-first-origin"),
         pytest.param([user("a"), assistant(use("t1")), assistant("b")], [0, 1], id="merged-assistants"),
         pytest.param(
-            [
-                user("a"),
-                assistant(use("t1")),
-                assistant("b"),
-                {"role": "user", "content": []},
-                assistant("c"),
-            ],
-            [0, 1, None, 4],
-            id="answer-message-created",
+            [user("a"), assistant("b"), user(result("t9")), assistant("c"), user("d")],
+            [0, 1, 4],
+            id="orphan-message-dropped",
         ),
     ],
 )

@@ -208,7 +208,7 @@ def repair(messages: list[Message]) -> Repair:
     """
     actions: list[str] = []
     work = copy.deepcopy(messages)
-    # Each step rebuilds message dicts but keeps their keys, so a private key follows a message through merges.
+    # Steps rebuild message dicts but keep their keys, so a private key follows a message through merges.
     for index, message in enumerate(work):
         message[_ORIGIN] = index
     # One pass can expose another problem (a user message left empty by dropping orphans makes two assistant
