@@ -1,0 +1,781 @@
+"""Rehydration after full compaction: bring back the files, plan and skills the model was working with.
+
+Seed: ``createPostCompactFileAttachments`` and ``createPlanAttachmentIfNeeded``. Candidates are the read-file
+state's successful reads, writes and edits plus the documents open in the editor, never a path outside the
+workspace roots (realpath containment; no roots means no files) and never a path whose last access failed or
+was denied. Each is re-read at rehydration time — from disk, or from the editor's unsaved buffer when the
+document is dirty — so what comes back is never stale. A file over the per-file budget comes back as the
+ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
+
+Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
+system prompt already; pass none in that case). The summary itself comes before all of them (``compaction``).
+A deleted-file notice takes one of the ``max_files`` slots: that keeps the output bounded however many files
+disappeared.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from .messages import Attachment, Message, blocks_of, result_text, tool_results, tool_uses
+from .plan_state import PlanState
+from .read_state import PATH_KEYS, EditorDocument, ReadFileState, ReadRecord
+from .settings import RehydrationSettings
+from .tokens import TokenCounter
+
+log = logging.getLogger(__name__)
+
+Source = Literal["disk", "editor-buffer"]
+
+MAX_READ_BYTES = 10 * 1024 * 1024
+"""The default reader refuses bigger files (the same cap as ``compact/readFile``)."""
+
+MIN_PARTIAL_TOKENS = 200
+"""Below this much budget left, a file is skipped rather than squeezed into a useless sliver."""
+
+EDIT_CONTEXT_LINES = 3
+"""Lines kept around an edit when a big file comes back as ranges."""
+
+SKILL_TRUNCATED_NOTE = "\n\n[... skill content truncated; read full file if needed]"
+DELETED_NOTE = "{path} was deleted since it was read."
+PARTIAL_NOTE = (
+    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing only the lines read or edited; read the file for the rest"
+)
+HEAD_NOTE = (
+    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing its beginning; read the file for the rest"
+)
+DIRTY_NOTE = "unsaved editor buffer: the file on disk differs"
+OMITTED_LINES = "[... lines {first}-{last} omitted ...]"
+
+_LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
+
+
+class FileTooLarge(OSError):
+    """The default reader's refusal of a file over ``MAX_READ_BYTES``."""
+
+
+def read_file_bytes(path: str) -> bytes:
+    """The default reader: the file's bytes, refusing directories, devices and files over the size cap."""
+    st = os.stat(path)
+    if not os.path.isfile(path):
+        raise IsADirectoryError(f"{path} is not a regular file")
+    if st.st_size > MAX_READ_BYTES:
+        raise FileTooLarge(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
+    with open(path, "rb") as f:
+        return f.read(MAX_READ_BYTES + 1)
+
+
+class PathText(Protocol):
+    """Anything with a path and a text: a ``SkillFile``, a ``memory.MemoryIndex``."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FileActivity:
+    """What the agent and the editor did with one file: what rankers score."""
+
+    realpath: str
+    path: str
+    """For display: relative to the workspace root that holds it."""
+    last_seen: float
+    """When the model last saw the file (read, wrote, edited); for an editor-only document, its last focus."""
+    record: ReadRecord | None
+    document: EditorDocument | None
+    edited: bool
+    focus_rank: int | None
+    """0 for the most recently focused open document, None when the file is not open."""
+    uses: Sequence[dict[str, Any]] = ()
+    """Inputs of the agent's successful tool calls on this file in the summarised history, newest first."""
+
+    @property
+    def accesses(self) -> int:
+        return max(1, len(self.uses))
+
+
+Ranker = Callable[[Sequence[FileActivity]], list[float]]
+"""Scores aligned with the activities given; higher is better. Ties go to the more recent file."""
+
+
+def recency_ranker(activities: Sequence[FileActivity]) -> list[float]:
+    """Newest first: 1.0 for the most recent file, 1/2 for the next, 1/3, ... (the seed's rule)."""
+    order = sorted(range(len(activities)), key=lambda i: -activities[i].last_seen)
+    scores = [0.0] * len(activities)
+    for rank, i in enumerate(order):
+        scores[i] = 1.0 / (1 + rank)
+    return scores
+
+
+def boosted_ranker(edit_boost: float = 0.5, focus_boost: float = 0.5, frequency: float = 0.0) -> Ranker:
+    """Recency plus boosts: ``edit_boost`` for files the agent wrote or edited, ``focus_boost`` scaled by
+    focus order for open editor files, ``frequency`` for repeated access (saturating at 5 accesses)."""
+
+    def rank(activities: Sequence[FileActivity]) -> list[float]:
+        scores = recency_ranker(activities)
+        for i, act in enumerate(activities):
+            if act.edited:
+                scores[i] += edit_boost
+            if act.focus_rank is not None:
+                scores[i] += focus_boost / (1 + act.focus_rank)
+            scores[i] += frequency * min(max(act.accesses - 1, 0), 4) / 4
+        return scores
+
+    return rank
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One file considered for rehydration and what became of it (``compact.rehydrationPreview``)."""
+
+    path: str
+    score: float
+    tokens: int
+    included: bool
+    reason: str
+    partial: bool = False
+    deleted: bool = False
+    source: Source = "disk"
+    lines: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "score": round(self.score, 4),
+            "tokens": self.tokens,
+            "included": self.included,
+            "reason": self.reason,
+            "partial": self.partial,
+            "deleted": self.deleted,
+            "source": self.source,
+        }
+
+
+@dataclass
+class RehydrationResult:
+    attachments: list[Attachment]
+    candidates: list[Candidate]
+    tokens_used: int
+    """Tokens of every attachment: plan, files, skills and memory indexes."""
+    file_tokens: int = 0
+    skill_tokens: int = 0
+
+    def to_wire(self, settings: RehydrationSettings) -> dict[str, Any]:
+        """The ``compact.rehydrationPreview`` result."""
+        return {
+            "budget": {
+                "maxFiles": settings.max_files,
+                "tokenBudget": settings.token_budget,
+                "maxTokensPerFile": settings.max_tokens_per_file,
+            },
+            "candidates": [c.to_wire() for c in self.candidates],
+        }
+
+
+# -- candidates ---------------------------------------------------------------------------------------------
+
+
+def _real_roots(roots: Iterable[str]) -> list[str]:
+    return [os.path.realpath(r) for r in roots]
+
+
+def _inside(real: str, roots: Sequence[str]) -> str | None:
+    """The root holding ``real``, if any."""
+    for root in roots:
+        try:
+            if os.path.commonpath([real, root]) == root:
+                return root
+        except ValueError:  # different drives
+            continue
+    return None
+
+
+def _display(path: str, real: str, roots: Sequence[str], real_roots: Sequence[str]) -> str:
+    for root in [*roots, *real_roots]:
+        rel = os.path.relpath(path, root) if os.path.isabs(root) else None
+        if rel is not None and rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel
+    holder = _inside(real, real_roots)
+    return os.path.relpath(real, holder) if holder else real
+
+
+def is_skill_path(path: str) -> bool:
+    """``.../skills/<name>/SKILL.md``."""
+    parts = os.path.normpath(path).split(os.sep)
+    return len(parts) >= 3 and parts[-1] == "SKILL.md" and parts[-3] == "skills"
+
+
+HistoryUses = dict[str, list[dict[str, Any]]]
+"""Successful file tool calls in the summarised history: realpath -> tool inputs, newest first."""
+
+
+def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> HistoryUses:
+    failed = {str(b.get("tool_use_id")) for m in history for b in tool_results(m) if b.get("is_error")}
+    uses: HistoryUses = {}
+    for message in reversed(history):
+        for use in tool_uses(message):
+            tool_input = use.get("input")
+            if not isinstance(tool_input, dict) or use.get("id") in failed:
+                continue
+            path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+            if path is not None:
+                uses.setdefault(read_state.resolve(path)[1], []).append(tool_input)
+    return uses
+
+
+@dataclass
+class _Ranked:
+    activity: FileActivity
+    score: float
+    excluded: str | None = None
+    """Why the file is not a candidate at all (outside the workspace, failed, denied, a skill)."""
+
+
+def file_activities(
+    read_state: ReadFileState,
+    workspace_roots: Sequence[str],
+    *,
+    denied_paths: frozenset[str] = frozenset(),
+    history: Sequence[Message] = (),
+    ranker: Ranker = recency_ranker,
+) -> list[_Ranked]:
+    """Every file the read-file state or the editor knows, ranked best first, with exclusions marked."""
+    real_roots = _real_roots(workspace_roots)
+    denied = {os.path.realpath(p) for p in denied_paths}
+    uses = history_uses(read_state, history)
+    documents = read_state.open_documents()
+    focus = {doc.realpath: rank for rank, doc in enumerate(documents)}
+    by_real = {doc.realpath: doc for doc in documents}
+    activities: list[FileActivity] = []
+    seen: set[str] = set()
+    for record in read_state.ranked():
+        if record.kind == "editor" or record.realpath in seen:
+            continue
+        seen.add(record.realpath)
+        activities.append(
+            FileActivity(
+                realpath=record.realpath,
+                path=_display(record.resolved_path, record.realpath, workspace_roots, real_roots),
+                last_seen=record.read_at,
+                record=record,
+                document=by_real.get(record.realpath),
+                edited=record.kind in ("write", "edit"),
+                focus_rank=focus.get(record.realpath),
+                uses=uses.get(record.realpath, ()),
+            )
+        )
+    for doc in documents:
+        if doc.realpath in seen:
+            continue
+        seen.add(doc.realpath)
+        activities.append(
+            FileActivity(
+                realpath=doc.realpath,
+                path=_display(doc.path, doc.realpath, workspace_roots, real_roots),
+                last_seen=doc.focused_at,
+                record=None,
+                document=doc,
+                edited=False,
+                focus_rank=focus[doc.realpath],
+                uses=uses.get(doc.realpath, ()),
+            )
+        )
+    scores = ranker(activities)
+    ranked = [_Ranked(act, score) for act, score in zip(activities, scores, strict=True)]
+    ranked.sort(key=lambda r: (-r.score, -r.activity.last_seen, r.activity.path))
+    for item in ranked:
+        item.excluded = _exclusion(item.activity, real_roots, denied)
+    return ranked
+
+
+def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -> str | None:
+    # Both the realpath when seen and the realpath now must be inside: a symlink may have been re-pointed.
+    current_real = os.path.realpath(act.realpath)
+    if _inside(act.realpath, real_roots) is None or _inside(current_real, real_roots) is None:
+        return "outside the workspace roots"
+    if act.realpath in denied or current_real in denied:
+        return "access denied by permissions"
+    if act.record is not None and act.record.error is not None:
+        return f"the last access failed: {act.record.error}"
+    if is_skill_path(act.realpath):
+        return "a skill file: re-attached with the skills"
+    return None
+
+
+# -- reading and rendering ----------------------------------------------------------------------------------
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def render_file(
+    path: str, content: str, *, lines: str | None = None, note: str | None = None, dirty: bool = False
+) -> str:
+    attrs = [f'path="{_attr(path)}"']
+    if lines is not None:
+        attrs += [f'lines="{lines}"', 'partial="true"']
+    if dirty:
+        attrs.append('source="editor-buffer"')
+    notes = [n for n in (note, DIRTY_NOTE if dirty else None) if n]
+    if notes:
+        attrs.append(f'note="{_attr("; ".join(notes))}"')
+    return f"<file {' '.join(attrs)}>\n{content}\n</file>"
+
+
+def render_deleted(path: str) -> str:
+    return f'<file path="{_attr(path)}" deleted="true">{DELETED_NOTE.format(path=path)}</file>'
+
+
+def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter, note: str = "") -> str:
+    """``text`` cut so that it plus ``note`` fits ``max_tokens`` (at a line end when one is near)."""
+    if counter.count_text(text) <= max_tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits
+        mid = (low + high + 1) // 2
+        if counter.count_text(text[:mid] + note) <= max_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text.rfind("\n", 0, low)
+    if cut >= low * 3 // 4:
+        low = cut
+    return text[:low] + note
+
+
+def _merge(ranges: Iterable[tuple[int, int]], total: int) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted((max(1, a), min(total, b)) for a, b in ranges):
+        if first > last:
+            continue
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+def _edit_ranges(inputs: Sequence[dict[str, Any]], text: str) -> list[tuple[int, int]]:
+    """Where the agent's edits landed in the current text, newest first, with a little context."""
+    found: list[tuple[int, int]] = []
+    for tool_input in inputs:
+        edits = tool_input.get("edits")
+        for edit in edits if isinstance(edits, list) else [tool_input]:
+            new = edit.get("new_string") if isinstance(edit, dict) else None
+            if isinstance(new, str) and new and (at := text.find(new)) >= 0:
+                first = text.count("\n", 0, at) + 1
+                found.append((first - EDIT_CONTEXT_LINES, first + new.count("\n") + EDIT_CONTEXT_LINES))
+    return found
+
+
+def _read_ranges(inputs: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The line ranges of the agent's partial reads, newest first (offsets 1-based, as the read state's)."""
+    found: list[tuple[int, int]] = []
+    for tool_input in inputs:
+        offset, limit = tool_input.get("offset"), tool_input.get("limit")
+        if isinstance(limit, int) and limit > 0:
+            first = max(1, offset if isinstance(offset, int) else 1)
+            found.append((first, first + limit - 1))
+    return found
+
+
+def fit_ranges(
+    lines: Sequence[str], ranges: Sequence[tuple[int, int]], budget: int, counter: TokenCounter
+) -> tuple[str, str]:
+    """(content, lines label) for the ranges, in priority order, filled line by line within ``budget`` tokens.
+
+    The chosen lines are shown in file order, with a marker where lines are left out.
+    """
+    total = len(lines)
+    chosen: set[int] = set()
+    used = 0
+    for first, last in ranges:
+        for n in range(max(1, first), min(total, last) + 1):
+            if n in chosen:
+                continue
+            cost = counter.count_text(lines[n - 1] + "\n")
+            if used + cost > budget:
+                break
+            chosen.add(n)
+            used += cost
+        else:
+            continue
+        break
+    spans = _merge(((n, n) for n in chosen), total)
+    parts: list[str] = []
+    previous = 0
+    for first, last in spans:
+        if first > previous + 1:
+            parts.append(OMITTED_LINES.format(first=previous + 1, last=first - 1))
+        parts.append("\n".join(lines[first - 1 : last]))
+        previous = last
+    if spans and previous < total:
+        parts.append(OMITTED_LINES.format(first=previous + 1, last=total))
+    label = ",".join(f"{a}-{b}" for a, b in spans)
+    return "\n".join(parts), label
+
+
+def _haystack(kept_messages: Sequence[Message]) -> str:
+    """Everything the model still sees verbatim, plus read results with their line-number gutters removed."""
+    parts: list[str] = []
+    for message in kept_messages:
+        for block in blocks_of(message):
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_result":
+                text = result_text(block)
+                parts.append(text)
+                if _LINE_NUMBER.match(text):
+                    parts.append(_LINE_NUMBER.sub("", text))
+    return "\n\x00\n".join(parts)
+
+
+@dataclass
+class _Loaded:
+    text: str | None = None
+    source: Source = "disk"
+    deleted: bool = False
+    skip: str | None = None
+
+
+def _load(act: FileActivity, read_text: Callable[[str], bytes]) -> _Loaded:
+    doc = act.document
+    if doc is not None and doc.dirty:
+        return _Loaded(text=doc.text, source="editor-buffer")
+    try:
+        data = read_text(act.realpath)
+    except (FileNotFoundError, NotADirectoryError):
+        return _Loaded(deleted=True)
+    except FileTooLarge:
+        return _Loaded(skip=f"larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
+    except OSError as exc:
+        return _Loaded(skip=f"cannot be read: {exc.strerror or exc}")
+    if b"\x00" in data[:8192]:
+        return _Loaded(skip="binary file")
+    try:
+        return _Loaded(text=data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return _Loaded(skip="binary file (not UTF-8 text)")
+
+
+@dataclass
+class _Packed:
+    attachment: Attachment | None
+    candidate: Candidate
+
+
+def _pack_one(
+    item: _Ranked,
+    *,
+    allowed: int,
+    cap: int,
+    counter: TokenCounter,
+    read_text: Callable[[str], bytes],
+    haystack: str,
+) -> _Packed:
+    act = item.activity
+    loaded = _load(act, read_text)
+    estimate = act.record.tokens if act.record is not None else 0
+
+    def skipped(reason: str, tokens: int = estimate, *, deleted: bool = False) -> _Packed:
+        return _Packed(None, Candidate(act.path, item.score, tokens, False, reason, deleted=deleted))
+
+    if loaded.skip is not None:
+        return skipped(loaded.skip)
+    if loaded.deleted or loaded.text is None:
+        text = render_deleted(act.path)
+        tokens = counter.count_text(text)
+        if tokens > allowed:
+            return skipped("deleted since it was read; no budget left for the notice", tokens, deleted=True)
+        meta = {"tokens": tokens, "deleted": True, "partial": False, "source": "disk"}
+        candidate = Candidate(act.path, item.score, tokens, True, "deleted since it was read", deleted=True)
+        return _Packed(Attachment("file-deleted", text, act.path, meta), candidate)
+    content = loaded.text
+    dirty = loaded.source == "editor-buffer"
+    if content and content in haystack:
+        return skipped("already verbatim in the kept messages", counter.count_text(content))
+    rendered = render_file(act.path, content, dirty=dirty)
+    tokens = counter.count_text(rendered)
+    lines_label: str | None = None
+    reason = "fits the budget"
+    if tokens > min(cap, allowed):
+        budget = min(cap, allowed)
+        if budget < MIN_PARTIAL_TOKENS:
+            return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
+        rendered, lines_label, how = _partial(act, content, tokens, budget, cap, counter, dirty)
+        tokens = counter.count_text(rendered)
+        reason = how if budget == cap else f"{how}, cut to the {allowed} tokens left in the total budget"
+    if dirty:
+        reason += "; from the unsaved editor buffer"
+    partial = lines_label is not None
+    meta = {
+        "tokens": tokens,
+        "partial": partial,
+        "source": loaded.source,
+        "lines": lines_label,
+        "score": item.score,
+    }
+    candidate = Candidate(
+        act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label
+    )
+    return _Packed(Attachment("file", rendered, act.path, meta), candidate)
+
+
+def _partial(
+    act: FileActivity,
+    text: str,
+    full_tokens: int,
+    budget: int,
+    cap: int,
+    counter: TokenCounter,
+    dirty: bool,
+) -> tuple[str, str, str]:
+    """(rendered attachment, lines label, reason) for a file over its budget."""
+    lines = text.split("\n")
+    total = len(lines)
+    ranges = _edit_ranges(act.uses, text)
+    record = act.record
+    if record is not None and record.is_partial:
+        first, last = record.line_span()
+        ranges.append((first, last if last is not None else total))
+    ranges += _read_ranges(act.uses)
+    template = PARTIAL_NOTE if ranges else HEAD_NOTE
+    how = (
+        "over the per-file budget: the lines read or edited"
+        if ranges
+        else "over the per-file budget: its head"
+    )
+    if not ranges:
+        ranges = [(1, total)]
+    note = template.format(path=act.path, total_lines=total, tokens=full_tokens, cap=cap)
+    content_budget = budget - counter.count_text(
+        render_file(act.path, "", lines="1-1", note=note, dirty=dirty)
+    )
+    for _ in range(4):
+        content, label = fit_ranges(lines, ranges, max(content_budget, 0), counter)
+        if not label:  # not even one line fits (a minified file): cut the first range's text itself
+            first = ranges[0][0]
+            content = truncate_to_tokens("\n".join(lines[first - 1 :]), max(content_budget, 1), counter)
+            label = f"{first}-{first + content.count(chr(10))}"
+        rendered = render_file(act.path, content, lines=label, note=note, dirty=dirty)
+        over = counter.count_text(rendered) - budget
+        if over <= 0:
+            return rendered, label, how
+        content_budget -= over + 8
+    return rendered, label, how
+
+
+def _render_tag(tag: str, text: str, **attrs: str | None) -> str:
+    rendered = "".join(f' {k}="{_attr(v)}"' for k, v in attrs.items() if v)
+    return f"<{tag}{rendered}>\n{text}\n</{tag}>"
+
+
+def render_plan(plan: PlanState) -> str:
+    note = "the task list as it stood when the conversation was compacted"
+    return _render_tag("plan", plan.text, source=plan.source, path=plan.path, note=note)
+
+
+def _skill_attachments(
+    skills: Sequence[PathText], settings: RehydrationSettings, counter: TokenCounter, haystack: str
+) -> list[Attachment]:
+    out: list[Attachment] = []
+    used = 0
+    seen: set[str] = set()
+    for skill in skills:
+        if skill.path in seen or not skill.text.strip() or skill.text in haystack:
+            continue
+        seen.add(skill.path)
+        budget = min(settings.skill_tokens_each, settings.skill_tokens_total - used)
+        name = os.path.basename(os.path.dirname(skill.path)) or None
+        overhead = counter.count_text(_render_tag("skill", "", path=skill.path, name=name))
+        if budget - overhead < MIN_PARTIAL_TOKENS:
+            log.debug("skill %s left out: the skill budget is spent", skill.path)
+            continue
+        text = truncate_to_tokens(skill.text, budget - overhead, counter, SKILL_TRUNCATED_NOTE)
+        rendered = _render_tag("skill", text, path=skill.path, name=name)
+        tokens = counter.count_text(rendered)
+        used += tokens
+        meta = {"tokens": tokens, "truncated": text != skill.text}
+        out.append(Attachment("skill", rendered, skill.path, meta))
+    return out
+
+
+def skills_from_read_state(
+    read_state: ReadFileState,
+    *,
+    denied_paths: frozenset[str] = frozenset(),
+    read_text: Callable[[str], bytes] = read_file_bytes,
+) -> list[SkillFile]:
+    """Skills the agent loaded (successful reads of ``.../skills/<name>/SKILL.md``), newest first, re-read.
+
+    Skills may live outside the workspace (``~/.claude/skills``): the agent already read them successfully.
+    """
+    denied = {os.path.realpath(p) for p in denied_paths}
+    skills: list[SkillFile] = []
+    for record in read_state.ranked():
+        if not is_skill_path(record.realpath) or record.error is not None or record.realpath in denied:
+            continue
+        try:
+            text = read_text(record.realpath).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            log.debug("skill %s not re-attached: %s", record.realpath, exc)
+            continue
+        skills.append(SkillFile(record.resolved_path, text))
+    return skills
+
+
+# -- the entry points ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _FilePack:
+    attachments: list[Attachment] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    tokens: int = 0
+
+
+def _pack_files(
+    *,
+    read_state: ReadFileState,
+    kept_messages: Sequence[Message],
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    denied_paths: frozenset[str],
+    ranker: Ranker,
+    read_text: Callable[[str], bytes],
+    history: Sequence[Message],
+) -> _FilePack:
+    ranked = file_activities(
+        read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker
+    )
+    haystack = _haystack(kept_messages)
+    pack = _FilePack()
+    for item in ranked:
+        act = item.activity
+        estimate = act.record.tokens if act.record is not None else 0
+        if item.excluded is not None:
+            pack.candidates.append(Candidate(act.path, item.score, estimate, False, item.excluded))
+            continue
+        if len(pack.attachments) >= settings.max_files:
+            reason = f"beyond the {settings.max_files}-file limit"
+            pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
+            continue
+        packed = _pack_one(
+            item,
+            allowed=settings.token_budget - pack.tokens,
+            cap=settings.max_tokens_per_file,
+            counter=counter,
+            read_text=read_text,
+            haystack=haystack,
+        )
+        pack.candidates.append(packed.candidate)
+        if packed.attachment is not None:
+            pack.attachments.append(packed.attachment)
+            pack.tokens += packed.candidate.tokens
+    return pack
+
+
+def rehydration_candidates(
+    read_state: ReadFileState,
+    *,
+    kept_messages: Sequence[Message],
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    denied_paths: frozenset[str] = frozenset(),
+    ranker: Ranker = recency_ranker,
+    read_text: Callable[[str], bytes] = read_file_bytes,
+    history: Sequence[Message] = (),
+) -> list[Candidate]:
+    """Every file considered, best first, each with whether it would be included and why (the preview)."""
+    return _pack_files(
+        read_state=read_state,
+        kept_messages=kept_messages,
+        settings=settings,
+        counter=counter,
+        workspace_roots=workspace_roots,
+        denied_paths=denied_paths,
+        ranker=ranker,
+        read_text=read_text,
+        history=history,
+    ).candidates
+
+
+def rehydrate(
+    *,
+    read_state: ReadFileState,
+    kept_messages: Sequence[Message],
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    plan: PlanState | None,
+    skills: Sequence[PathText] = (),
+    memory_indexes: Sequence[PathText] = (),
+    denied_paths: frozenset[str] = frozenset(),
+    ranker: Ranker = recency_ranker,
+    read_text: Callable[[str], bytes] = read_file_bytes,
+    history: Sequence[Message] = (),
+) -> RehydrationResult:
+    """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
+
+    ``kept_messages`` are what stays after compaction (files already verbatim there are skipped); ``history``,
+    optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
+    Call it before the read-file state's post-compaction cleanup.
+    """
+    haystack = _haystack(kept_messages)
+    attachments: list[Attachment] = []
+    tokens_used = 0
+    if plan is not None and plan.text.strip():
+        text = render_plan(plan)
+        tokens = counter.count_text(text)
+        attachments.append(Attachment("plan", text, plan.path, {"tokens": tokens, "source": plan.source}))
+        tokens_used += tokens
+    pack = _pack_files(
+        read_state=read_state,
+        kept_messages=kept_messages,
+        settings=settings,
+        counter=counter,
+        workspace_roots=workspace_roots,
+        denied_paths=denied_paths,
+        ranker=ranker,
+        read_text=read_text,
+        history=history,
+    )
+    attachments += pack.attachments
+    tokens_used += pack.tokens
+    skill_attachments = _skill_attachments(skills, settings, counter, haystack)
+    skill_tokens = sum(int(a.meta["tokens"]) for a in skill_attachments)
+    attachments += skill_attachments
+    tokens_used += skill_tokens
+    for index in memory_indexes:
+        if index.text.strip() and index.text not in haystack:
+            text = _render_tag("memory-index", index.text, path=index.path)
+            tokens = counter.count_text(text)
+            attachments.append(Attachment("memory-index", text, index.path, {"tokens": tokens}))
+            tokens_used += tokens
+    log.info(
+        "rehydrated %d files (%d tokens), %d skills (%d tokens)",
+        len(pack.attachments),
+        pack.tokens,
+        len(skill_attachments),
+        skill_tokens,
+    )
+    return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens)
