@@ -1,4 +1,4 @@
-"""Rehydration after full compaction: which files, plan and skills come back, in what form, within what budget."""
+"""Rehydration after full compaction: which files, plan and skills come back, in what form, in what budget."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def counter() -> TiktokenCounter:
 
 
 class Workspace:
-    """A tmp_path workspace with a read-file state driven by a ticking clock (each event is one second later)."""
+    """A tmp_path workspace with a read-file state on a ticking clock (each event one second later)."""
 
     def __init__(self, root: Path, counter: TiktokenCounter) -> None:
         self.root = root / "ws"
@@ -93,7 +93,7 @@ def reason_of(result: RehydrationResult, path: str) -> str:
     return next(c.reason for c in result.candidates if c.path == path)
 
 
-# -- budget packing and ordering -------------------------------------------------------------------------------
+# -- budget packing and ordering -----------------------------------------------------------------------------
 
 
 def test_files_come_back_newest_first_within_max_files(ws: Workspace) -> None:
@@ -153,7 +153,7 @@ def test_total_token_budget(
     assert sum(c.tokens for c in included.values()) == result.file_tokens
 
 
-# -- big files come back as ranges ------------------------------------------------------------------------------
+# -- big files come back as ranges ---------------------------------------------------------------------------
 
 
 def test_big_file_comes_back_as_the_range_read(ws: Workspace, counter: TiktokenCounter) -> None:
@@ -212,7 +212,7 @@ def test_minified_single_line_file_is_cut_not_dropped(ws: Workspace, counter: Ti
     assert counter.count_text(attachment.text) <= RehydrationSettings().max_tokens_per_file
 
 
-# -- content is current ----------------------------------------------------------------------------------------
+# -- content is current --------------------------------------------------------------------------------------
 
 
 def test_file_changed_after_its_read_comes_back_with_new_bytes(ws: Workspace) -> None:
@@ -259,7 +259,7 @@ def test_open_document_never_read_is_a_candidate(ws: Workspace) -> None:
     assert "remember the cache key" in by_path(ws.rehydrate(), "notes.md").text
 
 
-# -- what is never rehydrated ----------------------------------------------------------------------------------
+# -- what is never rehydrated --------------------------------------------------------------------------------
 
 
 def _outside(ws: Workspace) -> None:
@@ -369,7 +369,7 @@ def test_binary_file_is_skipped_with_a_reason(ws: Workspace) -> None:
     assert reason_of(result, "logo.png") == "binary file"
 
 
-# -- ranking ---------------------------------------------------------------------------------------------------
+# -- ranking -------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -407,7 +407,7 @@ def test_preview_candidates_say_why(ws: Workspace, counter: TiktokenCounter) -> 
     assert wire[5]["reason"] == "beyond the 5-file limit"
 
 
-# -- skills ----------------------------------------------------------------------------------------------------
+# -- skills --------------------------------------------------------------------------------------------------
 
 
 def skill_text() -> str:
