@@ -10,22 +10,14 @@ import {
   describeUndo,
   executeCommandParams,
 } from "./model/commandModel";
+import { Commands } from "./model/commandIds";
 import type { CompactResult, MicrocompactResult, UndoResult } from "./protocol";
 import { ServerCommands } from "./protocol";
 import { API_KEY_SECRET } from "./settings";
 import type { UsageViews } from "./usageView";
 
-export const Commands = {
-  microcompactNow: "compact.microcompactNow",
-  compactConversation: "compact.compactConversation",
-  undoCompaction: "compact.undoCompaction",
-  showUsage: "compact.showUsage",
-  showRehydrationPreview: "compact.showRehydrationPreview",
-  openChat: "compact.openChat",
-  showServerLog: "compact.showServerLog",
-  restartServer: "compact.restartServer",
-  setApiKey: "compact.setApiKey",
-} as const;
+export { Commands };
+
 
 export interface CommandDependencies {
   client: CompactClient;

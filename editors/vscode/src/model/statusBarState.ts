@@ -1,5 +1,6 @@
 // What the status bar item shows for a given usage. The vscode adapter (statusBar.ts) only copies these fields.
 import type { Usage } from "../protocol";
+import { Commands } from "./commandIds";
 import { formatPercent, formatTokens, formatUsage, kindLabel } from "./usageFormat";
 
 export type StatusBackground = "none" | "warning";
@@ -12,7 +13,6 @@ export interface StatusBarState {
   command: string;
 }
 
-export const SHOW_USAGE_COMMAND = "compact.showUsage";
 
 export type ServerState = "starting" | "running" | "stopped";
 
@@ -22,7 +22,7 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
       text: "$(debug-disconnect) Compact",
       tooltip: "Compact: the server is not running. Click to see the server log.",
       background: "warning",
-      command: "compact.showServerLog",
+      command: Commands.showServerLog,
     };
   }
   if (server === "starting") {
@@ -30,7 +30,7 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
       text: "$(loading~spin) Compact",
       tooltip: "Compact: starting the server…",
       background: "none",
-      command: "compact.showServerLog",
+      command: Commands.showServerLog,
     };
   }
   if (usage === undefined) {
@@ -38,7 +38,7 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
       text: "$(pulse) Compact",
       tooltip: "Compact: no active session yet.",
       background: "none",
-      command: SHOW_USAGE_COMMAND,
+      command: Commands.showUsage,
     };
   }
   const lines = [
@@ -65,6 +65,6 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
     text: `$(pulse) ${formatUsage(usage)}`,
     tooltip: lines.join("\n"),
     background: usage.level === "ok" ? "none" : "warning",
-    command: SHOW_USAGE_COMMAND,
+    command: Commands.showUsage,
   };
 }

@@ -1,0 +1,14 @@
+// The extension's own command ids (package.json contributes.commands). The server's commands (compact.microcompact,
+// ...) are registered by the language client under their own ids, so these must never clash with them.
+
+export const Commands = {
+  microcompactNow: "compact.microcompactNow",
+  compactConversation: "compact.compactConversation",
+  undoCompaction: "compact.undoCompaction",
+  showUsage: "compact.showUsage",
+  showRehydrationPreview: "compact.showRehydrationPreview",
+  openChat: "compact.openChat",
+  showServerLog: "compact.showServerLog",
+  restartServer: "compact.restartServer",
+  setApiKey: "compact.setApiKey",
+} as const;

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ChatTranscript } from "../model/chatModel";
+import { EMPTY_TRANSCRIPT, applyChatEvent, endTurn, startTurn, summariseInput } from "../model/chatModel";
+import { parseChatViewRequest, renderTranscript, transcriptMessage } from "../model/chatPage";
+import type { ChatEvent } from "../protocol";
+import { usage } from "./fixtures";
+
+type Ev = Partial<ChatEvent> & { kind: ChatEvent["kind"] };
+
+function play(events: Ev[], from: ChatTranscript = startTurn(EMPTY_TRANSCRIPT, "hi")): ChatTranscript {
+  return events.reduce((t, e) => applyChatEvent(t, { sessionId: "ses_1", ...e }), from);
+}
+
+test("streamed text deltas join into one assistant message", () => {
+  const t = play([
+    { kind: "text", text: "Reading " },
+    { kind: "text", text: "the file" },
+    { kind: "text", text: "…" },
+  ]);
+  assert.deepEqual(t.entries, [
+    { kind: "user", text: "hi" },
+    { kind: "assistant", text: "Reading the file…" },
+  ]);
+  assert.equal(t.busy, true);
+});
+
+test("a tool call is shown running, then with its result", () => {
+  const running = play([{ kind: "tool_use", id: "toolu_1", name: "read_file", input: { file_path: "src/app.py" } }]);
+  assert.deepEqual(running.entries[1], {
+    kind: "tool", id: "toolu_1", name: "read_file", summary: "src/app.py", state: "running", result: "",
+  });
+  const done = play([{ kind: "tool_result", toolUseId: "toolu_1", content: "print(1)" }], running);
+  assert.equal(done.entries.length, 2);
+  assert.deepEqual(done.entries[1], {
+    kind: "tool", id: "toolu_1", name: "read_file", summary: "src/app.py", state: "done", result: "print(1)",
+  });
+});
+
+test("text after a tool call starts a new assistant message", () => {
+  const t = play([
+    { kind: "text", text: "Let me look." },
+    { kind: "tool_use", id: "t1", name: "grep", input: { pattern: "TODO" } },
+    { kind: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "a.py:3: TODO" }] },
+    { kind: "text", text: "One TODO." },
+  ]);
+  assert.deepEqual(
+    t.entries.map((e) => e.kind),
+    ["user", "assistant", "tool", "assistant"],
+  );
+});
+
+describe("tool results", () => {
+  const cases: [string, Ev, string, string][] = [
+    ["denied", { kind: "tool_result", toolUseId: "t1", content: "The user denied this edit.", isError: true }, "error", "The user denied this edit."],
+    ["blocks-joined", { kind: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, "done", "a\nb"],
+    ["long-output-shortened", { kind: "tool_result", toolUseId: "t1", content: "x".repeat(1000) }, "done", `${"x".repeat(399)}…`],
+  ];
+  for (const [id, event, state, result] of cases) {
+    test(id, () => {
+      const t = play([{ kind: "tool_use", id: "t1", name: "edit_file", input: { file_path: "a.py" } }, event]);
+      const entry = t.entries[1];
+      assert.equal(entry.kind, "tool");
+      assert.equal(entry.kind === "tool" && entry.state, state);
+      assert.equal(entry.kind === "tool" && entry.result, result);
+    });
+  }
+});
+
+test("status lines replace each other and vanish when the turn ends", () => {
+  const t = play([
+    { kind: "status", text: "Waiting for the model…" },
+    { kind: "status", text: "Compacting the conversation…" },
+  ]);
+  assert.equal(t.status, "Compacting the conversation…");
+  assert.match(renderTranscript(t), /Compacting the conversation…/);
+  const ended = endTurn(t, { stopReason: "end_turn" });
+  assert.equal(ended.status, undefined);
+  assert.equal(ended.busy, false);
+});
+
+test("an error event is shown and the turn's end reports the context size", () => {
+  const t = endTurn(play([{ kind: "error", message: "API error 529: overloaded" }]), {
+    stopReason: "error",
+    usage: usage(),
+  });
+  assert.deepEqual(
+    t.entries.slice(1).map((e) => ("text" in e ? e.text : "")),
+    ["API error 529: overloaded", "Stopped: error.", "Context: 48.2k / 200k (24%)"],
+  );
+});
+
+test("a turn that fails or is stopped leaves no tool spinning", () => {
+  const t = endTurn(play([{ kind: "tool_use", id: "t1", name: "grep", input: {} }]), undefined, "Stopped.");
+  assert.deepEqual(t.entries[1], { kind: "tool", id: "t1", name: "grep", summary: "{}", state: "error", result: "(no result)" });
+  assert.deepEqual(t.entries[2], { kind: "error", text: "Stopped." });
+});
+
+test("what the model or a tool says is escaped, never run as HTML", () => {
+  const t = play([
+    { kind: "text", text: "<img src=x onerror=alert(1)>" },
+    { kind: "tool_use", id: "t1", name: "read_file", input: { file_path: "<b>.py" } },
+  ]);
+  const html = transcriptMessage(t).html;
+  assert.ok(!html.includes("<img"));
+  assert.ok(html.includes("&lt;img src=x onerror=alert(1)&gt;"));
+  assert.ok(html.includes("&lt;b&gt;.py"));
+});
+
+describe("tool input summaries", () => {
+  const cases: [string, unknown, string][] = [
+    ["path", { file_path: "src/app.py", offset: 10 }, "src/app.py"],
+    ["pattern", { pattern: "def main", path: undefined }, "def main"],
+    ["other-json", { title: "x" }, '{"title":"x"}'],
+    ["none", undefined, ""],
+  ];
+  for (const [id, input, expected] of cases) {
+    test(id, () => assert.equal(summariseInput(input), expected));
+  }
+});
+
+describe("messages from the webview", () => {
+  const cases: [string, unknown, unknown][] = [
+    ["send-trimmed", { type: "send", text: "  hello \n" }, { type: "send", text: "hello" }],
+    ["send-blank-ignored", { type: "send", text: "   " }, undefined],
+    ["stop", { type: "stop" }, { type: "stop" }],
+    ["unknown", { type: "eval", code: "x" }, undefined],
+    ["not-an-object", "send", undefined],
+  ];
+  for (const [id, raw, expected] of cases) {
+    test(id, () => assert.deepEqual(parseChatViewRequest(raw), expected));
+  }
+});

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  compactParams,
+  describeCompact,
+  describeMicrocompact,
+  describeUndo,
+  executeCommandParams,
+} from "../model/commandModel";
+
+describe("command arguments", () => {
+  test("one argument object with the active session", () => {
+    assert.deepEqual(executeCommandParams("compact.microcompact", "ses_1"), {
+      command: "compact.microcompact",
+      arguments: [{ sessionId: "ses_1" }],
+    });
+  });
+  test("no session yet: the server picks the most recently active one", () => {
+    assert.deepEqual(executeCommandParams("compact.undo", undefined), { command: "compact.undo", arguments: [{}] });
+  });
+  const cases: [string, string | undefined, object][] = [
+    ["instructions-trimmed", "  keep the failing tests \n", { sessionId: "ses_1", instructions: "keep the failing tests" }],
+    ["blank-instructions-left-out", "   ", { sessionId: "ses_1" }],
+    ["no-instructions", undefined, { sessionId: "ses_1" }],
+  ];
+  for (const [id, instructions, argument] of cases) {
+    test(id, () => {
+      assert.deepEqual(compactParams("ses_1", instructions), { command: "compact.compact", arguments: [argument] });
+    });
+  }
+});
+
+describe("result messages", () => {
+  test("microcompaction says how many results and tokens it cleared", () => {
+    const message = describeMicrocompact({
+      trigger: "manual",
+      tokensBefore: 48211,
+      tokensAfter: 20000,
+      cleared: [
+        { toolUseId: "t1", tool: "Read", path: "a.py", tokens: 20000 },
+        { toolUseId: "t2", tool: "Bash", tokens: 8211 },
+      ],
+      protected: [{ toolUseId: "t3", path: ".compact/memory/notes.md" }],
+    });
+    assert.equal(message, "Microcompaction cleared 2 tool results: 48.2k → 20k (−28.2k); kept 1 managed-memory read.");
+  });
+  test("microcompaction with nothing to clear says so", () => {
+    const message = describeMicrocompact({ trigger: "manual", tokensBefore: 900, tokensAfter: 900, cleared: [], protected: [] });
+    assert.equal(message, "Microcompaction found nothing to clear (900 tokens).");
+  });
+  test("compaction counts the re-attached files", () => {
+    const message = describeCompact({
+      tokensBefore: 160000,
+      tokensAfter: 14000,
+      summarizer: "api",
+      rehydrated: [
+        { kind: "file", path: "a.py", tokens: 3000 },
+        { kind: "file", path: "b.py", tokens: 2000 },
+        { kind: "plan", tokens: 400 },
+      ],
+      boundaryId: "b1",
+    });
+    assert.equal(message, "Conversation compacted: 160k → 14k (−146k), 2 files re-attached.");
+  });
+  test("undo gives the restored size", () => {
+    assert.equal(
+      describeUndo({ restored: true, boundaryId: "b1", tokensAfter: 160000 }),
+      "Compaction undone: the conversation is back to 160k tokens.",
+    );
+  });
+});

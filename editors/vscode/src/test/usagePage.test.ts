@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { contextItems } from "../model/contextPicture";
+import { renderRehydrationPage, renderUsagePage } from "../model/usagePage";
+import type { Status } from "../protocol";
+import { CLEARED_TOOL_RESULT } from "../protocol";
+import { usage } from "./fixtures";
+
+const OPTIONS = { cspSource: "vscode-webview://test" };
+
+function status(overrides: Partial<Status> = {}): Status {
+  return {
+    sessionId: "ses_3f1c",
+    usage: usage(),
+    readFiles: [
+      { path: "src/app.py", freshness: "fresh", range: "full", tokens: 812, inHistory: true, open: true, dirty: false },
+      { path: "src/<old>.py", freshness: "stale", range: "lines 1-40", tokens: 300, inHistory: false },
+    ],
+    lastMicrocompaction: null,
+    lastCompaction: null,
+    compacting: false,
+    ...overrides,
+  };
+}
+
+test("the usage page shows the total, each kind and every read file with its freshness", () => {
+  const html = renderUsagePage(status(), undefined, OPTIONS);
+  assert.match(html, /48\.2k \/ 200k \(24%\)/);
+  assert.match(html, /Tool results 36k \(18%\)/);
+  assert.match(html, /<code>src\/app\.py<\/code><\/td><td class="fresh">fresh<\/td>/);
+  assert.match(html, /class="stale">stale/);
+  assert.match(html, /open/);
+  assert.match(html, /not in context/);
+  assert.ok(html.includes("src/&lt;old&gt;.py"));
+});
+
+test("the usage page runs no scripts", () => {
+  const html = renderUsagePage(status(), undefined, OPTIONS);
+  assert.match(html, /script-src 'none'/);
+  assert.ok(!html.includes("<script"));
+});
+
+test("near the threshold the page says so", () => {
+  assert.match(renderUsagePage(status({ usage: usage({ level: "warning" }) }), undefined, OPTIONS), /near the auto-compact threshold/);
+  assert.doesNotMatch(renderUsagePage(status(), undefined, OPTIONS), /auto-compact threshold<\/span>/);
+});
+
+test("with the messages it lists the biggest items and the cleared results", () => {
+  const items = contextItems(
+    [
+      { role: "assistant", content: [
+        { type: "tool_use", id: "t1", name: "Read", input: { file_path: "big.py" } },
+        { type: "tool_use", id: "t2", name: "Bash", input: { command: "pytest" } },
+      ] },
+      { role: "user", content: [
+        { type: "tool_result", tool_use_id: "t1", content: "y".repeat(4000) },
+        { type: "tool_result", tool_use_id: "t2", content: CLEARED_TOOL_RESULT },
+      ] },
+    ],
+    usage(),
+  );
+  const html = renderUsagePage(status(), items, OPTIONS);
+  assert.match(html, /Biggest items/);
+  assert.match(html, /Result of Read big\.py/);
+  assert.match(html, /Cleared results \(1\)[\s\S]*Result of Bash pytest/);
+});
+
+test("the rehydration preview says which files fit the budget and why", () => {
+  const html = renderRehydrationPage(
+    {
+      budget: 50000,
+      candidates: [
+        { path: "src/app.py", score: 0.91, tokens: 4000, included: true, reason: "read 2 minutes ago" },
+        { path: "data.json", score: 0.4, tokens: 9000, included: false, reason: "over the per-file limit" },
+      ],
+    },
+    OPTIONS,
+  );
+  assert.match(html, /1 of 2 files would be re-attached: 4k of the 50k token budget/);
+  assert.match(html, /data\.json<\/code><\/td><td>✗ left out/);
+  assert.match(html, /over the per-file limit/);
+});
