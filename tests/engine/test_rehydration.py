@@ -349,7 +349,7 @@ def test_no_workspace_roots_means_no_files(ws: Workspace, counter: TiktokenCount
 def test_file_already_verbatim_in_kept_messages_is_skipped(
     ws: Workspace, render: Callable[[str], str]
 ) -> None:
-    text = "def kept():\n    return 42"
+    text = "def kept():\n    return 42\n"
     ws.read("kept.py", text)
     ws.read("other.py", "y = 2\n")
     kept: list[Message] = [

@@ -343,11 +343,22 @@ def render_deleted(path: str) -> str:
     return f'<file path="{_attr(path)}" deleted="true">{DELETED_NOTE.format(path=path)}</file>'
 
 
+def estimate_tokens(text: str, counter: TokenCounter, limit: int) -> int:
+    """Exact tokens, unless the text is far over ``limit``: then a prefix's count scaled up ("about")."""
+    probe = max(limit, 1) * 8
+    if len(text) > probe:
+        head = counter.count_text(text[:probe])
+        if head > limit:
+            return head * len(text) // probe
+    return counter.count_text(text)
+
+
 def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter, note: str = "") -> str:
     """``text`` cut so that it plus ``note`` fits ``max_tokens`` (at a line end when one is near)."""
-    if counter.count_text(text) <= max_tokens:
+    if len(text) <= max_tokens * 32 and counter.count_text(text) <= max_tokens:
         return text
-    low, high = 0, len(text)
+    # No useful text averages 32 characters a token; bounding the search keeps a huge text cheap to cut.
+    low, high = 0, min(len(text), max_tokens * 32)
     while low < high:  # the longest prefix that fits
         mid = (low + high + 1) // 2
         if counter.count_text(text[:mid] + note) <= max_tokens:
@@ -509,10 +520,10 @@ def _pack_one(
         return _Packed(Attachment("file-deleted", text, act.path, meta), candidate)
     content = loaded.text
     dirty = loaded.source == "editor-buffer"
-    if content and content in haystack:
-        return skipped("already verbatim in the kept messages", counter.count_text(content))
+    if content.rstrip("\n") and content.rstrip("\n") in haystack:
+        return skipped("already verbatim in the kept messages", estimate_tokens(content, counter, cap))
     rendered = render_file(act.path, content, dirty=dirty)
-    tokens = counter.count_text(rendered)
+    tokens = estimate_tokens(rendered, counter, cap)
     lines_label: str | None = None
     reason = "fits the budget"
     if tokens > min(cap, allowed):
