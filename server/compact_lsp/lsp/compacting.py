@@ -1,0 +1,89 @@
+"""Full compaction as the server runs it: one per session at a time, with progress, cancellable.
+
+A second compaction of the same session while one runs is refused at once with "compaction in progress" (it
+does not wait: the first one's result makes the second pointless). Appends that arrive meanwhile wait on the
+session's lock and are applied after it, never lost. A failed or cancelled compaction changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.engine.compaction import CompactionError, split_for_compaction
+from compact_lsp.engine.settings import EngineSettings
+
+from .errors import request_failed
+from .notify import CompactionProgress, did_compact
+from .work import changed, in_session
+
+if TYPE_CHECKING:
+    from compact_lsp.engine.summarize import Summarizer
+
+    from .server import CompactLanguageServer
+    from .sessions import SessionSlot
+
+log = logging.getLogger(__name__)
+
+SummarizerFactory = Callable[[EngineSettings], "Summarizer"]
+
+
+def default_summarizer(settings: EngineSettings) -> Summarizer:
+    """The model summariser when an API key is set (offline fallback), else the offline one."""
+    from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
+
+    return summarizer_from_settings(settings)
+
+
+async def compact_session(
+    server: CompactLanguageServer, slot: SessionSlot, *, trigger: str, instructions: str | None = None
+) -> dict[str, Any]:
+    """Compact now; returns the ``compact.compact`` result. Raises ``CompactionError`` or a JSON-RPC error."""
+    session = slot.session
+    if slot.compacting or session.compacting:
+        raise request_failed(
+            f"A compaction of session {session.id} is already in progress; wait for it to finish "
+            '(compact/status shows "compacting": true until then).',
+            {"kind": "in_progress"},
+        )
+    slot.compacting = True
+    progress = CompactionProgress(server)
+    try:
+        await progress.begin()
+        async with slot.lock:
+            summarizer = server.summarizer_factory(session.settings)
+            outcome = await session.compact(
+                summarizer,
+                instructions=instructions,
+                trigger=trigger,
+                progress=progress.report,
+                cancel=progress.cancel,
+            )
+            usage = session.usage().to_wire()
+    except CompactionError as exc:
+        progress.end(f"Compaction did not happen: {exc}")
+        raise
+    except BaseException:
+        progress.end("Compaction failed; nothing changed.")
+        raise
+    finally:
+        slot.compacting = False
+    result = outcome.to_wire()
+    progress.end(f"Compacted: {result['tokensBefore']} → {result['tokensAfter']} tokens")
+    changed(server, slot, usage)
+    did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"])
+    return result
+
+
+async def rehydration_preview(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
+    """What a compaction now would re-attach, ranked, with the reason for each file (reads disk)."""
+    session = slot.session
+
+    def preview() -> dict[str, Any]:
+        pending = split_for_compaction(session.messages).pending
+        result = session.rehydration([pending] if pending is not None else [])
+        wire: dict[str, Any] = result.to_wire(session.settings.rehydration)
+        return wire
+
+    return await in_session(server, slot, preview, changes=False)

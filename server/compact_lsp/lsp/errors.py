@@ -1,0 +1,64 @@
+"""JSON-RPC errors with messages a person can act on, and the one place engine errors become them.
+
+Handlers raise; pygls sends a ``JsonRpcException`` as the error response with our message and code. Anything
+else would reach the client as "Internal Error" with a traceback, so known failures are converted here.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.settings import SettingsError
+from compact_lsp.store import JournalWriteError, StoreError
+from compact_lsp.tracking.reader import ReadRefused
+
+log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803
+"""LSP's RequestFailed: the request was valid but could not be done (compaction in progress, disk full)."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def invalid_params(message: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(message)
+
+
+def request_failed(message: str, data: Any = None) -> JsonRpcException:
+    return JsonRpcException(message, code=REQUEST_FAILED, data=data)
+
+
+def to_jsonrpc(exc: Exception) -> JsonRpcException:
+    """The error response for an exception a handler let through."""
+    if isinstance(exc, JsonRpcException):
+        return exc
+    if isinstance(exc, CompactionError):
+        return request_failed(str(exc), {"kind": exc.kind})
+    if isinstance(exc, (JournalWriteError, StoreError)):
+        return request_failed(str(exc))
+    if isinstance(exc, (ReadRefused, SettingsError, ValueError)):  # MessageShapeError, ConversationError
+        return invalid_params(str(exc))
+    log.exception("unexpected failure", exc_info=exc)
+    return JsonRpcException(
+        f"compact-lsp failed unexpectedly: {type(exc).__name__}: {exc} (see the server log)"
+    )
+
+
+def rpc_errors(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Decorate an async handler so its failures reach the client as readable JSON-RPC errors."""
+
+    @functools.wraps(handler)
+    async def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await handler(*args, **kwargs)
+        except Exception as exc:
+            raise to_jsonrpc(exc) from exc
+
+    return wrapped

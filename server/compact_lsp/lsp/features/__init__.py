@@ -1,0 +1,23 @@
+"""Every feature of the server, registered from this one list (in order)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from . import commands, documents, lifecycle, methods
+
+if TYPE_CHECKING:
+    from ..server import CompactLanguageServer
+
+FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
+    lifecycle.register,
+    documents.register,
+    methods.register,
+    commands.register,
+)
+
+
+def register_features(server: CompactLanguageServer) -> None:
+    for register in FEATURES:
+        register(server)

@@ -1,0 +1,80 @@
+"""initialize, didChangeConfiguration, shutdown: settings in, the store and the watcher up and down."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from compact_lsp.store import SessionStore
+from compact_lsp.tracking.watcher import FileWatcher
+
+from ..notify import UsageNotifier
+from ..sessions import SessionRegistry
+from ..settings import merge_settings, resolve_paths, settings_or_defaults, unwrap_configuration
+from ..work import on_file_changed
+
+if TYPE_CHECKING:
+    from ..server import CompactLanguageServer
+
+log = logging.getLogger(__name__)
+
+
+def register(server: CompactLanguageServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        from ..server import workspace_root_from
+
+        server.loop = asyncio.get_running_loop()
+        server.workspace_root = workspace_root_from(params)
+        raw = params.initialization_options
+        server.raw_settings = dict(raw) if isinstance(raw, Mapping) else {}
+        apply_settings(server, raw)
+        settings = server.settings
+        store = SessionStore(settings.session_dir, server.workspace_root)
+        server.sessions = SessionRegistry(
+            store, settings, server.workspace_root, on_load_report=server.report_load
+        )
+        server.usage_notifier = UsageNotifier(server.send_notification)
+        server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
+        server.watcher.start()
+        log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        change = unwrap_configuration(params.settings)
+        if change is None:
+            return
+        if not isinstance(change, Mapping):
+            server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
+            return
+        server.raw_settings = merge_settings(server.raw_settings, change)
+        old_dir = server.settings.session_dir
+        apply_settings(server, server.raw_settings)
+        registry = server.sessions
+        if registry is None:
+            return
+        registry.update_settings(server.settings)
+        if server.settings.session_dir != old_dir:
+            registry.store = SessionStore(server.settings.session_dir, server.workspace_root)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: Any = None) -> None:
+        if server.watcher is not None:
+            server.watcher.stop()
+        if server.usage_notifier is not None:
+            server.usage_notifier.close()
+        if server.sessions is not None:
+            server.sessions.store.close()
+
+
+def apply_settings(server: CompactLanguageServer, raw: Any) -> None:
+    """Parse and swap in the settings; invalid ones are reported and replaced by the defaults."""
+    settings, problem = settings_or_defaults(raw)
+    if problem is not None:
+        log.warning(problem)
+        server.show_warning(problem)
+    server.settings = resolve_paths(settings, server.workspace_root)

@@ -1,0 +1,180 @@
+"""The custom requests: compact/newSession, sessions, append, messages, readFile, status."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.tracking.changes import SeenText
+from compact_lsp.tracking.reader import read_text_file
+
+from ..compacting import compact_session
+from ..errors import invalid_params, rpc_errors
+from ..notify import did_compact
+from ..params import as_object, optional_int, optional_object, optional_str, required_str
+from ..work import in_session, remember_appended_reads
+from .documents import open_documents_in
+
+if TYPE_CHECKING:
+    from compact_lsp.engine.context import ContextSession
+
+    from ..server import CompactLanguageServer
+    from ..sessions import SessionSlot
+
+log = logging.getLogger(__name__)
+
+NEW_SESSION = "compact/newSession"
+SESSIONS = "compact/sessions"
+APPEND = "compact/append"
+MESSAGES = "compact/messages"
+READ_FILE = "compact/readFile"
+STATUS = "compact/status"
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def register(server: CompactLanguageServer) -> None:
+    async def session_for(params: Any, method: str) -> SessionSlot:
+        args = as_object(params, method)
+        return await server.registry().get(required_str(args, "sessionId", method), method)
+
+    @server.feature(NEW_SESSION)
+    @rpc_errors
+    async def new_session(params: Any) -> dict[str, Any]:
+        args = as_object(params, NEW_SESSION)
+        title = optional_str(args, "title", NEW_SESSION) or ""
+        slot = await asyncio.to_thread(server.registry().create, title)
+        async with slot.lock:
+            open_documents_in(server, slot)
+        return {"sessionId": slot.session.id}
+
+    @server.feature(SESSIONS)
+    @rpc_errors
+    async def sessions(params: Any) -> list[dict[str, Any]]:
+        as_object(params, SESSIONS)
+        listed = []
+        for slot in await server.registry().load_all():
+            session = slot.session
+            usage = await in_session(server, slot, functools.partial(_usage, session), changes=False)
+            listed.append(
+                {
+                    "sessionId": session.id,
+                    "title": session.title,
+                    "updatedAt": iso(session.updated_at),
+                    "usage": usage,
+                }
+            )
+        return listed
+
+    @server.feature(APPEND)
+    @rpc_errors
+    async def append(params: Any) -> dict[str, Any]:
+        args = as_object(params, APPEND)
+        slot = await server.registry().get(required_str(args, "sessionId", APPEND), APPEND)
+        messages = args.get("messages")
+        if not isinstance(messages, list):
+            raise invalid_params(f"{APPEND}: 'messages' must be an array of Messages API message objects")
+        usage = optional_object(args, "usage", APPEND)
+        session = slot.session
+
+        def do_append() -> Any:
+            outcome = session.append(messages, usage)
+            remember_appended_reads(slot, messages)
+            return outcome
+
+        outcome = await in_session(server, slot, do_append)
+        result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
+        if outcome.microcompaction is not None:
+            eviction = outcome.microcompaction.to_wire()
+            result["microcompaction"] = eviction
+            did_compact(
+                server,
+                session.id,
+                "micro",
+                eviction["trigger"],
+                eviction["tokensBefore"],
+                eviction["tokensAfter"],
+            )
+        if outcome.compaction_due and not session.auto_compact_blocked and not slot.compacting:
+            try:
+                result["compaction"] = await compact_session(server, slot, trigger="auto")
+            except CompactionError as exc:  # the append stands; say why the automatic compaction did not
+                log.warning("automatic compaction of %s did not happen: %s", session.id, exc)
+                result["compactionError"] = str(exc)
+            else:
+                result["usage"] = slot.usage_wire or result["usage"]
+        return result
+
+    @server.feature(MESSAGES)
+    @rpc_errors
+    async def messages(params: Any) -> dict[str, Any]:
+        slot = await session_for(params, MESSAGES)
+        session = slot.session
+
+        def view() -> dict[str, Any]:
+            return {
+                "system": session.system_prompt(),
+                "messages": session.view(),
+                "usage": session.usage().to_wire(),
+            }
+
+        return await in_session(server, slot, view, changes=False)
+
+    @server.feature(READ_FILE)
+    @rpc_errors
+    async def read_file(params: Any) -> dict[str, Any]:
+        args = as_object(params, READ_FILE)
+        slot = await server.registry().get(required_str(args, "sessionId", READ_FILE), READ_FILE)
+        path = required_str(args, "path", READ_FILE)
+        offset = optional_int(args, "offset", READ_FILE, minimum=1)
+        limit = optional_int(args, "limit", READ_FILE, minimum=1)
+        tool_use_id = optional_str(args, "toolUseId", READ_FILE)
+        session = slot.session
+        memory_roots = [root.path for root in session.memory.roots]
+        read = await asyncio.to_thread(
+            read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=memory_roots
+        )
+        partial = read.truncated or read.start_line > 1
+
+        def record() -> None:
+            session.record_read(
+                read.real_path,
+                read.content,
+                tool_use_id=tool_use_id,
+                start_line=read.start_line if partial else None,
+                num_lines=read.num_lines if partial else None,
+            )
+            slot.seen.put(
+                read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None)
+            )
+
+        await in_session(server, slot, record)
+        return read.to_wire()
+
+    @server.feature(STATUS)
+    @rpc_errors
+    async def status(params: Any) -> dict[str, Any]:
+        return await session_status(server, await session_for(params, STATUS))
+
+
+def _usage(session: ContextSession) -> dict[str, Any]:
+    return session.usage().to_wire()
+
+
+async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
+    """``compact/status``; during a compaction it answers at once (the loop is the only writer then)."""
+    if slot.compacting:
+        return _status(slot)
+    return await in_session(server, slot, lambda: _status(slot), changes=False)
+
+
+def _status(slot: SessionSlot) -> dict[str, Any]:
+    status: dict[str, Any] = slot.session.status()
+    status["compacting"] = slot.compacting or bool(status.get("compacting"))
+    return status

@@ -1,0 +1,131 @@
+"""Server-to-client notifications: debounced usage, compaction events, and work-done progress."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from .server import CompactLanguageServer
+
+log = logging.getLogger(__name__)
+
+DID_CHANGE_USAGE = "compact/didChangeUsage"
+DID_COMPACT = "compact/didCompact"
+USAGE_INTERVAL = 0.1
+"""At most one ``compact/didChangeUsage`` per session per this many seconds."""
+
+
+class UsageNotifier:
+    """Sends ``compact/didChangeUsage`` after changes: at once if quiet, else at the end of the interval."""
+
+    def __init__(
+        self,
+        send: Callable[[str, dict[str, Any]], None],
+        *,
+        interval: float = USAGE_INTERVAL,
+        loop_time: Callable[[], float] | None = None,
+    ) -> None:
+        self._send = send
+        self._interval = interval
+        self._loop_time = loop_time
+        self._last_sent: dict[str, float] = {}
+        self._latest: dict[str, dict[str, Any]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def changed(self, session_id: str, usage: dict[str, Any]) -> None:
+        """Record the session's latest usage; the notification carries whatever is latest when it goes."""
+        self._latest[session_id] = usage
+        if session_id in self._timers:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        due = self._last_sent.get(session_id, float("-inf")) + self._interval
+        self._timers[session_id] = loop.call_later(max(0.0, due - now), self._flush, session_id)
+
+    def _flush(self, session_id: str) -> None:
+        self._timers.pop(session_id, None)
+        usage = self._latest.pop(session_id, None)
+        if usage is None:
+            return
+        self._last_sent[session_id] = asyncio.get_running_loop().time()
+        self._send(DID_CHANGE_USAGE, {"sessionId": session_id, "usage": usage})
+
+    def close(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+
+
+def did_compact(
+    server: CompactLanguageServer, session_id: str, kind: str, trigger: str, before: int, after: int
+) -> None:
+    server.send_notification(
+        DID_COMPACT,
+        {
+            "sessionId": session_id,
+            "kind": kind,
+            "trigger": trigger,
+            "tokensBefore": before,
+            "tokensAfter": after,
+        },
+    )
+
+
+class CompactionProgress:
+    """``$/progress`` for one full compaction, on a server-created token; cancelling it sets ``cancel``."""
+
+    def __init__(self, server: CompactLanguageServer) -> None:
+        self._server = server
+        self.token = f"compact-{uuid.uuid4().hex[:12]}"
+        self.cancel = asyncio.Event()
+        self._active = False
+
+    def _client_supports_progress(self) -> bool:
+        caps = self._server.client_capabilities
+        return bool(caps and caps.window and caps.window.work_done_progress)
+
+    async def begin(self) -> None:
+        if not self._client_supports_progress():
+            return
+        progress = self._server.work_done_progress
+        try:
+            await progress.create_async(self.token)
+        except Exception as exc:  # the client refused the token: compaction goes on without a progress bar
+            log.info("client declined a progress token: %s", exc)
+            return
+        loop = asyncio.get_running_loop()
+        future = progress.tokens.get(self.token)
+        if future is not None:
+            future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._cancelled, f))
+        self._active = True
+        progress.begin(
+            self.token,
+            types.WorkDoneProgressBegin(title="Compacting conversation", cancellable=True, percentage=0),
+        )
+
+    def _cancelled(self, future: Any) -> None:
+        if future.cancelled():
+            self.cancel.set()
+
+    def report(self, message: str, percent: int) -> None:
+        if self._active:
+            self._server.work_done_progress.report(
+                self.token,
+                types.WorkDoneProgressReport(message=message, percentage=max(0, min(100, percent))),
+            )
+
+    def end(self, message: str) -> None:
+        if not self._active:
+            return
+        self._active = False
+        progress = self._server.work_done_progress
+        progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        future = progress.tokens.pop(self.token, None)
+        if future is not None and not future.done():
+            future.set_result(None)

@@ -1,0 +1,136 @@
+"""The language server object: all state lives on one ``CompactLanguageServer``, built by ``create_server``.
+
+Features (custom requests, commands, document sync, lifecycle) register themselves from the one list in
+``features/__init__.py``. Handlers are thin: check params, call the engine under the session's lock, convert.
+Nothing here writes to stdout except pygls' JSON-RPC writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Coroutine
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from compact_lsp import __version__
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.store import LoadReport
+from compact_lsp.tracking.watcher import FileWatcher
+
+from .compacting import SummarizerFactory, default_summarizer
+from .notify import UsageNotifier
+from .sessions import SessionRegistry
+from .wire import json_converter
+
+log = logging.getLogger(__name__)
+
+
+class CompactLanguageServer(LanguageServer):
+    """compact-lsp: sessions, the read-file tracking behind them, and the notifications about them."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        super().__init__(
+            "compact-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            converter_factory=json_converter,
+        )
+        self.settings = settings
+        """Current engine settings; replaced whole on a configuration change and pushed into every session."""
+        self.raw_settings: dict[str, Any] = {}
+        """The last settings object the client sent (camelCase), so a partial change can be merged onto it."""
+        self.workspace_root: str | None = None
+        """The first workspace folder (or rootUri) as a real path; reads are confined to it."""
+        self.sessions: SessionRegistry | None = None
+        """Loaded sessions and their store; set in ``initialize``."""
+        self.watcher: FileWatcher | None = None
+        """Watches the directories of files the model saw; set in ``initialize``."""
+        self.usage_notifier: UsageNotifier | None = None
+        """Debounces ``compact/didChangeUsage``; set in ``initialize``."""
+        self.documents: dict[str, tuple[str, str, int]] = {}
+        """Open editor documents: uri → (path, text, version); replayed into sessions loaded later."""
+        self.background: set[asyncio.Task[Any]] = set()
+        """Tasks started with ``run_task``, kept so they are not garbage-collected mid-flight."""
+        self.summarizer_factory: SummarizerFactory = default_summarizer
+        """Builds the summariser for a compaction from the current settings (tests inject a loopback one)."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop serving the client; worker threads hand results back through it."""
+
+    # -- helpers used by the features ------------------------------------------------------------------------
+
+    def registry(self) -> SessionRegistry:
+        if self.sessions is None:
+            from .errors import request_failed
+
+            raise request_failed("the server is not initialized yet; send 'initialize' first")
+        return self.sessions
+
+    def send_notification(self, method: str, params: dict[str, Any]) -> None:
+        self.protocol.notify(method, params)
+
+    def show_warning(self, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    def report_load(self, report: LoadReport) -> None:
+        """A session file had torn or corrupt lines: tell the user (from any thread)."""
+        message = f"compact-lsp: recovered a damaged session file: {report.describe()}"
+        log.warning(message)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None and self.loop is not None:
+            self.loop.call_soon_threadsafe(self.show_warning, message)
+        else:
+            self.show_warning(message)
+
+    def run_task(self, work: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Start background work; keeps a reference and logs a failure with its traceback."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self.background.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self.background.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("background task %s failed", name, exc_info=t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+
+def workspace_root_from(params: types.InitializeParams) -> str | None:
+    from pygls.uris import to_fs_path
+
+    if params.workspace_folders:
+        uri: str | None = params.workspace_folders[0].uri
+    else:
+        uri = params.root_uri
+    path = to_fs_path(uri) if uri else params.root_path
+    return os.path.realpath(path) if path else None
+
+
+def create_server(settings: EngineSettings | None = None) -> CompactLanguageServer:
+    """A server with every feature registered."""
+    from .features import register_features
+
+    server = CompactLanguageServer(settings or EngineSettings())
+    register_features(server)
+    return server
+
+
+def run(tcp: str | None = None) -> int:
+    """Serve on stdio, or on ``HOST:PORT`` for debugging; returns the exit code."""
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            log.error("--tcp expects HOST:PORT, got %r", tcp)
+            return 2
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
