@@ -254,6 +254,7 @@ class ContextSession:
         tool_use_id: str | None = None,
         start_line: int | None = None,
         num_lines: int | None = None,
+        total_lines: int | None = None,
     ) -> None:
         """A read the server served itself (compact/readFile): journalled so a reload knows it too."""
         self._write_and_apply(
@@ -264,6 +265,7 @@ class ContextSession:
                 "toolUseId": tool_use_id,
                 "startLine": start_line,
                 "numLines": num_lines,
+                "totalLines": total_lines,
                 "at": self.clock(),
             }
         )
@@ -357,8 +359,7 @@ class ContextSession:
             "sessionId": self.id,
             "title": self.title,
             "usage": self.usage().to_wire(),
-            "readFiles": [r.to_wire() for r in self.read_state.ranked()],
-            "openDocuments": [d.to_wire() for d in self.read_state.open_documents()],
+            "readFiles": self.read_state.status(self.workspace_root),
             "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
@@ -412,12 +413,11 @@ class ContextSession:
             if new and self._messages and self._messages[-1]["role"] == new[0]["role"] == "user":
                 self._messages = join_messages(self._messages, new)
                 self._ledger.sync(self._messages)
-                start = len(self._messages) - len(new)
             else:
-                start = len(self._messages)
                 self._messages.extend(new)
                 self._ledger.append(new)
-            self.read_state.observe(self._messages, start=max(0, start))
+            # observe only what is new: the read-file state remembers the calls still awaiting results
+            self.read_state.observe(new)
             if any(m["role"] == "assistant" for m in new):
                 self.last_assistant_at = at
             reported = reported_input_tokens(record.get("usage"))
@@ -444,6 +444,7 @@ class ContextSession:
                 tool_use_id=record.get("toolUseId"),
                 start_line=record.get("startLine"),
                 num_lines=record.get("numLines"),
+                total_lines=record.get("totalLines"),
             )
         elif kind == "compaction":
             self._apply_compaction(record)
@@ -472,7 +473,8 @@ class ContextSession:
         self._messages = restored
         self._ledger.sync(restored)
         self._reported = None
-        self.read_state.observe(restored)
+        # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
+        # a "file unchanged" shortcut for bytes it may not have.
         self.last_compaction = self.compactions[-1].record if self.compactions else None
 
 
