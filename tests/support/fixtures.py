@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tests.support.messages_api_stub import MessagesApiStub
+
+from .messages_api_stub import MessagesApiStub
 
 
 @pytest.fixture

@@ -134,6 +134,7 @@ class MessagesApiStub:
         self._queue: deque[StubResponse] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._received = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -150,6 +151,16 @@ class MessagesApiStub:
     @property
     def bodies(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path.startswith("/v1/messages")]
+
+    def wait_for_requests(self, count: int = 1, timeout: float = 10.0) -> bool:
+        """Block until ``count`` requests arrived; from async code: ``await asyncio.to_thread(...)``."""
+        with self._received:
+            return self._received.wait_for(lambda: len(self.requests) >= count, timeout=timeout)
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._received:
+            self.requests.append(request)
+            self._received.notify_all()
 
     def _next(self) -> StubResponse:
         with self._lock:
@@ -180,7 +191,10 @@ class MessagesApiStub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="messages-api-stub", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="messages-api-stub",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -215,9 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_raw": raw.decode("utf-8", "replace")}
         stub = self.owner
-        stub.requests.append(
-            RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-        )
+        stub._record(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
         if self.path.split("?")[0] == "/v1/messages/count_tokens":
             self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
             return
