@@ -359,7 +359,7 @@ class ContextSession:
             "sessionId": self.id,
             "title": self.title,
             "usage": self.usage().to_wire(),
-            "readFiles": self.read_state.status(self.workspace_root),
+            "readFiles": self.read_state.status(),
             "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
