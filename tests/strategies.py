@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import struct
 import zlib
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -52,6 +53,7 @@ TOOL_NAMES: tuple[str, ...] = COMPACTABLE_TOOLS + NON_COMPACTABLE_TOOLS
 
 _ALPHABET = st.characters(codec="utf-8", categories=("L", "N", "P", "Zs"))
 _words = st.text(_ALPHABET, min_size=1, max_size=40)
+_TOOL_NAME = st.sampled_from(TOOL_NAMES)
 
 
 def _png(width: int, height: int) -> str:
@@ -68,6 +70,7 @@ def _png(width: int, height: int) -> str:
     return base64.b64encode(png).decode("ascii")
 
 
+@cache
 def image_blocks() -> st.SearchStrategy[Block]:
     return st.builds(
         lambda w, h: {
@@ -79,10 +82,12 @@ def image_blocks() -> st.SearchStrategy[Block]:
     )
 
 
+@cache
 def texts(max_size: int = 200) -> st.SearchStrategy[str]:
     return st.text(_ALPHABET, min_size=1, max_size=max_size).filter(lambda s: s.strip() != "")
 
 
+@cache
 def tool_inputs(name: str) -> st.SearchStrategy[dict[str, Any]]:
     """A plausible input for a tool name; read tools always carry ``file_path``."""
     path = st.sampled_from(PATHS)
@@ -112,6 +117,7 @@ def tool_inputs(name: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(st.sampled_from(["q", "title", "body", "prompt"]), _words, max_size=2)
 
 
+@cache
 def result_contents(max_text: int = 400) -> st.SearchStrategy[tuple[Any, bool]]:
     """(content, is_error): plain text, empty, list content (text and maybe an image), or an error."""
     text = texts(max_text)
@@ -130,7 +136,6 @@ def result_contents(max_text: int = 400) -> st.SearchStrategy[tuple[Any, bool]]:
     )
 
 
-@st.composite
 def _assistant_turn(
     draw: st.DrawFn, next_id: list[int], max_tools: int, force_tools: bool = False
 ) -> Message:
@@ -141,7 +146,7 @@ def _assistant_turn(
         blocks.append({"type": "text", "text": draw(texts(120))})
     n_tools = draw(st.integers(1 if force_tools else 0, max_tools))
     for _ in range(n_tools):
-        name = draw(st.sampled_from(TOOL_NAMES))
+        name = draw(_TOOL_NAME)
         next_id[0] += 1
         blocks.append(
             {
@@ -156,7 +161,6 @@ def _assistant_turn(
     return {"role": "assistant", "content": blocks}
 
 
-@st.composite
 def _answer(draw: st.DrawFn, assistant: Message, max_text: int) -> Message:
     uses = [b for b in assistant["content"] if b["type"] == "tool_use"]
     blocks: list[Block] = []
@@ -192,12 +196,12 @@ def conversations(
     next_id = [0]
     messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": draw(texts(160))}]}]
     for _ in range(draw(st.integers(min_rounds, max_rounds))):
-        assistant = draw(_assistant_turn(next_id, max_tools_per_turn))
+        assistant = _assistant_turn(draw, next_id, max_tools_per_turn)
         messages.append(assistant)
-        messages.append(draw(_answer(assistant, max_text)))
+        messages.append(_answer(draw, assistant, max_text))
     trailing = draw(st.booleans()) if in_flight is None else in_flight
     if trailing:
-        messages.append(draw(_assistant_turn(next_id, max_tools_per_turn, force_tools=True)))
+        messages.append(_assistant_turn(draw, next_id, max_tools_per_turn, force_tools=True))
     elif draw(st.integers(0, 3)) == 0:
         messages.append({"role": "assistant", "content": [{"type": "text", "text": draw(texts(120))}]})
     return messages
