@@ -275,6 +275,16 @@ def _symlink_escape(ws: Workspace) -> None:
     ws.state.record_read("link.txt", "API_KEY=hunter2\n")
 
 
+def _symlink_repointed(ws: Workspace) -> None:
+    (ws.root / "target.txt").write_text("harmless\n")
+    os.symlink(ws.root / "target.txt", ws.root / "link.txt")
+    ws.state.record_read("link.txt", "harmless\n")
+    secret = ws.root.parent / "secret.txt"
+    secret.write_text("API_KEY=hunter2\n")
+    (ws.root / "target.txt").unlink()
+    os.symlink(secret, ws.root / "target.txt")  # the path seen inside now leads outside
+
+
 def _failed_read(ws: Workspace) -> None:
     ws.read("secret.txt", "API_KEY=hunter2\n")
     ws.state.observe(
@@ -310,6 +320,7 @@ def _denied(ws: Workspace) -> frozenset[str]:
     [
         pytest.param(_outside, "outside the workspace roots", id="outside-workspace"),
         pytest.param(_symlink_escape, "outside the workspace roots", id="symlink-escape"),
+        pytest.param(_symlink_repointed, "outside the workspace roots", id="symlink-repointed-after-read"),
         pytest.param(_failed_read, "the last access failed: Permission denied", id="failed-read"),
         pytest.param(_denied, "access denied by permissions", id="denied-path"),
     ],

@@ -195,24 +195,21 @@ def _real_roots(roots: Iterable[str]) -> list[str]:
     return [os.path.realpath(r) for r in roots]
 
 
-def _inside(real: str, roots: Sequence[str]) -> str | None:
-    """The root holding ``real``, if any."""
+def _inside(path: str, roots: Sequence[str]) -> str | None:
+    """The root holding ``path``, if any; both are absolute and normalised (no ``..``, no trailing slash)."""
     for root in roots:
-        try:
-            if os.path.commonpath([real, root]) == root:
-                return root
-        except ValueError:  # different drives
-            continue
+        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+            return root
     return None
 
 
 def _display(path: str, real: str, roots: Sequence[str], real_roots: Sequence[str]) -> str:
-    for root in [*roots, *real_roots]:
-        rel = os.path.relpath(path, root) if os.path.isabs(root) else None
-        if rel is not None and rel != os.pardir and not rel.startswith(os.pardir + os.sep):
-            return rel
-    holder = _inside(real, real_roots)
-    return os.path.relpath(real, holder) if holder else real
+    """Relative to the root holding it (as given, else resolved), else absolute."""
+    for candidate, holders in ((path, roots), (real, real_roots)):
+        root = _inside(candidate, holders)
+        if root is not None:
+            return candidate[len(root) :].lstrip(os.sep) or "."
+    return real
 
 
 def is_skill_path(path: str) -> bool:
@@ -256,6 +253,7 @@ def file_activities(
     ranker: Ranker = recency_ranker,
 ) -> list[_Ranked]:
     """Every file the read-file state or the editor knows, ranked best first, with exclusions marked."""
+    roots = [os.path.abspath(r) for r in workspace_roots]
     real_roots = _real_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     uses = history_uses(read_state, history)
@@ -271,7 +269,7 @@ def file_activities(
         activities.append(
             FileActivity(
                 realpath=record.realpath,
-                path=_display(record.resolved_path, record.realpath, workspace_roots, real_roots),
+                path=_display(record.resolved_path, record.realpath, roots, real_roots),
                 last_seen=record.read_at,
                 record=record,
                 document=by_real.get(record.realpath),
@@ -287,7 +285,7 @@ def file_activities(
         activities.append(
             FileActivity(
                 realpath=doc.realpath,
-                path=_display(doc.path, doc.realpath, workspace_roots, real_roots),
+                path=_display(doc.path, doc.realpath, roots, real_roots),
                 last_seen=doc.focused_at,
                 record=None,
                 document=doc,
@@ -305,11 +303,10 @@ def file_activities(
 
 
 def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -> str | None:
-    # Both the realpath when seen and the realpath now must be inside: a symlink may have been re-pointed.
-    current_real = os.path.realpath(act.realpath)
-    if _inside(act.realpath, real_roots) is None or _inside(current_real, real_roots) is None:
+    # Cheap checks for every file; _pack_one also checks the realpath now, in case a symlink was re-pointed.
+    if _inside(act.realpath, real_roots) is None:
         return "outside the workspace roots"
-    if act.realpath in denied or current_real in denied:
+    if act.realpath in denied:
         return "access denied by permissions"
     if act.record is not None and act.record.error is not None:
         return f"the last access failed: {act.record.error}"
@@ -500,13 +497,21 @@ def _pack_one(
     counter: TokenCounter,
     read_text: Callable[[str], bytes],
     haystack: str,
+    real_roots: Sequence[str],
+    denied: set[str],
 ) -> _Packed:
     act = item.activity
-    loaded = _load(act, read_text)
     estimate = act.record.tokens if act.record is not None else 0
 
     def skipped(reason: str, tokens: int = estimate, *, deleted: bool = False) -> _Packed:
         return _Packed(None, Candidate(act.path, item.score, tokens, False, reason, deleted=deleted))
+
+    current = os.path.realpath(act.realpath)  # a symlink on the way may point elsewhere now
+    if _inside(current, real_roots) is None:
+        return skipped("outside the workspace roots")
+    if current in denied:
+        return skipped("access denied by permissions")
+    loaded = _load(act, read_text)
 
     if loaded.skip is not None:
         return skipped(loaded.skip)
@@ -678,6 +683,8 @@ def _pack_files(
         read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker
     )
     haystack = _haystack(kept_messages)
+    real_roots = _real_roots(workspace_roots)
+    denied = {os.path.realpath(p) for p in denied_paths}
     pack = _FilePack()
     for item in ranked:
         act = item.activity
@@ -696,6 +703,8 @@ def _pack_files(
             counter=counter,
             read_text=read_text,
             haystack=haystack,
+            real_roots=real_roots,
+            denied=denied,
         )
         pack.candidates.append(packed.candidate)
         if packed.attachment is not None:
