@@ -119,10 +119,11 @@ def read_text_file(
         raise ReadRefused(f"{display}: permission denied") from None
     except OSError as exc:
         raise ReadRefused(f"{display}: cannot open ({exc.strerror})") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ReadRefused(f"{display} is {_kind(st.st_mode)}; only regular text files can be read")
     with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ReadRefused(f"{display} is {_kind(st.st_mode)}; only regular text files can be read")
         ranged = offset is not None or limit is not None
         if st.st_size > max_bytes and not ranged:
             raise ReadRefused(
