@@ -101,7 +101,7 @@ def test_socket_is_refused(ws: Path) -> None:
         pytest.skip("socket path too long for AF_UNIX")
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind(str(path))
-        with pytest.raises(ReadRefused, match="(socket|cannot open)"):
+        with pytest.raises(ReadRefused, match=r"(socket|cannot open)"):
             read_text_file("s.sock", str(ws))
 
 
