@@ -210,6 +210,7 @@ def conversations(
 _RAW_IDS = st.sampled_from(["toolu_a", "toolu_b", "toolu_c", "toolu_d"])
 
 
+@cache
 def _raw_block(role: str) -> st.SearchStrategy[Block]:
     text = st.builds(lambda t: {"type": "text", "text": t}, st.one_of(st.just(""), _words))
     if role == "assistant":
@@ -229,9 +230,12 @@ def _raw_block(role: str) -> st.SearchStrategy[Block]:
     return st.one_of(text, result)
 
 
+_ROLE = st.sampled_from(["user", "assistant"])
+
+
 @st.composite
 def _raw_message(draw: st.DrawFn) -> Message:
-    role = draw(st.sampled_from(["user", "assistant"]))
+    role = draw(_ROLE)
     return {"role": role, "content": draw(st.lists(_raw_block(role), max_size=4))}
 
 
