@@ -149,7 +149,7 @@ def _tool_call(facts: ConversationFacts, names: ToolNames, block: Block, index: 
         command = _command_of(tool_input)
         if command:
             facts.commands.append(CommandRun(command))
-            facts.last_tool_call = f"{name} `{_cut(command, COMMAND_CHARS)}`"
+            facts.last_tool_call = f"{name} `{clip(command, COMMAND_CHARS)}`"
     elif name in names.plan:
         items = plan_items(tool_input)
         if items is not None:
@@ -178,7 +178,7 @@ def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, 
     first_line = next(
         (line.strip() for line in result_text(result).splitlines() if line.strip()), "(no message)"
     )
-    first_line = _cut(first_line, ERROR_CHARS)
+    first_line = clip(first_line, ERROR_CHARS)
     if call is None:
         facts.errors.append(f"a tool call: {first_line}")
         return
@@ -191,7 +191,7 @@ def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, 
             if run.command == command and run.error is None:
                 run.error = first_line
                 break
-        facts.errors.append(f"{name} `{_cut(command, COMMAND_CHARS)}`: {first_line}")
+        facts.errors.append(f"{name} `{clip(command, COMMAND_CHARS)}`: {first_line}")
     elif path is not None:
         facts.errors.append(f"{name} {path}: {first_line}")
         if path in facts.files:
@@ -227,7 +227,8 @@ def _read_range(tool_input: dict[str, Any]) -> str:
     return f"lines {first}-{first + count - 1}" if count else f"lines {first}-end"
 
 
-def _cut(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis; short multi-line texts become one line."""
     text = " ".join(text.split()) if "\n" in text and limit <= 300 else text
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -242,11 +243,11 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
     primary = sections["Primary Request and Intent"]
     if facts.earlier_summary:
         primary.append("Summary of the conversation before this part (from an earlier compaction):")
-        primary.append(_cut(facts.earlier_summary, EARLIER_SUMMARY_CHARS))
+        primary.append(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS))
         primary.append("")
     if facts.user_messages:
         primary.append(
-            "The user's first request in this part: " + _cut(facts.user_messages[0], PRIMARY_REQUEST_CHARS)
+            "The user's first request in this part: " + clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS)
         )
     if instructions and instructions.strip():
         primary.append(f"The user asked this summary to focus on: {instructions.strip()}")
@@ -278,14 +279,14 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
         sections["Problem Solving"].append(f"Commands run, oldest first{shown_of}:")
         for run in commands:
             outcome = f" -> error: {run.error}" if run.error else ""
-            sections["Problem Solving"].append(f"- `{_cut(run.command, COMMAND_CHARS)}`{outcome}")
+            sections["Problem Solving"].append(f"- `{clip(run.command, COMMAND_CHARS)}`{outcome}")
 
     messages = facts.user_messages[-MAX_USER_MESSAGES:]
     first_number = len(facts.user_messages) - len(messages) + 1
     if first_number > 1:
         sections["All User Messages"].append(f"({first_number - 1} earlier messages not listed)")
     for number, text in enumerate(messages, start=first_number):
-        sections["All User Messages"].append(f"{number}. {_cut(text, USER_MESSAGE_CHARS)}")
+        sections["All User Messages"].append(f"{number}. {clip(text, USER_MESSAGE_CHARS)}")
 
     if facts.plan:
         sections["Pending Tasks"].append("The plan, as last recorded:")
@@ -293,7 +294,7 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
 
     if facts.last_assistant_text:
         sections["Current Work"].append(
-            "The assistant's last words: " + _cut(facts.last_assistant_text, CURRENT_WORK_CHARS)
+            "The assistant's last words: " + clip(facts.last_assistant_text, CURRENT_WORK_CHARS)
         )
     if facts.last_tool_call:
         sections["Current Work"].append(f"The last tool call: {facts.last_tool_call}")
