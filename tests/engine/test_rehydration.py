@@ -372,6 +372,14 @@ def test_file_already_verbatim_in_kept_messages_is_skipped(
     assert reason_of(result, "kept.py") == "already verbatim in the kept messages"
 
 
+def test_memory_index_already_in_the_system_prompt_is_not_repeated(ws: Workspace) -> None:
+    index = SkillFile(str(ws.root / ".compact/memory/MEMORY.md"), "- [style](style.md): house style")
+    with_system = ws.rehydrate(memory_indexes=[index], system_prompt=f"You are an agent.\n\n{index.text}\n")
+    without = ws.rehydrate(memory_indexes=[index])
+    assert [a.kind for a in with_system.attachments] == []
+    assert [a.kind for a in without.attachments] == ["memory-index"]
+
+
 def test_binary_file_is_skipped_with_a_reason(ws: Workspace) -> None:
     (ws.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     ws.state.record_read("logo.png", "[image]")

@@ -440,9 +440,9 @@ def fit_ranges(
     return "\n".join(parts), label
 
 
-def _haystack(kept_messages: Sequence[Message]) -> str:
+def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
     """Everything the model still sees verbatim, plus read results with their line-number gutters removed."""
-    parts: list[str] = []
+    parts: list[str] = [system_prompt]
     for message in kept_messages:
         for block in blocks_of(message):
             if block.get("type") == "text":
@@ -670,7 +670,7 @@ class _FilePack:
 def _pack_files(
     *,
     read_state: ReadFileState,
-    kept_messages: Sequence[Message],
+    haystack: str,
     settings: RehydrationSettings,
     counter: TokenCounter,
     workspace_roots: Sequence[str],
@@ -682,7 +682,6 @@ def _pack_files(
     ranked = file_activities(
         read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker
     )
-    haystack = _haystack(kept_messages)
     real_roots = _real_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     pack = _FilePack()
@@ -724,11 +723,12 @@ def rehydration_candidates(
     ranker: Ranker = recency_ranker,
     read_text: Callable[[str], bytes] = read_file_bytes,
     history: Sequence[Message] = (),
+    system_prompt: str = "",
 ) -> list[Candidate]:
     """Every file considered, best first, each with whether it would be included and why (the preview)."""
     return _pack_files(
         read_state=read_state,
-        kept_messages=kept_messages,
+        haystack=_haystack(kept_messages, system_prompt),
         settings=settings,
         counter=counter,
         workspace_roots=workspace_roots,
@@ -753,14 +753,15 @@ def rehydrate(
     ranker: Ranker = recency_ranker,
     read_text: Callable[[str], bytes] = read_file_bytes,
     history: Sequence[Message] = (),
+    system_prompt: str = "",
 ) -> RehydrationResult:
     """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
 
     ``kept_messages`` are what stays after compaction (files already verbatim there are skipped); ``history``,
     optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
-    Call it before the read-file state's post-compaction cleanup.
+    Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again.
     """
-    haystack = _haystack(kept_messages)
+    haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
     tokens_used = 0
     if plan is not None and plan.text.strip():
@@ -770,7 +771,7 @@ def rehydrate(
         tokens_used += tokens
     pack = _pack_files(
         read_state=read_state,
-        kept_messages=kept_messages,
+        haystack=haystack,
         settings=settings,
         counter=counter,
         workspace_roots=workspace_roots,
