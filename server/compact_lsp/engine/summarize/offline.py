@@ -34,6 +34,7 @@ MAX_COMMANDS = 20
 COMMAND_CHARS = 200
 MAX_ERRORS = 20
 ERROR_CHARS = 200
+FILE_FAILURE_CHARS = 80
 CURRENT_WORK_CHARS = 1_500
 EARLIER_SUMMARY_CHARS = 8_000
 
@@ -194,8 +195,19 @@ def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, 
         facts.errors.append(f"{name} `{clip(command, COMMAND_CHARS)}`: {first_line}")
     elif path is not None:
         facts.errors.append(f"{name} {path}: {first_line}")
-        if path in facts.files:
-            facts.files[path].failures.append(f"{name}: {first_line}")
+        activity = facts.files.get(path)
+        if activity is not None:
+            # A failed call changed nothing: take it back out of the counts.
+            if name in names.edit and activity.edits:
+                edits = tool_input.get("edits")
+                activity.edits = max(
+                    0, activity.edits - (len(edits) if isinstance(edits, list) and edits else 1)
+                )
+            elif name in names.write and activity.writes:
+                activity.writes -= 1
+            elif name in names.read and activity.reads:
+                activity.reads.pop()
+            activity.failures.append(f"{name} {clip(first_line, FILE_FAILURE_CHARS)}")
     else:
         facts.errors.append(f"{name}: {first_line}")
 
