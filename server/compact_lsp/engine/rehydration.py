@@ -333,7 +333,8 @@ def render_file(
     notes = [n for n in (note, DIRTY_NOTE if dirty else None) if n]
     if notes:
         attrs.append(f'note="{_attr("; ".join(notes))}"')
-    return f"<file {' '.join(attrs)}>\n{content}\n</file>"
+    body = content[:-1] if content.endswith("\n") else content  # the closing tag goes on its own line anyway
+    return f"<file {' '.join(attrs)}>\n{body}\n</file>"
 
 
 def render_deleted(path: str) -> str:
@@ -565,6 +566,8 @@ def _partial(
 ) -> tuple[str, str, str]:
     """(rendered attachment, lines label, reason) for a file over its budget."""
     lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:  # a final newline ends the last line; it does not start another
+        lines.pop()
     total = len(lines)
     ranges = _edit_ranges(act.uses, text)
     record = act.record
