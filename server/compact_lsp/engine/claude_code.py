@@ -4,9 +4,10 @@ A session file holds one JSON record a line. Records of type ``user`` and ``assi
 ``message``; the others (summary, system, progress, attachment, file-history-snapshot, queue-operation, ...)
 are bookkeeping and are not part of what the model saw. The importer:
 
-- follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound away
-  from is left out; records of the same API response (one assistant ``message.id`` logged as one record per content block)
-  and the results answering them are kept even when the chain skips them (parallel tool calls fork the chain);
+- follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound
+  away from is left out; records of the same API response (one assistant ``message.id`` logged as one
+  record per content block) and the results answering them are kept even when the chain skips them
+  (parallel tool calls fork the chain);
 - merges the records of one API response into one assistant message, and consecutive user records into one
   user message (as Claude Code does before it calls the API);
 - keeps each tool result's ``toolUseResult`` side data (for Read: file.filePath, content, startLine, ...);
@@ -104,7 +105,7 @@ class _Record:
 
 
 def iter_session_files(directory: str | Path) -> Iterator[Path]:
-    """The session logs of a project directory, by name (sub-agent logs, ``agent-*.jsonl``, are not sessions)."""
+    """The session logs of a project directory, by name; ``agent-*.jsonl`` sub-agent logs are left out."""
     root = Path(directory)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a directory of Claude Code sessions")
