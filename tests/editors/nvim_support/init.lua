@@ -1,6 +1,6 @@
 -- Minimal init for the plugin tests: the plugin and the harness on 'runtimepath', the server command and
 -- settings from $NVIM_HARNESS_CONFIG (written by runner.py), nothing from the user's config.
-local config = vim.json.decode(assert(vim.env.NVIM_HARNESS_CONFIG, 'NVIM_HARNESS_CONFIG is not set'))
+local config = vim.json.decode((assert(vim.env.NVIM_HARNESS_CONFIG, 'NVIM_HARNESS_CONFIG is not set')))
 vim.opt.runtimepath:prepend(config.plugin_dir)
 vim.opt.runtimepath:prepend(config.support_dir)
 vim.o.swapfile = false

@@ -108,8 +108,11 @@ def run_scenario(
     )
     run_env.update(env or {})
     script = SUPPORT_DIR / "scenarios" / f"{scenario}.lua"
+    init = SUPPORT_DIR / "init.lua"
+    # The scenario quits Neovim itself; the last command only runs if it failed before it could.
+    argv = [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}", "-c", "cquit! 5"]
     proc = subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(SUPPORT_DIR / "init.lua"), "-c", f"luafile {script}"],
+        argv,
         cwd=workspace,
         env=run_env,
         stdin=subprocess.DEVNULL,
@@ -122,5 +125,9 @@ def run_scenario(
     if result_file.exists():
         results = json.loads(result_file.read_text())
     return NvimRun(
-        results=results, returncode=proc.returncode, stderr=proc.stderr, workspace=workspace, server_log=server_log
+        results=results,
+        returncode=proc.returncode,
+        stderr=proc.stderr,
+        workspace=workspace,
+        server_log=server_log,
     )
