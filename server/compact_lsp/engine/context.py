@@ -23,7 +23,7 @@ from .messages import Message, MessageShapeError, Session, blocks_of, normalize_
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
-from .rehydration import RehydrationResult, rehydrate
+from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
 from .settings import EngineSettings
 from .summarize.base import Summarizer
 from .tokens import TokenCounter
@@ -312,7 +312,11 @@ class ContextSession:
             counter=self.counter,
             workspace_roots=[self.workspace_root] if self.workspace_root else [],
             plan=extract_plan(self._messages),
+            skills=skills_from_read_state(self.read_state),
             memory_indexes=self.memory.load_indexes(),
+            history=self._messages,
+            # the memory index stays in the system prompt; rehydration skips what is already there verbatim
+            system_prompt=self.system_prompt(),
         )
 
     def fixed_tokens(self) -> int:
