@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from compact_lsp.engine.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of
 from compact_lsp.engine.microcompact import (
     MEDIA_PLACEHOLDER,
@@ -115,15 +115,12 @@ def in_set(*paths: str) -> Callable[[str], bool]:
 # --- managed-memory roots on a real file system (realpath-aware containment) --------------------------------
 
 
-def under_roots(*roots: Path) -> Callable[[str], bool]:
-    """What engine.memory's predicate does: the realpath of the path lies inside the realpath of a root."""
-    real_roots = [os.path.realpath(r) for r in roots]
-
-    def preserve(path: str) -> bool:
-        real = os.path.realpath(path)
-        return any(real == r or real.startswith(r + os.sep) for r in real_roots)
-
-    return preserve
+def memory_of(tree: dict[str, Path], cwd: Path | None = None) -> Callable[[str], bool]:
+    """The production predicate (engine.memory) over the tree's project, user and team roots."""
+    memory = ManagedMemory(
+        project_root=str(tree["project"]), user_root=str(tree["user"]), team_root=str(tree["team"])
+    )
+    return make_preserve_read(memory, str(cwd) if cwd else None)
 
 
 @pytest.fixture
@@ -162,8 +159,7 @@ def test_memory_reads_under_each_root_survive_every_trigger(
         Call(path=source, id="old"),
         Call(path=source, id="recent"),
     )
-    preserve = under_roots(memory_tree["project"], memory_tree["user"], memory_tree["team"])
-    result = run(messages, counter, trigger, settings(keep=1, size=300), preserve)
+    result = run(messages, counter, trigger, settings(keep=1, size=300), memory_of(memory_tree))
     assert cleared_ids(result) == ["old"]
     assert result is not None
     assert result_block(result.messages, "mem")["content"] == BIG
@@ -186,8 +182,7 @@ def test_reads_outside_managed_roots_are_cleared(
 ) -> None:
     path = path_of(memory_tree)
     messages = conversation(Call(path=path, id="read"), Call(tool="Bash", path=None, id="recent"))
-    preserve = under_roots(memory_tree["project"], memory_tree["user"], memory_tree["team"])
-    result = run(messages, counter, "forced", settings(keep=1), preserve)
+    result = run(messages, counter, "forced", settings(keep=1), memory_of(memory_tree))
     assert cleared_ids(result) == ["read"]
     assert result is not None
     assert result.eviction.protected == []
@@ -198,8 +193,19 @@ def test_symlink_into_a_root_counts_as_memory(memory_tree: dict[str, Path], coun
     link = memory_tree["source"].parent / "notes.md"
     link.symlink_to(memory_tree["team"] / "decisions.md")
     messages = conversation(Call(path=str(link), id="via-link"), Call(tool="Grep", path=None, id="recent"))
-    result = run(messages, counter, "forced", settings(keep=1), under_roots(memory_tree["team"]))
+    result = run(messages, counter, "forced", settings(keep=1), memory_of(memory_tree))
     assert result is None  # the only other result is the kept one: nothing to clear
+
+
+def test_relative_memory_path_resolves_against_the_working_directory(
+    memory_tree: dict[str, Path], counter: TiktokenCounter
+) -> None:
+    messages = conversation(Call(path="decisions.md", id="rel"), Call(path="../../src/app.py", id="src"))
+    messages += conversation(Call(tool="Bash", path=None, id="recent"))[1:]
+    result = run(
+        messages, counter, "forced", settings(keep=1), memory_of(memory_tree, cwd=memory_tree["user"])
+    )
+    assert cleared_ids(result) == ["src"]
 
 
 # --- triggers -----------------------------------------------------------------------------------------------
