@@ -50,6 +50,11 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> NvimRun:
     return run_ok("commands", tmp_path_factory.mktemp("nvim-commands"))
 
 
+def k_tokens(n: int) -> str:
+    """Token figures as the plugin shows them: 950, 2.5k, 200k."""
+    return str(n) if n < 1000 else f"{n / 1000:.1f}".removesuffix(".0") + "k"
+
+
 def messages_of(run: NvimRun) -> list[str]:
     return [n["message"] for n in run.results["notifications"]]
 
@@ -100,16 +105,33 @@ def test_micro_clears_all_but_the_most_recent_read_and_says_so(commands: NvimRun
     assert any(m.startswith("compact-lsp: cleared 5 tool results") for m in messages_of(commands))
 
 
+def section(lines: list[str], heading: str) -> list[str]:
+    """The lines under the heading that starts with ``heading``, up to the next blank line."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    body = []
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        body.append(line)
+    return body
+
+
 def test_status_float_shows_usage_bar_cleared_results_and_read_files(commands: NvimRun) -> None:
     float_ = commands.results["status_float"]
     assert float_["floating"] is True
-    text = "\n".join(float_["lines"])
-    assert "Context" in text and "/ 200k tokens" in text
-    assert "█" in text and "tool results" in text  # the bar and its legend
-    assert "Cleared results" in text
-    assert "Read files" in text
-    for i in range(1, 7):
-        assert re.search(rf"fresh .*src/mod{i}\.py", text), text
+    lines = float_["lines"]
+    usage = commands.results["status"]["result"]["usage"]
+    headline = f"Context  {k_tokens(usage['total'])} / 200k tokens  {usage['percent']:g}%  ok"
+    assert headline in lines, lines
+    assert any(line.startswith("█") and line.endswith("░") for line in lines)  # the bar, window-scaled
+    assert any(f"■ tool results {k_tokens(usage['byKind']['toolResult'])}" in line for line in lines), lines
+    # Only the most recent read is still in the conversation; the other five were cleared.
+    assert [line.split()[-1] for line in section(lines, "Biggest files in context")] == ["src/mod6.py"]
+    cleared = section(lines, "Cleared results")
+    assert sorted(line.split()[-1] for line in cleared) == [f"src/mod{i}.py" for i in range(1, 6)]
+    read = section(lines, "Read files")
+    assert len(read) == 6 and all(line.split()[0] == "fresh" for line in read)
+    assert any(line.endswith("src/mod1.py  (open)") for line in read), read  # the buffer Neovim has open
 
 
 def test_files_float_previews_rehydration_within_the_budget(commands: NvimRun) -> None:

@@ -144,7 +144,9 @@ function M.status_doc(status)
   local doc = Doc.new()
   doc:add({
     { 'compact-lsp', 'Title' },
-    '  session ' .. tostring(status.sessionId),
+    status.title and ('  ' .. status.title) or '',
+    { '  ' .. tostring(status.sessionId), 'Comment' },
+    status.messageCount and { string.format('  %d messages', status.messageCount), 'Comment' } or '',
     status.compacting and { '  compacting…', 'DiagnosticWarn' } or '',
   })
   doc:blank()
@@ -155,9 +157,12 @@ function M.status_doc(status)
   local biggest = status.biggestItems
   local biggest_title = 'Biggest items'
   if type(biggest) ~= 'table' or #biggest == 0 then
-    -- The status result may not list items; the largest read files are the next best answer.
-    biggest = vim.deepcopy(status.readFiles or {})
-    biggest_title = 'Biggest read files'
+    -- Without an item list from the server, the files whose content is still in the conversation are the
+    -- next best answer (a cleared read no longer costs anything).
+    biggest = vim.tbl_filter(function(file)
+      return file.inHistory == true
+    end, status.readFiles or {})
+    biggest_title = 'Biggest files in context'
     table.sort(biggest, function(a, b)
       return (a.tokens or 0) > (b.tokens or 0)
     end)
