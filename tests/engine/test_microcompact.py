@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from compact_lsp.engine.claude_code import import_claude_code
 from compact_lsp.engine.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of
 from compact_lsp.engine.microcompact import (
@@ -618,3 +619,27 @@ def test_size_trigger_rewrites_rarely_over_a_long_run(
         assert tool_result_tokens(messages, counter) <= mc.low_watermark_tokens
         rewrites += 1
     assert 0 < rewrites <= appends // 4
+
+
+# --- real Claude Code sessions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("trigger", ["forced", "size"])
+def test_real_sessions_stay_valid_and_shrink(
+    corpus_dir: Path, counter: TiktokenCounter, trigger: Trigger
+) -> None:
+
+    cleared = 0
+    for path in sorted(corpus_dir.glob("*/*.jsonl")):
+        messages = import_claude_code(path, with_subagents=False).session.messages
+        plan = plan_microcompaction(messages, settings(keep=2, size=2_000), trigger, counter=counter, now=NOW)
+        if plan is None:
+            continue
+        result = apply_plan(messages, plan)
+        assert validate(result.messages) == validate(messages), path.name
+        assert sum(counter.count_message(m) for m in result.messages) == plan.tokens_after, path.name
+        assert plan.tokens_after < plan.tokens_before
+        for c in result.eviction.cleared:
+            assert result_block(result.messages, c.tool_use_id)["content"] == CLEARED_TOOL_RESULT
+        cleared += len(plan.clear)
+    assert cleared > 20  # the corpus has plenty of old Read/Bash/Grep output
