@@ -350,7 +350,7 @@ def _clean_block(block: Block) -> Block | None:
     if kind in ("thinking", "redacted_thinking"):
         return None
     if kind == "text":
-        return dict(block) if str(block.get("text", "")).strip() else None
+        return _without_cache_control(block) if str(block.get("text", "")).strip() else None
     if kind == "image":
         return {"type": "text", "text": "[image]"}
     if kind == "document":
@@ -363,7 +363,12 @@ def _clean_block(block: Block) -> Block | None:
         cleaned = {k: v for k, v in block.items() if k not in ("content", "cache_control")}
         cleaned["content"] = content
         return cleaned
-    return dict(block)
+    return _without_cache_control(block)
+
+
+def _without_cache_control(block: Block) -> Block:
+    """The block without its cache breakpoint: the API allows only a few per request."""
+    return {k: v for k, v in block.items() if k != "cache_control"}
 
 
 def _pair_tool_calls(messages: list[Message]) -> None:

@@ -35,6 +35,7 @@ class SummaryRequest:
     messages: Sequence[Message]
     """The history to summarise (normalised message dicts)."""
     system: str = ""
+    """The agent's system prompt, for summarisers that want it (the model summariser uses its own)."""
     instructions: str | None = None
     """What the user asked the summary to focus on (``/compact focus on X``)."""
     context_window: int = 200_000
