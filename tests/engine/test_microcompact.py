@@ -416,6 +416,20 @@ def test_id_with_several_requests_is_protected_only_if_all_paths_are(
     assert result.eviction.cleared[0].paths == list(paths)
 
 
+def test_id_shared_by_a_read_and_another_tool_is_not_protected_but_evicts_the_read(
+    counter: TiktokenCounter,
+) -> None:
+    messages = conversation(
+        Call(path="/mem/a.md", id="dup"), Call(tool="Bash", path=None, id="dup"), Call(tool="Grep", id="k")
+    )
+    result = run(messages, counter, "forced", settings(keep=1), in_set("/mem/a.md"))
+    assert cleared_ids(result) == ["dup", "dup"]
+    assert result is not None
+    assert result.eviction.cleared[0].tool == "Read,Bash"
+    assert result.eviction.evicted_read_paths == ["/mem/a.md"]
+    assert result.eviction.unresolved == ["dup", "dup"]
+
+
 def test_result_without_a_request_is_cleared_never_protected_and_reported(counter: TiktokenCounter) -> None:
     messages = conversation(Call(path="/mem/a.md", id="gone"), Call(tool="Bash", path=None, id="k"))
     messages[1]["content"][0]["id"] = "renamed"  # the result's request can no longer be found

@@ -348,11 +348,14 @@ def plan_microcompaction(
                 continue
             use_paths = [_request_path(u) for u in uses]
             paths = _distinct(use_paths)
-            is_read = bool(uses) and all(name in reads for name in names)
+            # an id shared by a read and another tool may have carried file content: treat it as a read for
+            # eviction (re-reading is the safe side), but protect only when every request is a read
+            is_read = any(name in reads for name in names)
+            only_reads = bool(uses) and all(name in reads for name in names)
             all_paths_known = bool(uses) and all(p is not None for p in use_paths)
             if (
                 preserve_read is not None
-                and is_read
+                and only_reads
                 and all_paths_known
                 and all(preserve_read(p) for p in paths)
             ):
