@@ -227,3 +227,49 @@ def test_checkhealth(tmp_path: Path, cmd: list[str] | None, env: dict[str, str],
         assert "SECRET" not in text
     else:
         assert "WARNING no API key" in text
+
+
+# ---- :CompactChat ----
+
+
+@pytest.mark.parametrize(
+    ("answer", "written"),
+    [pytest.param("Allow once", True, id="allowed"), pytest.param("Deny", False, id="denied")],
+)
+def test_chat_turn_with_a_permission_prompt_answered_in_neovim(
+    tmp_path: Path, answer: str, written: bool
+) -> None:
+    from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
+
+    workspace, state = workspace_in(tmp_path)
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call(
+                "write_file", {"file_path": "notes.md", "content": "hello from the agent\n"}, text="Writing."
+            ),
+            reply("Finished with the notes."),
+        )
+        run = run_scenario(
+            "chat",
+            workspace,
+            state,
+            settings={**SETTINGS, "baseUrl": stub.base_url},
+            env={"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": stub.base_url},
+            extra={"text": "Please write notes.md", "answer": answer},
+        )
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    # With no file open, the chat's prompt buffer started the server and is attached to it.
+    assert run.results["buftype"] == "prompt" and run.results["buf_attached"] is True
+    assert run.results["buf_name"].startswith("compact-lsp://chat/ses_")
+    if "chat_unavailable" in run.results:
+        pytest.skip(f"the server has no compact/chat yet: {run.results['chat_unavailable']}")
+    assert run.results["done"]["data"].get("error") is None
+    assert [p["items"] for p in run.results["prompts"]] == [["Allow once", "Allow for this session", "Deny"]]
+    assert (workspace / "notes.md").exists() is written
+    transcript = "\n".join(run.results["lines"])
+    assert "You: Please write notes.md" in transcript
+    assert "Claude: Writing." in transcript
+    assert "⚙ write_file notes.md" in transcript
+    assert f"→ {answer}" in transcript
+    assert "Finished with the notes." in transcript
+    assert run.results["statusline"] != ""
