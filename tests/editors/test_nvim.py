@@ -8,12 +8,19 @@ assert on that. One Neovim run serves all the tests of a scenario.
 from __future__ import annotations
 
 import re
+import shutil
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.editors.nvim_support.runner import NvimRun, nvim_executable, run_scenario, server_command
+from tests.editors.nvim_support.runner import (
+    PLUGIN_DIR,
+    NvimRun,
+    nvim_executable,
+    run_scenario,
+    server_command,
+)
 
 pytestmark = pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed")
 
@@ -273,3 +280,45 @@ def test_chat_turn_with_a_permission_prompt_answered_in_neovim(
     assert f"→ {answer}" in transcript
     assert "Finished with the notes." in transcript
     assert run.results["statusline"] != ""
+
+
+# ---- automatic compaction ----
+
+
+def test_automatic_compaction_is_announced(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    settings = {"autoCompact": {"enabled": True, "threshold": 5000}}
+    run = run_scenario("auto", workspace, state, settings=settings)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    compacted = run.results["compacted"]["data"]
+    assert (compacted["kind"], compacted["trigger"]) == ("full", "auto")
+    expected = f"compact-lsp: compacted the conversation (auto): {k_tokens(compacted['tokensBefore'])} → "
+    assert any(m.startswith(expected) for m in messages_of(run)), messages_of(run)
+
+
+# ---- help ----
+
+HELP_TOPICS = [
+    "compact_lsp.txt",
+    ":Compact",
+    ":Compact-full",
+    ":Compact-status",
+    ":CompactChat",
+    "compact_lsp.statusline()",
+    "compact_lsp-events",
+    "hl-CompactLspWarning",
+    "compact_lsp.Options",
+]
+
+
+def test_help_tags_build_and_topics_open(tmp_path: Path) -> None:
+    # helptags writes a tags file: build it on a copy, not in the repository.
+    doc = tmp_path / "rtp" / "doc"
+    shutil.copytree(PLUGIN_DIR / "doc", doc)
+    workspace, state = workspace_in(tmp_path)
+    extra = {"doc_dir": str(doc), "topics": HELP_TOPICS}
+    run = run_scenario("help", workspace, state, cmd=server_command(), extra=extra)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    assert run.results["helptags_error"] == ""
+    for topic, line in run.results["opened"].items():
+        assert f"*{topic}*" in line, (topic, line)  # the cursor is on the topic's tag
