@@ -1,0 +1,157 @@
+"""A temporary workspace that stands in for the session author's machine during a replay.
+
+A Claude Code log names files by their absolute paths on the author's machine. ``ReplayWorkspace`` maps those
+paths under a temporary directory (the session's ``cwd`` becomes the workspace root; any other absolute path
+goes under a sibling ``outside/`` tree, so it stays outside the workspace as it was) and writes each file's
+bytes as the log reveals them: a Read's ``toolUseResult.file.content`` with its line range, a Write's content,
+an Edit's ``originalFile`` with the edit applied. Rehydration then re-reads real bytes from disk.
+
+Lines the log never showed (a partial read of a longer file) are written as empty lines, so a partially read
+file is smaller on disk than it was on the author's machine.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.messages import Message, blocks_of
+from compact_lsp.engine.read_state import PATH_KEYS
+
+
+@dataclass
+class KnownFile:
+    """What the log has shown of one file: whole text, or some lines of a known total."""
+
+    text: str | None = None
+    lines: dict[int, str] = field(default_factory=dict)
+    total_lines: int = 0
+
+    def render(self) -> str:
+        if self.text is not None:
+            return self.text
+        return "\n".join(self.lines.get(n, "") for n in range(1, self.total_lines + 1))
+
+    def show_lines(self, content: str, start_line: int, total_lines: int | None) -> None:
+        shown = content.split("\n")
+        if self.text is not None and total_lines == len(self.text.split("\n")):
+            # a slice of a file known whole (and of the same length): keep the whole, update the slice
+            whole = self.text.split("\n")
+            whole[start_line - 1 : start_line - 1 + len(shown)] = shown
+            self.text = "\n".join(whole)
+            return
+        if start_line <= 1 and (total_lines is None or len(shown) >= total_lines):
+            self.text, self.lines = content, {}
+            self.total_lines = len(shown)
+            return
+        if self.text is not None:  # the file changed length since: what we knew whole is no longer whole
+            self.lines = dict(enumerate(self.text.split("\n"), start=1))
+            self.text = None
+        for offset, line in enumerate(shown):
+            self.lines[start_line + offset] = line
+        self.total_lines = max(total_lines or 0, start_line + len(shown) - 1, self.total_lines)
+
+
+class ReplayWorkspace:
+    """Maps the author's paths into ``base`` and materialises files as the replay reveals them."""
+
+    def __init__(self, base: str | Path, original_cwd: str | None) -> None:
+        self.base = Path(base)
+        self.root = self.base / "ws"
+        self.outside = self.base / "outside"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.outside.mkdir(parents=True, exist_ok=True)
+        self.original_cwd = os.path.normpath(original_cwd) if original_cwd else None
+        self.files: dict[str, KnownFile] = {}
+        """Mapped path -> what the log has shown of it."""
+
+    def map_path(self, path: str) -> str:
+        """The replay's path for one of the author's paths (relative paths stay relative to the root)."""
+        if not os.path.isabs(path):
+            return str(self.root / path)
+        norm = os.path.normpath(path)
+        cwd = self.original_cwd
+        if cwd is not None and (norm == cwd or norm.startswith(cwd.rstrip("/") + "/")):
+            rel = norm[len(cwd) :].lstrip("/")
+            return str(self.root / rel) if rel else str(self.root)
+        return str(self.outside / norm.lstrip("/"))
+
+    def map_messages(self, messages: list[Message]) -> list[Message]:
+        """Copies of the messages with every tool_use's file path mapped (other text is left as it was)."""
+        mapped: list[Message] = []
+        for message in messages:
+            blocks = blocks_of(message)
+            if not any(b.get("type") == "tool_use" for b in blocks):
+                mapped.append(message)
+                continue
+            new_blocks = []
+            for block in blocks:
+                tool_input = block.get("input")
+                if block.get("type") == "tool_use" and isinstance(tool_input, dict):
+                    tool_input = copy.deepcopy(tool_input)
+                    for key in PATH_KEYS:
+                        value = tool_input.get(key)
+                        if isinstance(value, str) and value:
+                            tool_input[key] = self.map_path(value)
+                    block = {**block, "input": tool_input}
+                new_blocks.append(block)
+            mapped.append({**message, "content": new_blocks})
+        return mapped
+
+    def _known(self, mapped: str) -> KnownFile:
+        return self.files.setdefault(mapped, KnownFile())
+
+    def _write(self, mapped: str) -> None:
+        target = Path(mapped)
+        if target.exists() and target.is_dir():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(self.files[mapped].render(), encoding="utf-8", errors="surrogatepass")
+
+    def apply_result(self, tool: str, tool_input: dict[str, Any], side: dict[str, Any] | None) -> str | None:
+        """Materialise what one successful file tool call shows; returns the mapped path it touched, if any.
+
+        ``tool_input`` is the request's input with paths already mapped; ``side`` is the log's side data.
+        """
+        side = side or {}
+        path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+        if path is None:
+            return None
+        known = self._known(path)
+        file_side = side.get("file")
+        if tool == "Read":
+            if not isinstance(file_side, dict) or not isinstance(file_side.get("content"), str):
+                return None
+            start = file_side.get("startLine")
+            total = file_side.get("totalLines")
+            known.show_lines(
+                file_side["content"],
+                start if isinstance(start, int) and start > 0 else 1,
+                total if isinstance(total, int) else None,
+            )
+        elif tool == "Write":
+            content = tool_input.get("content")
+            if not isinstance(content, str):
+                return None
+            known.text, known.lines, known.total_lines = content, {}, len(content.split("\n"))
+        elif tool in ("Edit", "MultiEdit"):
+            original = side.get("originalFile", side.get("originalFileContents"))
+            if isinstance(original, str):
+                known.text, known.lines = original, {}
+            elif known.text is None and not known.lines:
+                return None  # edited blind and the log does not show the file: nothing honest to write
+            edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+            text = known.render()
+            for edit in edits if isinstance(edits, list) else []:
+                old, new = edit.get("old_string"), edit.get("new_string")
+                if not isinstance(old, str) or not isinstance(new, str):
+                    continue
+                text = text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
+            known.text, known.lines, known.total_lines = text, {}, len(text.split("\n"))
+        else:
+            return None
+        self._write(path)
+        return path
