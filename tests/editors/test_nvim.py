@@ -166,6 +166,20 @@ def test_full_compaction_uses_the_offline_summariser_and_shrinks_the_context(com
     assert commands.results["statusline_after_full"] != commands.results["statusline_after_micro"]
 
 
+def text_of(view: dict[str, Any]) -> str:
+    """All the text of a compact/messages view."""
+    parts = []
+    for message in view["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        parts += [b.get("text") or str(b.get("content", "")) for b in blocks]
+    return "\n".join(parts)
+
+
+def test_full_compaction_summary_follows_the_instructions_given_after_the_command(commands: NvimRun) -> None:
+    assert "keep the handler names" in text_of(commands.results["messages_after_full"])
+
+
 def test_full_compaction_reports_progress_that_vim_lsp_status_shows(commands: NvimRun) -> None:
     progress = commands.results["progress"]
     kinds = [p["kind"] for p in progress]
@@ -178,6 +192,9 @@ def test_undo_restores_and_a_second_undo_is_an_error_the_user_sees(commands: Nvi
     undo = commands.results["undo"]
     assert undo["result"]["restored"] is True
     assert undo["result"]["tokensAfter"] == commands.results["full"]["result"]["tokensBefore"]
+    restored = text_of(commands.results["messages_after_undo"])
+    assert "Read the modules and tell me what they do." in restored
+    assert "keep the handler names" not in restored
     again = commands.results["undo_again"]
     assert "result" not in again and again["error"]
     errors = [n for n in commands.results["notifications"] if n["level"] == 4]

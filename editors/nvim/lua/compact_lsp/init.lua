@@ -15,8 +15,10 @@ function M.setup(opts)
     overrides.cmd = o.cmd
   end
   if o.settings then
-    overrides.init_options = o.settings
-    overrides.settings = { compactLsp = o.settings }
+    -- An empty Lua table would go out as a JSON array; the server expects an object.
+    local settings = next(o.settings) and o.settings or vim.empty_dict()
+    overrides.init_options = settings
+    overrides.settings = { compactLsp = settings }
   end
   if next(overrides) then
     vim.lsp.config('compact_lsp', overrides)

@@ -74,6 +74,7 @@ H.run(function()
     return u.total < grown.usage.total
   end)
   H.record('statusline_after_full', statusline())
+  H.record('messages_after_full', H.request('compact/messages', { sessionId = sid }))
   H.record('lsp_status_after', vim.lsp.status())
 
   H.record('undo', H.compact('undo'))
