@@ -1,0 +1,546 @@
+"""The agent loop: one user turn of a Claude tool loop on top of a ``ContextSession``.
+
+A turn appends the user's text to the session, then repeats: run the idle microcompaction trigger, compact
+when the auto-compact threshold is crossed (only here, between API rounds, never between a tool call and its
+result), send exactly ``session.view()`` with the agent's system prompt and tools (streamed through
+``anthropic.AsyncAnthropic``; cache breakpoints on the system prompt, the tools and the last message), append
+the answer with the API's reported usage, run the tools it asked for, append their results. It stops when the
+model stops asking for tools.
+
+The transcript stays valid whatever happens: an API error or a cancellation while streaming appends nothing of
+the partial answer; one during the tools answers every call still open with an is_error result. The engine is
+reached only through a ``SessionAccess``: directly in tests, under the session's lock in the language server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import platform
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.context import AppendOutcome, ContextSession
+from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, text_message, tool_uses
+from compact_lsp.engine.microcompact import EvictionRecord
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.summarize.base import Summarizer
+from compact_lsp.engine.usage import ContextUsage
+from compact_lsp.tracking.reader import FileRead
+
+from .permissions import Permissions
+from .prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
+from .settings import AgentSettings
+from .tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+ChatEvent = dict[str, Any]
+EmitFn = Callable[[ChatEvent], None]
+ClientFactory = Callable[[], Any]
+"""Returns an ``anthropic.AsyncAnthropic`` (or anything with its async-context and ``messages.stream``)."""
+
+EPHEMERAL = {"type": "ephemeral"}
+EVENT_PREVIEW_CHARS = 4_000
+"""A tool_result event carries at most this much of the result (the transcript has all of it)."""
+
+
+class AgentError(Exception):
+    """A turn that could not go on (the API failed, no key); ``kind`` as the summariser's error kinds."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class TurnCancelled(Exception):
+    """The turn's cancel event was set."""
+
+
+class SessionAccess(Protocol):
+    """How the loop reaches the engine (see the module docstring)."""
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T: ...
+
+    async def compact(self, trigger: str) -> dict[str, Any]:
+        """Compact now; the ``compact.compact`` result, or ``CompactionError``."""
+        ...
+
+    def after_append(self, messages: list[Message]) -> None:
+        """Called under the lock right after the loop appended ``messages``."""
+        ...
+
+    def microcompacted(self, eviction: EvictionRecord) -> None: ...
+
+
+class DirectAccess:
+    """The engine called directly (tests, the CLI): no lock is needed with one caller."""
+
+    def __init__(self, session: ContextSession, summarizer: Summarizer | None = None) -> None:
+        self.session = session
+        self.summarizer = summarizer
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
+        return fn()
+
+    async def compact(self, trigger: str) -> dict[str, Any]:
+        if self.summarizer is None:
+            raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
+        outcome = await self.session.compact(self.summarizer, trigger=trigger)
+        return outcome.to_wire()
+
+    def after_append(self, messages: list[Message]) -> None:
+        return None
+
+    def microcompacted(self, eviction: EvictionRecord) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    stop_reason: str
+    """The model's last stop_reason, or ``cancelled``, ``error``, ``max_rounds``."""
+    usage: ContextUsage
+    rounds: int
+    error: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"stopReason": self.stop_reason, "usage": self.usage.to_wire()}
+        if self.error is not None:
+            wire["error"] = self.error
+        return wire
+
+
+def anthropic_client_factory(
+    settings: EngineSettings, agent: AgentSettings, env: Mapping[str, str] | None = None
+) -> ClientFactory:
+    """The production client: the key from ANTHROPIC_API_KEY; base URL from the settings, else
+    ANTHROPIC_BASE_URL, else the SDK's default."""
+    environ = os.environ if env is None else env
+
+    def make() -> Any:
+        key = getattr(settings, "api_key", None) or environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise AgentError("auth", "No Anthropic API key: set ANTHROPIC_API_KEY for the language server.")
+        import anthropic
+
+        base_url = settings.base_url or environ.get("ANTHROPIC_BASE_URL") or None
+        return anthropic.AsyncAnthropic(
+            api_key=key, base_url=base_url, max_retries=agent.max_retries, timeout=agent.timeout
+        )
+
+    return make
+
+
+def with_cache_breakpoint(messages: Sequence[Message]) -> list[Message]:
+    """The messages to send: no cache_control of their own, one breakpoint on the last cacheable block."""
+    out: list[Message] = []
+    for message in messages:
+        blocks = message["content"]
+        if any("cache_control" in b for b in blocks):
+            blocks = [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks]
+        out.append({"role": message["role"], "content": blocks})
+    for message in reversed(out):
+        blocks = list(message["content"])
+        for i in range(len(blocks) - 1, -1, -1):
+            block = blocks[i]
+            if block.get("type") in ("thinking", "redacted_thinking"):
+                continue
+            if block.get("type") == "text" and not block.get("text"):
+                continue
+            blocks[i] = {**block, "cache_control": EPHEMERAL}
+            message["content"] = blocks
+            return out
+    return out
+
+
+def block_param(block: Any) -> Block:
+    """A response content block as a request block (only the fields the API accepts back)."""
+    kind = block.type
+    if kind == "text":
+        return {"type": "text", "text": block.text}
+    if kind == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input or {})}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    dumped: Block = block.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+def _usage_dict(usage: Any) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {
+        k: v
+        for k, v in usage.model_dump(mode="json", exclude_none=True).items()
+        if isinstance(v, int) and not isinstance(v, bool)
+    }
+
+
+def _preview(content: str | list[Block]) -> str:
+    text = content if isinstance(content, str) else result_text({"content": content})
+    return text if len(text) <= EVENT_PREVIEW_CHARS else text[:EVENT_PREVIEW_CHARS] + " …"
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    return any(
+        cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
+        and cls.__name__ in ("TransportError", "StreamError")
+        for cls in type(exc).__mro__
+    )
+
+
+def api_failure(exc: BaseException) -> AgentError | None:
+    """The ``AgentError`` for an SDK or transport failure; None for anything else (a bug)."""
+    import anthropic
+
+    from compact_lsp.engine.summarize.anthropic_api import map_api_error
+
+    if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
+        return None
+    error = map_api_error(exc)
+    if error.kind == "timeout":
+        return AgentError("timeout", "The Anthropic API did not answer in time; try again.")
+    return AgentError(error.kind, error.message)
+
+
+class ChatLoop:
+    """Runs turns of one chat session; holds what does not change between turns."""
+
+    def __init__(
+        self,
+        session: ContextSession,
+        *,
+        client_factory: ClientFactory,
+        tools: Sequence[Tool],
+        permissions: Permissions,
+        emit: EmitFn,
+        settings: AgentSettings | None = None,
+        access: SessionAccess | None = None,
+        summarizer: Summarizer | None = None,
+        platform_name: str | None = None,
+    ) -> None:
+        self.session = session
+        self.client_factory = client_factory
+        self.tools = {tool.name: tool for tool in tools}
+        self.tool_params = tool_params(tools)
+        self.permissions = permissions
+        self.emit = emit
+        self.settings = settings or AgentSettings()
+        self.access: SessionAccess = access or DirectAccess(session, summarizer)
+        self.platform_name = platform_name or platform.system()
+        self._open: dict[str, Block | None] = {}
+        """The tool calls of the last assistant message: their result once known, else None."""
+
+    # -- the prompt ------------------------------------------------------------------------------------------
+
+    def system_prompt(self) -> str:
+        session = self.session
+        today = time.strftime("%Y-%m-%d", time.localtime(session.clock()))
+        return agent_system_prompt(
+            workspace_root=session.workspace_root,
+            platform=self.platform_name,
+            today=today,
+            tools=[(tool.name, tool.summary) for tool in self.tools.values()],
+            session_system=session.system_prompt(),
+        )
+
+    def _request(self) -> tuple[dict[str, Any], int]:
+        """The request body and its overhead: tokens the session's usage does not count (prompt, tools)."""
+        session = self.session
+        system = self.system_prompt()
+        overhead = (
+            session.counter.count_text(system)
+            - session.counter.count_text(session.system_prompt())
+            + session.counter.count_text(canonical_json(self.tool_params))
+        )
+        body = {
+            "model": session.settings.model,
+            "max_tokens": self.settings.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": EPHEMERAL}],
+            "tools": self.tool_params,
+            "messages": with_cache_breakpoint(session.view()),
+        }
+        return body, overhead
+
+    # -- one turn --------------------------------------------------------------------------------------------
+
+    async def run_turn(self, text: str, cancel: asyncio.Event | None = None) -> TurnResult:
+        if not text.strip():
+            raise ValueError("the message is empty; type something for the agent")
+        rounds = 0
+        stop = "end_turn"
+        try:
+            _body, overhead = await self.access.run(self._request, changes=False)
+            if await self._compaction_due(overhead, self.session.counter.count_text(text)):
+                await self._compact(cancel)
+            await self._append([text_message("user", text)])
+            async with self.client_factory() as client:
+                while True:
+                    self._check(cancel)
+                    if rounds >= self.settings.max_rounds:
+                        stop = "max_rounds"
+                        self._status(f"Stopped after {rounds} model calls in one turn (agent.maxRounds).")
+                        break
+                    body = await self._before_request(cancel)
+                    final = await self._cancellable(self._stream(client, body), cancel)
+                    rounds += 1
+                    stop = final.stop_reason or "end_turn"
+                    content = [block_param(b) for b in final.content]
+                    if not content:
+                        break
+                    await self._append([{"role": "assistant", "content": content}], _usage_dict(final.usage))
+                    calls = [b for b in content if b["type"] == "tool_use"]
+                    if not calls:
+                        break
+                    self._open = {call["id"]: None for call in calls}
+                    reads = await self._run_tools(calls, cancel)
+                    await self._append([{"role": "user", "content": self._results()}], reads=reads)
+                    self._open = {}
+        except TurnCancelled:
+            await self._settle()
+            self._status("Cancelled.")
+            return TurnResult("cancelled", await self._usage(), rounds)
+        except asyncio.CancelledError:
+            await self._settle()
+            raise
+        except AgentError as exc:
+            await self._settle()
+            return await self._failed(exc, rounds)
+        except Exception as exc:
+            failure = api_failure(exc)
+            await self._settle()
+            if failure is None:
+                self.emit({"kind": "error", "message": f"The agent failed: {type(exc).__name__}: {exc}"})
+                raise
+            return await self._failed(failure, rounds)
+        return TurnResult(stop, await self._usage(), rounds)
+
+    async def _failed(self, exc: AgentError, rounds: int) -> TurnResult:
+        log.warning("chat turn of %s ended by an error (%s): %s", self.session.id, exc.kind, exc)
+        self.emit({"kind": "error", "message": str(exc), "errorKind": exc.kind})
+        return TurnResult("error", await self._usage(), rounds, error=str(exc))
+
+    async def _usage(self) -> ContextUsage:
+        return await self.access.run(self.session.usage, changes=False)
+
+    def _status(self, message: str) -> None:
+        self.emit({"kind": "status", "message": message})
+
+    def _check(self, cancel: asyncio.Event | None) -> None:
+        if cancel is not None and cancel.is_set():
+            raise TurnCancelled()
+
+    async def _cancellable(self, work: Awaitable[T], cancel: asyncio.Event | None) -> T:
+        """Await ``work`` unless ``cancel`` is set first (then stop it and raise ``TurnCancelled``)."""
+        if cancel is None:
+            return await work
+        task = asyncio.ensure_future(work)
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise TurnCancelled()
+
+    # -- between rounds --------------------------------------------------------------------------------------
+
+    async def _compaction_due(self, overhead: int, extra: int = 0) -> bool:
+        session = self.session
+
+        def due() -> bool:
+            if not session.settings.auto_compact.enabled or session.auto_compact_blocked:
+                return False
+            usage = session.usage()
+            size = max(usage.total + overhead + extra, usage.reported or 0)
+            return size >= usage.auto_compact_threshold
+
+        return await self.access.run(due, changes=False)
+
+    async def _before_request(self, cancel: asyncio.Event | None) -> dict[str, Any]:
+        """Idle microcompaction, then auto-compaction if due; returns the request to send."""
+        eviction = await self.access.run(lambda: self.session.microcompact("idle"))
+        if eviction is not None:
+            self._microcompacted(eviction)
+        body, overhead = await self.access.run(self._request, changes=False)
+        if await self._compaction_due(overhead):
+            await self._compact(cancel)
+            body, _ = await self.access.run(self._request, changes=False)
+        return body
+
+    async def _compact(self, cancel: asyncio.Event | None) -> None:
+        self._status("Compacting the conversation…")
+        try:
+            result = await self._cancellable(self.access.compact("auto"), cancel)
+        except CompactionError as exc:
+            log.warning("automatic compaction of %s did not happen: %s", self.session.id, exc)
+            self._status(f"Automatic compaction did not happen: {exc}")
+            return
+        self._status(
+            f"Compacted the conversation: {result['tokensBefore']} → {result['tokensAfter']} tokens."
+        )
+
+    def _microcompacted(self, eviction: EvictionRecord) -> None:
+        self.access.microcompacted(eviction)
+        wire = eviction.to_wire()
+        self._status(
+            f"Cleared {len(wire['cleared'])} old tool results ({wire['trigger']}): "
+            f"{wire['tokensBefore']} → {wire['tokensAfter']} tokens."
+        )
+
+    async def _append(
+        self,
+        messages: list[Message],
+        usage: Mapping[str, Any] | None = None,
+        reads: Sequence[tuple[str, FileRead]] = (),
+    ) -> AppendOutcome:
+        session = self.session
+
+        def append() -> AppendOutcome:
+            outcome = session.append(messages, usage)
+            for tool_use_id, read in reads:
+                session.record_read(
+                    read.real_path,
+                    read.content,
+                    tool_use_id=tool_use_id,
+                    start_line=read.start_line,
+                    num_lines=read.num_lines,
+                    total_lines=read.total_lines,
+                )
+            self.access.after_append(messages)
+            return outcome
+
+        # shielded: a cancellation must not let go of the session while the append is half done
+        outcome = await asyncio.shield(self.access.run(append))
+        if outcome.microcompaction is not None:
+            self._microcompacted(outcome.microcompaction)
+        return outcome
+
+    async def _settle(self) -> None:
+        """Answer every tool call still open, so the transcript never ends on a dangling tool_use."""
+        session = self.session
+        known = dict(self._open)
+        self._open = {}
+
+        def settle() -> None:
+            last = session.messages[-1] if session.messages else None
+            if last is None or last["role"] != "assistant":
+                return
+            ids = [block["id"] for block in tool_uses(last)]
+            if not ids:
+                return
+            cancelled = {"type": "tool_result", "content": CANCELLED_TOOL_RESULT, "is_error": True}
+            results = [known.get(i) or {**cancelled, "tool_use_id": i} for i in ids]
+            session.append([{"role": "user", "content": results}])
+            self.access.after_append([])
+
+        try:
+            await asyncio.shield(self.access.run(settle))
+        except Exception:
+            log.exception("could not answer the open tool calls of %s", session.id)
+
+    # -- the model -------------------------------------------------------------------------------------------
+
+    async def _stream(self, client: Any, body: dict[str, Any]) -> Any:
+        async with client.messages.stream(**body) as stream:
+            async for event in stream:
+                if event.type == "text" and event.text:
+                    self.emit({"kind": "text", "text": event.text})
+            return await stream.get_final_message()
+
+    # -- tools -----------------------------------------------------------------------------------------------
+
+    def _results(self) -> list[Block]:
+        return [block for block in self._open.values() if block is not None]
+
+    async def _run_tools(
+        self, calls: list[Block], cancel: asyncio.Event | None
+    ) -> list[tuple[str, FileRead]]:
+        reads: list[tuple[str, FileRead]] = []
+        for call in calls:
+            self._check(cancel)
+            self.emit(
+                {"kind": "tool_use", "id": call["id"], "name": call["name"], "input": call.get("input", {})}
+            )
+            output = await self._cancellable(self._run_tool(call), cancel)
+            block: Block = {"type": "tool_result", "tool_use_id": call["id"], "content": output.content}
+            if output.is_error:
+                block["is_error"] = True
+            self._open[call["id"]] = block
+            if output.read is not None and not output.is_error:
+                reads.append((call["id"], output.read))
+            self.emit(
+                {
+                    "kind": "tool_result",
+                    "toolUseId": call["id"],
+                    "name": call["name"],
+                    "content": _preview(output.content),
+                    "isError": output.is_error,
+                }
+            )
+        return reads
+
+    async def _run_tool(self, call: Block) -> ToolOutput:
+        tool = self.tools.get(call["name"])
+        if tool is None:
+            names = ", ".join(self.tools)
+            return ToolOutput(
+                f"There is no tool named {call['name']!r}; the tools are: {names}.", is_error=True
+            )
+        ctx = ToolContext(
+            session=self.session,
+            workspace_root=self.session.workspace_root,
+            permissions=self.permissions,
+            runner=self.access,
+            tool_use_id=call["id"],
+        )
+        tool_input = call.get("input")
+        try:
+            return await tool.run(ctx, tool_input if isinstance(tool_input, dict) else {})
+        except ToolError as exc:
+            return ToolOutput(str(exc), is_error=True)
+        except Exception as exc:  # a broken tool must not stop the conversation
+            log.exception("tool %s failed", tool.name)
+            return ToolOutput(f"The tool failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+async def run_turn(
+    session: ContextSession,
+    text: str,
+    *,
+    client_factory: ClientFactory,
+    tools: Sequence[Tool],
+    permissions: Permissions,
+    emit: EmitFn,
+    cancel: asyncio.Event | None = None,
+    settings: AgentSettings | None = None,
+    access: SessionAccess | None = None,
+    summarizer: Summarizer | None = None,
+) -> TurnResult:
+    """One user turn (see the module docstring); the ``ChatLoop`` for callers that keep one per session."""
+    loop = ChatLoop(
+        session,
+        client_factory=client_factory,
+        tools=tools,
+        permissions=permissions,
+        emit=emit,
+        settings=settings,
+        access=access,
+        summarizer=summarizer,
+    )
+    return await loop.run_turn(text, cancel)

@@ -1,0 +1,322 @@
+"""Tools that look without touching: read_file, list_directory, glob, grep.
+
+read_file is the server's own reader (``tracking.reader``, the one behind ``compact/readFile``); the loop
+records each read in the read-file state once its result is in the conversation. grep uses ripgrep when it is
+on PATH (it honours .gitignore and never follows symlinks) and plain Python ``re`` otherwise (skipping hidden
+and dependency folders, big and binary files). Every listing stays inside the workspace by realpath.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
+
+from .tools import (
+    MAX_OUTPUT_CHARS,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolOutput,
+    bound,
+    int_arg,
+    path_arg,
+    string_arg,
+)
+
+MAX_READ_CHARS = 100_000
+"""A read returns at most this much text (about 25k tokens); the note says how to read on."""
+
+MAX_LIST_ENTRIES = 1_000
+MAX_GLOB_MATCHES = 500
+MAX_GREP_LINES = 300
+MAX_GREP_FILE_BYTES = 2 * 1024 * 1024
+GREP_TIMEOUT = 30.0
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"}
+)
+"""Folders the Python grep and glob never enter (ripgrep uses .gitignore instead)."""
+
+
+def _inside(real: str, roots: list[str]) -> bool:
+    for root in roots:
+        try:
+            if os.path.commonpath([real, root]) == root:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _allowed_roots(ctx: ToolContext) -> list[str]:
+    return [os.path.realpath(r) for r in (ctx.workspace_root, *ctx.read_roots) if r]
+
+
+# -- read_file ---------------------------------------------------------------------------------------------
+
+
+def _cap_read(read: FileRead) -> FileRead:
+    if len(read.content) <= MAX_READ_CHARS:
+        return read
+    cut = read.content.rfind("\n", 0, MAX_READ_CHARS) + 1 or MAX_READ_CHARS
+    content = read.content[:cut]
+    lines = content.count("\n") + (0 if content.endswith("\n") else 1)
+    return dataclasses.replace(read, content=content, num_lines=lines, truncated=True)
+
+
+async def _read_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    path = path_arg(args)
+    offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
+    display, _real = ctx.resolve(path)
+    try:
+        read = await asyncio.to_thread(
+            read_text_file, path, ctx.workspace_root, offset=offset, limit=limit, extra_roots=ctx.read_roots
+        )
+    except ReadRefused as exc:
+        raise ToolError(str(exc)) from None
+    read = _cap_read(read)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": read.content}] if read.content else []
+    last = read.start_line + read.num_lines - 1
+    if not read.content:
+        blocks.append({"type": "text", "text": f"[{display} is empty]"})
+    elif read.truncated or read.start_line > 1:
+        note = f"[{display}: lines {read.start_line}-{last} of {read.total_lines}"
+        more = f"; read on with offset={last + 1}]" if last < read.total_lines else "]"
+        blocks.append({"type": "text", "text": note + more})
+    return ToolOutput(blocks, read=read)
+
+
+def read_file_tool() -> Tool:
+    return Tool(
+        name="read_file",
+        summary="read a text file (optionally a range of lines)",
+        description=(
+            "Read a text file in the workspace or a managed-memory folder. Returns the file's text as it is "
+            "(no line numbers); at most 2000 lines from 'offset' (1-based) unless 'limit' says otherwise. "
+            "Binary files, directories and files outside the workspace are refused."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string", "description": "workspace-relative or absolute path"},
+                "offset": {"type": "integer", "minimum": 1, "description": "first line to read (1-based)"},
+                "limit": {"type": "integer", "minimum": 1, "description": "number of lines to read"},
+            },
+            "required": ["file_path"],
+        },
+        run=_read_file,
+    )
+
+
+# -- list_directory ----------------------------------------------------------------------------------------
+
+
+def _list(real: str, display: str) -> str:
+    try:
+        entries = sorted(os.scandir(real), key=lambda e: e.name)
+    except NotADirectoryError:
+        raise ToolError(f"{display} is a file, not a directory; read it with read_file") from None
+    except FileNotFoundError:
+        raise ToolError(f"{display}: no such directory") from None
+    except PermissionError:
+        raise ToolError(f"{display}: permission denied") from None
+    lines = [f"{e.name}/" if e.is_dir() else e.name for e in entries[:MAX_LIST_ENTRIES]]
+    if len(entries) > MAX_LIST_ENTRIES:
+        lines.append(f"[... {len(entries) - MAX_LIST_ENTRIES} more entries not shown]")
+    return bound("\n".join(lines) if lines else f"[{display} is empty]")
+
+
+async def _list_directory(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    path = path_arg(args) or "."
+    display, real = ctx.resolve(path)
+    return ToolOutput(await asyncio.to_thread(_list, real, display))
+
+
+def list_directory_tool() -> Tool:
+    return Tool(
+        name="list_directory",
+        summary="list a directory's entries (directories end with /)",
+        description=(
+            "List the entries of a directory in the workspace, sorted by name; directories end with '/'."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "directory; default: the workspace root"}
+            },
+        },
+        run=_list_directory,
+    )
+
+
+# -- glob --------------------------------------------------------------------------------------------------
+
+
+def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
+    if os.path.isabs(pattern) or ".." in Path(pattern).parts:
+        raise ToolError("'pattern' must be relative to 'path' and must not contain '..'")
+    roots = _allowed_roots(ctx)
+    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
+    matches: list[str] = []
+    for match in Path(base_real).glob(pattern):
+        if SKIPPED_DIRS.intersection(match.relative_to(base_real).parts[:-1]):
+            continue
+        real = os.path.realpath(match)
+        if not _inside(real, roots) or not os.path.isfile(real):
+            continue
+        matches.append(os.path.relpath(match, workspace) if _inside(str(match), [workspace]) else str(match))
+        if len(matches) > MAX_GLOB_MATCHES:
+            break
+    if not matches:
+        return f"[no files match {pattern}]"
+    matches.sort()
+    lines = matches[:MAX_GLOB_MATCHES]
+    if len(matches) > MAX_GLOB_MATCHES:
+        lines.append(f"[... stopped after {MAX_GLOB_MATCHES} matches; narrow the pattern]")
+    return bound("\n".join(lines))
+
+
+async def _glob_tool(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    pattern = string_arg(args, "pattern")
+    _display, real = ctx.resolve(path_arg(args) or ".")
+    return ToolOutput(await asyncio.to_thread(_glob, ctx, real, pattern))
+
+
+def glob_tool() -> Tool:
+    return Tool(
+        name="glob",
+        summary="find files by name pattern (e.g. src/**/*.py)",
+        description=(
+            "Find files whose path matches a glob pattern ('**' matches any folders), relative to 'path' "
+            "(default: the workspace root). Returns workspace-relative paths, sorted."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "glob pattern, e.g. '**/*.py'"},
+                "path": {
+                    "type": "string",
+                    "description": "folder to search from; default: the workspace root",
+                },
+            },
+            "required": ["pattern"],
+        },
+        run=_glob_tool,
+    )
+
+
+# -- grep --------------------------------------------------------------------------------------------------
+
+
+def _walk(base: str, roots: list[str]) -> Iterator[str]:
+    if os.path.isfile(base):
+        yield base
+        return
+    for folder, dirs, files in os.walk(base):  # followlinks=False: a symlinked folder is not entered
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            if _inside(os.path.realpath(path), roots):
+                yield path
+
+
+def _python_grep(ctx: ToolContext, base_real: str, pattern: str, file_glob: str, ignore_case: bool) -> str:
+    try:
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
+    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
+    out: list[str] = []
+    size = 0
+    for path in _walk(base_real, _allowed_roots(ctx)):
+        if file_glob and not Path(path).match(file_glob):
+            continue
+        try:
+            if os.path.getsize(path) > MAX_GREP_FILE_BYTES:
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        shown = os.path.relpath(path, workspace) if _inside(path, [workspace]) else path
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+            if regex.search(line):
+                out.append(f"{shown}:{number}:{line[:500]}")
+                size += len(out[-1])
+                if len(out) >= MAX_GREP_LINES or size >= MAX_OUTPUT_CHARS:
+                    out.append(f"[... stopped after {len(out)} matching lines; narrow the search]")
+                    return "\n".join(out)
+    return "\n".join(out)
+
+
+async def _ripgrep(rg: str, cwd: str, target: str, pattern: str, file_glob: str, ignore_case: bool) -> str:
+    argv = [rg, "--line-number", "--no-heading", "--color=never", "--max-columns=500", "-e", pattern]
+    if file_glob:
+        argv += ["--glob", file_glob]
+    if ignore_case:
+        argv.append("--ignore-case")
+    argv += ["--", target]
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(proc.communicate(), GREP_TIMEOUT)
+    except BaseException:  # timeout or cancellation: do not leave ripgrep running
+        proc.kill()
+        await proc.wait()
+        raise
+    if proc.returncode == 2 and not stdout:
+        raise ToolError(f"grep failed: {stderr.decode('utf-8', 'replace').strip()[:500]}")
+    lines = stdout.decode("utf-8", "replace").splitlines()
+    if len(lines) > MAX_GREP_LINES:
+        lines = [
+            *lines[:MAX_GREP_LINES],
+            f"[... {len(lines) - MAX_GREP_LINES} more matching lines not shown]",
+        ]
+    return "\n".join(lines)
+
+
+def grep_tool(ripgrep: str | None = None) -> Tool:
+    """``ripgrep``: the rg executable to use (``shutil.which("rg")``), or None for the Python search."""
+
+    async def run(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        pattern = string_arg(args, "pattern")
+        file_glob = string_arg(args, "glob", required=False)
+        ignore_case = bool(args.get("ignore_case", False))
+        display, real = ctx.resolve(path_arg(args) or ".")
+        if ripgrep and ctx.workspace_root:
+            cwd = os.path.realpath(ctx.workspace_root)
+            target = os.path.relpath(real, cwd) if _inside(real, [cwd]) else real
+            text = await _ripgrep(ripgrep, cwd, target, pattern, file_glob, ignore_case)
+        else:
+            text = await asyncio.to_thread(_python_grep, ctx, real, pattern, file_glob, ignore_case)
+        return ToolOutput(bound(text) if text else f"[no matches for {pattern!r} in {display}]")
+
+    return Tool(
+        name="grep",
+        summary="search file contents with a regular expression",
+        description=(
+            "Search the contents of files for a regular expression. Returns 'path:line:text' for each "
+            "matching line (at most 300). 'glob' limits the files searched (e.g. '*.py')."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "regular expression"},
+                "path": {"type": "string", "description": "file or folder; default: the workspace root"},
+                "glob": {"type": "string", "description": "only files matching this glob, e.g. '*.py'"},
+                "ignore_case": {"type": "boolean"},
+            },
+            "required": ["pattern"],
+        },
+        run=run,
+        extra={"ripgrep": ripgrep},
+    )

@@ -1,0 +1,148 @@
+"""The agent's tools: the contract every tool follows, and the default tool set.
+
+A tool gets its validated-by-hand input and a ``ToolContext`` and returns a ``ToolOutput``. It raises
+``ToolError`` for anything the model should read as an is_error result (a refused path, a missing string); the
+loop turns any other exception into an is_error result too, so a broken tool never stops the conversation.
+Every path goes through ``resolve_inside`` (the server's reader): realpath containment in the workspace root,
+plus the managed-memory roots for reading.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.messages import Block
+from compact_lsp.tracking.reader import FileRead, ReadRefused, resolve_inside
+
+from .permissions import PermissionKind, Permissions
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+MAX_OUTPUT_CHARS = 30_000
+"""Any tool's text output is cut here (about 7.5k tokens); the note says how much was left out."""
+
+
+class ToolError(Exception):
+    """A failure the model should read (it becomes an is_error tool result with this text)."""
+
+
+class SessionRunner(Protocol):
+    """Runs engine calls on the session: directly in tests, under the session's lock in the server."""
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T: ...
+
+
+@dataclass
+class ToolContext:
+    session: ContextSession
+    workspace_root: str | None
+    permissions: Permissions
+    runner: SessionRunner
+    tool_use_id: str = ""
+
+    @property
+    def read_roots(self) -> list[str]:
+        """Where reads may go besides the workspace: the managed-memory roots."""
+        return [root.path for root in self.session.memory.roots]
+
+    def resolve(self, path: Any, *, for_write: bool = False) -> tuple[str, str]:
+        """(display path, real path) inside the allowed roots, else ``ToolError``."""
+        if not isinstance(path, str) or not path.strip():
+            raise ToolError("a non-empty 'file_path' (or 'path') is required")
+        try:
+            return resolve_inside(path, self.workspace_root, () if for_write else self.read_roots)
+        except ReadRefused as exc:
+            raise ToolError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    content: str | list[Block]
+    is_error: bool = False
+    read: FileRead | None = None
+    """A file read to record in the read-file state once the result is in the conversation."""
+
+
+ToolRun = Callable[[ToolContext, Mapping[str, Any]], Awaitable[ToolOutput]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    summary: str
+    """One line for the system prompt's tool list."""
+    description: str
+    input_schema: dict[str, Any]
+    run: ToolRun
+    permission: PermissionKind | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_api(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+def bound(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (at a line break when there is one), saying what was left out."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    cut = cut if cut > limit // 2 else limit
+    return f"{text[:cut]}\n[... output truncated: {len(text) - cut} more characters not shown]"
+
+
+def string_arg(
+    args: Mapping[str, Any], name: str, *, required: bool = True, allow_empty: bool = False
+) -> str:
+    value = args.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (not allow_empty and not value):
+        raise ToolError(f"'{name}' must be a{' non-empty' if not allow_empty else ''} string")
+    return value
+
+
+def int_arg(args: Mapping[str, Any], name: str, minimum: int = 1) -> int | None:
+    value = args.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ToolError(f"'{name}' must be an integer >= {minimum}")
+    return value
+
+
+def path_arg(args: Mapping[str, Any]) -> Any:
+    """The path argument, under either name the model may use."""
+    return args.get("file_path", args.get("path"))
+
+
+def default_tools(*, shell: bool = False, ripgrep: str | None = None) -> list[Tool]:
+    """The agent's tool set; the shell tool only when enabled in the settings."""
+    from .reading import glob_tool, grep_tool, list_directory_tool, read_file_tool
+    from .writing import edit_file_tool, remember_tool, shell_tool, write_file_tool
+
+    tools = [
+        read_file_tool(),
+        list_directory_tool(),
+        glob_tool(),
+        grep_tool(ripgrep),
+        edit_file_tool(),
+        write_file_tool(),
+        remember_tool(),
+    ]
+    if shell:
+        tools.append(shell_tool())
+    return tools
+
+
+def tool_params(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    """The request's ``tools``, with a cache breakpoint on the last (the tools are the stable prefix)."""
+    params = [tool.to_api() for tool in tools]
+    if params:
+        params[-1] = {**params[-1], "cache_control": {"type": "ephemeral"}}
+    return params

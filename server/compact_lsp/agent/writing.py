@@ -1,0 +1,315 @@
+"""Tools that change things: edit_file, write_file, remember, and (only when enabled) run_shell_command.
+
+Each asks permission after checking its input, so the user is never asked about a change that would fail.
+edit_file, and write_file over an existing file, refuse unless the file was read in this conversation and has
+not changed on disk since (read-before-write, from the session's read-file state). After a change the
+read-file state is told at once, so a second edit of the same file in the same response is not mistaken for
+a stale one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+from compact_lsp.engine.memory import INDEX_FILE
+from compact_lsp.engine.read_state import Freshness
+
+from .permissions import PermissionKind, PermissionRequest
+from .prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
+from .tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg
+
+PREVIEW_LINES = 12
+SHELL_TIMEOUT = 120.0
+MAX_SHELL_TIMEOUT = 600.0
+
+
+def _preview(text: str, prefix: str = "") -> str:
+    lines = text.splitlines() or [""]
+    shown = [f"{prefix}{line}"[:200] for line in lines[:PREVIEW_LINES]]
+    if len(lines) > PREVIEW_LINES:
+        shown.append(f"{prefix}… {len(lines) - PREVIEW_LINES} more lines")
+    return "\n".join(shown)
+
+
+async def _require_fresh_read(ctx: ToolContext, display: str, real: str) -> None:
+    """Read-before-write: the model must have read the file, and the file must be as it was then."""
+
+    def problem() -> str | None:
+        state = ctx.session.read_state
+        record = state.get(real)
+        if record is None or record.kind == "editor":
+            return UNREAD_EDIT.format(path=display)
+        if state.freshness(record) is not Freshness.FRESH:
+            return STALE_EDIT.format(path=display)
+        return None
+
+    message = await ctx.runner.run(problem, changes=False)
+    if message is not None:
+        raise ToolError(message)
+
+
+async def _allowed(
+    ctx: ToolContext, kind: PermissionKind, tool: str, target: str, detail: str, real: str | None
+) -> None:
+    request = PermissionRequest(kind=kind, tool=tool, target=target, detail=detail)
+    if not await ctx.permissions.request(request, real_path=real):
+        raise ToolError(
+            DENIED_TOOL_RESULT.format(kind=kind if kind != "memory" else "memory write", target=target)
+        )
+
+
+def _read_text(real: str, display: str) -> str:
+    try:
+        with open(real, encoding="utf-8", newline="") as f:  # newline="": keep CRLF as it is
+            return f.read()
+    except FileNotFoundError:
+        raise ToolError(f"{display}: no such file") from None
+    except IsADirectoryError:
+        raise ToolError(f"{display} is a directory") from None
+    except UnicodeDecodeError:
+        raise ToolError(f"{display} is not UTF-8 text; it cannot be edited as text") from None
+
+
+def _write_text(real: str, text: str) -> None:
+    os.makedirs(os.path.dirname(real), exist_ok=True)
+    with open(real, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+# -- edit_file ---------------------------------------------------------------------------------------------
+
+
+async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    path = path_arg(args)
+    old = string_arg(args, "old_string")
+    new = string_arg(args, "new_string", allow_empty=True)
+    replace_all = bool(args.get("replace_all", False))
+    display, real = ctx.resolve(path, for_write=True)
+    if old == new:
+        raise ToolError("old_string and new_string are the same: there is nothing to change")
+    await _require_fresh_read(ctx, display, real)
+    text = await asyncio.to_thread(_read_text, real, display)
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(
+            f"old_string was not found in {display}. Copy it exactly from the file (indentation included); "
+            "read the file again if unsure."
+        )
+    if count > 1 and not replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {display}; add surrounding lines to make it unique, "
+            "or set replace_all to change every occurrence"
+        )
+    detail = f"{_preview(old, '- ')}\n{_preview(new, '+ ')}"
+    await _allowed(ctx, "edit", "edit_file", display, detail, real)
+    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    await asyncio.to_thread(_write_text, real, updated)
+    await ctx.runner.run(lambda: ctx.session.read_state.record_edit(real, ctx.tool_use_id or None))
+    times = f"{count} occurrences" if replace_all and count > 1 else "1 occurrence"
+    return ToolOutput(f"Edited {display}: replaced {times}.")
+
+
+def edit_file_tool() -> Tool:
+    return Tool(
+        name="edit_file",
+        summary="replace an exact string in a file you have read",
+        description=(
+            "Replace an exact string in a text file. The file must have been read with read_file in this "
+            "conversation and not changed since. old_string must match the file exactly (indentation "
+            "included) and be unique unless replace_all is true."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string"},
+                "old_string": {"type": "string", "description": "the exact text to replace"},
+                "new_string": {"type": "string", "description": "the text to put in its place"},
+                "replace_all": {"type": "boolean", "description": "replace every occurrence"},
+            },
+            "required": ["file_path", "old_string", "new_string"],
+        },
+        run=_edit_file,
+        permission="edit",
+    )
+
+
+# -- write_file --------------------------------------------------------------------------------------------
+
+
+async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    path = path_arg(args)
+    content = string_arg(args, "content", allow_empty=True)
+    display, real = ctx.resolve(path, for_write=True)
+    exists = await asyncio.to_thread(os.path.lexists, real)
+    if exists:
+        if await asyncio.to_thread(os.path.isdir, real):
+            raise ToolError(f"{display} is a directory")
+        await _require_fresh_read(ctx, display, real)
+    verb = "overwrite" if exists else "create"
+    await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
+    await asyncio.to_thread(_write_text, real, content)
+    await ctx.runner.run(lambda: ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content))
+    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} lines).")
+
+
+def write_file_tool() -> Tool:
+    return Tool(
+        name="write_file",
+        summary="create a file, or overwrite one you have read",
+        description=(
+            "Write a whole text file. Creates missing folders. Overwriting an existing file needs a "
+            "read_file of it first in this conversation; prefer edit_file for changes to existing files."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["file_path", "content"],
+        },
+        run=_write_file,
+        permission="write",
+    )
+
+
+# -- remember ----------------------------------------------------------------------------------------------
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def topic_slug(name: str) -> str:
+    """``"Build & test commands"`` → ``"build-test-commands"``: a file name that cannot leave the root."""
+    return _SLUG.sub("-", name.lower()).strip("-")[:60]
+
+
+def index_line(name: str, slug: str, description: str) -> str:
+    return f"- [{name}]({slug}.md): {' '.join(description.split())}"
+
+
+def _update_index(index_path: str, slug: str, line: str) -> None:
+    try:
+        with open(index_path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        lines = ["# Memory", ""]
+    marker = f"({slug}.md)"
+    for i, existing in enumerate(lines):
+        if marker in existing:
+            lines[i] = line
+            break
+    else:
+        lines.append(line)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(index_path), prefix=".MEMORY.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:  # replace whole: the index is never seen half-written
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, index_path)
+
+
+async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    name = " ".join(string_arg(args, "name").split())
+    description = string_arg(args, "description")
+    content = string_arg(args, "content")
+    slug = topic_slug(name)
+    if not slug:
+        raise ToolError("'name' needs letters or digits: it becomes the memory's file name")
+    memory = ctx.session.memory
+    root = memory.root("project")
+    if root is None:
+        raise ToolError(
+            "there is no project memory folder (no workspace is open), so nothing can be remembered"
+        )
+    topic_path = os.path.join(root.path, f"{slug}.md")
+    index_path = os.path.join(root.path, INDEX_FILE)
+    await asyncio.to_thread(os.makedirs, root.path, exist_ok=True)
+    if memory.root_kind(topic_path) != "project" or memory.root_kind(index_path) != "project":
+        raise ToolError(f"{topic_path} resolves outside the project memory folder; refusing to write it")
+    display = os.path.relpath(topic_path, ctx.workspace_root) if ctx.workspace_root else topic_path
+    await _allowed(ctx, "memory", "remember", display, _preview(content), os.path.realpath(topic_path))
+    await asyncio.to_thread(_write_text, os.path.realpath(topic_path), f"# {name}\n\n{content.strip()}\n")
+    await asyncio.to_thread(
+        _update_index, os.path.realpath(index_path), slug, index_line(name, slug, description)
+    )
+    # the absolute path: memory reads are protected from microcompaction by their resolved path
+    return ToolOutput(
+        f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path."
+    )
+
+
+def remember_tool() -> Tool:
+    return Tool(
+        name="remember",
+        summary="save a durable note about this project to managed memory",
+        description=(
+            "Save a note for future sessions in the project's managed memory: writes a topic file and lists "
+            "it in MEMORY.md (shown in the system prompt). Same name again replaces the note."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "short title; becomes the file name"},
+                "description": {"type": "string", "description": "one line for the index"},
+                "content": {"type": "string", "description": "the note (Markdown)"},
+            },
+            "required": ["name", "description", "content"],
+        },
+        run=_remember,
+        permission="memory",
+    )
+
+
+# -- run_shell_command (off by default) ----------------------------------------------------------------------
+
+
+async def _shell(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    command = string_arg(args, "command")
+    timeout = args.get("timeout_seconds", SHELL_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ToolError("'timeout_seconds' must be a positive number")
+    if not ctx.workspace_root:
+        raise ToolError("no workspace folder is open, so there is nowhere to run a command")
+    await _allowed(ctx, "shell", "run_shell_command", command.splitlines()[0][:200], _preview(command), None)
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=ctx.workspace_root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), min(float(timeout), MAX_SHELL_TIMEOUT))
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise ToolError(f"the command did not finish within {timeout:g} s and was stopped") from None
+    except BaseException:
+        proc.kill()
+        await proc.wait()
+        raise
+    text = bound(out.decode("utf-8", "replace"))
+    return ToolOutput(f"{text}\n[exit code {proc.returncode}]".lstrip(), is_error=proc.returncode != 0)
+
+
+def shell_tool() -> Tool:
+    return Tool(
+        name="run_shell_command",
+        summary="run a shell command in the workspace root (asks first)",
+        description=(
+            "Run a shell command with the workspace root as the working directory; returns its combined "
+            "output and exit code. The user is asked before every command unless they allowed all."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "timeout_seconds": {"type": "number", "description": "default 120, at most 600"},
+            },
+            "required": ["command"],
+        },
+        run=_shell,
+        permission="shell",
+    )
