@@ -112,6 +112,8 @@ class SessionResult:
     assistant_turns: int
     points: list[int] = field(default_factory=list)
     rankers: dict[str, PointScore] = field(default_factory=dict)
+    rankers_to_end: dict[str, PointScore] = field(default_factory=dict)
+    """The same scores with the look-ahead running to the end of the session."""
     micro: dict[str, MicroScore] = field(default_factory=dict)
     files_materialised: int = 0
     reads_without_content: int = 0
@@ -128,6 +130,7 @@ class SessionResult:
             "filesMaterialised": self.files_materialised,
             "readsWithoutContent": self.reads_without_content,
             "rankers": {k: v.to_json() for k, v in self.rankers.items()},
+            "rankersToEnd": {k: v.to_json() for k, v in self.rankers_to_end.items()},
             "micro": {k: v.to_json() for k, v in self.micro.items()},
         }
 
@@ -303,6 +306,7 @@ def _replay(
         assistant_turns=sum(1 for m in messages if m["role"] == "assistant"),
         points=sorted(points),
         rankers={spec.name: PointScore() for spec in config.rankers},
+        rankers_to_end={spec.name: PointScore() for spec in config.rankers},
         micro={spec.name: MicroScore(sessions=1) for spec in config.micro},
     )
     for i, message in enumerate(messages):
@@ -365,6 +369,7 @@ def _score_point(
         if r.kind != "editor" and r.realpath.startswith(root + os.sep)
     }
     rereads = lookahead(uses, index, turn, config.lookahead_turns, known)
+    rereads_to_end = lookahead(uses, index, turn, len(uses) + result.assistant_turns + 1, known)
     for spec in config.rankers:
         candidates = rehydration_candidates(
             plain.read_state,
@@ -381,6 +386,9 @@ def _score_point(
             if c.included and not c.deleted
         ]
         result.rankers[spec.name] = result.rankers[spec.name] + score_point(attached, rereads)
+        result.rankers_to_end[spec.name] = result.rankers_to_end[spec.name] + score_point(
+            attached, rereads_to_end
+        )
 
 
 def _score_rewrite(

@@ -20,10 +20,11 @@ class EvalReport:
     sessions: list[SessionResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
-    def ranker_totals(self) -> dict[str, PointScore]:
+    def ranker_totals(self, *, to_end: bool = False) -> dict[str, PointScore]:
+        """Scores summed over sessions; ``to_end``: with the look-ahead running to each session's end."""
         totals = {spec.name: PointScore() for spec in self.config.rankers}
         for session in self.sessions:
-            for name, score in session.rankers.items():
+            for name, score in (session.rankers_to_end if to_end else session.rankers).items():
                 totals[name] = totals[name] + score
         return totals
 
@@ -53,6 +54,7 @@ class EvalReport:
                 "micro": [s.name for s in self.config.micro],
             },
             "rankers": {k: v.to_json() for k, v in self.ranker_totals().items()},
+            "rankersToEnd": {k: v.to_json() for k, v in self.ranker_totals(to_end=True).items()},
             "micro": {k: v.to_json() for k, v in self.micro_totals().items()},
             "sessions": [s.to_json() for s in self.sessions],
             "failures": self.failures,
@@ -88,6 +90,19 @@ def render_markdown(report: EvalReport) -> str:
             f"| {name} | {t.rereads} | {t.misses} | {_pct(t.miss_rate)} | {t.full_hits} | "
             f"{t.partial_covering} / {t.partial_short} | {_pct(t.needed_miss_rate)} | {t.attached_files} | "
             f"{_num(t.tokens_per_point)} | {t.attached_unused} |"
+        )
+    lines += [
+        "",
+        "With the look-ahead running to the end of each session:",
+        "",
+        "| ranker | re-reads | misses | miss rate | partial (covering / short) "
+        "| needed (read+edit) miss rate |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, t in report.ranker_totals(to_end=True).items():
+        lines.append(
+            f"| {name} | {t.rereads} | {t.misses} | {_pct(t.miss_rate)} | {t.partial_covering} / "
+            f"{t.partial_short} | {_pct(t.needed_miss_rate)} |"
         )
     lines += [
         "",

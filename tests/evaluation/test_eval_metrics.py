@@ -1,0 +1,91 @@
+"""Scoring arithmetic on hand-made attachments and re-reads, where the answer is known."""
+
+from __future__ import annotations
+
+import pytest
+
+from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, ReRead, score_point, slice_covers
+
+
+@pytest.mark.parametrize(
+    ("label", "offset", "limit", "covers"),
+    [
+        pytest.param("200-204", 200, 5, True, id="exact-range"),
+        pytest.param("1-40,190-260", 200, 5, True, id="inside-second-span"),
+        pytest.param("1-40,41-60", 35, 10, True, id="across-adjacent-spans"),
+        pytest.param("1-40,50-60", 35, 10, False, id="gap-between-spans"),
+        pytest.param("1-40", 38, 5, False, id="runs-past-the-end"),
+        pytest.param("1-40", None, 10, True, id="no-offset-means-line-1"),
+        pytest.param("1-40", 10, None, False, id="read-to-end-never-covered-by-a-slice"),
+        pytest.param(None, 1, 5, False, id="no-label"),
+        pytest.param("garbage", 1, 5, False, id="malformed-label"),
+    ],
+)
+def test_slice_covers(label: str | None, offset: int | None, limit: int | None, covers: bool) -> None:
+    assert slice_covers(label, offset, limit) is covers
+
+
+A = "/ws/a.py"
+B = "/ws/b.py"
+C = "/ws/c.py"
+
+
+@pytest.mark.parametrize(
+    ("attached", "rereads", "expected"),
+    [
+        pytest.param(
+            [Attached(A, 100)], [ReRead(A)],
+            {"rereads": 1, "full_hits": 1, "misses": 0, "attached_unused": 0}, id="full-hit",
+        ),
+        pytest.param(
+            [Attached(A, 100)], [ReRead(B)],
+            {"rereads": 1, "full_hits": 0, "misses": 1, "attached_unused": 1}, id="miss-and-unused",
+        ),
+        pytest.param(
+            [Attached(A, 100, partial=True, lines="10-20")], [ReRead(A, offset=12, limit=3)],
+            {"partial_covering": 1, "partial_short": 0, "misses": 0}, id="partial-covering",
+        ),
+        pytest.param(
+            [Attached(A, 100, partial=True, lines="1-20")], [ReRead(A)],
+            {"partial_covering": 0, "partial_short": 1, "misses": 0}, id="partial-short-for-full-read",
+        ),
+        pytest.param(
+            [Attached(A, 100)], [ReRead(B, tool="Edit"), ReRead(A, tool="Edit")],
+            {"rereads": 0, "needed": 2, "needed_misses": 1, "misses": 0}, id="edits-count-as-needed-only",
+        ),
+        pytest.param(
+            [], [ReRead(A), ReRead(B), ReRead(C, tool="MultiEdit")],
+            {"rereads": 2, "misses": 2, "needed": 3, "needed_misses": 3, "attached_tokens": 0},
+            id="nothing-attached",
+        ),
+    ],
+)  # fmt: skip
+def test_score_point(attached: list[Attached], rereads: list[ReRead], expected: dict[str, int]) -> None:
+    score = score_point(attached, rereads)
+    assert score.points == 1
+    assert score.attached_files == len(attached)
+    assert score.attached_tokens == sum(a.tokens for a in attached)
+    for name, value in expected.items():
+        assert getattr(score, name) == value, name
+
+
+def test_scores_add_up_and_rates_follow() -> None:
+    one = score_point([Attached(A, 300)], [ReRead(A), ReRead(B)])
+    two = score_point([Attached(B, 100)], [ReRead(B)])
+    total = one + two
+    assert (total.points, total.rereads, total.misses, total.attached_tokens) == (2, 3, 1, 400)
+    assert total.miss_rate == pytest.approx(1 / 3)
+    assert total.tokens_per_point == 200
+    assert PointScore().miss_rate is None
+
+
+def test_micro_scores_add_triggers_and_rates() -> None:
+    a = MicroScore(sessions=1, rewrites=2, tokens_saved=300, input_tokens_plain=1000, input_tokens_micro=800,
+                   cleared_reads=4, cleared_reads_reread=1, by_trigger={"size": 2})  # fmt: skip
+    b = MicroScore(sessions=1, rewrites=1, tokens_saved=100, input_tokens_plain=1000, input_tokens_micro=1000,
+                   by_trigger={"idle": 1, "size": 0})  # fmt: skip
+    total = a + b
+    assert total.by_trigger == {"size": 2, "idle": 1}
+    assert total.saved_per_rewrite == pytest.approx(400 / 3)
+    assert total.input_reduction == pytest.approx(0.1)
+    assert total.reread_rate == 0.25

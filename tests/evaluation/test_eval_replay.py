@@ -1,0 +1,164 @@
+"""Replays of small hand-made sessions, where what each ranker attaches and what is re-read is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.evaluation.session_log import SessionLog, numbered, words
+
+from compact_lsp.engine.claude_code import import_claude_code
+from compact_lsp.engine.rehydration import recency_ranker
+from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
+from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.evaluation import EvalConfig, MicroSpec, RankerSpec, replay_session
+from compact_lsp.evaluation.replay import compaction_points
+
+BIG = numbered(300)
+SMALL_BEFORE = "a = 0\nb = 1\n"
+
+
+@pytest.fixture(scope="module")
+def counter() -> TiktokenCounter:
+    return TiktokenCounter()
+
+
+def rereading_session(tmp_path: Path) -> Path:
+    """Turns 0-4 read big.py (lines 200-204, then whole), small.py, a note outside the project, edit small.py;
+    the compaction point is before turn 5; turns 5-6 re-read big.py's lines 200-204 and small.py."""
+    log = SessionLog()
+    log.read("big.py", BIG, offset=200, limit=5)
+    log.read("small.py", SMALL_BEFORE)
+    log.call("Read", {"file_path": "/home/dev/notes.md"}, "     1→note",
+             {"file": {"filePath": "/home/dev/notes.md", "content": "note", "startLine": 1, "numLines": 1,
+                       "totalLines": 1}})  # fmt: skip
+    log.read("big.py", BIG)
+    log.edit("small.py", SMALL_BEFORE, "b = 1", "b = 2")
+    log.read("big.py", BIG, offset=200, limit=5)
+    log.read("small.py", "a = 0\nb = 2\n")
+    log.say("Done.")
+    return log.write(tmp_path)
+
+
+def config(*rankers: RankerSpec) -> EvalConfig:
+    return EvalConfig(every_turns=5, token_fractions=(), lookahead_turns=10, rankers=rankers, micro=())
+
+
+SMALL_FILES = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=400)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        pytest.param(
+            RankerSpec("one file", recency_ranker, settings=RehydrationSettings(max_files=1)),
+            {"rereads": 2, "misses": 1, "full_hits": 1, "partial_covering": 0, "attached_files": 1},
+            id="one-file-budget-misses-the-older-file",
+        ),
+        pytest.param(
+            RankerSpec("head", recency_ranker, slices=False, settings=SMALL_FILES),
+            {"rereads": 2, "misses": 0, "full_hits": 1, "partial_covering": 0, "partial_short": 1},
+            id="head-of-a-big-file-misses-the-lines-read",
+        ),
+        pytest.param(
+            RankerSpec("slices", recency_ranker, slices=True, settings=SMALL_FILES),
+            {"rereads": 2, "misses": 0, "full_hits": 1, "partial_covering": 1, "partial_short": 0},
+            id="slices-bring-back-the-lines-read",
+        ),
+        pytest.param(
+            RankerSpec("whole", recency_ranker, settings=RehydrationSettings(max_tokens_per_file=50_000)),
+            {"rereads": 2, "misses": 0, "full_hits": 2, "attached_files": 2},
+            id="generous-budget-attaches-both-whole",
+        ),
+    ],
+)
+def test_rankers_at_a_compaction_point(
+    tmp_path: Path, counter: TiktokenCounter, spec: RankerSpec, expected: dict[str, int]
+) -> None:
+    result = replay_session(import_claude_code(rereading_session(tmp_path)), config(spec), counter)
+    assert result.points == [11]  # the assistant message of turn 5
+    score = result.rankers[spec.name]
+    assert score.points == 1
+    assert score.needed == score.rereads == 2  # the note outside the project is never counted
+    for name, value in expected.items():
+        assert getattr(score, name) == value, name
+
+
+def test_attached_tokens_are_what_rehydration_would_send(tmp_path: Path, counter: TiktokenCounter) -> None:
+    spec_small = RankerSpec("slices", recency_ranker, settings=SMALL_FILES)
+    spec_whole = RankerSpec("whole", recency_ranker, settings=RehydrationSettings(max_tokens_per_file=50_000))
+    result = replay_session(
+        import_claude_code(rereading_session(tmp_path)), config(spec_small, spec_whole), counter
+    )
+    small, whole = result.rankers["slices"].attached_tokens, result.rankers["whole"].attached_tokens
+    assert 0 < small <= 400 + 50  # the sliced big file within its cap, plus the tiny small.py
+    assert whole > counter.count_text(BIG)  # the whole big file came back from disk
+
+
+def test_the_workspace_holds_the_files_the_log_showed(tmp_path: Path, counter: TiktokenCounter) -> None:
+    result = replay_session(import_claude_code(rereading_session(tmp_path)), config(), counter)
+    assert result.files_materialised == 3  # big.py, small.py and the note outside
+    assert result.reads_without_content == 0
+
+
+def clearing_session(tmp_path: Path) -> Path:
+    """Three reads of ~1,000-token files, then file one again; the size trigger at 1,500 tokens keeps one."""
+    log = SessionLog()
+    for name in ("one", "two", "three", "one"):
+        log.read(f"{name}.txt", words(1_000, name))
+    log.say("Done.")
+    return log.write(tmp_path)
+
+
+def test_microcompaction_counts_rewrites_savings_and_rereads_of_cleared_reads(
+    tmp_path: Path, counter: TiktokenCounter
+) -> None:
+    spec = MicroSpec(
+        "tight", MicrocompactSettings(keep_recent=1, idle_minutes=-1, size_threshold_tokens=1_500)
+    )
+    cfg = EvalConfig(every_turns=0, token_fractions=(), rankers=(), micro=(spec,))
+    score = replay_session(import_claude_code(clearing_session(tmp_path)), cfg, counter).micro["tight"]
+    # each new ~1,000-token result pushes the total past 1,500, and the oldest kept result is cleared
+    assert score.rewrites == 3
+    assert score.by_trigger == {"size": 3}
+    assert score.cleared_reads == 3
+    assert score.cleared_reads_reread == score.cleared_reads_reread_soon == 1  # "one" is read again
+    assert 2_700 < score.tokens_saved < 3_300
+    assert score.input_tokens_micro < score.input_tokens_plain
+
+
+def test_default_microcompaction_leaves_a_small_session_alone(
+    tmp_path: Path, counter: TiktokenCounter
+) -> None:
+    cfg = EvalConfig(every_turns=0, token_fractions=(), rankers=(), micro=(MicroSpec("defaults"),))
+    score = replay_session(import_claude_code(clearing_session(tmp_path)), cfg, counter).micro["defaults"]
+    assert (score.rewrites, score.tokens_saved, score.cleared_reads) == (0, 0, 0)
+    assert score.input_tokens_micro == score.input_tokens_plain > 0
+
+
+@pytest.mark.parametrize(
+    ("every", "fractions", "expected_turns"),
+    [
+        pytest.param(2, (), [2, 4], id="every-two-turns"),
+        pytest.param(0, (0.5,), [3], id="half-way-by-size"),
+        pytest.param(2, (0.5,), [2, 3, 4], id="both-schedules-merge"),
+        pytest.param(0, (), [], id="no-schedule"),
+    ],
+)
+def test_compaction_points(
+    tmp_path: Path,
+    counter: TiktokenCounter,
+    every: int,
+    fractions: tuple[float, ...],
+    expected_turns: list[int],
+) -> None:
+    log = SessionLog()
+    for name in ("a", "b", "c", "d", "e"):
+        log.read(f"{name}.txt", words(200, name))
+    messages = import_claude_code(log.write(tmp_path)).session.messages
+    assistant_turn = {}
+    for i, m in enumerate(messages):
+        if m["role"] == "assistant":
+            assistant_turn[i] = len(assistant_turn)
+    points = compaction_points(messages, counter, every, fractions)
+    assert [assistant_turn[p] for p in points] == expected_turns
