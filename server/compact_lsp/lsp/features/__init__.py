@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .. import chat
 from . import commands, documents, lifecycle, methods
 
 if TYPE_CHECKING:
@@ -15,6 +16,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     documents.register,
     methods.register,
     commands.register,
+    chat.register,
 )
 
 

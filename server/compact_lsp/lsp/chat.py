@@ -1,0 +1,133 @@
+"""``compact/chat`` and ``compact/chatEvent``: the built-in agent (``compact_lsp.agent``) over the server.
+
+A chat request runs one turn of the agent loop on a session and answers ``{stopReason, usage}`` when the turn
+ends; meanwhile ``compact/chatEvent`` notifications stream it. The loop reaches the session only through
+``SlotAccess``: every engine call under the session's lock (so compact/append, status and compactions from
+elsewhere never interleave with it), automatic compaction through the server's ``compact_session`` (progress,
+``compact/didCompact``). Permission prompts are ``window/showMessageRequest``. ``$/cancelRequest`` cancels the
+handler's task; the loop answers any open tool call before the cancellation goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from compact_lsp.agent.loop import ChatLoop, anthropic_client_factory
+from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
+from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.agent.tools import default_tools
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.messages import Message
+from compact_lsp.engine.microcompact import EvictionRecord
+
+from .compacting import compact_session
+from .errors import request_failed, rpc_errors
+from .notify import did_compact
+from .params import as_object, required_str
+from .work import in_session, remember_appended_reads
+
+if TYPE_CHECKING:
+    from .server import CompactLanguageServer
+    from .sessions import SessionSlot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CHAT = "compact/chat"
+CHAT_EVENT = "compact/chatEvent"
+
+
+class SlotAccess:
+    """The agent loop's way to a server session (see the module docstring)."""
+
+    def __init__(self, server: CompactLanguageServer, slot: SessionSlot) -> None:
+        self.server = server
+        self.slot = slot
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
+        return await in_session(self.server, self.slot, fn, changes=changes)
+
+    async def compact(self, trigger: str) -> dict[str, Any]:
+        try:
+            return await compact_session(self.server, self.slot, trigger=trigger)
+        except JsonRpcException as exc:  # another compaction of this session is running
+            raise CompactionError("in_progress", str(exc)) from exc
+
+    def after_append(self, messages: list[Message]) -> None:
+        remember_appended_reads(self.slot, messages)
+
+    def microcompacted(self, eviction: EvictionRecord) -> None:
+        wire = eviction.to_wire()
+        did_compact(
+            self.server,
+            self.slot.session.id,
+            "micro",
+            wire["trigger"],
+            wire["tokensBefore"],
+            wire["tokensAfter"],
+        )
+
+
+class ChatState:
+    """What the chat keeps between requests, per session: the permission answers and the running turn."""
+
+    def __init__(self) -> None:
+        self.permissions: dict[str, Permissions] = {}
+        """"Allow for this session" answers and denied paths, by session id."""
+        self.running: set[str] = set()
+        """Sessions with a turn in flight (one at a time per session)."""
+
+
+def register(server: CompactLanguageServer) -> None:
+    state = ChatState()
+
+    async def ask(request: PermissionRequest) -> Decision:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=request.prompt,
+            actions=[types.MessageActionItem(title=title) for title in ACTIONS],
+        )
+        answer: Any = await server.window_show_message_request_async(params)
+        title = answer.get("title") if isinstance(answer, dict) else getattr(answer, "title", None)
+        return decision_for(title if isinstance(title, str) else None)
+
+    @server.feature(CHAT)
+    @rpc_errors
+    async def chat(params: Any) -> dict[str, Any]:
+        args = as_object(params, CHAT)
+        slot = await server.registry().get(required_str(args, "sessionId", CHAT), CHAT)
+        text = required_str(args, "text", CHAT)
+        session = slot.session
+        if session.id in state.running:
+            raise request_failed(
+                f"The agent is still answering in session {session.id}; wait for it, or cancel that request.",
+                {"kind": "busy"},
+            )
+        agent = AgentSettings.from_wire(server.raw_settings.get("agent"))
+        permissions = state.permissions.setdefault(session.id, Permissions(ask=ask))
+
+        def emit(event: dict[str, Any]) -> None:
+            server.send_notification(CHAT_EVENT, {"sessionId": session.id, **event})
+
+        loop = ChatLoop(
+            session,
+            client_factory=anthropic_client_factory(session.settings, agent),
+            tools=default_tools(shell=agent.shell, ripgrep=shutil.which("rg")),
+            permissions=permissions,
+            emit=emit,
+            settings=agent,
+            access=SlotAccess(server, slot),
+        )
+        state.running.add(session.id)
+        try:
+            result = await loop.run_turn(text)
+        finally:
+            state.running.discard(session.id)
+        return result.to_wire()

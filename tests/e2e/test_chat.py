@@ -1,0 +1,108 @@
+"""The built-in agent end to end: compact/chat against the loopback Messages API, permission prompts answered
+by the client, chat events streamed, $/cancelRequest."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
+
+from compact_lsp.engine.validate import validate
+
+from .conftest import Workspace
+from .conversation import new_session, request
+
+
+@pytest.fixture
+def init_options(workspace: Workspace, messages_api: MessagesApiStub) -> dict[str, Any]:
+    workspace.write("src/app.py", "def greet(name):\n    return 'hello ' + name\n")
+    return workspace.options(baseUrl=messages_api.base_url)
+
+
+class ClientSide:
+    """What the editor sees: chat events, permission prompts (answered from ``answers``)."""
+
+    def __init__(self, client: LanguageClient, answers: list[str]) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.prompts: list[str] = []
+        self.turn_done = asyncio.Event()
+
+        @client.feature("compact/chatEvent")
+        def on_event(params: Any) -> None:
+            self.events.append(params)
+
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def on_prompt(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+            self.prompts.append(params.message)
+            return types.MessageActionItem(title=answers.pop(0))
+
+
+async def test_chat_reads_and_edits_with_permission(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace
+) -> None:
+    side = ClientSide(client, ["Allow once"])
+    session_id = await new_session(client)
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}, text="Reading."),
+        tool_call("edit_file", {"file_path": "src/app.py", "old_string": "'hello '", "new_string": "'hi '"}),
+        reply("Changed the greeting."),
+    )
+    result = await request(client, "compact/chat", {"sessionId": session_id, "text": "Say hi instead."})
+    assert result["stopReason"] == "end_turn"
+    assert result["usage"]["total"] > 0
+    assert (workspace.root / "src/app.py").read_text() == "def greet(name):\n    return 'hi ' + name\n"
+    assert len(side.prompts) == 1 and "src/app.py" in side.prompts[0]
+    assert {e["sessionId"] for e in side.events} == {session_id}
+    kinds = [e["kind"] for e in side.events]
+    assert kinds.count("tool_use") == kinds.count("tool_result") == 2
+    text = "".join(e["text"] for e in side.events if e["kind"] == "text")
+    assert text == "Reading.Changed the greeting."
+    view = await request(client, "compact/messages", {"sessionId": session_id})
+    assert validate(view["messages"]) == []
+    assert view["messages"][-1]["content"][-1]["text"] == "Changed the greeting."
+    status = await request(client, "compact/status", {"sessionId": session_id})
+    assert [f["path"] for f in status["readFiles"]] == ["src/app.py"]
+
+
+async def test_chat_denied_edit_reaches_the_model_as_an_error(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace
+) -> None:
+    ClientSide(client, ["Deny"])
+    session_id = await new_session(client)
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}),
+        tool_call("edit_file", {"file_path": "src/app.py", "old_string": "'hello '", "new_string": "'yo '"}),
+        reply("Understood."),
+    )
+    await request(client, "compact/chat", {"sessionId": session_id, "text": "Say yo."})
+    assert "'hello '" in (workspace.root / "src/app.py").read_text()
+    denied = messages_api.bodies[2]["messages"][-1]["content"][0]
+    assert denied["is_error"] is True and "denied" in denied["content"]
+
+
+async def test_cancel_request_stops_the_turn_cleanly(
+    client: LanguageClient, messages_api: MessagesApiStub
+) -> None:
+    ClientSide(client, [])
+    session_id = await new_session(client)
+    messages_api.push(tool_call("read_file", {"file_path": "src/app.py"}), hang())
+    chat = asyncio.ensure_future(
+        client.protocol.send_request_async(
+            "compact/chat", {"sessionId": session_id, "text": "read it"}, msg_id="chat-cancel-1"
+        )
+    )
+    assert await asyncio.to_thread(messages_api.wait_for_requests, 2)
+    client.protocol.notify("$/cancelRequest", types.CancelParams(id="chat-cancel-1"))
+    with pytest.raises(Exception, match="cancel"):
+        await chat
+    view = await request(client, "compact/messages", {"sessionId": session_id})
+    assert validate(view["messages"]) == []
+    assert view["messages"][-1]["role"] == "user"  # the read's result; nothing of the cancelled answer
+    # the session takes the next turn
+    messages_api.push(reply("hello again"))
+    result = await request(client, "compact/chat", {"sessionId": session_id, "text": "hi"})
+    assert result["stopReason"] == "end_turn"
