@@ -9,6 +9,9 @@ local M = {}
 
 M.prompt = '> '
 
+--- Lines of a permission question shown in the transcript.
+local PROMPT_LINES = 20
+
 --- The chat buffer of a session, if it is still there.
 ---@param session_id string?
 ---@return integer?
@@ -128,7 +131,16 @@ function M.on_prompt(params)
         turn.open_text = false
       end
     end
-    append_lines(buf, { '  ? ' .. (params.message or ''):gsub('\n', ' ') })
+    -- The whole question (an edit's diff, a file's content), capped so a big write stays readable.
+    local lines = vim.split(params.message or '', '\n', { plain = true })
+    local shown = { '  ? ' .. lines[1] }
+    for i = 2, math.min(#lines, PROMPT_LINES) do
+      table.insert(shown, '    ' .. lines[i])
+    end
+    if #lines > PROMPT_LINES then
+      table.insert(shown, string.format('    … %d more lines', #lines - PROMPT_LINES))
+    end
+    append_lines(buf, shown)
   end
 end
 
