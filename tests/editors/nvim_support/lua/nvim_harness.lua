@@ -102,7 +102,8 @@ function H.request(method, params)
 end
 
 --- Run `:Compact <args>` and wait until the plugin reports the subcommand done; returns the event data.
-function H.compact(args)
+--- A subcommand that fails stops the scenario with the server's message, unless `may_fail` is set.
+function H.compact(args, may_fail)
   local name = vim.split(args, ' ')[1]
   local before = #H.events('CompactLspCommand')
   vim.cmd('Compact ' .. args)
@@ -117,6 +118,9 @@ function H.compact(args)
     end
     return false
   end)
+  if found.error and not may_fail then
+    error(':Compact ' .. args .. ' failed: ' .. found.error, 2)
+  end
   return found
 end
 

@@ -78,7 +78,7 @@ H.run(function()
   H.record('lsp_status_after', vim.lsp.status())
 
   H.record('undo', H.compact('undo'))
-  H.record('undo_again', H.compact('undo'))
+  H.record('undo_again', H.compact('undo', true))
   H.record('messages_after_undo', H.request('compact/messages', { sessionId = sid }))
 
   H.record('completion_all', vim.fn.getcompletion('Compact ', 'cmdline'))
