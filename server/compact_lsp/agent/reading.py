@@ -258,12 +258,14 @@ def _python_grep(ctx: ToolContext, base_real: str, pattern: str, file_glob: str,
 
 
 async def _ripgrep(rg: str, cwd: str, target: str, pattern: str, file_glob: str, ignore_case: bool) -> str:
-    argv = [rg, "--line-number", "--no-heading", "--color=never", "--max-columns=500", "-e", pattern]
+    argv = [rg, "--line-number", "--with-filename", "--no-heading", "--color=never", "--max-columns=500"]
+    argv += ["-e", pattern]
     if file_glob:
         argv += ["--glob", file_glob]
     if ignore_case:
         argv.append("--ignore-case")
-    argv += ["--", target]
+    if target != ".":  # searching the cwd itself keeps the paths free of a leading ./
+        argv += ["--", target]
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )

@@ -290,7 +290,7 @@ async def _shell(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         proc.kill()
         await proc.wait()
         raise
-    text = bound(out.decode("utf-8", "replace"))
+    text = bound(out.decode("utf-8", "replace")).rstrip("\n")
     return ToolOutput(f"{text}\n[exit code {proc.returncode}]".lstrip(), is_error=proc.returncode != 0)
 
 
