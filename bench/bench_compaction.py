@@ -1,0 +1,200 @@
+"""Full compaction benchmark (issue 8): time and peak memory against session size, excluding the model.
+
+Run: .venv/bin/python bench/bench_compaction.py [--quick]  — prints a markdown table and writes
+bench/results/compaction.json.
+
+Sessions are synthetic rounds of a Read of a real file in a temporary workspace (so rehydration re-reads real
+bytes) and its ~1,000-token result, up to 200k tokens. Paths timed through ``ContextSession.compact``:
+
+- session memory: notes already up to date (they are written in the background), so compaction is the
+  notes plus rehydration; the goal is <= 100 ms at 200k tokens;
+- offline: the offline extractor summarises the whole history;
+- model: ``AnthropicSummarizer`` against the loopback Messages API stub (tests/support/messages_api_stub.py),
+  which answers at once: the client, request building and streaming, with no model time.
+
+Peak memory is tracemalloc's peak during the session-memory compaction over the memory the session holds at
+rest (allocated while building it); the goal is <= 1.5x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import platform
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
+from compact_lsp.engine.summarize import (
+    AnthropicSummarizer,
+    OfflineSummarizer,
+    SessionMemory,
+    SessionMemorySummarizer,
+    Summarizer,
+)
+from compact_lsp.engine.tokens import TiktokenCounter
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+SIZES = (25_000, 50_000, 100_000, 200_000)
+ROUND_TOKENS = 1_000
+CODE = "    total = compute_value(index, scale=2, cache=cache)  # keep the cache warm {n}\n"
+
+
+def build_session(root: Path, tokens: int, counter: TiktokenCounter) -> ContextSession:
+    settings = EngineSettings(
+        context_window=1_000_000,
+        microcompact=MicrocompactSettings(idle_minutes=-1, size_threshold_tokens=-1),
+        memory=MemorySettings(project_root=str(root / ".mem"), user_root=str(root / ".mem-user")),
+    )
+    ticks = iter(range(1, 10**9))
+    session = ContextSession("bench", settings=settings, counter=counter, workspace_root=str(root),
+                             clock=lambda: float(next(ticks)))  # fmt: skip
+    session.append([{"role": "user", "content": [{"type": "text", "text": "Refactor the cache layer."}]}])
+    n = 0
+    while session.usage().total < tokens:
+        path = root / "src" / f"module_{n}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "".join(CODE.format(n=f"{n}.{i}") for i in range(ROUND_TOKENS // 20))
+        path.write_text(text)
+        use_id = f"toolu_{n:05d}"
+        session.append(
+            [{"role": "assistant", "content": [
+                {"type": "text", "text": f"Reading module {n}."},
+                {"type": "tool_use", "id": use_id, "name": "Read", "input": {"file_path": str(path)}}]}]
+        )  # fmt: skip
+        session.append(
+            [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id, "content": text}]}]
+        )
+        n += 1
+    session.append([{"role": "assistant", "content": [{"type": "text", "text": "Done reading."}]}])
+    return session
+
+
+def session_memory_summarizer(session: ContextSession) -> Summarizer:
+    memory = SessionMemory()
+    asyncio.run(memory.update(session.messages, total_tokens=session.usage().total))  # background work
+    return SessionMemorySummarizer(memory, fallback=OfflineSummarizer())
+
+
+def timed_compaction(
+    tokens: int, make: Callable[[ContextSession], Summarizer], counter: TiktokenCounter, repeat: int
+) -> dict[str, Any]:
+    best = float("inf")
+    after = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeat):  # a fresh session each time: compaction replaces the history
+            session = build_session(Path(tmp), tokens, counter)
+            summarizer = make(session)
+            gc.collect()
+            start = time.perf_counter()
+            outcome = asyncio.run(session.compact(summarizer))
+            best = min(best, time.perf_counter() - start)
+            after = outcome.boundary.tokens_after
+            before = outcome.boundary.tokens_before
+    return {"ms": best * 1000, "tokens_before": before, "tokens_after": after}
+
+
+def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        # one compaction first, so lazy imports and one-off caches are not counted as compaction's
+        warm = build_session(Path(tmp) / "warm", 10_000, counter)
+        asyncio.run(warm.compact(session_memory_summarizer(warm)))
+        del warm
+        gc.collect()
+        tracemalloc.start()
+        session = build_session(Path(tmp), tokens, counter)
+        summarizer = session_memory_summarizer(session)
+        gc.collect()
+        resting, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        asyncio.run(session.compact(summarizer))
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return {"resting_mib": resting / 2**20, "peak_mib": peak / 2**20, "ratio": peak / resting}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only 25k and 200k tokens, one repeat")
+    args = parser.parse_args(argv)
+    sizes = (25_000, 200_000) if args.quick else SIZES
+    repeat = 1 if args.quick else 3
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.messages_api_stub import MessagesApiStub, reply
+
+    counter = TiktokenCounter()
+    rows: list[dict[str, Any]] = []
+    with MessagesApiStub() as stub:
+        stub.default = reply(
+            "<summary>The user asked to refactor the cache layer; every module was read.</summary>"
+        )
+
+        def model(_session: ContextSession) -> Summarizer:
+            return AnthropicSummarizer(model="claude-bench", api_key="bench-key", base_url=stub.base_url,
+                                       max_retries=0, env={})  # fmt: skip
+
+        paths: dict[str, Callable[[ContextSession], Summarizer]] = {
+            "session_memory": session_memory_summarizer,
+            "offline": lambda _s: OfflineSummarizer(),
+            "model_stub": model,
+        }
+        for make in paths.values():  # warm up: lazy imports (anthropic), first connections
+            timed_compaction(10_000, make, counter, 1)
+        for tokens in sizes:
+            row: dict[str, Any] = {"tokens": tokens}
+            for name, make in paths.items():
+                result = timed_compaction(tokens, make, counter, repeat)
+                row[f"{name}_ms"] = result["ms"]
+                row["tokens_before"] = result["tokens_before"]
+                row[f"{name}_tokens_after"] = result["tokens_after"]
+            row.update({f"memory_{k}": v for k, v in peak_memory(tokens, counter).items()})
+            rows.append(row)
+    largest = rows[-1]
+    goals = {
+        "session_memory_ms_at_200k": largest["session_memory_ms"],
+        "session_memory_ok": largest["session_memory_ms"] <= 100,
+        "peak_over_resting": largest["memory_ratio"],
+        "peak_ok": largest["memory_ratio"] <= 1.5,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    report = {
+        "benchmark": "full compaction",
+        "python": platform.python_version(),
+        "rows": rows,
+        "goals": goals,
+    }
+    (RESULTS / "compaction.json").write_text(json.dumps(report, indent=2) + "\n")
+    lines = [
+        "| session tokens | session memory (ms) | offline (ms) | model via stub (ms) | resting MiB "
+        "| peak MiB | peak / resting |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['tokens_before']:,} | {r['session_memory_ms']:.1f} | {r['offline_ms']:.1f} | "
+            f"{r['model_stub_ms']:.1f} | {r['memory_resting_mib']:.1f} | {r['memory_peak_mib']:.1f} | "
+            f"{r['memory_ratio']:.2f} |"
+        )
+    lines += [
+        "",
+        f"- session-memory compaction at {largest['tokens_before']:,} tokens: "
+        f"**{goals['session_memory_ms_at_200k']:.1f} ms** (goal <= 100 ms): "
+        f"{'ok' if goals['session_memory_ok'] else 'OVER'}",
+        f"- peak memory during compaction / resting: **{goals['peak_over_resting']:.2f}x** (goal <= 1.5x): "
+        f"{'ok' if goals['peak_ok'] else 'OVER'}",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0 if goals["session_memory_ok"] and goals["peak_ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
