@@ -1,0 +1,262 @@
+"""Run every benchmark, plot the results and write docs/benchmarks.md — one command:
+
+    .venv/bin/python bench/run_all.py [--quick] [--only NAME ...]
+
+Each ``bench/bench_*.py`` present runs as its own subprocess (a missing one is noted, a failing one reported
+with its exit code and the run goes on); each writes bench/results/<name>.json and prints a markdown table.
+The plots go to docs/img/bench_*.png. Every figure in the page is a ratio or a curve measured in this one run,
+on the machine described at its top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results"
+DOCS = ROOT / "docs"
+IMG = DOCS / "img"
+
+KNOWN = (
+    ("bench_tokens.py", "Token accounting"),
+    ("bench_microcompact.py", "Microcompaction plan+apply vs session length"),
+    ("bench_lsp.py", "LSP round trips over stdio"),
+    ("bench_watcher.py", "Watcher start-up and idle CPU"),
+    ("bench_rehydration.py", "Rehydration"),
+    ("bench_compaction.py", "Full compaction: time and peak memory"),
+    ("bench_cache.py", "Prompt-cache friendliness of the size trigger"),
+)
+QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
+"""Scripts known to take ``--quick``."""
+TIMEOUT_S = 1_800
+
+
+@dataclass
+class Run:
+    script: str
+    title: str
+    present: bool
+    returncode: int | None = None
+    seconds: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor() or "unknown"
+    memory = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+                break
+    except OSError:
+        pass
+    try:
+        nproc = subprocess.run(["nproc"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        nproc = str(os.cpu_count())
+    return {
+        "nproc": nproc,
+        "cpu": cpu,
+        "memory": memory,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "system": f"{platform.system()} {platform.release()} ({platform.machine()})",
+    }
+
+
+def scripts(only: list[str] | None) -> list[tuple[str, str]]:
+    listed = list(KNOWN)
+    names = {name for name, _ in listed}
+    for extra in sorted(BENCH.glob("bench_*.py")):  # anything new someone added
+        if extra.name not in names:
+            listed.append((extra.name, extra.stem.removeprefix("bench_").replace("_", " ").capitalize()))
+    if only:
+        wanted = {o if o.endswith(".py") else f"bench_{o}.py" for o in only}
+        listed = [item for item in listed if item[0] in wanted]
+    return listed
+
+
+def run_script(script: str, title: str, quick: bool) -> Run:
+    path = BENCH / script
+    if not path.is_file():
+        return Run(script, title, present=False)
+    command = [sys.executable, str(path)] + (["--quick"] if quick and script in QUICK_FLAG else [])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), os.environ.get("PYTHONPATH", "")]),
+    }
+    sys.stderr.write(f"running {script} ...\n")
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        return Run(
+            script, title, True, None, time.perf_counter() - start, out, f"timed out after {TIMEOUT_S} s"
+        )
+    seconds = time.perf_counter() - start
+    sys.stderr.write(f"  {script}: exit {done.returncode} in {seconds:.0f} s\n")
+    return Run(script, title, True, done.returncode, seconds, done.stdout, done.stderr)
+
+
+def _load(name: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads((RESULTS / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _find(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def goals() -> list[tuple[str, str, str]]:
+    """(goal, measured, verdict) for every goal whose benchmark left a result."""
+    rows: list[tuple[str, str, str]] = []
+
+    def verdict(ok: bool | None) -> str:
+        return "–" if ok is None else "met" if ok else "**not met**"
+
+    micro = _find(_load("microcompact"), "ratio_20k_over_2k")
+    if isinstance(micro, dict) and micro:
+        worst = max(micro.values())
+        shown = ", ".join(f"{k} {v:.2f}" for k, v in micro.items())
+        rows.append(("microcompaction plan+apply, 20k / 2k messages <= 12", shown, verdict(worst <= 12)))
+    tokens = _load("tokens")
+    cold = _find(tokens, "cold", "ratio")
+    if isinstance(cold, int | float):
+        rows.append(("cold counting >= 0.8x raw tiktoken", f"{cold:.2f}x", verdict(cold >= 0.8)))
+    recount = _find(tokens, "recount", "ratio")
+    if isinstance(recount, int | float):
+        rows.append(
+            ("re-count after one append <= 2x the message alone", f"{recount:.2f}x", verdict(recount <= 2))
+        )
+    compaction = _load("compaction")
+    ms = _find(compaction, "goals", "session_memory_ms_at_200k")
+    if isinstance(ms, int | float):
+        goal = "session-memory compaction at 200k tokens <= 100 ms (excluding the model)"
+        rows.append((goal, f"{ms:.1f} ms", verdict(ms <= 100)))
+    peak = _find(compaction, "goals", "peak_over_resting")
+    if isinstance(peak, int | float):
+        rows.append(("peak memory during compaction <= 1.5x resting", f"{peak:.2f}x", verdict(peak <= 1.5)))
+    for name, goal in (("lsp", "LSP status p50/p99 <= 3x a trivial request, p99 <= 10 ms"),
+                       ("watcher", "watcher start-up, 100k vs 100 files <= 1.2x")):  # fmt: skip
+        data = _load(name)
+        found = _find(data, "goals")
+        if isinstance(found, dict) and found:
+            shown = ", ".join(
+                f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in found.items()
+            )
+            oks = [v for k, v in found.items() if isinstance(v, bool)]
+            rows.append((goal, shown, verdict(all(oks) if oks else None)))
+        elif data is not None:
+            rows.append((goal, f"see the {name} section", "–"))
+        else:
+            rows.append((goal, f"not measured (no bench/results/{name}.json)", "–"))
+    cache = _find(_load("cache"), "ratios")
+    if isinstance(cache, dict):
+        shown = ", ".join(
+            f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items()
+        )
+        rows.append(("size trigger: fewer rewrites with the low watermark (off / on)", shown, "–"))
+    return rows
+
+
+def render(runs: list[Run], plots: list[tuple[str, str, Path]], info: dict[str, str], quick: bool) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `.venv/bin/python bench/run_all.py`"
+        + (" --quick" if quick else "")
+        + f" on {time.strftime('%Y-%m-%d %H:%M %Z')}. Every figure below was measured in that one run; "
+        "compare ratios and curve shapes, not absolute times, across machines.",
+        "",
+        "## Machine",
+        "",
+        f"- CPUs (`nproc`): {info['nproc']}",
+        f"- CPU model: {info['cpu']}",
+        f"- memory: {info['memory']}",
+        f"- Python: {info['python']}",
+        f"- system: {info['system']}",
+        "",
+        "## Goals",
+        "",
+        "| goal | measured | verdict |",
+        "|---|---|---|",
+        *[f"| {g} | {m} | {v} |" for g, m, v in goals()],
+        "",
+        "## Scripts",
+        "",
+        "| script | status | seconds |",
+        "|---|---|---:|",
+    ]
+    for run in runs:
+        status = (
+            "not present"
+            if not run.present
+            else "ok"
+            if run.returncode == 0
+            else "timed out"
+            if run.returncode is None
+            else f"exit {run.returncode} (a goal not met, or an error)"
+        )
+        lines.append(f"| `{run.script}` | {status} | {run.seconds:.0f} |")
+    by_name = {name: (title, png) for name, title, png in plots}
+    for run in runs:
+        if not run.present:
+            continue
+        lines += ["", f"## {run.title}", ""]
+        name = run.script.removeprefix("bench_").removesuffix(".py")
+        if name in by_name:
+            title, png = by_name[name]
+            lines += [f"![{title}]({png.relative_to(DOCS).as_posix()})", ""]
+        if run.stdout.strip():
+            lines.append(run.stdout.strip())
+        if run.returncode not in (0, 1):
+            tail = "\n".join(run.stderr.strip().splitlines()[-8:])
+            lines += ["", "```", tail or "(no output)", "```"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="pass --quick to the scripts that take it")
+    parser.add_argument("--only", nargs="*", help="run only these (e.g. cache compaction); plot every result")
+    args = parser.parse_args(argv)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    runs = [run_script(script, title, args.quick) for script, title in scripts(args.only)]
+    sys.path.insert(0, str(BENCH))
+    from plots import make_plots
+
+    plots = make_plots(RESULTS, IMG)
+    text = render(runs, plots, machine(), args.quick)
+    (DOCS / "benchmarks.md").write_text(text)
+    sys.stdout.write(text)
+    return 0 if all(r.returncode in (0, 1) for r in runs if r.present) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
