@@ -153,12 +153,23 @@ def plot(report: EvalReport, path: str | Path) -> bool:
         return False
     rankers = report.ranker_totals()
     micro = report.micro_totals()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6), dpi=80)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), dpi=80)
     names = list(rankers)
     short = [_wrap(n) for n in names]
     ax = axes[0]
-    ax.barh(short, [100 * (rankers[n].miss_rate or 0) for n in names], color="#c0504d")
-    ax.set_xlabel("re-read miss rate (%)")
+    height = 0.27
+    series = (
+        ("re-reads missed", [rankers[n].miss_rate for n in names], "#c0504d"),
+        ("re-reads + edits missed", [rankers[n].needed_miss_rate for n in names], "#f79646"),
+        ("partial, lines not covered", [_share(rankers[n].partial_short, rankers[n].rereads) for n in names],
+         "#8064a2"),
+    )  # fmt: skip
+    for k, (label, values, color) in enumerate(series):
+        ys = [i + (k - 1) * height for i in range(len(names))]
+        ax.barh(ys, [100 * (v or 0) for v in values], height, color=color, label=label)
+    ax.set_yticks(range(len(names)), short)
+    ax.set_xlabel("% of re-reads (or re-reads + edits)")
+    ax.legend(fontsize=7)
     ax.invert_yaxis()
     ax = axes[1]
     ax.barh(short, [rankers[n].tokens_per_point or 0 for n in names], color="#4f81bd")
@@ -182,6 +193,10 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     fig.savefig(path)
     plt.close(fig)
     return True
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 def _wrap(name: str, width: int = 22) -> str:
