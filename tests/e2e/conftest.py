@@ -21,6 +21,9 @@ from tests.support.fixtures import messages_api  # noqa: F401 - the loopback Mes
 
 from compact_lsp.lsp.wire import json_converter
 
+GUARD = 30.0
+"""A hang guard for waits on notifications; they normally arrive within milliseconds."""
+
 _XDG = Path(tempfile.mkdtemp(prefix="compact-lsp-e2e-xdg-"))
 SERVER_ENV = {
     **os.environ,

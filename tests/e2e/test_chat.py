@@ -4,6 +4,7 @@ by the client, chat events streamed, $/cancelRequest."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -18,9 +19,12 @@ from .conversation import new_session, request
 
 
 @pytest.fixture
-def init_options(workspace: Workspace, messages_api: MessagesApiStub) -> dict[str, Any]:
+def init_options(
+    request: pytest.FixtureRequest, workspace: Workspace, messages_api: MessagesApiStub
+) -> dict[str, Any]:
+    """The stub as the API; a test may add options with ``indirect`` parametrisation."""
     workspace.write("src/app.py", "def greet(name):\n    return 'hello ' + name\n")
-    return workspace.options(baseUrl=messages_api.base_url)
+    return workspace.options(baseUrl=messages_api.base_url, **getattr(request, "param", {}))
 
 
 class ClientSide:
@@ -106,3 +110,37 @@ async def test_cancel_request_stops_the_turn_cleanly(
     messages_api.push(reply("hello again"))
     result = await request(client, "compact/chat", {"sessionId": session_id, "text": "hi"})
     assert result["stopReason"] == "end_turn"
+
+
+@pytest.mark.parametrize(
+    "init_options",
+    [
+        pytest.param(
+            {"autoCompact": {"enabled": True, "threshold": 9000}, "rehydration": {"maxTokensPerFile": 1000}},
+            id="low-threshold",
+        )
+    ],
+    indirect=True,
+)
+async def test_chat_compacts_between_rounds_and_goes_on(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace, init_options: dict[str, Any]
+) -> None:
+    side = ClientSide(client, [])
+    workspace.write("big.txt", "".join(f"line {i} of a long log file\n" for i in range(900)))
+    session_id = await new_session(client)
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}, input_tokens=100),
+        tool_call("read_file", {"file_path": "big.txt"}, input_tokens=100),
+        reply("<summary>SUMMARY-MARKER: read app.py and the log.</summary>"),
+        reply("Both read.", input_tokens=100),
+    )
+    result = await request(
+        client, "compact/chat", {"sessionId": session_id, "text": "Read app.py and big.txt"}
+    )
+    assert result["stopReason"] == "end_turn"
+    compacted = await client.wait_for_notification("compact/didCompact")
+    assert (compacted["kind"], compacted["trigger"]) == ("full", "auto")
+    after = json.dumps(messages_api.bodies[3]["messages"])
+    assert "SUMMARY-MARKER: read app.py and the log." in after
+    assert "return 'hello ' + name" in after  # app.py re-attached
+    assert any(e["kind"] == "status" and e["message"].startswith("Compacted") for e in side.events)
