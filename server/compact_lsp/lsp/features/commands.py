@@ -23,6 +23,8 @@ REHYDRATION_PREVIEW = "compact.rehydrationPreview"
 
 
 def register(server: CompactLanguageServer) -> None:
+    # Each handler takes ``ls`` first: pygls passes the server there (we use ``server`` from this scope), and the
+    # client's arguments follow in ``args``.
     async def target(args: tuple[object, ...], command: str) -> tuple[SessionSlot, Any]:
         arg = command_argument(args, command)
         session_id = optional_str(arg, "sessionId", command)
@@ -30,7 +32,7 @@ def register(server: CompactLanguageServer) -> None:
 
     @server.command(MICROCOMPACT)
     @rpc_errors
-    async def microcompact(*args: object) -> dict[str, Any]:
+    async def microcompact(ls: object, *args: object) -> dict[str, Any]:
         slot, _ = await target(args, MICROCOMPACT)
         session = slot.session
 
@@ -55,14 +57,14 @@ def register(server: CompactLanguageServer) -> None:
 
     @server.command(COMPACT)
     @rpc_errors
-    async def compact(*args: object) -> dict[str, Any]:
+    async def compact(ls: object, *args: object) -> dict[str, Any]:
         slot, arg = await target(args, COMPACT)
         instructions = optional_str(arg, "instructions", COMPACT)
         return await compact_session(server, slot, trigger="manual", instructions=instructions)
 
     @server.command(UNDO)
     @rpc_errors
-    async def undo(*args: object) -> dict[str, Any]:
+    async def undo(ls: object, *args: object) -> dict[str, Any]:
         slot, _ = await target(args, UNDO)
         session = slot.session
 
@@ -76,12 +78,12 @@ def register(server: CompactLanguageServer) -> None:
 
     @server.command(STATUS)
     @rpc_errors
-    async def status(*args: object) -> dict[str, Any]:
+    async def status(ls: object, *args: object) -> dict[str, Any]:
         slot, _ = await target(args, STATUS)
         return await session_status(server, slot)
 
     @server.command(REHYDRATION_PREVIEW)
     @rpc_errors
-    async def preview(*args: object) -> dict[str, Any]:
+    async def preview(ls: object, *args: object) -> dict[str, Any]:
         slot, _ = await target(args, REHYDRATION_PREVIEW)
         return await rehydration_preview(server, slot)

@@ -1,0 +1,212 @@
+"""Palette commands end to end: microcompaction with managed memory, compaction, undo, status, preview."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from tests.support.messages_api_stub import MessagesApiStub, hang, reply
+
+from .conftest import GUARD, Workspace, start_server, stop_server
+from .conversation import all_text, append, command, new_session, read_file, read_round, request, start
+
+CLEARED = "[Old tool result content cleared]"
+
+
+def shell_round(use_id: str, output: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": use_id, "name": "Bash", "input": {"command": "make"}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id, "content": output}]},
+    ]
+
+
+def long_conversation(rounds: int = 6) -> list[dict[str, Any]]:
+    messages = start("Build the project and tell me what fails.")
+    for i in range(rounds):
+        messages += shell_round(
+            f"toolu_sh{i}", "\n".join(f"compiling unit {i}.{j} ... ok" for j in range(300))
+        )
+    return messages
+
+
+async def test_managed_memory_survives_forced_microcompaction(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    marker = "MEMORY-MARKER-7f3a9c"
+    topic = workspace.project_memory / "conventions.md"
+    topic.write_text(f"# Conventions\nAlways run the linter. {marker}\n")
+    session_id = await new_session(client)
+
+    memory = await read_file(client, session_id, str(topic))
+    conversation = start() + read_round("toolu_mem", str(topic), memory["content"])
+    ordinary = []
+    for i in range(8):
+        path = f"src/module_{i}.py"
+        workspace.write(path, f"# module {i}\n" + "x = 1\n" * 200)
+        read = await read_file(client, session_id, path)
+        ordinary.append(read["content"])
+        conversation += read_round(f"toolu_{i}", path, read["content"])
+    await append(client, session_id, conversation)
+
+    result = await command(client, "compact.microcompact", {"sessionId": session_id})
+
+    assert result["trigger"] == "forced"
+    assert result["tokensAfter"] < result["tokensBefore"]
+    cleared_ids = {c["toolUseId"] for c in result["cleared"]}
+    assert "toolu_mem" not in cleared_ids
+    assert {"toolu_0", "toolu_1", "toolu_2"} <= cleared_ids
+    assert [p["toolUseId"] for p in result["protected"]] == ["toolu_mem"]
+    view = await request(client, "compact/messages", {"sessionId": session_id})
+    text = all_text(view["messages"])
+    assert marker in text
+    assert ordinary[0] not in text and CLEARED in text
+    assert ordinary[-1] in text  # the most recent reads are kept
+    status = await command(client, "compact.status", {"sessionId": session_id})
+    assert status["lastMicrocompaction"]["tokensAfter"] == result["tokensAfter"]
+
+
+async def test_microcompaction_with_nothing_to_clear_says_so(client: LanguageClient) -> None:
+    session_id = await new_session(client)
+    await append(client, session_id, start())
+    result = await command(client, "compact.microcompact", {"sessionId": session_id})
+    assert result["cleared"] == [] and result["tokensBefore"] == result["tokensAfter"]
+
+
+async def test_commands_without_a_session_id_use_the_most_recent_session(client: LanguageClient) -> None:
+    await new_session(client, "first")
+    second = await new_session(client, "second")
+    assert (await command(client, "compact.status"))["sessionId"] == second
+    assert (await command(client, "compact.status", {}))["title"] == "second"
+
+
+async def test_commands_before_any_session_explain_what_to_do(client: LanguageClient) -> None:
+    with pytest.raises(Exception, match="no session yet; create one with compact/newSession"):
+        await command(client, "compact.status")
+
+
+@pytest.mark.parametrize(
+    ("name", "argument", "message"),
+    [
+        pytest.param(
+            "compact.status", {"sessionId": "ses_gone"}, "unknown session 'ses_gone'", id="unknown-session"
+        ),
+        pytest.param(
+            "compact.status", {"sessionId": 3}, "'sessionId' must be a string", id="session-id-number"
+        ),
+        pytest.param(
+            "compact.compact", {"instructions": ["x"]}, "'instructions' must be a string", id="instructions"
+        ),
+        pytest.param("compact.undo", {}, "no compaction to undo", id="nothing-to-undo"),
+        pytest.param("compact.compact", {}, "nothing to compact yet", id="empty-session"),
+    ],
+)
+async def test_bad_command_input_gets_a_readable_error(
+    client: LanguageClient, name: str, argument: dict[str, Any], message: str
+) -> None:
+    await new_session(client)
+    with pytest.raises(Exception, match=message):
+        await command(client, name, argument)
+
+
+async def test_a_command_argument_must_be_an_object(client: LanguageClient) -> None:
+    await new_session(client)
+    params = types.ExecuteCommandParams(command="compact.status", arguments=["ses_1"])
+    with pytest.raises(Exception, match="the argument must be an object"):
+        await client.workspace_execute_command_async(params)
+
+
+async def compacting_client(workspace: Workspace, api: MessagesApiStub) -> LanguageClient:
+    return await start_server(workspace, workspace.options(baseUrl=api.base_url))
+
+
+async def test_full_compaction_with_progress_notification_and_undo(
+    workspace: Workspace, messages_api: MessagesApiStub
+) -> None:
+    messages_api.push(reply("<summary>The build ran six times; every unit compiled.</summary>"))
+    lsp = await compacting_client(workspace, messages_api)
+    try:
+        session_id = await new_session(lsp)
+        original = long_conversation()
+        await append(lsp, session_id, original)
+        before = await request(lsp, "compact/messages", {"sessionId": session_id})
+        compacted = asyncio.ensure_future(lsp.wait_for_notification("compact/didCompact"))
+
+        result = await command(
+            lsp, "compact.compact", {"sessionId": session_id, "instructions": "Keep failures."}
+        )
+
+        assert result["summarizer"] == "anthropic"
+        assert result["tokensAfter"] < result["tokensBefore"]
+        assert result["boundaryId"]
+        note = await asyncio.wait_for(compacted, GUARD)
+        assert note == {
+            "sessionId": session_id, "kind": "full", "trigger": "manual",
+            "tokensBefore": result["tokensBefore"], "tokensAfter": result["tokensAfter"],
+        }  # fmt: skip
+        assert "Keep failures." in messages_api.requests[0].last_user_text()
+        (reports,) = lsp.progress_reports.values()
+        kinds = [p.kind for p in reports]
+        assert kinds[0] == "begin" and kinds[-1] == "end" and set(kinds[1:-1]) == {"report"}
+        assert reports[0].title == "Compacting conversation" and reports[0].cancellable
+        view = await request(lsp, "compact/messages", {"sessionId": session_id})
+        assert "every unit compiled" in all_text(view["messages"])
+        status = await request(lsp, "compact/status", {"sessionId": session_id})
+        assert status["lastCompaction"]["boundaryId"] == result["boundaryId"]
+
+        undone = await command(lsp, "compact.undo", {"sessionId": session_id})
+        assert undone["restored"] is True and undone["boundaryId"] == result["boundaryId"]
+        view = await request(lsp, "compact/messages", {"sessionId": session_id})
+        assert view["messages"] == before["messages"]
+    finally:
+        await stop_server(lsp)
+
+
+async def test_cancelled_compaction_changes_nothing(
+    workspace: Workspace, messages_api: MessagesApiStub
+) -> None:
+    messages_api.push(hang())
+    lsp = await compacting_client(workspace, messages_api)
+    try:
+        session_id = await new_session(lsp)
+        await append(lsp, session_id, long_conversation())
+        before = await request(lsp, "compact/messages", {"sessionId": session_id})
+        begun = asyncio.ensure_future(lsp.wait_for_notification("$/progress"))
+        running = asyncio.ensure_future(command(lsp, "compact.compact", {"sessionId": session_id}))
+        await asyncio.wait_for(begun, GUARD)
+        (token,) = lsp.progress_reports
+        status = await request(lsp, "compact/status", {"sessionId": session_id})
+        assert status["compacting"] is True
+        with pytest.raises(Exception, match="already in progress"):
+            await command(lsp, "compact.compact", {"sessionId": session_id})
+
+        lsp.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+
+        with pytest.raises(Exception, match="cancelled"):
+            await asyncio.wait_for(running, GUARD)
+        assert await request(lsp, "compact/messages", {"sessionId": session_id}) == before
+        assert lsp.progress_reports[token][-1].kind == "end"
+        status = await request(lsp, "compact/status", {"sessionId": session_id})
+        assert status["compacting"] is False and status["lastCompaction"] is None
+    finally:
+        await stop_server(lsp)
+
+
+async def test_rehydration_preview_ranks_files_read(client: LanguageClient, workspace: Workspace) -> None:
+    session_id = await new_session(client)
+    conversation = start()
+    for i in range(3):
+        path = f"src/file_{i}.py"
+        workspace.write(path, f"value = {i}\n")
+        read = await read_file(client, session_id, path)
+        conversation += read_round(f"toolu_{i}", path, read["content"])
+    await append(client, session_id, conversation)
+    preview = await command(client, "compact.rehydrationPreview", {"sessionId": session_id})
+    assert preview["budget"] == {"maxFiles": 5, "tokenBudget": 50_000, "maxTokensPerFile": 5_000}
+    assert [c["path"] for c in preview["candidates"]] == ["src/file_2.py", "src/file_1.py", "src/file_0.py"]
+    assert all(isinstance(c["reason"], str) and c["reason"] for c in preview["candidates"])
