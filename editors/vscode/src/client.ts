@@ -12,9 +12,12 @@ import {
 import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams, serverEnvironment } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
-import type { ChatEvent, DidChangeUsageParams, DidCompactParams, Usage } from "./protocol";
+import { mostRecentSession } from "./model/sessions";
+import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Usage } from "./protocol";
 import { Methods } from "./protocol";
 import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./settings";
+
+const NO_CANCELLATION = new vscode.CancellationTokenSource().token;
 
 export class ServerNotRunningError extends Error {
   constructor() {
@@ -109,6 +112,23 @@ export class CompactClient implements vscode.Disposable {
       this.setState("stopped");
       throw error;
     }
+    await this.followMostRecentSession();
+  }
+
+  /** After a (re)start nothing is active: follow the session updated last, so the gauge and commands have one. */
+  private async followMostRecentSession(): Promise<void> {
+    if (this.activeSession !== undefined) {
+      return;
+    }
+    try {
+      const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
+      const recent = mostRecentSession(sessions);
+      if (recent !== undefined && this.activeSession === undefined) {
+        this.handleUsage({ sessionId: recent.sessionId, usage: recent.usage });
+      }
+    } catch (error) {
+      this.log.warn(`Listing sessions: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   async stop(): Promise<void> {
@@ -143,12 +163,14 @@ export class CompactClient implements vscode.Disposable {
     await this.client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(settings));
   }
 
+  // Always pass a token: vscode-jsonrpc counts a trailing `undefined` as a second parameter and would send the
+  // params as an array.
   async executeCommand<T>(params: ExecuteCommandParams, token?: vscode.CancellationToken): Promise<T> {
-    return (await this.running().sendRequest(ExecuteCommandRequest.type, params, token)) as T;
+    return (await this.running().sendRequest(ExecuteCommandRequest.type, params, token ?? NO_CANCELLATION)) as T;
   }
 
   async request<T>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<T> {
-    return this.running().sendRequest<T>(method, params, token);
+    return this.running().sendRequest<T>(method, params, token ?? NO_CANCELLATION);
   }
 
   /** Makes a session the active one (e.g. the chat's) before the server has reported its usage. */

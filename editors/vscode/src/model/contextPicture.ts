@@ -146,6 +146,11 @@ function describeBlock(
     default: {
       const text = typeof block.text === "string" ? block.text : "";
       const kind = role === "assistant" ? "assistantText" : "userText";
+      // compact/messages folds attachments (re-attached files, changed-file notices) in as <file path="..."> text.
+      const attached = /^\s*<file path="([^"]+)"/.exec(text);
+      if (attached !== null) {
+        return { label: `Attached file ${attached[1]}`, kind, cleared: false };
+      }
       const first = text.trim().split("\n")[0] ?? "";
       const who = role === "assistant" ? "Assistant" : "User";
       return { label: `${who}: ${first.length > 60 ? `${first.slice(0, 59)}…` : first}`, kind, cleared: false };

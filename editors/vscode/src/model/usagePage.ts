@@ -4,7 +4,7 @@ import type { ContextItem } from "./contextPicture";
 import { biggestItems, clearedItems, contextPicture } from "./contextPicture";
 import type { PageOptions } from "./html";
 import { escapeHtml, page } from "./html";
-import { formatPercent, formatReduction, formatTokens, formatUsage } from "./usageFormat";
+import { formatPercent, formatReduction, formatTokens, formatUsage, kindLabel } from "./usageFormat";
 
 export const KIND_COLORS: Record<string, string> = {
   system: "#8f6ac8",
@@ -94,7 +94,7 @@ function itemsTable(items: ContextItem[], empty: string, showTokens = true): str
     .map(
       (item) =>
         `<tr><td>${escapeHtml(item.label)}</td><td><span class="swatch" style="background:${color(item.kind)}"></span>` +
-        `${escapeHtml(item.kind)}</td>${showTokens ? `<td class="num">${formatTokens(item.tokens)}</td>` : ""}</tr>`,
+        `${escapeHtml(kindLabel(item.kind))}</td>${showTokens ? `<td class="num">${formatTokens(item.tokens)}</td>` : ""}</tr>`,
     )
     .join("");
   return `<table>${head}${rows}</table>`;

@@ -78,3 +78,11 @@ test("a cleared result in block form is recognised too", () => {
   );
   assert.deepEqual(clearedItems(items).map((i) => i.label), ["Result of Bash npm test"]);
 });
+
+test("files re-attached after compaction are named as such", () => {
+  const items = contextItems(
+    [{ role: "user", content: [{ type: "text", text: '<file path="src/report.py">\ndef column_0(rows): ...\n</file>' }] }],
+    usage(),
+  );
+  assert.equal(items[0].label, "Attached file src/report.py");
+});

@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { MessageConnection } from "vscode-jsonrpc/node";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
-import type { DidChangeUsageParams, MessagesView, MicrocompactResult, Status, Usage } from "../protocol";
+import type { DidChangeUsageParams, MessagesView, MicrocompactResult, SessionInfo, Status, Usage } from "../protocol";
 import { CLEARED_TOOL_RESULT, Methods, ServerCommands } from "../protocol";
 
 const REPO_ROOT = path.resolve(__dirname, "..", "..", "..", "..");
@@ -177,6 +177,13 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
     assert.equal(status.sessionId, sessionId);
     assert.equal(status.usage.total, appended.total);
     assert.equal(status.compacting, false);
+  });
+
+  test("compact/sessions lists it, most recent first", async () => {
+    const sessions = await connection.sendRequest<SessionInfo[]>(Methods.sessions, {});
+    assert.equal(sessions[0]?.sessionId, sessionId);
+    assert.equal(sessions[0]?.title, "vscode-jsonrpc check");
+    assert.equal(sessions[0]?.usage.total, appended.total);
   });
 
   let micro: MicrocompactResult;

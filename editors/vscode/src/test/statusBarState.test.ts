@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { mostRecentSession } from "../model/sessions";
 import { statusBarState } from "../model/statusBarState";
 import type { UsageLevel } from "../protocol";
 import { usage } from "./fixtures";
@@ -48,4 +49,11 @@ test("a stopped server is visible and leads to the log", () => {
   assert.equal(state.background, "warning");
   assert.equal(state.command, "compact.showServerLog");
   assert.doesNotMatch(state.text, /48\.2k/);
+});
+
+test("after a restart the gauge follows the session updated last", () => {
+  const older = { sessionId: "ses_old", title: "a", updatedAt: "2026-11-30T07:00:00Z", usage: usage({ total: 1000 }) };
+  const newer = { sessionId: "ses_new", title: "b", updatedAt: "2026-11-30T08:00:00Z", usage: usage() };
+  assert.equal(mostRecentSession([older, newer])?.sessionId, "ses_new");
+  assert.equal(mostRecentSession([]), undefined);
 });
