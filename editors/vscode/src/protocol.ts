@@ -141,8 +141,10 @@ export interface ChatEvent {
 }
 
 export interface ChatResult {
+  /** end_turn, max_tokens, ..., or error, cancelled, max_rounds. */
   stopReason: string;
   usage?: Usage;
+  error?: string;
 }
 
 export const Methods = {

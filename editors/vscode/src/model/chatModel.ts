@@ -74,6 +74,12 @@ export function endTurn(transcript: ChatTranscript, result: ChatResult | undefin
   );
   if (failure !== undefined) {
     entries.push({ kind: "error", text: failure });
+  } else if (result?.stopReason === "error") {
+    // The error event usually said why already; the result repeats it for clients that missed it.
+    const said = entries.some((entry) => entry.kind === "error");
+    if (!said) {
+      entries.push({ kind: "error", text: result.error ?? "The agent stopped with an error." });
+    }
   } else if (result !== undefined && result.stopReason !== "end_turn") {
     entries.push({ kind: "notice", text: `Stopped: ${result.stopReason.replace(/_/g, " ")}.` });
   }

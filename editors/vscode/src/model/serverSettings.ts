@@ -31,6 +31,11 @@ export const SERVER_SETTING_KEYS: ReadonlyArray<readonly [string, Kind]> = [
   ["autoCompact.threshold", "threshold"],
   ["readTools", "strings"],
   ["sessionDir", "string"],
+  ["agent.maxTokens", "int"],
+  ["agent.maxRounds", "int"],
+  ["agent.shell", "bool"],
+  ["agent.maxRetries", "int"],
+  ["agent.timeout", "number"],
 ];
 
 /** Settings that only change how the server is started: a change needs a restart. */

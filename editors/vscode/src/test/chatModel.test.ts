@@ -86,8 +86,18 @@ test("an error event is shown and the turn's end reports the context size", () =
   });
   assert.deepEqual(
     t.entries.slice(1).map((e) => ("text" in e ? e.text : "")),
-    ["API error 529: overloaded", "Stopped: error.", "Context: 48.2k / 200k (24%)"],
+    ["API error 529: overloaded", "Context: 48.2k / 200k (24%)"],
   );
+});
+
+test("an error result without an error event still says why", () => {
+  const t = endTurn(play([]), { stopReason: "error", error: "authentication failed: check the API key" });
+  assert.deepEqual(t.entries[1], { kind: "error", text: "authentication failed: check the API key" });
+});
+
+test("a turn stopped at the round limit says so", () => {
+  const t = endTurn(play([]), { stopReason: "max_rounds" });
+  assert.deepEqual(t.entries[1], { kind: "notice", text: "Stopped: max rounds." });
 });
 
 test("a turn that fails or is stopped leaves no tool spinning", () => {

@@ -33,6 +33,7 @@ test("schema defaults give the protocol's defaults, nested, without the client-o
     rehydration: { maxFiles: 5, tokenBudget: 50000, maxTokensPerFile: 5000 },
     autoCompact: { enabled: true },
     readTools: ["read_file", "Read"],
+    agent: { maxTokens: 8192, maxRounds: 50, shell: false, maxRetries: 2, timeout: 600 },
   });
 });
 
