@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .messages import Attachment, Message, blocks_of, new_id, tool_results, tool_uses
-from .prompts import SUMMARY_CONTINUATION, SUMMARY_PREAMBLE
+from .prompts import summary_message_text
 from .summarize.base import Summarizer, Summary, SummaryError, SummaryRequest
 
 if TYPE_CHECKING:
@@ -76,14 +76,9 @@ def new_boundary_id() -> str:
     return new_id("cmp")
 
 
-def summary_text(summary: str) -> str:
-    """The summary as the model reads it after compaction."""
-    return f"{SUMMARY_PREAMBLE}\n\n{summary.strip()}\n\n{SUMMARY_CONTINUATION}"
-
-
 def build_compacted_view(summary: str, attachments: Sequence[Attachment], pending: Message | None) -> list[Message]:
     """Summary first, then each attachment as its own text block, then the pending tool call if any."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": summary_text(summary)}]
+    content: list[dict[str, Any]] = [{"type": "text", "text": summary_message_text(summary)}]
     content.extend({"type": "text", "text": a.text} for a in attachments if a.text)
     view: list[Message] = [{"role": "user", "content": content}]
     if pending is not None:

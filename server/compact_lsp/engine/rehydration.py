@@ -69,7 +69,8 @@ def read_file_bytes(path: str) -> bytes:
     if st.st_size > MAX_READ_BYTES:
         raise FileTooLarge(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
     with open(path, "rb") as f:
-        return f.read(MAX_READ_BYTES + 1)
+        # read what the stat promised (plus one byte to notice growth), not a cap-sized buffer per file
+        return f.read(min(st.st_size, MAX_READ_BYTES) + 1)
 
 
 class PathText(Protocol):

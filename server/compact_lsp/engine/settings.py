@@ -111,6 +111,8 @@ class EngineSettings:
     model: str = "claude-sonnet-4-5"
     compaction_model: str | None = None
     base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """Only when not in the environment (ANTHROPIC_API_KEY); never logged, never written to session files."""
     memory: MemorySettings = field(default_factory=MemorySettings)
     microcompact: MicrocompactSettings = field(default_factory=MicrocompactSettings)
     rehydration: RehydrationSettings = field(default_factory=RehydrationSettings)
