@@ -11,8 +11,12 @@ import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { MessageConnection } from "vscode-jsonrpc/node";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
-import type { DidChangeUsageParams, MessagesView, MicrocompactResult, SessionInfo, Status, Usage } from "../protocol";
+import type { ChatEvent, ChatResult, DidChangeUsageParams, MessagesView, MicrocompactResult, SessionInfo, Status, Usage } from "../protocol";
 import { CLEARED_TOOL_RESULT, Methods, ServerCommands } from "../protocol";
+import { EMPTY_TRANSCRIPT, applyChatEvent, endTurn, startTurn } from "../model/chatModel";
+import { renderTranscript } from "../model/chatPage";
+import type { StubServer } from "./messagesApiStub";
+import { startMessagesApiStub } from "./messagesApiStub";
 
 const REPO_ROOT = path.resolve(__dirname, "..", "..", "..", "..");
 const PYTHON = process.env.COMPACT_LSP_PYTHON ?? path.join(REPO_ROOT, ".venv", "bin", "python");
@@ -73,6 +77,8 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
   const stderr: string[] = [];
   const usageEvents: DidChangeUsageParams[] = [];
   const usageWaiters: { predicate: (p: DidChangeUsageParams) => boolean; resolve: (p: DidChangeUsageParams) => void }[] = [];
+  const chatEvents: ChatEvent[] = [];
+  let stub: StubServer;
   let exited: Promise<number | null>;
   let sessionId: string;
 
@@ -86,6 +92,13 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
   }
 
   before(async () => {
+    stub = await startMessagesApiStub([
+      [
+        { type: "text", text: "Let me read it." },
+        { type: "tool_use", id: "toolu_chat_1", name: "read_file", input: { file_path: "src/utils.py" } },
+      ],
+      [{ type: "text", text: "answer() returns <42>." }],
+    ]);
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), "compact-vscode-"));
     const state = path.join(workspace, ".state");
     fs.mkdirSync(path.join(workspace, "src"));
@@ -99,8 +112,8 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
         XDG_CONFIG_HOME: path.join(state, "config"),
         XDG_DATA_HOME: path.join(state, "data"),
         XDG_CACHE_HOME: path.join(state, "cache"),
-        ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
-        ANTHROPIC_API_KEY: "",
+        ANTHROPIC_BASE_URL: stub.baseUrl,
+        ANTHROPIC_API_KEY: "test-key",
       },
     });
     exited = new Promise((resolve) => server.on("exit", (code) => resolve(code)));
@@ -127,6 +140,7 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
         }
       }
     });
+    connection.onNotification(Methods.chatEvent, (params: ChatEvent) => chatEvents.push(params));
     connection.listen();
     const rootUri = pathToFileURL(workspace).href;
     await connection.sendRequest("initialize", {
@@ -140,6 +154,7 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
   });
 
   after(async () => {
+    await stub?.close();
     connection?.dispose();
     if (server !== undefined && server.exitCode === null) {
       server.kill();
@@ -205,6 +220,23 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
   test("the status bar hears about it: compact/didChangeUsage with the smaller total", async () => {
     const event = await usageNotification((p) => p.sessionId === sessionId && p.usage.total === micro.tokensAfter);
     assert.ok(event.usage.total < appended.total);
+  });
+
+  test("a chat turn streams events that the chat view draws as the user expects", async () => {
+    const chat = await connection.sendRequest<{ sessionId: string }>(Methods.newSession, { title: "chat" });
+    const result = await connection.sendRequest<ChatResult>(Methods.chat, { sessionId: chat.sessionId, text: "What does answer() return?" });
+    assert.equal(result.stopReason, "end_turn", JSON.stringify(result));
+    // Every event of the turn arrived before its response: the view is complete when the request returns.
+    const mine = chatEvents.filter((event) => event.sessionId === chat.sessionId);
+    const transcript = endTurn(mine.reduce(applyChatEvent, startTurn(EMPTY_TRANSCRIPT, "What does answer() return?")), result);
+    assert.deepEqual(
+      transcript.entries.slice(0, 4).map((entry) => (entry.kind === "tool" ? `${entry.name} ${entry.summary} ${entry.state}` : `${entry.kind}: ${"text" in entry ? entry.text : ""}`)),
+      ["user: What does answer() return?", "assistant: Let me read it.", "read_file src/utils.py done", "assistant: answer() returns <42>."],
+    );
+    const tool = transcript.entries[2];
+    assert.ok(tool.kind === "tool" && tool.result.includes("return 42"), JSON.stringify(tool));
+    assert.ok(renderTranscript(transcript).includes("answer() returns &lt;42&gt;."));
+    assert.equal(stub.requests.length, 2);
   });
 
   test("shutdown and exit end the process cleanly, and stdout held only JSON-RPC", async () => {
