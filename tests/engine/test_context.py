@@ -105,7 +105,7 @@ def test_append_counts_tokens_and_rejects_invalid_without_change(workspace: Path
     assert before > 6 * 400  # six files of ~400 lines each were read
     orphan = [{"role": "assistant", "content": "done"}, {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "toolu_nope", "content": "x"}]}]  # fmt: skip
-    with pytest.raises(ConversationError, match="toolu_nope|tool_result"):
+    with pytest.raises(ConversationError, match=r"toolu_nope|tool_result"):
         session.append(orphan)
     with pytest.raises(MessageShapeError, match="role"):
         session.append([{"role": "robot", "content": "hi"}])
@@ -234,7 +234,9 @@ def test_cancelled_compaction_changes_nothing(workspace: Path, counter: Tiktoken
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(conversations())
-def test_every_engine_output_validates(tmp_path_factory: pytest.TempPathFactory, messages: list[dict[str, Any]]) -> None:
+def test_every_engine_output_validates(
+    tmp_path_factory: pytest.TempPathFactory, messages: list[dict[str, Any]]
+) -> None:
     counter = TiktokenCounter()
     workspace = tmp_path_factory.mktemp("ws")
     session, _, _ = make_session(workspace, counter)
@@ -246,3 +248,27 @@ def test_every_engine_output_validates(tmp_path_factory: pytest.TempPathFactory,
     except CompactionError as exc:
         assert exc.kind in ("not_smaller", "empty")
     assert validate(session.view()) == []
+
+
+class MustNotBeCalled:
+    name = "model"
+
+    async def summarize(self, request: Any) -> Any:
+        raise AssertionError("the model summariser was called although the notes were up to date")
+
+
+def test_session_memory_notes_make_compaction_instant_and_survive_reload(
+    workspace: Path, counter: TiktokenCounter
+) -> None:
+    from compact_lsp.engine.summarize.session_memory import SessionMemoryPolicy
+
+    session, journal, _ = reads_session(workspace, counter)
+    session.session_memory.policy = SessionMemoryPolicy(first_after_tokens=100, every_tokens=100, min_tool_calls=1)
+    assert run(session.update_notes_if_due()) is True
+    assert run(session.update_notes_if_due()) is False  # nothing new since
+    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+                                     workspace_root=str(workspace))  # fmt: skip
+    assert replayed.session_memory.notes == session.session_memory.notes
+    outcome = run(replayed.compact(replayed.summarizer_with_notes(MustNotBeCalled())))
+    assert outcome.boundary.summarizer == "session-memory"
+    assert "mod6.py" in replayed.view()[0]["content"][0]["text"]

@@ -26,6 +26,7 @@ from .read_state import ReadFileState
 from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
 from .settings import EngineSettings
 from .summarize.base import Summarizer
+from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
 from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
 from .validate import validate
@@ -100,11 +101,14 @@ class ContextSession:
         self.last_assistant_at: float | None = None
         self.compacting = False
         self.auto_compact_failures = 0
+        self.session_memory = SessionMemory()
+        """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         self._base_system = system
         self._messages: list[Message] = []
         self._ledger = UsageLedger(counter)
         self._reported: int | None = None
         self._pending_notices: dict[str, str] = {}
+        self._undo_count = 0
         if write_header:
             self.journal.write(
                 {
@@ -270,6 +274,30 @@ class ContextSession:
             }
         )
 
+    # -- session memory ---------------------------------------------------------------------------------------
+
+    async def update_notes_if_due(self) -> bool:
+        """Bring the session-memory notes up to date when the policy says so; True when they changed.
+
+        Meant for a background task: the notes work on a snapshot, and an update that raced a compaction or an
+        undo is dropped (its notes describe a history that is gone).
+        """
+        generation = len(self.compactions), self._undo_count
+        messages = list(self._messages)
+        updated = await self.session_memory.maybe_update(messages, self.usage().total)
+        notes = self.session_memory.notes
+        if not updated or notes is None:
+            return False
+        if (len(self.compactions), self._undo_count) != generation:
+            self.session_memory.notes = None
+            return False
+        self._write_and_apply({"type": "notes", "notes": notes.to_dict(), "at": self.clock()})
+        return True
+
+    def summarizer_with_notes(self, fallback: Summarizer) -> Summarizer:
+        """Compaction from up-to-date notes (no model call), else ``fallback``."""
+        return SessionMemorySummarizer(self.session_memory, fallback)
+
     # -- full compaction ------------------------------------------------------------------------------------
 
     async def compact(
@@ -296,6 +324,8 @@ class ContextSession:
         finally:
             self.compacting = False
         self.auto_compact_failures = 0
+        self.session_memory = SessionMemory()
+        """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         return outcome
 
     @property
@@ -450,6 +480,8 @@ class ContextSession:
                 num_lines=record.get("numLines"),
                 total_lines=record.get("totalLines"),
             )
+        elif kind == "notes":
+            self.session_memory.notes = SessionNotes.from_dict(record["notes"])
         elif kind == "compaction":
             self._apply_compaction(record)
         elif kind == "undo":
@@ -469,6 +501,8 @@ class ContextSession:
         self.read_state.mark_all_out_of_history()
         self.read_state.observe(new)
         self.last_compaction = record["result"]
+        # the notes now stand for the summary message; later notes build on it
+        self.session_memory.rebase(1, int(record["result"].get("tokensAfter", 0)))
 
     def _apply_undo(self, record: dict[str, Any]) -> None:
         state = self.compactions.pop()
@@ -477,6 +511,8 @@ class ContextSession:
         self._messages = restored
         self._ledger.sync(restored)
         self._reported = None
+        self._undo_count += 1
+        self.session_memory.notes = None
         # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
         # a "file unchanged" shortcut for bytes it may not have.
         self.last_compaction = self.compactions[-1].record if self.compactions else None
