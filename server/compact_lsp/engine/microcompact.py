@@ -39,9 +39,8 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
 
+from .eviction import TRIGGERS, ClearedResult, EvictionRecord, ProtectedResult, Trigger, iso_utc
 from .messages import (
     CLEARED_TOOL_RESULT,
     Block,
@@ -55,8 +54,24 @@ from .tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 logger = logging.getLogger(__name__)
 
-Trigger = Literal["idle", "size", "forced"]
-TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
+__all__ = [
+    "MEDIA_PLACEHOLDER",
+    "PATH_KEYS",
+    "TRIGGERS",
+    "ClearedResult",
+    "EvictionRecord",
+    "MicrocompactPlan",
+    "MicrocompactResult",
+    "PlannedClear",
+    "PlannedMedia",
+    "ProtectedResult",
+    "Trigger",
+    "apply_plan",
+    "idle_due",
+    "microcompact",
+    "plan_microcompaction",
+    "tool_result_tokens",
+]
 
 MEDIA_PLACEHOLDER = "[image cleared]"
 """What an old image in a user message becomes."""
@@ -97,22 +112,6 @@ class PlannedMedia:
 
 
 @dataclass(frozen=True)
-class ProtectedResult:
-    tool_use_id: str
-    paths: list[str]
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"toolUseId": self.tool_use_id, "paths": list(self.paths)}
-        if self.paths:
-            wire["path"] = self.paths[0]
-        return wire
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> ProtectedResult:
-        return cls(tool_use_id=wire["toolUseId"], paths=_wire_paths(wire))
-
-
-@dataclass(frozen=True)
 class MicrocompactPlan:
     trigger: Trigger
     clear: list[PlannedClear]
@@ -131,107 +130,9 @@ class MicrocompactPlan:
 
 
 @dataclass(frozen=True)
-class ClearedResult:
-    """A cleared result as the eviction record keeps it."""
-
-    tool_use_id: str
-    tool: str
-    paths: list[str]
-    tokens: int
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "toolUseId": self.tool_use_id,
-            "tool": self.tool,
-            "paths": list(self.paths),
-            "tokens": self.tokens,
-        }
-        if len(self.paths) == 1:
-            wire["path"] = self.paths[0]
-        return wire
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> ClearedResult:
-        return cls(
-            tool_use_id=wire["toolUseId"],
-            tool=wire.get("tool", ""),
-            paths=_wire_paths(wire),
-            tokens=wire["tokens"],
-        )
-
-
-@dataclass
-class EvictionRecord:
-    """What one microcompaction removed from history; the server persists it and feeds the read-file state."""
-
-    trigger: Trigger
-    tokens_before: int
-    tokens_after: int
-    cleared: list[ClearedResult]
-    protected: list[ProtectedResult]
-    evicted_read_paths: list[str]
-    """Paths of read results that left history (all paths of an ambiguous read: re-reading is safe)."""
-    unresolved: list[str]
-    """Ids of cleared results whose request, or for a read whose single path, could not be found."""
-    created_at: str
-    """ISO 8601 UTC."""
-    media_cleared: int = 0
-
-    @property
-    def tokens_saved(self) -> int:
-        return self.tokens_before - self.tokens_after
-
-    @property
-    def cleared_ids(self) -> list[str]:
-        return [c.tool_use_id for c in self.cleared]
-
-    def to_wire(self) -> dict[str, Any]:
-        """camelCase, the ``compact.microcompact`` result of docs/protocol.md plus the eviction details."""
-        return {
-            "trigger": self.trigger,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
-            "tokensSaved": self.tokens_saved,
-            "cleared": [c.to_wire() for c in self.cleared],
-            "protected": [p.to_wire() for p in self.protected],
-            "evictedReadPaths": list(self.evicted_read_paths),
-            "unresolved": list(self.unresolved),
-            "mediaCleared": self.media_cleared,
-            "createdAt": self.created_at,
-        }
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> EvictionRecord:
-        trigger = wire["trigger"]
-        if trigger not in TRIGGERS:
-            raise ValueError(f"unknown microcompaction trigger {trigger!r}")
-        return cls(
-            trigger=trigger,
-            tokens_before=wire["tokensBefore"],
-            tokens_after=wire["tokensAfter"],
-            cleared=[ClearedResult.from_wire(c) for c in wire.get("cleared", [])],
-            protected=[ProtectedResult.from_wire(p) for p in wire.get("protected", [])],
-            evicted_read_paths=list(wire.get("evictedReadPaths", [])),
-            unresolved=list(wire.get("unresolved", [])),
-            created_at=wire.get("createdAt", ""),
-            media_cleared=wire.get("mediaCleared", 0),
-        )
-
-
-@dataclass(frozen=True)
 class MicrocompactResult:
     messages: list[Message]
     eviction: EvictionRecord
-
-
-def _wire_paths(wire: dict[str, Any]) -> list[str]:
-    if "paths" in wire:
-        return list(wire["paths"])
-    return [wire["path"]] if wire.get("path") else []
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
@@ -304,9 +205,7 @@ def plan_microcompaction(
 ) -> MicrocompactPlan | None:
     """Decide what ``trigger`` would clear; None when it does not fire or nothing would be cleared."""
     if trigger not in TRIGGERS:
-        raise ValueError(
-            f"unknown microcompaction trigger {trigger!r}; expected one of {', '.join(TRIGGERS)}"
-        )
+        raise ValueError(f"unknown microcompaction trigger {trigger!r}; expected one of {', '.join(TRIGGERS)}")
     current = time.time() if now is None else now
     if trigger == "idle" and not idle_due(settings, current, last_assistant_at):
         return None
@@ -353,18 +252,11 @@ def plan_microcompaction(
             is_read = any(name in reads for name in names)
             only_reads = bool(uses) and all(name in reads for name in names)
             all_paths_known = bool(uses) and all(p is not None for p in use_paths)
-            if (
-                preserve_read is not None
-                and only_reads
-                and all_paths_known
-                and all(preserve_read(p) for p in paths)
-            ):
+            if preserve_read is not None and only_reads and all_paths_known and all(preserve_read(p) for p in paths):
                 protected.append(ProtectedResult(tool_use_id, paths))
                 continue
             unresolved = not uses or (is_read and (not all_paths_known or len(paths) != 1))
-            candidates.append(
-                _Candidate(i, j, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved)
-            )
+            candidates.append(_Candidate(i, j, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved))
 
     keep = settings.effective_keep_recent
     kept = candidates[-keep:]
@@ -377,9 +269,7 @@ def plan_microcompaction(
     remaining = results_total
     if trigger == "size":
         watermark = settings.low_watermark_tokens
-        reason = (
-            f"size: tool results over {settings.size_threshold_tokens} tokens, oldest first to {watermark}"
-        )
+        reason = f"size: tool results over {settings.size_threshold_tokens} tokens, oldest first to {watermark}"
     else:
         watermark = -1
         reason = f"{trigger}: older than the {keep} most recent compactable results"
@@ -494,7 +384,7 @@ def apply_plan(messages: Sequence[Message], plan: MicrocompactPlan) -> Microcomp
         protected=list(plan.protected),
         evicted_read_paths=_distinct(evicted),
         unresolved=[c.tool_use_id for c in plan.clear if c.unresolved],
-        created_at=_iso(plan.created_at),
+        created_at=iso_utc(plan.created_at),
         media_cleared=len(plan.media),
     )
     return MicrocompactResult(messages=out, eviction=eviction)
@@ -504,9 +394,7 @@ def _block_at(messages: Sequence[Message], message_index: int, block_index: int)
     try:
         return blocks_of(messages[message_index])[block_index]
     except IndexError:
-        raise ValueError(
-            f"stale microcompaction plan: no block {block_index} in message {message_index}"
-        ) from None
+        raise ValueError(f"stale microcompaction plan: no block {block_index} in message {message_index}") from None
 
 
 def microcompact(

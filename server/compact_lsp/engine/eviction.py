@@ -1,0 +1,132 @@
+"""Eviction records: what one microcompaction removed from history, and their wire form.
+
+The server persists an ``EvictionRecord`` with the session, returns it as the ``compact.microcompact`` result
+(docs/protocol.md) and feeds its ``evicted_read_paths`` to the read-file state, so that no "file unchanged"
+shortcut is served for content the model no longer has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+Trigger = Literal["idle", "size", "forced"]
+TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
+
+
+@dataclass(frozen=True)
+class ProtectedResult:
+    """A result kept because every path it read is preserved (managed memory)."""
+
+    tool_use_id: str
+    paths: list[str]
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"toolUseId": self.tool_use_id, "paths": list(self.paths)}
+        if self.paths:
+            wire["path"] = self.paths[0]
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> ProtectedResult:
+        return cls(tool_use_id=wire["toolUseId"], paths=_wire_paths(wire))
+
+
+@dataclass(frozen=True)
+class ClearedResult:
+    """A cleared result as the eviction record keeps it."""
+
+    tool_use_id: str
+    tool: str
+    paths: list[str]
+    tokens: int
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "toolUseId": self.tool_use_id,
+            "tool": self.tool,
+            "paths": list(self.paths),
+            "tokens": self.tokens,
+        }
+        if len(self.paths) == 1:
+            wire["path"] = self.paths[0]
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> ClearedResult:
+        return cls(
+            tool_use_id=wire["toolUseId"],
+            tool=wire.get("tool", ""),
+            paths=_wire_paths(wire),
+            tokens=wire["tokens"],
+        )
+
+
+@dataclass
+class EvictionRecord:
+    """What one microcompaction removed from history; the server persists it and feeds the read-file state."""
+
+    trigger: Trigger
+    tokens_before: int
+    tokens_after: int
+    cleared: list[ClearedResult]
+    protected: list[ProtectedResult]
+    evicted_read_paths: list[str]
+    """Paths of read results that left history (all paths of an ambiguous read: re-reading is safe)."""
+    unresolved: list[str]
+    """Ids of cleared results whose request, or for a read whose single path, could not be found."""
+    created_at: str
+    """ISO 8601 UTC."""
+    media_cleared: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def cleared_ids(self) -> list[str]:
+        return [c.tool_use_id for c in self.cleared]
+
+    def to_wire(self) -> dict[str, Any]:
+        """camelCase, the ``compact.microcompact`` result of docs/protocol.md plus the eviction details."""
+        return {
+            "trigger": self.trigger,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "tokensSaved": self.tokens_saved,
+            "cleared": [c.to_wire() for c in self.cleared],
+            "protected": [p.to_wire() for p in self.protected],
+            "evictedReadPaths": list(self.evicted_read_paths),
+            "unresolved": list(self.unresolved),
+            "mediaCleared": self.media_cleared,
+            "createdAt": self.created_at,
+        }
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> EvictionRecord:
+        trigger = wire["trigger"]
+        if trigger not in TRIGGERS:
+            raise ValueError(f"unknown microcompaction trigger {trigger!r}")
+        return cls(
+            trigger=trigger,
+            tokens_before=wire["tokensBefore"],
+            tokens_after=wire["tokensAfter"],
+            cleared=[ClearedResult.from_wire(c) for c in wire.get("cleared", [])],
+            protected=[ProtectedResult.from_wire(p) for p in wire.get("protected", [])],
+            evicted_read_paths=list(wire.get("evictedReadPaths", [])),
+            unresolved=list(wire.get("unresolved", [])),
+            created_at=wire.get("createdAt", ""),
+            media_cleared=wire.get("mediaCleared", 0),
+        )
+
+
+def iso_utc(epoch: float) -> str:
+    """Epoch seconds as the record's ``created_at``: ISO 8601 UTC with milliseconds and a ``Z``."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _wire_paths(wire: dict[str, Any]) -> list[str]:
+    if "paths" in wire:
+        return list(wire["paths"])
+    return [wire["path"]] if wire.get("path") else []
