@@ -131,3 +131,33 @@ def empty_notes() -> str:
 
 def notes_update_prompt(notes: str) -> str:
     return NOTES_UPDATE_PROMPT.format(notes=notes.strip() or empty_notes())
+
+
+# -- rehydration attachments: the text around a file, plan or skill brought back after full compaction --------
+
+FILE_DELETED_NOTE = "{path} was deleted since it was read."
+"""The body of a ``<file deleted="true">`` attachment."""
+
+FILE_PARTIAL_NOTE = (
+    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing only the lines read or edited; read the file for the rest"
+)
+"""The ``note`` of a big file brought back as the lines the agent read or edited."""
+
+FILE_HEAD_NOTE = (
+    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing its beginning; read the file for the rest"
+)
+"""The ``note`` of a big file brought back as its beginning (the agent read it whole)."""
+
+FILE_DIRTY_NOTE = "unsaved editor buffer: the file on disk differs"
+"""Added to the ``note`` of a file brought back from the editor's unsaved buffer."""
+
+FILE_OMITTED_LINES = "[... lines {first}-{last} omitted ...]"
+"""Stands for the lines left out between two excerpts of a big file."""
+
+PLAN_NOTE = "the task list as it stood when the conversation was compacted"
+"""The ``note`` of the ``<plan>`` attachment."""
+
+SKILL_TRUNCATED_NOTE = "\n\n[... skill content truncated; read full file if needed]"
+"""Ends a skill cut to its budget."""

@@ -20,57 +20,78 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from .file_excerpts import (
+    EDIT_CONTEXT_LINES,
+    MAX_READ_BYTES,
+    FileTooLarge,
+    Source,
+    estimate_tokens,
+    fit_ranges,
+    load_text,
+    read_file_bytes,
+    render_deleted,
+    render_excerpt,
+    render_file,
+    render_plan,
+    render_tag,
+    truncate_to_tokens,
+)
 from .messages import Attachment, Message, blocks_of, result_text, tool_results, tool_uses
 from .plan_state import PlanState
+from .prompts import FILE_DELETED_NOTE as DELETED_NOTE
+from .prompts import FILE_DIRTY_NOTE as DIRTY_NOTE
+from .prompts import FILE_HEAD_NOTE as HEAD_NOTE
+from .prompts import FILE_OMITTED_LINES as OMITTED_LINES
+from .prompts import FILE_PARTIAL_NOTE as PARTIAL_NOTE
+from .prompts import SKILL_TRUNCATED_NOTE
 from .read_state import PATH_KEYS, EditorDocument, ReadFileState, ReadRecord
 from .settings import RehydrationSettings
 from .tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
-Source = Literal["disk", "editor-buffer"]
-
-MAX_READ_BYTES = 10 * 1024 * 1024
-"""The default reader refuses bigger files (the same cap as ``compact/readFile``)."""
+__all__ = [  # what moved to file_excerpts and prompts stays importable from here
+    "DELETED_NOTE",
+    "DIRTY_NOTE",
+    "EDIT_CONTEXT_LINES",
+    "HEAD_NOTE",
+    "MAX_READ_BYTES",
+    "MIN_PARTIAL_TOKENS",
+    "OMITTED_LINES",
+    "PARTIAL_NOTE",
+    "SKILL_TRUNCATED_NOTE",
+    "Candidate",
+    "FileActivity",
+    "FileTooLarge",
+    "HistoryUses",
+    "PathText",
+    "Ranker",
+    "RehydrationResult",
+    "SkillFile",
+    "Source",
+    "boosted_ranker",
+    "estimate_tokens",
+    "file_activities",
+    "fit_ranges",
+    "history_uses",
+    "is_skill_path",
+    "read_file_bytes",
+    "recency_ranker",
+    "rehydrate",
+    "rehydration_candidates",
+    "render_deleted",
+    "render_file",
+    "render_plan",
+    "skills_from_read_state",
+    "truncate_to_tokens",
+]
 
 MIN_PARTIAL_TOKENS = 200
 """Below this much budget left, a file is skipped rather than squeezed into a useless sliver."""
 
-EDIT_CONTEXT_LINES = 3
-"""Lines kept around an edit when a big file comes back as ranges."""
-
-SKILL_TRUNCATED_NOTE = "\n\n[... skill content truncated; read full file if needed]"
-DELETED_NOTE = "{path} was deleted since it was read."
-PARTIAL_NOTE = (
-    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
-    "showing only the lines read or edited; read the file for the rest"
-)
-HEAD_NOTE = (
-    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
-    "showing its beginning; read the file for the rest"
-)
-DIRTY_NOTE = "unsaved editor buffer: the file on disk differs"
-OMITTED_LINES = "[... lines {first}-{last} omitted ...]"
-
 _LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
-
-
-class FileTooLarge(OSError):
-    """The default reader's refusal of a file over ``MAX_READ_BYTES``."""
-
-
-def read_file_bytes(path: str) -> bytes:
-    """The default reader: the file's bytes, refusing directories, devices and files over the size cap."""
-    st = os.stat(path)
-    if not os.path.isfile(path):
-        raise IsADirectoryError(f"{path} is not a regular file")
-    if st.st_size > MAX_READ_BYTES:
-        raise FileTooLarge(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
-    with open(path, "rb") as f:
-        # read what the stat promised (plus one byte to notice growth), not a cap-sized buffer per file
-        return f.read(min(st.st_size, MAX_READ_BYTES) + 1)
 
 
 class PathText(Protocol):
@@ -316,132 +337,6 @@ def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -
     return None
 
 
-# -- reading and rendering ----------------------------------------------------------------------------------
-
-
-def _attr(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-
-
-def render_file(
-    path: str, content: str, *, lines: str | None = None, note: str | None = None, dirty: bool = False
-) -> str:
-    attrs = [f'path="{_attr(path)}"']
-    if lines is not None:
-        attrs += [f'lines="{lines}"', 'partial="true"']
-    if dirty:
-        attrs.append('source="editor-buffer"')
-    notes = [n for n in (note, DIRTY_NOTE if dirty else None) if n]
-    if notes:
-        attrs.append(f'note="{_attr("; ".join(notes))}"')
-    body = content[:-1] if content.endswith("\n") else content  # the closing tag goes on its own line anyway
-    return f"<file {' '.join(attrs)}>\n{body}\n</file>"
-
-
-def render_deleted(path: str) -> str:
-    return f'<file path="{_attr(path)}" deleted="true">{DELETED_NOTE.format(path=path)}</file>'
-
-
-def estimate_tokens(text: str, counter: TokenCounter, limit: int) -> int:
-    """Exact tokens, unless the text is far over ``limit``: then a prefix's count scaled up ("about")."""
-    probe = max(limit, 1) * 8
-    if len(text) > probe:
-        head = counter.count_text(text[:probe])
-        if head > limit:
-            return head * len(text) // probe
-    return counter.count_text(text)
-
-
-def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter, note: str = "") -> str:
-    """``text`` cut so that it plus ``note`` fits ``max_tokens`` (at a line end when one is near)."""
-    if len(text) <= max_tokens * 32 and counter.count_text(text) <= max_tokens:
-        return text
-    # No useful text averages 32 characters a token; bounding the search keeps a huge text cheap to cut.
-    low, high = 0, min(len(text), max_tokens * 32)
-    while low < high:  # the longest prefix that fits
-        mid = (low + high + 1) // 2
-        if counter.count_text(text[:mid] + note) <= max_tokens:
-            low = mid
-        else:
-            high = mid - 1
-    cut = text.rfind("\n", 0, low)
-    if cut >= low * 3 // 4:
-        low = cut
-    return text[:low] + note
-
-
-def _merge(ranges: Iterable[tuple[int, int]], total: int) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted((max(1, a), min(total, b)) for a, b in ranges):
-        if first > last:
-            continue
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return merged
-
-
-def _edit_ranges(inputs: Sequence[dict[str, Any]], text: str) -> list[tuple[int, int]]:
-    """Where the agent's edits landed in the current text, newest first, with a little context."""
-    found: list[tuple[int, int]] = []
-    for tool_input in inputs:
-        edits = tool_input.get("edits")
-        for edit in edits if isinstance(edits, list) else [tool_input]:
-            new = edit.get("new_string") if isinstance(edit, dict) else None
-            if isinstance(new, str) and new and (at := text.find(new)) >= 0:
-                first = text.count("\n", 0, at) + 1
-                found.append((first - EDIT_CONTEXT_LINES, first + new.count("\n") + EDIT_CONTEXT_LINES))
-    return found
-
-
-def _read_ranges(inputs: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
-    """The line ranges of the agent's partial reads, newest first (offsets 1-based, as the read state's)."""
-    found: list[tuple[int, int]] = []
-    for tool_input in inputs:
-        offset, limit = tool_input.get("offset"), tool_input.get("limit")
-        if isinstance(limit, int) and limit > 0:
-            first = max(1, offset if isinstance(offset, int) else 1)
-            found.append((first, first + limit - 1))
-    return found
-
-
-def fit_ranges(
-    lines: Sequence[str], ranges: Sequence[tuple[int, int]], budget: int, counter: TokenCounter
-) -> tuple[str, str]:
-    """(content, lines label) for the ranges, in priority order, filled line by line within ``budget`` tokens.
-
-    The chosen lines are shown in file order, with a marker where lines are left out.
-    """
-    total = len(lines)
-    chosen: set[int] = set()
-    used = 0
-    for first, last in ranges:
-        for n in range(max(1, first), min(total, last) + 1):
-            if n in chosen:
-                continue
-            cost = counter.count_text(lines[n - 1] + "\n")
-            if used + cost > budget:
-                break
-            chosen.add(n)
-            used += cost
-        else:
-            continue
-        break
-    spans = _merge(((n, n) for n in chosen), total)
-    parts: list[str] = []
-    previous = 0
-    for first, last in spans:
-        if first > previous + 1:
-            parts.append(OMITTED_LINES.format(first=previous + 1, last=first - 1))
-        parts.append("\n".join(lines[first - 1 : last]))
-        previous = last
-    if spans and previous < total:
-        parts.append(OMITTED_LINES.format(first=previous + 1, last=total))
-    label = ",".join(f"{a}-{b}" for a, b in spans)
-    return "\n".join(parts), label
-
-
 def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
     """Everything the model still sees verbatim, plus read results with their line-number gutters removed."""
     parts: list[str] = [system_prompt]
@@ -455,34 +350,6 @@ def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
                 if _LINE_NUMBER.match(text):
                     parts.append(_LINE_NUMBER.sub("", text))
     return "\n\x00\n".join(parts)
-
-
-@dataclass
-class _Loaded:
-    text: str | None = None
-    source: Source = "disk"
-    deleted: bool = False
-    skip: str | None = None
-
-
-def _load(act: FileActivity, read_text: Callable[[str], bytes]) -> _Loaded:
-    doc = act.document
-    if doc is not None and doc.dirty:
-        return _Loaded(text=doc.text, source="editor-buffer")
-    try:
-        data = read_text(act.realpath)
-    except (FileNotFoundError, NotADirectoryError):
-        return _Loaded(deleted=True)
-    except FileTooLarge:
-        return _Loaded(skip=f"larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
-    except OSError as exc:
-        return _Loaded(skip=f"cannot be read: {exc.strerror or exc}")
-    if b"\x00" in data[:8192]:
-        return _Loaded(skip="binary file")
-    try:
-        return _Loaded(text=data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return _Loaded(skip="binary file (not UTF-8 text)")
 
 
 @dataclass
@@ -513,7 +380,7 @@ def _pack_one(
         return skipped("outside the workspace roots")
     if current in denied:
         return skipped("access denied by permissions")
-    loaded = _load(act, read_text)
+    loaded = load_text(act.realpath, act.document, read_text)
 
     if loaded.skip is not None:
         return skipped(loaded.skip)
@@ -537,9 +404,24 @@ def _pack_one(
         budget = min(cap, allowed)
         if budget < MIN_PARTIAL_TOKENS:
             return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
-        rendered, lines_label, how = _partial(act, content, tokens, budget, cap, counter, dirty)
+        excerpt = render_excerpt(
+            act.path,
+            content,
+            uses=act.uses,
+            read_span=act.record.line_span() if act.record is not None and act.record.is_partial else None,
+            full_tokens=tokens,
+            budget=budget,
+            cap=cap,
+            counter=counter,
+            dirty=dirty,
+        )
+        rendered, lines_label = excerpt.rendered, excerpt.lines
         tokens = counter.count_text(rendered)
-        reason = how if budget == cap else f"{how}, cut to the {allowed} tokens left in the total budget"
+        reason = (
+            excerpt.reason
+            if budget == cap
+            else f"{excerpt.reason}, cut to the {allowed} tokens left in the total budget"
+        )
     if dirty:
         reason += "; from the unsaved editor buffer"
     partial = lines_label is not None
@@ -556,62 +438,6 @@ def _pack_one(
     return _Packed(Attachment("file", rendered, act.path, meta), candidate)
 
 
-def _partial(
-    act: FileActivity,
-    text: str,
-    full_tokens: int,
-    budget: int,
-    cap: int,
-    counter: TokenCounter,
-    dirty: bool,
-) -> tuple[str, str, str]:
-    """(rendered attachment, lines label, reason) for a file over its budget."""
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:  # a final newline ends the last line; it does not start another
-        lines.pop()
-    total = len(lines)
-    ranges = _edit_ranges(act.uses, text)
-    record = act.record
-    if record is not None and record.is_partial:
-        first, last = record.line_span()
-        ranges.append((first, last if last is not None else total))
-    ranges += _read_ranges(act.uses)
-    template = PARTIAL_NOTE if ranges else HEAD_NOTE
-    how = (
-        "over the per-file budget: the lines read or edited"
-        if ranges
-        else "over the per-file budget: its head"
-    )
-    if not ranges:
-        ranges = [(1, total)]
-    note = template.format(path=act.path, total_lines=total, tokens=full_tokens, cap=cap)
-    content_budget = budget - counter.count_text(
-        render_file(act.path, "", lines="1-1", note=note, dirty=dirty)
-    )
-    for _ in range(4):
-        content, label = fit_ranges(lines, ranges, max(content_budget, 0), counter)
-        if not label:  # not even one line fits (a minified file): cut the first range's text itself
-            first = ranges[0][0]
-            content = truncate_to_tokens("\n".join(lines[first - 1 :]), max(content_budget, 1), counter)
-            label = f"{first}-{first + content.count(chr(10))}"
-        rendered = render_file(act.path, content, lines=label, note=note, dirty=dirty)
-        over = counter.count_text(rendered) - budget
-        if over <= 0:
-            return rendered, label, how
-        content_budget -= over + 8
-    return rendered, label, how
-
-
-def _render_tag(tag: str, text: str, **attrs: str | None) -> str:
-    rendered = "".join(f' {k}="{_attr(v)}"' for k, v in attrs.items() if v)
-    return f"<{tag}{rendered}>\n{text}\n</{tag}>"
-
-
-def render_plan(plan: PlanState) -> str:
-    note = "the task list as it stood when the conversation was compacted"
-    return _render_tag("plan", plan.text, source=plan.source, path=plan.path, note=note)
-
-
 def _skill_attachments(
     skills: Sequence[PathText], settings: RehydrationSettings, counter: TokenCounter, haystack: str
 ) -> list[Attachment]:
@@ -624,12 +450,12 @@ def _skill_attachments(
         seen.add(skill.path)
         budget = min(settings.skill_tokens_each, settings.skill_tokens_total - used)
         name = os.path.basename(os.path.dirname(skill.path)) or None
-        overhead = counter.count_text(_render_tag("skill", "", path=skill.path, name=name))
+        overhead = counter.count_text(render_tag("skill", "", path=skill.path, name=name))
         if budget - overhead < MIN_PARTIAL_TOKENS:
             log.debug("skill %s left out: the skill budget is spent", skill.path)
             continue
         text = truncate_to_tokens(skill.text, budget - overhead, counter, SKILL_TRUNCATED_NOTE)
-        rendered = _render_tag("skill", text, path=skill.path, name=name)
+        rendered = render_tag("skill", text, path=skill.path, name=name)
         tokens = counter.count_text(rendered)
         used += tokens
         meta = {"tokens": tokens, "truncated": text != skill.text}
@@ -683,9 +509,7 @@ def _pack_files(
     read_text: Callable[[str], bytes],
     history: Sequence[Message],
 ) -> _FilePack:
-    ranked = file_activities(
-        read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker
-    )
+    ranked = file_activities(read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker)
     real_roots = _real_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     pack = _FilePack()
@@ -792,7 +616,7 @@ def rehydrate(
     tokens_used += skill_tokens
     for index in memory_indexes:
         if index.text.strip() and index.text not in haystack:
-            text = _render_tag("memory-index", index.text, path=index.path)
+            text = render_tag("memory-index", index.text, path=index.path)
             tokens = counter.count_text(text)
             attachments.append(Attachment("memory-index", text, index.path, {"tokens": tokens}))
             tokens_used += tokens
