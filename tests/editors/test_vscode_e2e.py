@@ -37,11 +37,17 @@ def test_compact_conversation_from_the_palette_in_code_server() -> None:
     if missing:
         pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
     package = subprocess.run(
-        ["npm", "run", "package", "--silent"], cwd=EXTENSION, capture_output=True, text=True, timeout=300
+        "npm run package --silent && npm run build:tests --silent",
+        shell=True,
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert package.returncode == 0, package.stdout + package.stderr
     run = subprocess.run(["node", "e2e/run.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=600)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output
     assert "Conversation compacted" in output, output
+    assert "chat:" in output, output
     assert "PASS" in output, output

@@ -1,7 +1,8 @@
 // End to end in a real VS Code (code-server), driven by playwright-core in Debian's chromium:
 // a session with reads (made over the protocol, as an agent would) → the status bar gauge shows it → the palette runs
 // "Compact: Compact Conversation…" → the notification says what it did, the gauge drops → a click on the gauge
-// opens the usage view. Run `bash e2e/setup.sh` first (or `npm run e2e`). Screenshots land in e2e/.work/screens.
+// opens the usage view → "Compact: Open Chat" answers through the agent (the Messages API is a loopback stub).
+// Run `bash e2e/setup.sh` first (or `npm run e2e`). Screenshots land in e2e/.work/screens.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -23,6 +24,8 @@ const SCREENS = path.join(WORK, "screens");
 const STEP_TIMEOUT = 60_000;
 
 const { chromium } = createRequire(path.join(WORK, "pw", "package.json"))("playwright-core");
+// Compiled by `npm run build:tests`.
+const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
 
 const started = Date.now();
 function step(message) {
@@ -136,8 +139,17 @@ async function main() {
   step(`workspace ${dirs.workspace}`);
   const seeded = await seedSession(dirs, dirs.files);
   step(`seeded ${seeded.sessionId} with 3 reads, a test run and a long discussion: ${seeded.usage.total} tokens`);
-  const env = { ...process.env, PATH: `${NODE24_BIN}:${process.env.PATH}` };
-  delete env.ANTHROPIC_API_KEY; // offline summariser: the API is unreachable here
+  // The Messages API is a loopback stub: first the compaction's summary, then the chat's two model calls.
+  const stub = await startMessagesApiStub([
+    [{ type: "text", text: "<summary>The user asked how the report is built: report.py formats the rows that data.py loads; main.py wires them.</summary>" }],
+    [
+      { type: "text", text: "Let me look at data.py." },
+      { type: "tool_use", id: "toolu_chat_1", name: "read_file", input: { file_path: "src/data.py" } },
+    ],
+    [{ type: "text", text: "data.py defines field_0 to field_119, each one strips a column." }],
+  ]);
+  const env = { ...process.env, PATH: `${NODE24_BIN}:${process.env.PATH}`, ANTHROPIC_BASE_URL: stub.baseUrl };
+  env.ANTHROPIC_API_KEY = "test-key";
   const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
   check(spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env }), "installing the .vsix");
   step("installed the .vsix");
@@ -230,6 +242,23 @@ async function main() {
     if (!/\/ 200k/.test(view)) {
       throw new Error(`the usage view does not show the usage: ${view}`);
     }
+
+    await page.keyboard.press("F1");
+    await quickInput.waitFor();
+    await quickInput.fill(">Compact: Open Chat");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Open Chat" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    const chat = page.frameLocator("iframe.webview.ready >> nth=-1").frameLocator("#active-frame");
+    await chat.locator("#input").fill("What is in data.py?");
+    await chat.locator("#input").press("Enter");
+    await chat.locator("#log", { hasText: "field_0 to field_119" }).waitFor();
+    await chat.locator(".entry.tool.done", { hasText: "read_file" }).waitFor();
+    const transcript = (await chat.locator("#log").innerText()).trim().replace(/\s*\n\s*/g, " | ");
+    step(`chat: "${transcript.slice(0, 160)}"`);
+    await page.screenshot({ path: path.join(SCREENS, "5-chat.png") });
+    if (stub.requests.length !== 3) {
+      throw new Error(`expected 3 Messages API calls (summary, 2 chat rounds), got ${stub.requests.length}`);
+    }
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}`);
   } catch (error) {
     keep = true;
@@ -241,6 +270,7 @@ async function main() {
   } finally {
     await browser?.close();
     stopCodeServer();
+    await stub.close();
     if (!keep) {
       fs.rmSync(dirs.run, { recursive: true, force: true });
     }

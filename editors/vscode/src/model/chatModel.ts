@@ -20,6 +20,7 @@ export interface ChatTranscript {
 export const EMPTY_TRANSCRIPT: ChatTranscript = { entries: [], status: undefined, busy: false };
 
 const PREVIEW_CHARS = 400;
+const PREVIEW_LINES = 6;
 
 export function startTurn(transcript: ChatTranscript, text: string): ChatTranscript {
   return { entries: [...transcript.entries, { kind: "user", text }], status: undefined, busy: true };
@@ -141,8 +142,14 @@ function contentText(content: unknown): string {
   return content === undefined || content === null ? "" : JSON.stringify(content);
 }
 
+/** The first lines of a tool result: enough to recognise it, not a wall of file content. */
 function preview(text: string): string {
-  return shorten(text, PREVIEW_CHARS);
+  const lines = text.replace(/\s+$/, "").split("\n");
+  if (lines.length <= PREVIEW_LINES) {
+    return shorten(text, PREVIEW_CHARS);
+  }
+  const rest = lines.length - PREVIEW_LINES;
+  return `${shorten(lines.slice(0, PREVIEW_LINES).join("\n"), PREVIEW_CHARS)}\n… ${rest} more line${rest === 1 ? "" : "s"}`;
 }
 
 function shorten(text: string, limit: number): string {

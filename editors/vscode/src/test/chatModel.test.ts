@@ -55,6 +55,8 @@ describe("tool results", () => {
     ["denied", { kind: "tool_result", toolUseId: "t1", content: "The user denied this edit.", isError: true }, "error", "The user denied this edit."],
     ["blocks-joined", { kind: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, "done", "a\nb"],
     ["long-output-shortened", { kind: "tool_result", toolUseId: "t1", content: "x".repeat(1000) }, "done", `${"x".repeat(399)}…`],
+    ["many-lines-cut", { kind: "tool_result", toolUseId: "t1", content: Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n") }, "done",
+      "line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n… 34 more lines"],
   ];
   for (const [id, event, state, result] of cases) {
     test(id, () => {

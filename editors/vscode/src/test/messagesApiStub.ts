@@ -1,5 +1,6 @@
-// A loopback stub of the Anthropic Messages API for the chat check: POST /v1/messages answers, in order, the
-// scripted turns as server-sent events, exactly as the API streams them.
+// A loopback stub of the Anthropic Messages API: POST /v1/messages answers, in order, the scripted turns, as
+// server-sent events exactly as the API streams them (or as one JSON message when the request does not stream).
+// Used by the chat check and by e2e/run.mjs.
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -34,8 +35,13 @@ export async function startMessagesApiStub(turns: StubBlock[][]): Promise<StubSe
         res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub: no turn scripted" } }));
         return;
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      res.end(events(blocks, requests.length));
+      if (request.stream === true) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.end(events(blocks, requests.length));
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(message(blocks, requests.length)));
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,6 +50,14 @@ export async function startMessagesApiStub(turns: StubBlock[][]): Promise<StubSe
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function message(blocks: StubBlock[], n: number): Record<string, unknown> {
+  return {
+    id: `msg_stub_${n}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: blocks,
+    stop_reason: blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn", stop_sequence: null,
+    usage: { input_tokens: 100 * n, output_tokens: 20 },
   };
 }
 
