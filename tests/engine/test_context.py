@@ -176,6 +176,9 @@ def test_compaction_then_undo_is_byte_exact(workspace: Path, counter: TiktokenCo
     assert outcome.boundary.tokens_after < outcome.boundary.tokens_before
     assert view[0]["content"][0]["text"].startswith("This session continues from an earlier conversation")
     assert any(r["kind"] == "file" for r in outcome.rehydrated)
+    assert session.usage().by_kind["attachments"] > 0  # re-attached files count as attachments, not user text
+    # the most recent read came back whole, so the model has it again; an older one did not fit in 5 files
+    assert session.read_state.is_in_history(str(workspace / "src" / "mod6.py"))
     assert not session.read_state.is_in_history(str(workspace / "src" / "mod1.py"))
     session.undo()
     assert json.dumps(session.view()) == json.dumps(pre)

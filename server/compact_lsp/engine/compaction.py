@@ -130,6 +130,8 @@ class CompactionOutcome:
     view: list[Message]
     rehydrated: list[dict[str, Any]]
     summary: Summary
+    attached: list[dict[str, Any]] = field(default_factory=list)
+    """Where each attachment sits in the summary message (block index), with its kind, path and partial flag."""
 
     def to_wire(self) -> dict[str, Any]:
         """The ``compact.compact`` command's result (docs/protocol.md)."""
@@ -205,7 +207,11 @@ async def run_compaction(
     rehydrated = [
         {"kind": a.kind, "path": a.path, "tokens": session.counter.count_text(a.text)} for a in result.attachments
     ]
-    outcome = CompactionOutcome(boundary, view, rehydrated, summary)
+    attached = [
+        {"block": i, "kind": a.kind, "path": a.path, "partial": bool(a.meta.get("partial"))}
+        for i, a in enumerate((a for a in result.attachments if a.text), start=1)
+    ]
+    outcome = CompactionOutcome(boundary, view, rehydrated, summary, attached)
     report("Committing", 95)
     session.commit_compaction(outcome)
     return outcome

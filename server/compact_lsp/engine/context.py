@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -105,7 +106,9 @@ class ContextSession:
         """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         self._base_system = system
         self._messages: list[Message] = []
-        self._ledger = UsageLedger(counter)
+        self._attachment_texts: set[str] = set()
+        """Text blocks the engine attached (rehydration, notices): counted as attachments, not user text."""
+        self._ledger = UsageLedger(counter, self._attachment_texts.__contains__)
         self._reported: int | None = None
         self._pending_notices: dict[str, str] = {}
         self._undo_count = 0
@@ -361,6 +364,7 @@ class ContextSession:
                 "type": "compaction",
                 "boundaryId": outcome.boundary.id,
                 "messages": outcome.view,
+                "attached": outcome.attached,
                 "result": outcome.to_wire(),
                 "boundary": outcome.boundary.to_wire(),
                 "at": outcome.boundary.created_at,
@@ -402,6 +406,11 @@ class ContextSession:
         }
 
     # -- internals --------------------------------------------------------------------------------------------
+
+    def _absolute(self, path: str) -> str:
+        if self.workspace_root and not os.path.isabs(path):
+            return os.path.join(self.workspace_root, path)
+        return path
 
     def _notice_text(self) -> str:
         parts = [f"<system-reminder>\n{text}\n</system-reminder>" for text in self._pending_notices.values()]
@@ -458,6 +467,7 @@ class ContextSession:
             if reported is not None:
                 self._reported = reported
         elif kind == "notice":
+            self._attachment_texts.add(record["text"])
             last = self._messages[-1]
             self._messages[-1] = {**last, "content": [*blocks_of(last), {"type": "text", "text": record["text"]}]}
             self._ledger.sync(self._messages)
@@ -495,10 +505,18 @@ class ContextSession:
         self.compactions.append(
             CompactionState(str(record["boundaryId"]), self._messages, len(new), copy.deepcopy(record["result"]))
         )
+        summary_blocks = blocks_of(new[0]) if new else []
+        for entry in record.get("attached", []):
+            self._attachment_texts.add(str(summary_blocks[int(entry["block"])].get("text", "")))
         self._messages = new
         self._ledger.sync(new)
         self._reported = None
         self.read_state.mark_all_out_of_history()
+        # whole files re-attached are in the model's context again; partial ones are not (it must read the rest)
+        for entry in record.get("attached", []):
+            if entry.get("kind") == "file" and not entry.get("partial") and entry.get("path"):
+                text = str(summary_blocks[int(entry["block"])].get("text", ""))
+                self.read_state.record_read(self._absolute(str(entry["path"])), text)
         self.read_state.observe(new)
         self.last_compaction = record["result"]
         # the notes now stand for the summary message; later notes build on it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,12 +13,16 @@ from .tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 KINDS = ("system", "user_text", "assistant_text", "tool_use", "tool_result", "attachments", "memory")
 
 
-def message_kind_tokens(counter: TokenCounter, message: Message) -> dict[str, int]:
-    """Tokens of one message split by kind; the framing overhead counts toward its text kind."""
+def message_kind_tokens(
+    counter: TokenCounter, message: Message, is_attachment: Callable[[str], bool] | None = None
+) -> dict[str, int]:
+    """Tokens of one message split by kind; the framing overhead counts toward its text kind.
+
+    ``is_attachment`` tells which user text blocks the engine attached (rehydrated files, plan, skills, change
+    notices): the API has no field to mark them, so the session that made them knows their text.
+    """
     role = message.get("role")
     text_kind = "assistant_text" if role == "assistant" else "user_text"
-    if message.get("_attachment"):
-        text_kind = "attachments"
     counts: dict[str, int] = {text_kind: MESSAGE_OVERHEAD_TOKENS}
     for block in blocks_of(message):
         kind = block.get("type")
@@ -26,6 +30,8 @@ def message_kind_tokens(counter: TokenCounter, message: Message) -> dict[str, in
             key = "tool_use"
         elif kind == "tool_result":
             key = "tool_result"
+        elif kind == "text" and is_attachment is not None and role == "user" and is_attachment(block.get("text", "")):
+            key = "attachments"
         else:
             key = text_kind
         counts[key] = counts.get(key, 0) + counter.count_block(block)
@@ -112,8 +118,9 @@ def build_usage(
 class UsageLedger:
     """Per-message token counts kept beside a message list, so a change recounts only what changed."""
 
-    def __init__(self, counter: TokenCounter) -> None:
+    def __init__(self, counter: TokenCounter, is_attachment: Callable[[str], bool] | None = None) -> None:
         self._counter = counter
+        self._is_attachment = is_attachment
         self._messages: list[Message] = []
         self._counts: list[dict[str, int]] = []
         self._totals: dict[str, int] = dict.fromkeys(KINDS, 0)
@@ -131,7 +138,7 @@ class UsageLedger:
         counts = self._counts[:same_prefix]
         for message in messages[same_prefix:]:
             cached = old_by_id.get(id(message))
-            counts.append(cached if cached is not None else message_kind_tokens(self._counter, message))
+            counts.append(cached if cached is not None else message_kind_tokens(self._counter, message, self._is_attachment))
         self._messages = list(messages)
         self._counts = counts
         totals = dict.fromkeys(KINDS, 0)
@@ -142,7 +149,7 @@ class UsageLedger:
 
     def append(self, messages: list[Message]) -> None:
         for message in messages:
-            c = message_kind_tokens(self._counter, message)
+            c = message_kind_tokens(self._counter, message, self._is_attachment)
             self._messages.append(message)
             self._counts.append(c)
             for k, v in c.items():
