@@ -121,8 +121,10 @@ def main() -> None:
     (RESULTS / "tokens.json").write_text(json.dumps(result, indent=2))
     print("| benchmark | figure | goal |")
     print("|---|---|---|")
-    print(f"| cold counting vs raw tiktoken ({cold['texts']} corpus texts, {cold['chars']:,} chars) | "
-          f"{cold['ratio']:.2f}x raw throughput ({cold['ours_chars_per_s'] / 1e6:.2f} M chars/s) | >= 0.8x |")
+    print(
+        f"| cold counting vs raw tiktoken ({cold['texts']} corpus texts, {cold['chars']:,} chars) | "
+        f"{cold['ratio']:.2f}x raw throughput ({cold['ours_chars_per_s'] / 1e6:.2f} M chars/s) | >= 0.8x |"
+    )
     print(f"| re-count after one append to a {recount['session_tokens']:,}-token session vs counting the message "
           f"alone | {recount['ratio']:.2f}x ({recount['recount_after_append_us']:.0f} us vs "
           f"{recount['count_message_alone_us']:.0f} us) | <= 2x |")  # fmt: skip

@@ -354,9 +354,7 @@ class ContextSession:
 
     def fixed_tokens(self) -> int:
         """Tokens outside the messages: the system prompt and the memory index."""
-        return self.counter.count_text(self._base_system) + self.counter.count_text(
-            self.memory.system_prompt_section()
-        )
+        return self.counter.count_text(self._base_system) + self.counter.count_text(self.memory.system_prompt_section())
 
     def commit_compaction(self, outcome: CompactionOutcome) -> None:
         self._write_and_apply(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .editor_documents import EditorDocument
 from .plan_state import PlanState
 from .prompts import (
     FILE_DELETED_NOTE,
@@ -22,7 +23,6 @@ from .prompts import (
     FILE_PARTIAL_NOTE,
     PLAN_NOTE,
 )
-from .read_state import EditorDocument
 from .tokens import TokenCounter
 
 Source = Literal["disk", "editor-buffer"]

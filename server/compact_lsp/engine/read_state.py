@@ -18,10 +18,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
+from .editor_documents import EditorDocument, EditorDocuments, display_path, iso_seconds
 from .messages import Block, Message, blocks_of, canonical_json, is_empty_result, result_text
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .tokens import TokenCounter
@@ -119,9 +119,7 @@ class ReadRecord:
         if self.start_line is not None and self.start_line > 1:
             return True
         # without total_lines the reader's count is taken as the whole file: pass it to mark a truncated read
-        return (
-            self.num_lines is not None and self.total_lines is not None and self.num_lines < self.total_lines
-        )
+        return self.num_lines is not None and self.total_lines is not None and self.num_lines < self.total_lines
 
     @property
     def range_label(self) -> str:
@@ -154,26 +152,11 @@ class ReadRecord:
             "freshness": self.freshness.value,
             "range": self.range_label,
             "tokens": self.tokens,
-            "readAt": _iso(self.read_at),
+            "readAt": iso_seconds(self.read_at),
             "inHistory": self.in_history,
             "open": self.open,
             "dirty": self.dirty,
         }
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _display_path(path: str, root: str | None) -> str:
-    if root:
-        try:
-            rel = os.path.relpath(path, root)
-        except ValueError:  # another drive on Windows
-            return path
-        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
-            return rel
-    return path
 
 
 @dataclass(frozen=True)
@@ -183,28 +166,6 @@ class ReadFlag:
     tool_use_id: str
     code: FlagCode
     detail: str
-
-
-@dataclass
-class EditorDocument:
-    """A document open in the editor (didOpen/didChange/didClose), tracked apart from the model's reads."""
-
-    path: str
-    realpath: str
-    text: str
-    version: int
-    display_path: str = ""
-    dirty: bool = False
-    focused_at: float = 0.0
-    """When it was last focused (or opened); open documents are ordered by it, newest first."""
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "path": self.display_path or self.path,
-            "version": self.version,
-            "dirty": self.dirty,
-            "focusedAt": _iso(self.focused_at),
-        }
 
 
 @dataclass
@@ -268,7 +229,10 @@ class ReadFileState:
         self._records: OrderedDict[str, ReadRecord] = OrderedDict()
         self._pending: dict[str, _FileUse | None] = {}  # unanswered tool_use ids (None: not a file tool)
         self._id_paths: OrderedDict[str, list[str]] = OrderedDict()  # tool_use id -> request-side paths
-        self._documents: OrderedDict[str, EditorDocument] = OrderedDict()  # focus order, newest last
+        self.documents = EditorDocuments(
+            self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
+        )
+        """The documents open in the editor; the ``*_document`` methods below delegate to it."""
 
     # -- paths ---------------------------------------------------------------------------------------------
 
@@ -407,9 +371,7 @@ class ReadFileState:
             record.history_ids = {record.tool_use_id}
         return self._put(record)
 
-    def record_write(
-        self, path: str, tool_use_id: str | None = None, content: str | None = None
-    ) -> ReadRecord:
+    def record_write(self, path: str, tool_use_id: str | None = None, content: str | None = None) -> ReadRecord:
         """The model wrote the whole file: it knows the content it wrote."""
         record = self._new_record(path, "write")
         record.written_at = record.read_at
@@ -450,7 +412,7 @@ class ReadFileState:
     def _new_record(self, path: str, kind: RecordKind) -> ReadRecord:
         resolved, real = self.resolve(path)
         stat, known = _safe_stat(self._stat, real)
-        doc = self._documents.get(real)
+        doc = self.documents.get(real)
         return ReadRecord(
             path_as_given=path,
             resolved_path=resolved,
@@ -460,7 +422,7 @@ class ReadFileState:
             mtime_ns=stat.mtime_ns if stat else None,
             size=stat.size if stat else None,
             inode=stat.inode if stat else None,
-            display_path=_display_path(resolved, self.cwd),
+            display_path=display_path(resolved, self.cwd),
             freshness=Freshness.FRESH if stat else Freshness.DELETED if known else Freshness.UNKNOWN,
             open=doc is not None,
             dirty=doc is not None and doc.dirty,
@@ -485,9 +447,7 @@ class ReadFileState:
     def freshness(self, path_or_record: str | ReadRecord) -> Freshness:
         """Compare the file's stat now with the record's (and remember the answer on the record)."""
         record = (
-            path_or_record
-            if isinstance(path_or_record, ReadRecord)
-            else self._records.get(self._key(path_or_record))
+            path_or_record if isinstance(path_or_record, ReadRecord) else self._records.get(self._key(path_or_record))
         )
         if record is None:
             return Freshness.UNKNOWN
@@ -552,50 +512,29 @@ class ReadFileState:
     # -- editor documents ----------------------------------------------------------------------------------
 
     def open_document(self, path: str, text: str, version: int) -> EditorDocument:
-        resolved, real = self.resolve(path)
-        doc = EditorDocument(
-            resolved, real, text, version, _display_path(resolved, self.cwd), False, self.clock()
-        )
-        self._documents[real] = doc
-        self._documents.move_to_end(real)
-        self._sync_record(doc, open=True)
-        return doc
-
-    def _sync_record(self, doc: EditorDocument, *, open: bool) -> None:
-        record = self._records.get(doc.realpath)
-        if record is not None:
-            record.open, record.dirty = open, open and doc.dirty
+        return self.documents.open(path, text, version)
 
     def change_document(self, path: str, text: str, version: int) -> EditorDocument:
-        doc = self._documents.get(self._key(path))
-        if doc is None:  # a change before an open: the client skipped didOpen; track it anyway
-            log.warning("didChange for a document that is not open: %s", path)
-            doc = self.open_document(path, text, version)
-        doc.text, doc.version, doc.dirty = text, version, True
-        self._sync_record(doc, open=True)
-        return doc
+        return self.documents.change(path, text, version)
 
     def save_document(self, path: str) -> None:
-        doc = self._documents.get(self._key(path))
-        if doc is not None:
-            doc.dirty = False
-            self._sync_record(doc, open=True)
+        self.documents.save(path)
 
     def close_document(self, path: str) -> None:
-        doc = self._documents.pop(self._key(path), None)
-        if doc is not None:
-            self._sync_record(doc, open=False)
+        self.documents.close(path)
 
     def focus_document(self, path: str) -> None:
-        key = self._key(path)
-        doc = self._documents.get(key)
-        if doc is not None:
-            doc.focused_at = self.clock()
-            self._documents.move_to_end(key)
+        self.documents.focus(path)
 
     def open_documents(self) -> list[EditorDocument]:
         """Open documents, most recently focused (or opened) first."""
-        return list(reversed(self._documents.values()))
+        return self.documents.by_focus()
+
+    def _sync_record(self, doc: EditorDocument, is_open: bool) -> None:
+        """A record shows whether its file is open in the editor, and unsaved there."""
+        record = self._records.get(doc.realpath)
+        if record is not None:
+            record.open, record.dirty = is_open, is_open and doc.dirty
 
     # -- status ----------------------------------------------------------------------------------------------
 
@@ -606,9 +545,7 @@ class ReadFileState:
         entries = [record.to_wire() for record in self.ranked()]
         for doc in self.open_documents():
             if doc.realpath not in self._records:
-                entry = ReadRecord(
-                    doc.path, doc.path, doc.realpath, "editor", doc.focused_at, in_history=False
-                )
+                entry = ReadRecord(doc.path, doc.path, doc.realpath, "editor", doc.focused_at, in_history=False)
                 entry.display_path, entry.open, entry.dirty = doc.display_path, True, doc.dirty
                 entry.tokens = self._count({"type": "text", "text": doc.text})
                 entries.append(entry.to_wire())

@@ -92,7 +92,9 @@ class AutoCompactSettings:
             return min(self.threshold_tokens, context_window)
         if self.threshold_percent is not None:
             return int(context_window * self.threshold_percent / 100)
-        return max(1, min(int(context_window * 0.85), context_window - self.reserved_output_tokens - self.buffer_tokens))
+        return max(
+            1, min(int(context_window * 0.85), context_window - self.reserved_output_tokens - self.buffer_tokens)
+        )
 
     def warning_for(self, context_window: int) -> int:
         return max(0, self.threshold_for(context_window) - self.warning_margin_tokens)

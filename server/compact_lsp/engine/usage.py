@@ -100,9 +100,7 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def build_usage(
-    by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None = None
-) -> ContextUsage:
+def build_usage(by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None = None) -> ContextUsage:
     kinds = {k: int(by_kind.get(k, 0)) for k in KINDS}
     window = settings.context_window
     return ContextUsage(
@@ -138,7 +136,9 @@ class UsageLedger:
         counts = self._counts[:same_prefix]
         for message in messages[same_prefix:]:
             cached = old_by_id.get(id(message))
-            counts.append(cached if cached is not None else message_kind_tokens(self._counter, message, self._is_attachment))
+            counts.append(
+                cached if cached is not None else message_kind_tokens(self._counter, message, self._is_attachment)
+            )
         self._messages = list(messages)
         self._counts = counts
         totals = dict.fromkeys(KINDS, 0)
