@@ -64,17 +64,17 @@ def test_missing_encoding_is_an_error_not_a_guess(monkeypatch: pytest.MonkeyPatc
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png(750, 100)}},
             100,
             id="image-formula",
-        ),  # fmt: skip
+        ),
         pytest.param(
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png(4000, 3000)}},
             IMAGE_TOKENS_CAP,
             id="image-capped",
-        ),  # fmt: skip
+        ),
         pytest.param(
             {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}},
             IMAGE_TOKENS_CAP,
             id="image-unknown-size-charged-cap",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_block_counts(counter: TiktokenCounter, block: dict[str, Any], expected: int) -> None:
