@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .editor_documents import EditorDocument
 from .messages import Message, tool_results, tool_uses
-from .read_state import PATH_KEYS, EditorDocument, ReadFileState, ReadRecord
+from .read_state import PATH_KEYS, ReadFileState, ReadRecord
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from .editor_documents import EditorDocument, EditorDocuments, display_path, iso_seconds
+from .editor_documents import EditorDocument as EditorDocument  # moved; importable from here as before
+from .editor_documents import EditorDocuments, display_path, iso_seconds
 from .messages import Block, Message, blocks_of, canonical_json, is_empty_result, result_text
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .tokens import TokenCounter
