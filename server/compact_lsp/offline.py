@@ -43,7 +43,7 @@ def main(argv: Sequence[str]) -> int:
         if ns.command == "inspect":
             return _inspect(ns)
         if ns.command == "import":
-            from compact_lsp.store import import_sessions_command
+            from compact_lsp.importing import import_sessions_command
 
             return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
         if ns.command == "eval":
