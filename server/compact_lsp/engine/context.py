@@ -423,7 +423,7 @@ class ContextSession:
             self.settings.microcompact,
             trigger,
             counter=self.counter,
-            preserve_read=make_preserve_read(self.memory),
+            preserve_read=make_preserve_read(self.memory, cwd=self.workspace_root),
             read_tools=self.settings.read_tools,
             now=now,
             last_assistant_at=self.last_assistant_at,
