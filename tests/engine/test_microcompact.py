@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -90,9 +91,7 @@ def run(
 ) -> MicrocompactResult | None:
     kwargs.setdefault("now", NOW)
     kwargs.setdefault("last_assistant_at", IDLE_LONG_AGO)
-    return microcompact(
-        messages, mc or settings(), trigger, counter=counter, preserve_read=preserve, **kwargs
-    )
+    return microcompact(messages, mc or settings(), trigger, counter=counter, preserve_read=preserve, **kwargs)
 
 
 def cleared_ids(result: MicrocompactResult | None) -> list[str]:
@@ -118,9 +117,7 @@ def in_set(*paths: str) -> Callable[[str], bool]:
 
 def memory_of(tree: dict[str, Path], cwd: Path | None = None) -> Callable[[str], bool]:
     """The production predicate (engine.memory) over the tree's project, user and team roots."""
-    memory = ManagedMemory(
-        project_root=str(tree["project"]), user_root=str(tree["user"]), team_root=str(tree["team"])
-    )
+    memory = ManagedMemory(project_root=str(tree["project"]), user_root=str(tree["user"]), team_root=str(tree["team"]))
     return make_preserve_read(memory, str(cwd) if cwd else None)
 
 
@@ -203,9 +200,7 @@ def test_relative_memory_path_resolves_against_the_working_directory(
 ) -> None:
     messages = conversation(Call(path="decisions.md", id="rel"), Call(path="../../src/app.py", id="src"))
     messages += conversation(Call(tool="Bash", path=None, id="recent"))[1:]
-    result = run(
-        messages, counter, "forced", settings(keep=1), memory_of(memory_tree, cwd=memory_tree["user"])
-    )
+    result = run(messages, counter, "forced", settings(keep=1), memory_of(memory_tree, cwd=memory_tree["user"]))
     assert cleared_ids(result) == ["src"]
 
 
@@ -222,9 +217,7 @@ def test_relative_memory_path_resolves_against_the_working_directory(
         pytest.param(0, 0, True, id="zero-minutes-always"),
     ],
 )
-def test_idle_trigger(
-    counter: TiktokenCounter, idle_minutes: float, minutes_since_reply: float, fires: bool
-) -> None:
+def test_idle_trigger(counter: TiktokenCounter, idle_minutes: float, minutes_since_reply: float, fires: bool) -> None:
     messages = conversation(Call(id="a"), Call(id="b"), Call(id="c"))
     result = run(
         messages,
@@ -297,15 +290,55 @@ def test_size_trigger_clears_oldest_first_to_the_low_watermark(
     assert after + counter.count_block(last) - counter.count_text(CLEARED_TOOL_RESULT) > threshold // 2
 
 
-def test_size_trigger_never_touches_kept_or_protected_even_if_it_cannot_reach_the_watermark(
+def test_size_trigger_never_touches_the_most_recent_or_protected_even_if_it_cannot_reach_the_watermark(
     counter: TiktokenCounter,
 ) -> None:
     messages = conversation(Call(path="/mem/a.md", id="mem"), Call(id="old"), Call(id="k1"), Call(id="k2"))
-    result = run(messages, counter, "size", settings(keep=2, size=100), in_set("/mem/a.md"))
-    assert cleared_ids(result) == ["old"]
-    assert result is not None
-    assert tool_result_tokens(result.messages, counter) > 50  # the watermark was out of reach
-    assert result.eviction.protected[0].tool_use_id == "mem"
+    plan = plan_microcompaction(
+        messages, settings(keep=2, size=100), "size", counter=counter, preserve_read=in_set("/mem/a.md")
+    )
+    assert plan is not None
+    assert [c.tool_use_id for c in plan.clear] == ["old", "k1"]  # the kept window gave way, oldest first
+    assert plan.kept_recent == ["k2"]
+    assert plan.tool_result_tokens_after > 50  # the watermark was out of reach
+    assert [p.tool_use_id for p in plan.protected] == ["mem"]
+    out = apply_plan(messages, plan).messages
+    assert result_block(out, "k2")["content"] == BIG
+    assert result_block(out, "mem")["content"] == BIG
+
+
+# Six BIG results of 900 tokens, threshold 4,500: the watermark is 2,250, so at most two may stay.
+@pytest.mark.parametrize(
+    ("trigger", "keep", "cleared", "kept"),
+    [
+        pytest.param("size", 2, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-older-suffice"),
+        pytest.param("size", 5, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-window-gives-way"),
+        pytest.param("size", 9, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-window-larger-than-all"),
+        pytest.param("forced", 5, ["t0"], ["t1", "t2", "t3", "t4", "t5"], id="forced-keeps-the-window"),
+        pytest.param("idle", 5, ["t0"], ["t1", "t2", "t3", "t4", "t5"], id="idle-keeps-the-window"),
+    ],
+)
+def test_only_the_size_trigger_lets_the_kept_window_give_way(
+    counter: TiktokenCounter, trigger: Trigger, keep: int, cleared: list[str], kept: list[str]
+) -> None:
+    messages = conversation(*(Call(id=f"t{k}") for k in range(6)))
+    plan = plan_microcompaction(
+        messages, settings(keep=keep, size=4_500), trigger, counter=counter, now=NOW, last_assistant_at=IDLE_LONG_AGO
+    )
+    assert plan is not None
+    assert ([c.tool_use_id for c in plan.clear], plan.kept_recent) == (cleared, kept)
+    if trigger == "size":
+        assert plan.tool_result_tokens_after <= 2_250
+
+
+def test_size_trigger_window_clears_say_why(counter: TiktokenCounter) -> None:
+    messages = conversation(*(Call(id=f"t{k}") for k in range(6)))
+    plan = plan_microcompaction(messages, settings(keep=5, size=4_500), "size", counter=counter)
+    assert plan is not None
+    assert [c.reason for c in plan.clear] == [
+        "size: tool results over 4500 tokens, oldest first to 2250",
+        *["size: tool results over 4500 tokens, the kept results alone above 2250: oldest kept first"] * 3,
+    ]
 
 
 # --- what is never cleared, and what takes a keep-recent slot -----------------------------------------------
@@ -383,9 +416,7 @@ def test_preserve_read_applies_to_read_tools_only(counter: TiktokenCounter) -> N
 
 
 def test_tiny_results_are_not_worth_clearing(counter: TiktokenCounter) -> None:
-    messages = conversation(
-        Call(tool="Bash", path=None, content="ok", id="tiny"), Call(id="big"), Call(id="k")
-    )
+    messages = conversation(Call(tool="Bash", path=None, content="ok", id="tiny"), Call(id="big"), Call(id="k"))
     assert cleared_ids(run(messages, counter, "forced")) == ["big"]
 
 
@@ -443,9 +474,7 @@ def test_result_without_a_request_is_cleared_never_protected_and_reported(counte
 
 
 def test_read_request_without_a_path_is_unresolved(counter: TiktokenCounter) -> None:
-    messages = conversation(
-        Call(input={"pattern": "*.py"}, id="nopath"), Call(tool="Bash", path=None, id="k")
-    )
+    messages = conversation(Call(input={"pattern": "*.py"}, id="nopath"), Call(tool="Bash", path=None, id="k"))
     result = run(messages, counter, "forced", settings(keep=1), lambda _path: True)
     assert cleared_ids(result) == ["nopath"]
     assert result is not None
@@ -464,9 +493,7 @@ def png_block(width: int = 200, height: int = 200) -> dict[str, Any]:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    png = (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
-    )
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(png).decode()},
@@ -560,9 +587,7 @@ def mixed_session() -> list[Message]:
 
 
 def test_eviction_record_of_a_mixed_session_matches_the_golden_file(counter: TiktokenCounter) -> None:
-    result = run(
-        mixed_session(), counter, "idle", settings(keep=2), in_set("/repo/.compact/memory/MEMORY.md")
-    )
+    result = run(mixed_session(), counter, "idle", settings(keep=2), in_set("/repo/.compact/memory/MEMORY.md"))
     assert result is not None
     wire = result.eviction.to_wire()
     expected = json.loads((FIXTURES / "mixed_session.eviction.json").read_text())
@@ -571,9 +596,7 @@ def test_eviction_record_of_a_mixed_session_matches_the_golden_file(counter: Tik
 
 
 def test_eviction_record_round_trips_through_json(counter: TiktokenCounter) -> None:
-    result = run(
-        mixed_session(), counter, "forced", settings(keep=1), in_set("/repo/.compact/memory/MEMORY.md")
-    )
+    result = run(mixed_session(), counter, "forced", settings(keep=1), in_set("/repo/.compact/memory/MEMORY.md"))
     assert result is not None
     record = result.eviction
     again = EvictionRecord.from_wire(json.loads(json.dumps(record.to_wire())))
@@ -596,27 +619,29 @@ def test_tokens_before_and_after_are_the_conversation_totals(counter: TiktokenCo
 
 
 def large_result(k: int) -> str:
-    """About 25.5K characters of distinct, code-like output."""
+    """25.5K characters of distinct grep-like output, about 7.1k tokens (as bench/bench_cache.py's ~7.4k)."""
     lines = [
-        f"{k:04d}:{n:04d}  src/module_{(k * 7 + n) % 97}.py: value_{n} = compute({k}, {n})"
-        for n in range(500)
+        f"src/module_{(k * 7 + n) % 97}.py:{n}:     return self.respond(request, status={n % 7})" for n in range(600)
     ]
     return "\n".join(lines)[:25_500]
 
 
 @pytest.mark.parametrize(
-    "mc",
+    ("mc", "quiet_appends"),
     [
-        pytest.param(settings(keep=5, size=150_000), id="keep-5-threshold-150k"),
-        pytest.param(settings(keep=3, size=100_000), id="keep-3-threshold-100k"),
+        # Five kept results alone (~35k tokens) exceed the 20k watermark of the default 40k threshold: the kept
+        # window must give way, or every append over the threshold would rewrite history again.
+        pytest.param(settings(keep=5), 3, id="keep-5-default-threshold"),
+        pytest.param(settings(keep=5, size=150_000), 10, id="keep-5-threshold-150k"),
+        pytest.param(settings(keep=3, size=100_000), 7, id="keep-3-threshold-100k"),
     ],
 )
 def test_size_trigger_rewrites_rarely_over_a_long_run(
-    counter: TiktokenCounter, mc: MicrocompactSettings
+    counter: TiktokenCounter, mc: MicrocompactSettings, quiet_appends: int
 ) -> None:
     messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "Build it."}]}]
     appends = 167
-    rewrites = 0
+    rewrites: list[int] = []
     for k in range(appends):
         messages = [
             *messages,
@@ -631,17 +656,18 @@ def test_size_trigger_rewrites_rarely_over_a_long_run(
         assert plan.tool_result_tokens_before == total
         messages = apply_plan(messages, plan).messages
         assert tool_result_tokens(messages, counter) <= mc.low_watermark_tokens
-        rewrites += 1
-    assert 0 < rewrites <= appends // 4
+        assert result_block(messages, f"t{k}")["content"] == large_result(k)  # the newest result stays
+        rewrites.append(k)
+    assert 0 < len(rewrites) < appends / 4
+    # between two rewrites the total climbs from the watermark back over the threshold, append by append
+    assert min(b - a - 1 for a, b in itertools.pairwise(rewrites)) >= quiet_appends
 
 
 # --- real Claude Code sessions ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("trigger", ["forced", "size"])
-def test_real_sessions_stay_valid_and_shrink(
-    corpus_dir: Path, counter: TiktokenCounter, trigger: Trigger
-) -> None:
+def test_real_sessions_stay_valid_and_shrink(corpus_dir: Path, counter: TiktokenCounter, trigger: Trigger) -> None:
 
     cleared = 0
     for path in sorted(corpus_dir.glob("*/*.jsonl")):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -32,19 +33,16 @@ microcompact_settings = st.builds(
     MicrocompactSettings,
     keep_recent=st.integers(-1, 4),
     idle_minutes=st.sampled_from([-1, 0, 30, 60]),
-    size_threshold_tokens=st.one_of(st.just(-1), st.integers(1, 3_000)),
+    # small thresholds too: there the kept results alone exceed the watermark and the window must give way
+    size_threshold_tokens=st.one_of(st.just(-1), st.integers(1, 300), st.integers(1, 3_000)),
     compactable_tools=st.just(COMPACTABLE_TOOLS),
 )
 
 
 def expected_roles(messages: list[Message], keep: int) -> tuple[list[str], list[str]]:
-    """An independent oracle: (protected ids, kept-recent ids) by the rules of issue 2."""
+    """An independent oracle: (protected ids, the keep-recent window's ids) by the rules of issue 2."""
     requests = {
-        b["id"]: b
-        for m in messages
-        if m["role"] == "assistant"
-        for b in blocks_of(m)
-        if b["type"] == "tool_use"
+        b["id"]: b for m in messages if m["role"] == "assistant" for b in blocks_of(m) if b["type"] == "tool_use"
     }
     protected: list[str] = []
     compactable: list[str] = []
@@ -98,11 +96,18 @@ def test_plans_keep_conversations_valid_smaller_and_spare_protected_and_recent(
     assert total_tokens(counter, out) <= total_tokens(counter, messages)
     assert total_tokens(counter, out) == plan.tokens_after
 
-    protected, kept = expected_roles(messages, mc.keep_recent)
+    protected, window = expected_roles(messages, mc.keep_recent)
     assert [p.tool_use_id for p in plan.protected] == protected
-    assert plan.kept_recent == kept
     before, after = results_by_id(messages), results_by_id(out)
-    for tool_use_id in protected + kept:
+    if trigger == "size":
+        # the window may give way, but the most recent compactable result always stays; what leaves the window
+        # is cleared (a result too small to be worth clearing stays in it)
+        assert window[-1:] == plan.kept_recent[-1:]
+        cleared_ids = {c.tool_use_id for c in plan.clear}
+        assert plan.kept_recent == [w for w in window if w not in cleared_ids]
+    else:
+        assert plan.kept_recent == window
+    for tool_use_id in protected + plan.kept_recent:
         assert after[tool_use_id] is before[tool_use_id]
     for cleared in result.eviction.cleared:
         assert after[cleared.tool_use_id] == {
@@ -124,14 +129,20 @@ def test_forced_twice_has_nothing_left_to_clear(
     if plan is None:
         return
     once = apply_plan(messages, plan).messages
-    assert (
-        plan_microcompaction(once, mc, "forced", counter=counter, preserve_read=preserve_read, now=NOW)
-        is None
-    )
+    assert plan_microcompaction(once, mc, "forced", counter=counter, preserve_read=preserve_read, now=NOW) is None
+
+
+size_settings = st.builds(
+    MicrocompactSettings,
+    keep_recent=st.integers(1, 4),
+    size_threshold_tokens=st.integers(1, 100),
+    compactable_tools=st.just(COMPACTABLE_TOOLS),
+)
+"""The size trigger on thresholds low enough that the kept results alone often exceed the watermark."""
 
 
 @settings(max_examples=50, deadline=None)
-@given(messages=conversations(min_rounds=2, max_rounds=10), mc=microcompact_settings)
+@given(messages=conversations(min_rounds=4, max_rounds=12), mc=size_settings)
 def test_size_plans_reach_the_watermark_or_run_out_of_candidates(
     counter: TiktokenCounter, messages: list[Message], mc: MicrocompactSettings
 ) -> None:
@@ -140,9 +151,14 @@ def test_size_plans_reach_the_watermark_or_run_out_of_candidates(
         return
     assert plan.tool_result_tokens_before > mc.size_threshold_tokens
     if plan.tool_result_tokens_after > mc.low_watermark_tokens:
-        # out of candidates: every result older than the kept ones that was worth clearing is cleared
+        # out of candidates: every result but the most recent compactable one that was worth clearing is
+        # cleared, the keep-recent window included
         again = plan_microcompaction(
-            apply_plan(messages, plan).messages, mc, "forced", counter=counter, preserve_read=preserve_read
+            apply_plan(messages, plan).messages,
+            dataclasses.replace(mc, keep_recent=1),
+            "forced",
+            counter=counter,
+            preserve_read=preserve_read,
         )
         assert again is None or not again.clear
 

@@ -17,11 +17,14 @@ Rules, in the order they are applied:
 - Protected before any plan, using no slot: successful reads (``read_tools``) whose every path satisfies
   ``preserve_read`` (managed memory). An id used with several paths is protected only if all of them are; a
   result whose request or path cannot be found is never protected.
-- The ``settings.effective_keep_recent`` most recent remaining results are kept.
+- The ``settings.effective_keep_recent`` most recent remaining results are kept (idle and forced always).
 - Triggers: ``idle`` (``idle_minutes`` since the last assistant response) and ``forced`` clear every other
   result; ``size`` fires only when tool-result tokens exceed ``size_threshold_tokens`` and then clears oldest
   first until they are at or below the low watermark (half the threshold), so that the prompt cache, which
-  every rewrite invalidates, breaks rarely.
+  every rewrite invalidates, breaks rarely. When clearing every result outside the keep-recent window cannot
+  reach the watermark (five kept results of 7k tokens exceed a 20k watermark), the window gives way, oldest
+  kept first, down to the single most recent compactable result, which is never cleared. Without that, each
+  append over the threshold would rewrite history again, exactly as if there were no watermark.
 - A result is only cleared if that saves tokens (a two-token "ok" would grow into the marker).
 - Media: on the idle and forced triggers, image blocks directly in user messages before the kept window (the
   message of the oldest kept result, or the last user message if that is earlier) become
@@ -117,7 +120,8 @@ class MicrocompactPlan:
     clear: list[PlannedClear]
     protected: list[ProtectedResult]
     kept_recent: list[str]
-    """Ids of the most recent compactable results, kept whatever the trigger."""
+    """Ids of the most recent compactable results the plan keeps: all ``effective_keep_recent`` of them, except
+    under the size trigger when they alone exceed the low watermark (then at least the most recent one)."""
     tokens_before: int
     """Message tokens of the whole conversation before the plan."""
     tokens_after: int
@@ -265,15 +269,20 @@ def plan_microcompaction(
     if trigger == "size" and results_total <= settings.size_threshold_tokens:
         return None
 
-    clear: list[PlannedClear] = []
     remaining = results_total
+    order: list[tuple[_Candidate, str]]
     if trigger == "size":
         watermark = settings.low_watermark_tokens
-        reason = f"size: tool results over {settings.size_threshold_tokens} tokens, oldest first to {watermark}"
+        over = f"size: tool results over {settings.size_threshold_tokens} tokens"
+        # When clearing every older result cannot reach the watermark (5 kept results of 7k tokens exceed a 20k
+        # mark), the kept window gives way, oldest first: else every append would rewrite history again.
+        order = [(c, f"{over}, oldest first to {watermark}") for c in older]
+        order += [(c, f"{over}, the kept results alone above {watermark}: oldest kept first") for c in kept[:-1]]
     else:
         watermark = -1
-        reason = f"{trigger}: older than the {keep} most recent compactable results"
-    for c in older:
+        order = [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older]
+    clear: list[PlannedClear] = []
+    for c, reason in order:
         if trigger == "size" and remaining <= watermark:
             break
         saved = c.tokens - marker_tokens
@@ -294,6 +303,7 @@ def plan_microcompaction(
                 unresolved=c.unresolved,
             )
         )
+    cleared_at = {(c.message_index, c.block_index) for c in clear}
 
     media: list[PlannedMedia] = []
     if trigger != "size" and images:
@@ -310,7 +320,7 @@ def plan_microcompaction(
         trigger=trigger,
         clear=clear,
         protected=protected,
-        kept_recent=[c.tool_use_id for c in kept],
+        kept_recent=[c.tool_use_id for c in kept if (c.message_index, c.block_index) not in cleared_at],
         tokens_before=total,
         tokens_after=total - saved_total,
         tokens_saved=saved_total,
