@@ -50,11 +50,7 @@ def result_text(rng: random.Random, n: int) -> str:
     row = 0
     while size < RESULT_CHARS:
         row += 1
-        line = (
-            f"{row:6d}→    "
-            + " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12)))
-            + f"  # {n}.{row}"
-        )
+        line = f"{row:6d}→    " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12))) + f"  # {n}.{row}"
         lines.append(line)
         size += len(line) + 1
     return "\n".join(lines)[:RESULT_CHARS]
@@ -85,9 +81,7 @@ def conversation_rounds(seed: int = 8) -> list[tuple[Message, Message]]:
 def run(
     settings: MicrocompactSettings, rounds: list[tuple[Message, Message]], counter: TiktokenCounter
 ) -> dict[str, Any]:
-    messages: list[Message] = [
-        {"role": "user", "content": [{"type": "text", "text": "Investigate the logs."}]}
-    ]
+    messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "Investigate the logs."}]}]
     rewrites = 0
     saved = 0
     cache_rewritten = 0

@@ -49,15 +49,11 @@ TOOLS: tuple[tuple[str, Callable[[int], dict[str, Any]]], ...] = (
 
 def result_content(k: int) -> str:
     """About 800 characters of distinct, code-like output."""
-    return "\n".join(
-        f"{k}:{n} src/module_{(k + n) % 311}.py: value_{n} = compute(item_{k}, {n})" for n in range(14)
-    )
+    return "\n".join(f"{k}:{n} src/module_{(k + n) % 311}.py: value_{n} = compute(item_{k}, {n})" for n in range(14))
 
 
 def synthetic_conversation(n_messages: int) -> list[Message]:
-    messages: list[Message] = [
-        {"role": "user", "content": [{"type": "text", "text": "Refactor the handlers."}]}
-    ]
+    messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "Refactor the handlers."}]}]
     k = 0
     while len(messages) + 2 <= n_messages:
         name, make_input = TOOLS[k % len(TOOLS)]
@@ -158,9 +154,7 @@ def markdown(rows: list[dict[str, Any]], ratios: dict[str, float]) -> str:
     lines.append("")
     for name, ratio in ratios.items():
         verdict = "ok" if ratio <= MAX_RATIO else "TOO HIGH"
-        lines.append(
-            f"- time(20k)/time(2k), {name}: **{ratio:.2f}** (limit {MAX_RATIO:g}, linear is 10): {verdict}"
-        )
+        lines.append(f"- time(20k)/time(2k), {name}: **{ratio:.2f}** (limit {MAX_RATIO:g}, linear is 10): {verdict}")
     return "\n".join(lines)
 
 

@@ -251,9 +251,7 @@ def test_the_servers_own_reads_record_their_range(root: Path, lines: dict[str, i
         pytest.param({}, False, id="whole-file"),
     ],
 )
-def test_a_partial_read_only_vouches_for_its_own_lines(
-    root: Path, request_range: dict[str, int], skip: bool
-) -> None:
+def test_a_partial_read_only_vouches_for_its_own_lines(root: Path, request_range: dict[str, int], skip: bool) -> None:
     state = make_state(root)
     state.observe(read_turn("t1", "big.txt", offset=10, limit=50))
     assert state.can_skip_reread("big.txt", **request_range) is skip
@@ -291,9 +289,7 @@ def _replace_keep_mtime_and_size(path: Path) -> None:
         pytest.param(lambda p: p.unlink(), Freshness.DELETED, id="deleted"),
     ],
 )
-def test_freshness_follows_the_file_on_disk(
-    root: Path, change: Callable[[Path], None], expected: Freshness
-) -> None:
+def test_freshness_follows_the_file_on_disk(root: Path, change: Callable[[Path], None], expected: Freshness) -> None:
     state = make_state(root)
     state.observe(read_turn("t1", "app.py"))
     change(root / "app.py")
@@ -439,9 +435,7 @@ def test_a_failed_edit_changes_nothing_but_is_noted(root: Path) -> None:
     before = state.get("app.py")
     assert before is not None
     hash_before = before.content_hash
-    state.observe(
-        [read_use("t2", "app.py", name="Edit"), result("t2", "String not found\nmore", is_error=True)]
-    )
+    state.observe([read_use("t2", "app.py", name="Edit"), result("t2", "String not found\nmore", is_error=True)])
     after = state.get("app.py")
     assert after is not None
     assert (after.kind, after.content_hash, after.tool_use_id) == ("read", hash_before, "t1")

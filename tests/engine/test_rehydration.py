@@ -76,9 +76,7 @@ def ws(tmp_path: Path, counter: TiktokenCounter) -> Workspace:
 
 def numbered(n: int, prefix: str = "line") -> str:
     """``n`` distinct lines of ordinary code-like text (about 10 tokens each)."""
-    return (
-        "\n".join(f"{prefix}_{i} = compute_value({i}, scale=2)  # step {i}" for i in range(1, n + 1)) + "\n"
-    )
+    return "\n".join(f"{prefix}_{i} = compute_value({i}, scale=2)  # step {i}" for i in range(1, n + 1)) + "\n"
 
 
 def file_paths(result: RehydrationResult) -> list[str | None]:
@@ -173,9 +171,7 @@ def test_big_file_comes_back_as_the_range_read(ws: Workspace, counter: TiktokenC
 def test_big_file_edited_comes_back_around_the_edit(ws: Workspace) -> None:
     ws.read("big.py", numbered(2_000))
     new = "line_1500 = compute_value(1500, scale=3)  # changed"
-    text = (
-        (ws.root / "big.py").read_text().replace("line_1500 = compute_value(1500, scale=2)  # step 1500", new)
-    )
+    text = (ws.root / "big.py").read_text().replace("line_1500 = compute_value(1500, scale=2)  # step 1500", new)
     ws.write("big.py", text)
     history: list[Message] = [
         {
@@ -291,9 +287,7 @@ def _failed_read(ws: Workspace) -> None:
         [
             {
                 "role": "assistant",
-                "content": [
-                    {"type": "tool_use", "id": "t9", "name": "Read", "input": {"file_path": "secret.txt"}}
-                ],
+                "content": [{"type": "tool_use", "id": "t9", "name": "Read", "input": {"file_path": "secret.txt"}}],
             },
             {
                 "role": "user",
@@ -357,9 +351,7 @@ def test_no_workspace_roots_means_no_files(ws: Workspace, counter: TiktokenCount
         ),
     ],
 )
-def test_file_already_verbatim_in_kept_messages_is_skipped(
-    ws: Workspace, render: Callable[[str], str]
-) -> None:
+def test_file_already_verbatim_in_kept_messages_is_skipped(ws: Workspace, render: Callable[[str], str]) -> None:
     text = "def kept():\n    return 42\n"
     ws.read("kept.py", text)
     ws.read("other.py", "y = 2\n")
@@ -463,7 +455,4 @@ def test_skills_come_from_skill_reads_not_file_slots(ws: Workspace) -> None:
     assert [os.path.basename(os.path.dirname(s.path)) for s in skills] == ["release-notes"]
     result = ws.rehydrate(skills=skills)
     assert [a.kind for a in result.attachments] == ["file", "skill"]
-    assert (
-        reason_of(result, ".claude/skills/release-notes/SKILL.md")
-        == "a skill file: re-attached with the skills"
-    )
+    assert reason_of(result, ".claude/skills/release-notes/SKILL.md") == "a skill file: re-attached with the skills"
