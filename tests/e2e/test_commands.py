@@ -29,15 +29,11 @@ def shell_round(use_id: str, output: str) -> list[dict[str, Any]]:
 def long_conversation(rounds: int = 6) -> list[dict[str, Any]]:
     messages = start("Build the project and tell me what fails.")
     for i in range(rounds):
-        messages += shell_round(
-            f"toolu_sh{i}", "\n".join(f"compiling unit {i}.{j} ... ok" for j in range(300))
-        )
+        messages += shell_round(f"toolu_sh{i}", "\n".join(f"compiling unit {i}.{j} ... ok" for j in range(300)))
     return messages
 
 
-async def test_managed_memory_survives_forced_microcompaction(
-    client: LanguageClient, workspace: Workspace
-) -> None:
+async def test_managed_memory_survives_forced_microcompaction(client: LanguageClient, workspace: Workspace) -> None:
     marker = "MEMORY-MARKER-7f3a9c"
     topic = workspace.project_memory / "conventions.md"
     topic.write_text(f"# Conventions\nAlways run the linter. {marker}\n")
@@ -93,15 +89,9 @@ async def test_commands_before_any_session_explain_what_to_do(client: LanguageCl
 @pytest.mark.parametrize(
     ("name", "argument", "message"),
     [
-        pytest.param(
-            "compact.status", {"sessionId": "ses_gone"}, "unknown session 'ses_gone'", id="unknown-session"
-        ),
-        pytest.param(
-            "compact.status", {"sessionId": 3}, "'sessionId' must be a string", id="session-id-number"
-        ),
-        pytest.param(
-            "compact.compact", {"instructions": ["x"]}, "'instructions' must be a string", id="instructions"
-        ),
+        pytest.param("compact.status", {"sessionId": "ses_gone"}, "unknown session 'ses_gone'", id="unknown-session"),
+        pytest.param("compact.status", {"sessionId": 3}, "'sessionId' must be a string", id="session-id-number"),
+        pytest.param("compact.compact", {"instructions": ["x"]}, "'instructions' must be a string", id="instructions"),
         pytest.param("compact.undo", {}, "no compaction to undo", id="nothing-to-undo"),
         pytest.param("compact.compact", {}, "nothing to compact yet", id="empty-session"),
     ],
@@ -137,9 +127,7 @@ async def test_full_compaction_with_progress_notification_and_undo(
         before = await request(lsp, "compact/messages", {"sessionId": session_id})
         compacted = asyncio.ensure_future(lsp.wait_for_notification("compact/didCompact"))
 
-        result = await command(
-            lsp, "compact.compact", {"sessionId": session_id, "instructions": "Keep failures."}
-        )
+        result = await command(lsp, "compact.compact", {"sessionId": session_id, "instructions": "Keep failures."})
 
         assert result["summarizer"] == "anthropic"
         assert result["tokensAfter"] < result["tokensBefore"]
@@ -167,9 +155,7 @@ async def test_full_compaction_with_progress_notification_and_undo(
         await stop_server(lsp)
 
 
-async def test_cancelled_compaction_changes_nothing(
-    workspace: Workspace, messages_api: MessagesApiStub
-) -> None:
+async def test_cancelled_compaction_changes_nothing(workspace: Workspace, messages_api: MessagesApiStub) -> None:
     messages_api.push(hang())
     lsp = await compacting_client(workspace, messages_api)
     try:
@@ -184,12 +170,18 @@ async def test_cancelled_compaction_changes_nothing(
         assert status["compacting"] is True
         with pytest.raises(Exception, match="already in progress"):
             await command(lsp, "compact.compact", {"sessionId": session_id})
+        late = {"role": "assistant", "content": [{"type": "text", "text": "Written while compacting."}]}
+        queued = asyncio.ensure_future(append(lsp, session_id, [late]))
+        await request(lsp, "compact/status", {"sessionId": session_id})  # the append has reached the server
+        assert not queued.done()  # it waits for the compaction instead of racing it
 
         lsp.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
 
         with pytest.raises(Exception, match="cancelled"):
             await asyncio.wait_for(running, GUARD)
-        assert await request(lsp, "compact/messages", {"sessionId": session_id}) == before
+        await asyncio.wait_for(queued, GUARD)
+        after = await request(lsp, "compact/messages", {"sessionId": session_id})
+        assert after["messages"] == [*before["messages"], late]  # nothing lost, nothing compacted
         assert lsp.progress_reports[token][-1].kind == "end"
         status = await request(lsp, "compact/status", {"sessionId": session_id})
         assert status["compacting"] is False and status["lastCompaction"] is None

@@ -7,7 +7,7 @@ notifications keep their params as dicts and lists.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from cattrs import Converter
 from pygls.protocol import (
@@ -24,7 +24,7 @@ def _keep_json(obj: dict[str, Any], cls: type[Any]) -> Any:
 
 def json_converter() -> Converter:
     """pygls' default converter, except that unknown methods' params (and results) stay plain JSON."""
-    converter = default_converter()
+    converter = cast(Converter, default_converter())  # type: ignore[no-untyped-call]
     for message_type in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
         converter.register_structure_hook(message_type, _keep_json)
     return converter
