@@ -61,9 +61,7 @@ def workspace_key(workspace_root: str | None) -> str:
 
 def check_session_id(session_id: str) -> str:
     if not isinstance(session_id, str) or not SESSION_ID_PATTERN.match(session_id):
-        raise StoreError(
-            f"invalid session id {session_id!r}: use letters, digits, '_', '.' or '-' (at most 128)"
-        )
+        raise StoreError(f"invalid session id {session_id!r}: use letters, digits, '_', '.' or '-' (at most 128)")
     return session_id
 
 
@@ -128,9 +126,7 @@ def parse_lines(data: bytes, path: Path) -> tuple[list[dict[str, Any]], LoadRepo
                 report.corrupt.append(CorruptLine(number, f"not valid JSON ({exc})"))
             continue
         if not isinstance(record, dict):
-            report.corrupt.append(
-                CorruptLine(number, f"a record must be a JSON object, got {type(record).__name__}")
-            )
+            report.corrupt.append(CorruptLine(number, f"a record must be a JSON object, got {type(record).__name__}"))
             continue
         records.append(record)
     report.records = len(records)
@@ -149,9 +145,7 @@ class SessionJournal:
     def _open(self) -> int:
         if self._fd is None:
             created = not self.path.exists()
-            fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE
-            )
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
             try:
                 _repair_tail(fd, self.path)
                 if created:
@@ -246,9 +240,7 @@ def _fsync_dir(directory: Path) -> None:
 class SessionStore:
     """The sessions of one workspace on disk."""
 
-    def __init__(
-        self, root: str | Path | None, workspace_root: str | None, *, write: Writer = os.write
-    ) -> None:
+    def __init__(self, root: str | Path | None, workspace_root: str | None, *, write: Writer = os.write) -> None:
         self.root = Path(root).expanduser() if root else default_root()
         """Where every workspace's sessions live."""
         self.directory = self.root / workspace_key(workspace_root)

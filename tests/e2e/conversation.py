@@ -30,9 +30,7 @@ async def command(client: LanguageClient, name: str, argument: dict[str, Any] | 
     from lsprotocol import types
 
     arguments = [argument] if argument is not None else None
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=name, arguments=arguments)
-    )
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(command=name, arguments=arguments))
 
 
 async def new_session(client: LanguageClient, title: str = "test") -> str:
@@ -42,15 +40,11 @@ async def new_session(client: LanguageClient, title: str = "test") -> str:
 
 
 async def read_file(client: LanguageClient, session_id: str, path: str, **extra: Any) -> dict[str, Any]:
-    result: dict[str, Any] = await request(
-        client, "compact/readFile", {"sessionId": session_id, "path": path, **extra}
-    )
+    result: dict[str, Any] = await request(client, "compact/readFile", {"sessionId": session_id, "path": path, **extra})
     return result
 
 
-async def append(
-    client: LanguageClient, session_id: str, messages: list[dict[str, Any]], **extra: Any
-) -> Any:
+async def append(client: LanguageClient, session_id: str, messages: list[dict[str, Any]], **extra: Any) -> Any:
     return await request(client, "compact/append", {"sessionId": session_id, "messages": messages, **extra})
 
 

@@ -47,9 +47,7 @@ async def test_message_content_survives_byte_for_byte(client: LanguageClient) ->
     session_id = await new_session(client)
     message = {
         "role": "user",
-        "content": [
-            {"type": "text", "text": "hi ✓", "cache_control": {"type": "ephemeral"}, "x-custom": [1]}
-        ],
+        "content": [{"type": "text", "text": "hi ✓", "cache_control": {"type": "ephemeral"}, "x-custom": [1]}],
     }
     await append(client, session_id, [message])
     view = await request(client, "compact/messages", {"sessionId": session_id})
@@ -68,9 +66,7 @@ async def test_a_malformed_message_rejects_the_whole_call(client: LanguageClient
 
 async def test_an_invalid_conversation_is_rejected_with_the_reason(client: LanguageClient) -> None:
     session_id = await new_session(client)
-    orphan = [
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "?"}]}
-    ]
+    orphan = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "?"}]}]
     with pytest.raises(Exception, match="would make the conversation invalid"):
         await append(client, session_id, orphan)
 
@@ -81,9 +77,7 @@ async def test_sessions_survive_a_server_restart(workspace: Workspace) -> None:
     try:
         session_id = await new_session(first, "persisted")
         await read_file(first, session_id, "src/app.py")
-        await append(
-            first, session_id, start() + read_round("toolu_1", "src/app.py", "def main():\n    return 1\n")
-        )
+        await append(first, session_id, start() + read_round("toolu_1", "src/app.py", "def main():\n    return 1\n"))
         before = await request(first, "compact/messages", {"sessionId": session_id})
     finally:
         await stop_server(first)
@@ -96,7 +90,15 @@ async def test_sessions_survive_a_server_restart(workspace: Workspace) -> None:
         assert after == before
         status = await request(second, "compact/status", {"sessionId": session_id})
         assert [f["path"] for f in status["readFiles"]] == ["src/app.py"]
-        await append(second, session_id, [{"role": "assistant", "content": "It returns 1."}])
+        # The reloaded session's files are watched again: a change after the restart is noticed.
+        noticed = asyncio.ensure_future(second.wait_for_notification("compact/didChangeUsage"))
+        await asyncio.sleep(0)
+        workspace.write("src/app.py", "def main():\n    return 2\n")
+        note = await asyncio.wait_for(noticed, GUARD)
+        assert note["usage"]["byKind"]["attachments"] > 0
+        view = await request(second, "compact/messages", {"sessionId": session_id})
+        assert "+    return 2" in all_text(view["messages"])
+        await append(second, session_id, [{"role": "assistant", "content": "It returns 2 now."}])
     finally:
         await stop_server(second)
     files = list(workspace.sessions.rglob(f"{session_id}.jsonl"))
@@ -126,9 +128,7 @@ async def test_a_damaged_session_file_loads_what_it_can_and_says_so(workspace: W
 
 
 BAD_REQUESTS: list[Any] = [
-    pytest.param(
-        "compact/newSession", {"title": 5}, "'title' must be a string", id="newSession-title-number"
-    ),
+    pytest.param("compact/newSession", {"title": 5}, "'title' must be a string", id="newSession-title-number"),
     pytest.param("compact/newSession", [1, 2], "params must be an object", id="newSession-params-array"),
     pytest.param("compact/append", {"messages": []}, "'sessionId' is required", id="append-no-session"),
     pytest.param(
@@ -146,9 +146,7 @@ BAD_REQUESTS: list[Any] = [
     pytest.param("compact/append", "SESSION", "'messages' must be an array", id="append-messages-missing"),
     pytest.param("compact/append", "SESSION+", "'usage' must be an object", id="append-usage-not-object"),
     pytest.param("compact/messages", {}, "'sessionId' is required", id="messages-no-session"),
-    pytest.param(
-        "compact/messages", {"sessionId": 7}, "'sessionId' must be a string", id="messages-session-number"
-    ),
+    pytest.param("compact/messages", {"sessionId": 7}, "'sessionId' must be a string", id="messages-session-number"),
     pytest.param("compact/status", {"sessionId": "ses_nope"}, "unknown session", id="status-unknown-session"),
     pytest.param("compact/readFile", "READ:../outside.txt", "outside the workspace", id="readFile-outside"),
     pytest.param("compact/readFile", "READ:", "'path' is required", id="readFile-no-path"),

@@ -99,9 +99,7 @@ async def test_stdout_carries_only_framed_json_rpc(workspace: Workspace) -> None
         {"role": "user", "content": "read it"},
         {
             "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"file_path": "src/app.py"}}
-            ],
+            "content": [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"file_path": "src/app.py"}}],
         },
         {
             "role": "user",
@@ -109,9 +107,7 @@ async def test_stdout_carries_only_framed_json_rpc(workspace: Workspace) -> None
         },
     ]
     await conn.request("compact/append", {"sessionId": session, "messages": messages})
-    assert "error" in await conn.request(
-        "compact/readFile", {"sessionId": session, "path": "../../etc/passwd"}
-    )
+    assert "error" in await conn.request("compact/readFile", {"sessionId": session, "path": "../../etc/passwd"})
     await conn.request("workspace/executeCommand", {"command": "compact.microcompact", "arguments": []})
     await conn.request("compact/status", {"sessionId": session})
     await conn.request("shutdown", None)

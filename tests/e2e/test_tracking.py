@@ -103,9 +103,7 @@ async def test_open_editor_documents_join_the_session(client: LanguageClient, wo
     session_id = await new_session(client)
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=path.as_uri(), language_id="python", version=1, text="x = 1\n"
-            )
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text="x = 1\n")
         )
     )
     client.text_document_did_change(
@@ -123,12 +121,22 @@ async def test_open_editor_documents_join_the_session(client: LanguageClient, wo
     assert status["readFiles"] == []
 
 
+async def test_documents_opened_before_a_session_join_it(client: LanguageClient, workspace: Workspace) -> None:
+    path = workspace.write("early.py", "y = 1\n")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=3, text="y = 1\n")
+        )
+    )
+    session_id = await new_session(client)
+    status = await request(client, "compact/status", {"sessionId": session_id})
+    assert [(f["path"], f["open"], f["dirty"]) for f in status["readFiles"]] == [("early.py", True, False)]
+
+
 async def test_invalid_initialization_options_warn_and_use_defaults(workspace: Workspace) -> None:
     lsp = await start_server(workspace, workspace.options(contextWindow="big"))
     try:
-        session_id = await new_session(
-            lsp
-        )  # a request after initialize: the warning was sent before its answer
+        session_id = await new_session(lsp)  # a request after initialize: the warning was sent before its answer
         status = await request(lsp, "compact/status", {"sessionId": session_id})
         assert status["usage"]["contextWindow"] == 200_000
         warnings = [m for m in lsp.messages if m.type == types.MessageType.Warning]
@@ -175,9 +183,7 @@ async def test_automatic_microcompaction_is_reported(workspace: Workspace, optio
         session_id = await new_session(lsp)
         conversation = start()
         for i in range(4):
-            conversation += read_round(
-                f"toolu_{i}", f"f{i}.txt", "\n".join(f"data {i} {j}" for j in range(300))
-            )
+            conversation += read_round(f"toolu_{i}", f"f{i}.txt", "\n".join(f"data {i} {j}" for j in range(300)))
 
         note = await notification_where(
             lsp,
@@ -194,18 +200,14 @@ async def test_auto_compaction_runs_after_an_append_past_the_threshold(
     workspace: Workspace, messages_api: MessagesApiStub
 ) -> None:
     messages_api.push(reply("<summary>Lots of data was read.</summary>"))
-    options = workspace.options(
-        baseUrl=messages_api.base_url, autoCompact={"enabled": True, "threshold": 3_000}
-    )
+    options = workspace.options(baseUrl=messages_api.base_url, autoCompact={"enabled": True, "threshold": 3_000})
     options["microcompact"] = {"sizeThresholdTokens": -1}
     lsp = await start_server(workspace, options)
     try:
         session_id = await new_session(lsp)
         conversation = start()
         for i in range(4):
-            conversation += read_round(
-                f"toolu_{i}", f"f{i}.txt", "\n".join(f"data {i} {j}" for j in range(300))
-            )
+            conversation += read_round(f"toolu_{i}", f"f{i}.txt", "\n".join(f"data {i} {j}" for j in range(300)))
         result = await append(lsp, session_id, conversation)
         assert result["compaction"]["trigger"] == "auto"
         assert result["usage"]["total"] < 3_000 <= result["compaction"]["tokensBefore"]

@@ -72,9 +72,7 @@ def _dir_symlink_escape(ws: Path) -> str:
     ("make", "message"),
     [
         pytest.param(lambda ws: "../secret.txt", "outside the workspace", id="dotdot-escape"),
-        pytest.param(
-            lambda ws: str(ws.parent / "secret.txt"), "outside the workspace", id="absolute-outside"
-        ),
+        pytest.param(lambda ws: str(ws.parent / "secret.txt"), "outside the workspace", id="absolute-outside"),
         pytest.param(_symlink_escape, "outside the workspace", id="symlink-escape"),
         pytest.param(_dir_symlink_escape, "outside the workspace", id="directory-symlink-escape"),
         pytest.param(lambda ws: "/proc/self/status", "outside the workspace", id="proc"),

@@ -21,21 +21,15 @@ from compact_lsp.lsp.settings import (
     [
         pytest.param(None, lambda s: s == EngineSettings(), id="null-is-defaults"),
         pytest.param({}, lambda s: s == EngineSettings(), id="empty-is-defaults"),
-        pytest.param(
-            {"contextWindow": 1_000_000}, lambda s: s.context_window == 1_000_000, id="context-window"
-        ),
+        pytest.param({"contextWindow": 1_000_000}, lambda s: s.context_window == 1_000_000, id="context-window"),
         pytest.param({"contextWindow": 200000.0}, lambda s: s.context_window == 200_000, id="integral-float"),
-        pytest.param(
-            {"model": " claude-opus-4-1 "}, lambda s: s.model == "claude-opus-4-1", id="model-trimmed"
-        ),
+        pytest.param({"model": " claude-opus-4-1 "}, lambda s: s.model == "claude-opus-4-1", id="model-trimmed"),
         pytest.param(
             {"compactionModel": "claude-haiku-4-5"},
             lambda s: s.compaction_model == "claude-haiku-4-5",
             id="compaction-model",
         ),
-        pytest.param(
-            {"compactionModel": None}, lambda s: s.compaction_model is None, id="compaction-model-null"
-        ),
+        pytest.param({"compactionModel": None}, lambda s: s.compaction_model is None, id="compaction-model-null"),
         pytest.param(
             {"baseUrl": "http://127.0.0.1:8080/"},
             lambda s: s.base_url == "http://127.0.0.1:8080",
@@ -52,9 +46,7 @@ from compact_lsp.lsp.settings import (
             lambda s: s.microcompact.effective_keep_recent == 1,
             id="keep-recent-floored",
         ),
-        pytest.param(
-            {"microcompact": {"idleMinutes": -1}}, lambda s: s.microcompact.idle_minutes == -1, id="idle-off"
-        ),
+        pytest.param({"microcompact": {"idleMinutes": -1}}, lambda s: s.microcompact.idle_minutes == -1, id="idle-off"),
         pytest.param(
             {"microcompact": {"idleMinutes": 2.5}},
             lambda s: s.microcompact.idle_minutes == 2.5,
@@ -73,14 +65,11 @@ from compact_lsp.lsp.settings import (
         pytest.param(
             {"rehydration": {"maxFiles": 0, "tokenBudget": 10, "maxTokensPerFile": 5}},
             lambda s: (
-                (s.rehydration.max_files, s.rehydration.token_budget, s.rehydration.max_tokens_per_file)
-                == (0, 10, 5)
+                (s.rehydration.max_files, s.rehydration.token_budget, s.rehydration.max_tokens_per_file) == (0, 10, 5)
             ),
             id="rehydration",
         ),
-        pytest.param(
-            {"autoCompact": {"enabled": False}}, lambda s: not s.auto_compact.enabled, id="auto-off"
-        ),
+        pytest.param({"autoCompact": {"enabled": False}}, lambda s: not s.auto_compact.enabled, id="auto-off"),
         pytest.param(
             {"autoCompact": {"threshold": 150000}},
             lambda s: s.auto_compact.threshold_for(200_000) == 150_000,
@@ -122,21 +111,15 @@ def test_valid_settings_parse(raw: Any, check: Any) -> None:
     ("raw", "message"),
     [
         pytest.param([], "settings: expected an object", id="not-an-object"),
-        pytest.param(
-            {"contextWindow": "200000"}, 'contextWindow: expected an integer, got "200000"', id="string-int"
-        ),
+        pytest.param({"contextWindow": "200000"}, 'contextWindow: expected an integer, got "200000"', id="string-int"),
         pytest.param({"contextWindow": True}, "contextWindow: expected an integer, got true", id="bool-int"),
         pytest.param({"contextWindow": 999}, "contextWindow: must be at least 1000", id="window-too-small"),
         pytest.param({"contextWindow": 1.5}, "contextWindow: expected an integer", id="fractional-int"),
         pytest.param({"model": ""}, "model: expected a non-empty string", id="empty-model"),
         pytest.param({"model": 4}, "model: expected a non-empty string, got 4", id="numeric-model"),
-        pytest.param(
-            {"baseUrl": "localhost:8080"}, "baseUrl: expected an http:// or https:// URL", id="url-scheme"
-        ),
+        pytest.param({"baseUrl": "localhost:8080"}, "baseUrl: expected an http:// or https:// URL", id="url-scheme"),
         pytest.param({"memory": "/p"}, "memory: expected an object", id="memory-not-object"),
-        pytest.param(
-            {"memory": {"teamRoot": 3}}, "memory.teamRoot: expected a non-empty string", id="team-root"
-        ),
+        pytest.param({"memory": {"teamRoot": 3}}, "memory.teamRoot: expected a non-empty string", id="team-root"),
         pytest.param(
             {"microcompact": {"keepRecent": -2}},
             "microcompact.keepRecent: must be at least 0",
@@ -177,15 +160,11 @@ def test_valid_settings_parse(raw: Any, check: Any) -> None:
             'autoCompact.enabled: expected true or false, got "yes"',
             id="enabled-string",
         ),
-        pytest.param(
-            {"autoCompact": {"threshold": "80"}}, "autoCompact.threshold: expected tokens", id="no-percent"
-        ),
+        pytest.param({"autoCompact": {"threshold": "80"}}, "autoCompact.threshold: expected tokens", id="no-percent"),
         pytest.param({"autoCompact": {"threshold": "x%"}}, 'expected a percent like "80%"', id="bad-percent"),
         pytest.param({"autoCompact": {"threshold": "0%"}}, "above 0% and at most 100%", id="zero-percent"),
         pytest.param({"autoCompact": {"threshold": "150%"}}, "above 0% and at most 100%", id="over-percent"),
-        pytest.param(
-            {"autoCompact": {"threshold": 0}}, "autoCompact.threshold: must be at least 1", id="zero-tokens"
-        ),
+        pytest.param({"autoCompact": {"threshold": 0}}, "autoCompact.threshold: must be at least 1", id="zero-tokens"),
         pytest.param({"readTools": [""]}, "readTools[0]: expected a non-empty string", id="empty-tool-name"),
         pytest.param({"sessionDir": 5}, "sessionDir: expected a non-empty string", id="session-dir-number"),
     ],

@@ -143,9 +143,7 @@ class PartialThenFull:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-@pytest.mark.parametrize(
-    "partial_bytes", [pytest.param(0, id="nothing-written"), pytest.param(7, id="half-line")]
-)
+@pytest.mark.parametrize("partial_bytes", [pytest.param(0, id="nothing-written"), pytest.param(7, id="half-line")])
 def test_failed_write_raises_and_leaves_the_file_as_it_was(tmp_path: Path, partial_bytes: int) -> None:
     writer = PartialThenFull(partial_bytes)
     store = SessionStore(tmp_path, "/ws", write=writer)

@@ -91,9 +91,7 @@ async def test_every_kind_of_change_is_reported(
     assert await changes.next() == real
 
 
-async def test_untracked_neighbours_are_not_reported(
-    watched: tuple[FileWatcher, Changes], tmp_path: Path
-) -> None:
+async def test_untracked_neighbours_are_not_reported(watched: tuple[FileWatcher, Changes], tmp_path: Path) -> None:
     watcher, changes = watched
     tracked = tmp_path / "tracked.txt"
     tracked.write_text("a\n")

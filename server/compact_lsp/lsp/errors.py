@@ -46,9 +46,7 @@ def to_jsonrpc(exc: Exception) -> JsonRpcException:
     if isinstance(exc, (ReadRefused, SettingsError, ValueError)):  # MessageShapeError, ConversationError
         return invalid_params(str(exc))
     log.exception("unexpected failure", exc_info=exc)
-    return JsonRpcException(
-        f"compact-lsp failed unexpectedly: {type(exc).__name__}: {exc} (see the server log)"
-    )
+    return JsonRpcException(f"compact-lsp failed unexpectedly: {type(exc).__name__}: {exc} (see the server log)")
 
 
 def rpc_errors(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

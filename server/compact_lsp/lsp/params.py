@@ -24,14 +24,10 @@ def command_argument(args: tuple[object, ...], command: str) -> Mapping[str, Any
     if not args or args == (None,):
         return {}
     if len(args) > 1:
-        raise invalid_params(
-            f"{command}: takes one argument object {{sessionId?, ...}}, got {len(args)} arguments"
-        )
+        raise invalid_params(f"{command}: takes one argument object {{sessionId?, ...}}, got {len(args)} arguments")
     arg = args[0]
     if not isinstance(arg, Mapping):
-        raise invalid_params(
-            f'{command}: the argument must be an object like {{"sessionId": ...}}, got {_kind(arg)}'
-        )
+        raise invalid_params(f'{command}: the argument must be an object like {{"sessionId": ...}}, got {_kind(arg)}')
     return arg
 
 

@@ -58,6 +58,7 @@ class SessionRegistry:
         *,
         clock: Callable[[], float] = time.time,
         on_load_report: Callable[[LoadReport], None] | None = None,
+        on_loaded: Callable[[SessionSlot], None] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -68,6 +69,8 @@ class SessionRegistry:
         self._encoding: tiktoken.Encoding | None = None
         self._loading: dict[str, asyncio.Future[SessionSlot]] = {}
         self._on_load_report = on_load_report
+        self._on_loaded = on_loaded
+        """Called on the loop for each session created or loaded (open documents, watches)."""
 
     def _counter(self) -> TiktokenCounter:
         if self._encoding is None:
@@ -89,6 +92,10 @@ class SessionRegistry:
         self.slots[session_id] = slot
         self.last_active = session_id
         return slot
+
+    def loaded(self, slot: SessionSlot) -> None:
+        if self._on_loaded is not None:
+            self._on_loaded(slot)
 
     async def get(self, session_id: str | None, method: str) -> SessionSlot:
         """The session by id (loading it from disk if needed), or the most recently active one."""
@@ -121,6 +128,7 @@ class SessionRegistry:
             session = await asyncio.to_thread(self._replay, session_id)
             slot = SessionSlot(session)
             self.slots[session_id] = slot
+            self.loaded(slot)
             future.set_result(slot)
             return slot
         except BaseException as exc:

@@ -173,9 +173,7 @@ def parse_settings(raw: Any) -> EngineSettings:
     if "idleMinutes" in micro:
         minutes = _number("microcompact.idleMinutes", micro["idleMinutes"])
         if minutes != -1 and minutes < 0:
-            raise SettingsError(
-                f"microcompact.idleMinutes: must be >= 0 or -1 to turn it off, got {minutes:g}"
-            )
+            raise SettingsError(f"microcompact.idleMinutes: must be >= 0 or -1 to turn it off, got {minutes:g}")
         micro_kwargs["idle_minutes"] = minutes
     if "sizeThresholdTokens" in micro:
         micro_kwargs["size_threshold_tokens"] = _int(

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from compact_lsp.engine.messages import result_text, tool_results
+from compact_lsp.engine.messages import is_cleared, result_text, tool_results
 from compact_lsp.tracking.changes import SeenText, change_notice, content_hash, strip_line_numbers
 
 from .sessions import SessionSlot
@@ -37,9 +37,7 @@ async def in_session(
     return result
 
 
-def _call_and_measure(
-    slot: SessionSlot, call: Callable[[], T], measure: bool
-) -> tuple[T, dict[str, Any] | None]:
+def _call_and_measure(slot: SessionSlot, call: Callable[[], T], measure: bool) -> tuple[T, dict[str, Any] | None]:
     result = call()
     return result, slot.session.usage().to_wire() if measure else None
 
@@ -75,7 +73,7 @@ def remember_appended_reads(slot: SessionSlot, messages: list[Any]) -> None:
             continue
         for block in tool_results(message):
             use_id = block.get("tool_use_id")
-            if not isinstance(use_id, str) or block.get("is_error"):
+            if not isinstance(use_id, str) or block.get("is_error") or is_cleared(block):
                 continue
             paths = read_state.paths_for(use_id)
             if len(paths) != 1:

@@ -50,11 +50,7 @@ def change_notice(
         body = body[:max_chars].rsplit("\n", 1)[0]
         shown = body.split("\n")
     omitted = len(diff) - len(shown)
-    tail = (
-        f"\n... {omitted} more diff line(s) not shown; read the file again for the full text."
-        if omitted
-        else ""
-    )
+    tail = f"\n... {omitted} more diff line(s) not shown; read the file again for the full text." if omitted else ""
     return f"{head}\n{body}{tail}"
 
 

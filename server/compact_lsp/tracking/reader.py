@@ -61,9 +61,7 @@ def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[
     if not isinstance(path, str) or not path or "\x00" in path:
         raise ReadRefused("'path' must be a non-empty file path")
     if workspace_root is None and not os.path.isabs(path):
-        raise ReadRefused(
-            f"{path}: a relative path needs a workspace folder; open a folder or pass an absolute path"
-        )
+        raise ReadRefused(f"{path}: a relative path needs a workspace folder; open a folder or pass an absolute path")
     joined = os.path.join(workspace_root or "", os.path.expanduser(path))
     real = os.path.realpath(joined)
     roots = [os.path.realpath(r) for r in (workspace_root, *extra_roots) if r]
@@ -75,9 +73,7 @@ def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[
             "only files inside the workspace or the managed-memory folders can be read"
         )
     workspace_real = roots[0] if workspace_root else None
-    display = (
-        os.path.relpath(real, workspace_real) if workspace_real and _inside(real, workspace_real) else real
-    )
+    display = os.path.relpath(real, workspace_real) if workspace_real and _inside(real, workspace_real) else real
     return display, real
 
 

@@ -33,9 +33,7 @@ MAX_DELAY_SECONDS = 0.15
 class Observer(Protocol):
     """The part of watchdog's ``Observer`` the watcher uses (injectable for tests)."""
 
-    def schedule(
-        self, event_handler: Any, path: str, *, recursive: bool = ..., event_filter: Any = ...
-    ) -> Any: ...
+    def schedule(self, event_handler: Any, path: str, *, recursive: bool = ..., event_filter: Any = ...) -> Any: ...
 
     def unschedule(self, watch: Any) -> None: ...
 
@@ -162,9 +160,7 @@ class FileWatcher:
         if self._observer is None:
             return None
         try:
-            return self._observer.schedule(
-                self._handler, directory, recursive=False, event_filter=_event_filter()
-            )
+            return self._observer.schedule(self._handler, directory, recursive=False, event_filter=_event_filter())
         except OSError as exc:  # a missing directory, or out of inotify watches
             log.warning("cannot watch %s (%s); its files' freshness is checked on demand", directory, exc)
             return None
@@ -188,9 +184,7 @@ class FileWatcher:
 
     def _from_thread(self, event: Any) -> None:
         tracked = self._tracked
-        hits = [
-            p for p in (_as_str(event.src_path), _as_str(getattr(event, "dest_path", ""))) if p in tracked
-        ]
+        hits = [p for p in (_as_str(event.src_path), _as_str(getattr(event, "dest_path", ""))) if p in tracked]
         for path in hits:
             try:
                 self._loop.call_soon_threadsafe(self._schedule, path)

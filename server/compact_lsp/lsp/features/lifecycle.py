@@ -15,10 +15,12 @@ from compact_lsp.tracking.watcher import FileWatcher
 from ..notify import UsageNotifier
 from ..sessions import SessionRegistry
 from ..settings import merge_settings, resolve_paths, settings_or_defaults, unwrap_configuration
-from ..work import on_file_changed
+from ..work import on_file_changed, remember_appended_reads, sync_watches
+from .documents import open_documents_in
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer
+    from ..sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,11 @@ def register(server: CompactLanguageServer) -> None:
         settings = server.settings
         store = SessionStore(settings.session_dir, server.workspace_root)
         server.sessions = SessionRegistry(
-            store, settings, server.workspace_root, on_load_report=server.report_load
+            store,
+            settings,
+            server.workspace_root,
+            on_load_report=server.report_load,
+            on_loaded=lambda slot: session_loaded(server, slot),
         )
         server.usage_notifier = UsageNotifier(server.send_notification)
         server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
@@ -69,6 +75,14 @@ def register(server: CompactLanguageServer) -> None:
             server.usage_notifier.close()
         if server.sessions is not None:
             server.sessions.store.close()
+
+
+def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    """A session joined the server: it learns the open documents, the watcher follows its files, and what the
+    model still has of them is remembered for change diffs."""
+    open_documents_in(server, slot)
+    remember_appended_reads(slot, slot.session.messages)
+    sync_watches(server, slot)
 
 
 def apply_settings(server: CompactLanguageServer, raw: Any) -> None:

@@ -17,7 +17,6 @@ from ..errors import invalid_params, rpc_errors
 from ..notify import did_compact
 from ..params import as_object, optional_int, optional_object, optional_str, required_str
 from ..work import in_session, remember_appended_reads
-from .documents import open_documents_in
 
 if TYPE_CHECKING:
     from compact_lsp.engine.context import ContextSession
@@ -49,9 +48,9 @@ def register(server: CompactLanguageServer) -> None:
     async def new_session(params: Any) -> dict[str, Any]:
         args = as_object(params, NEW_SESSION)
         title = optional_str(args, "title", NEW_SESSION) or ""
-        slot = await asyncio.to_thread(server.registry().create, title)
-        async with slot.lock:
-            open_documents_in(server, slot)
+        registry = server.registry()
+        slot = await asyncio.to_thread(registry.create, title)
+        registry.loaded(slot)
         return {"sessionId": slot.session.id}
 
     @server.feature(SESSIONS)
@@ -150,9 +149,7 @@ def register(server: CompactLanguageServer) -> None:
                 start_line=read.start_line if partial else None,
                 num_lines=read.num_lines if partial else None,
             )
-            slot.seen.put(
-                read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None)
-            )
+            slot.seen.put(read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None))
 
         await in_session(server, slot, record)
         return read.to_wire()
