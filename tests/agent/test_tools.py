@@ -246,3 +246,9 @@ async def test_shell_tool_only_when_enabled(workspace: Workspace) -> None:
     shell.prompter.default = "deny"
     assert "denied" in await shell.refused("run_shell_command", command="rm -rf src")
     assert os.path.isdir(workspace.root / "src")
+
+
+async def test_shell_timeout_stops_the_command(workspace: Workspace) -> None:
+    shell = Harness(workspace, shell=True)
+    message = await shell.refused("run_shell_command", command="sleep 30 & wait", timeout_seconds=0.2)
+    assert "did not finish within 0.2 s" in message

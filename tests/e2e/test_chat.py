@@ -19,9 +19,7 @@ from .conversation import new_session, request
 
 
 @pytest.fixture
-def init_options(
-    request: pytest.FixtureRequest, workspace: Workspace, messages_api: MessagesApiStub
-) -> dict[str, Any]:
+def init_options(request: pytest.FixtureRequest, workspace: Workspace, messages_api: MessagesApiStub) -> dict[str, Any]:
     """The stub as the API; a test may add options with ``indirect`` parametrisation."""
     workspace.write("src/app.py", "def greet(name):\n    return 'hello ' + name\n")
     return workspace.options(baseUrl=messages_api.base_url, **getattr(request, "param", {}))
@@ -88,9 +86,7 @@ async def test_chat_denied_edit_reaches_the_model_as_an_error(
     assert denied["is_error"] is True and "denied" in denied["content"]
 
 
-async def test_cancel_request_stops_the_turn_cleanly(
-    client: LanguageClient, messages_api: MessagesApiStub
-) -> None:
+async def test_cancel_request_stops_the_turn_cleanly(client: LanguageClient, messages_api: MessagesApiStub) -> None:
     ClientSide(client, [])
     session_id = await new_session(client)
     messages_api.push(tool_call("read_file", {"file_path": "src/app.py"}), hang())
@@ -134,11 +130,10 @@ async def test_chat_compacts_between_rounds_and_goes_on(
         reply("<summary>SUMMARY-MARKER: read app.py and the log.</summary>"),
         reply("Both read.", input_tokens=100),
     )
-    result = await request(
-        client, "compact/chat", {"sessionId": session_id, "text": "Read app.py and big.txt"}
-    )
+    did_compact = asyncio.ensure_future(client.wait_for_notification("compact/didCompact"))
+    result = await request(client, "compact/chat", {"sessionId": session_id, "text": "Read app.py and big.txt"})
     assert result["stopReason"] == "end_turn"
-    compacted = await client.wait_for_notification("compact/didCompact")
+    compacted = await asyncio.wait_for(did_compact, 10)
     assert (compacted["kind"], compacted["trigger"]) == ("full", "auto")
     after = json.dumps(messages_api.bodies[3]["messages"])
     assert "SUMMARY-MARKER: read app.py and the log." in after

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import tempfile
 from collections.abc import Mapping
 from typing import Any
@@ -264,6 +265,15 @@ def remember_tool() -> Tool:
 # -- run_shell_command (off by default) ----------------------------------------------------------------------
 
 
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Kill the command's whole process group (it runs in its own session), not only the shell."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    await proc.wait()
+
+
 async def _shell(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     command = string_arg(args, "command")
     timeout = args.get("timeout_seconds", SHELL_TIMEOUT)
@@ -283,12 +293,10 @@ async def _shell(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), min(float(timeout), MAX_SHELL_TIMEOUT))
     except TimeoutError:
-        proc.kill()
-        await proc.wait()
+        await _stop(proc)
         raise ToolError(f"the command did not finish within {timeout:g} s and was stopped") from None
     except BaseException:
-        proc.kill()
-        await proc.wait()
+        await _stop(proc)
         raise
     text = bound(out.decode("utf-8", "replace")).rstrip("\n")
     return ToolOutput(f"{text}\n[exit code {proc.returncode}]".lstrip(), is_error=proc.returncode != 0)
