@@ -115,16 +115,12 @@ async def test_request_shape_prompt_caching_and_usage_fed_back(make_chat) -> Non
         pytest.param("deny", False, id="deny"),
     ],
 )
-async def test_permission_allowed_and_denied(
-    make_chat, workspace: Workspace, answer: str, expect_edit: bool
-) -> None:
+async def test_permission_allowed_and_denied(make_chat, workspace: Workspace, answer: str, expect_edit: bool) -> None:
     chat: Chat = make_chat()
     chat.prompter.answers = [answer]  # type: ignore[list-item]
     chat.stub.push(
         tool_call("read_file", {"file_path": "src/util.py"}),
-        tool_call(
-            "edit_file", {"file_path": "src/util.py", "old_string": "30", "new_string": "60"}, tool_id="e1"
-        ),
+        tool_call("edit_file", {"file_path": "src/util.py", "old_string": "30", "new_string": "60"}, tool_id="e1"),
         reply("ok"),
     )
     await chat.say("Double the timeout.")
@@ -177,12 +173,8 @@ async def test_edit_refused_after_on_disk_change(make_chat, workspace: Workspace
 @pytest.mark.parametrize(
     ("tool_input", "message"),
     [
-        pytest.param(
-            {"file_path": "src/app.py", "old_string": "x", "new_string": "y"}, "not been read", id="unread"
-        ),
-        pytest.param(
-            {"file_path": "../outside.py", "old_string": "x", "new_string": "y"}, "outside", id="escape"
-        ),
+        pytest.param({"file_path": "src/app.py", "old_string": "x", "new_string": "y"}, "not been read", id="unread"),
+        pytest.param({"file_path": "../outside.py", "old_string": "x", "new_string": "y"}, "outside", id="escape"),
         pytest.param({"file_path": "src/app.py"}, "old_string", id="missing-arg"),
     ],
 )
@@ -287,9 +279,7 @@ async def test_auto_compaction_mid_session_next_request_has_summary_and_files(ma
     from compact_lsp.engine.settings import AutoCompactSettings, RehydrationSettings
     from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 
-    chat.summarizer = AnthropicSummarizer(
-        model="claude-test", api_key="test-key", base_url=chat.stub.base_url
-    )
+    chat.summarizer = AnthropicSummarizer(model="claude-test", api_key="test-key", base_url=chat.stub.base_url)
     workspace.write("big.txt", "".join(f"line {i} of a long log file\n" for i in range(900)))
     chat.session.update_settings(
         chat.session.settings.__class__(
@@ -323,20 +313,10 @@ async def test_auto_compaction_mid_session_next_request_has_summary_and_files(ma
     "read_path",
     [
         pytest.param("{memory}/test-command.md", id="absolute-path-as-the-tool-says"),
-        pytest.param(
-            ".compact/memory/test-command.md",
-            id="workspace-relative-path",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine: ContextSession builds preserve_read without the workspace as cwd, so a "
-                "relative memory path resolves against the process cwd and is not protected",
-            ),
-        ),
+        pytest.param(".compact/memory/test-command.md", id="workspace-relative-path"),
     ],
 )
-async def test_remember_write_survives_microcompaction(
-    make_chat, workspace: Workspace, read_path: str
-) -> None:
+async def test_remember_write_survives_microcompaction(make_chat, workspace: Workspace, read_path: str) -> None:
     chat: Chat = make_chat()
     chat.stub.push(
         tool_call("remember", {"name": "Test command", "description": "how to run the tests",
@@ -371,3 +351,24 @@ async def test_idle_microcompaction_runs_before_the_request_after_a_pause(make_c
     await chat.say("hello again")
     assert CLEARED_TOOL_RESULT in sent_text(chat.stub.bodies[-1])
     assert any(e["kind"] == "status" and "(idle)" in e["message"] for e in chat.events)
+
+
+async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_chat, workspace) -> None:
+    from compact_lsp.engine.settings import AutoCompactSettings
+    from compact_lsp.engine.summarize.offline import OfflineSummarizer
+
+    chat: Chat = make_chat(summarizer=OfflineSummarizer())
+    workspace.write("big.txt", "".join(f"line {i} of a long log file\n" for i in range(900)))
+    chat.stub.push(tool_call("read_file", {"file_path": "big.txt"}, input_tokens=100), reply("read", input_tokens=100))
+    await chat.say("Read big.txt")
+    settings = chat.session.settings
+    chat.session.update_settings(
+        settings.__class__(**{**settings.__dict__, "auto_compact": AutoCompactSettings(threshold_tokens=9_000)})
+    )
+    chat.stub.push(reply("answered"))
+    await chat.say("QUESTION-MARKER: what did the log say?")
+    assert chat.session.compactions
+    body = chat.stub.bodies[-1]
+    first_user = body["messages"][0]["content"]
+    assert "QUESTION-MARKER" not in first_user[0]["text"]  # not summarised away ...
+    assert first_user[-1]["text"] == "QUESTION-MARKER: what did the log say?"  # ... but asked verbatim, last
