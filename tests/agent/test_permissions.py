@@ -44,9 +44,7 @@ async def test_allow_for_session_covers_the_kind_not_others() -> None:
     assert permissions.denied_paths == {"/ws/new.py"}
 
 
-@pytest.mark.parametrize(
-    "ask", [pytest.param(None, id="nobody-to-ask"), pytest.param("raises", id="prompt-fails")]
-)
+@pytest.mark.parametrize("ask", [pytest.param(None, id="nobody-to-ask"), pytest.param("raises", id="prompt-fails")])
 async def test_no_answer_is_a_denial(ask: str | None) -> None:
     async def failing(request: PermissionRequest) -> Any:
         raise ConnectionError("client went away")
@@ -66,13 +64,9 @@ def test_prompt_text_names_the_change() -> None:
     ("raw", "expected"),
     [
         pytest.param(None, AgentSettings(), id="absent"),
-        pytest.param(
-            {"maxTokens": 1024, "shell": True}, AgentSettings(max_tokens=1024, shell=True), id="values"
-        ),
+        pytest.param({"maxTokens": 1024, "shell": True}, AgentSettings(max_tokens=1024, shell=True), id="values"),
         pytest.param({"maxRounds": 0, "shell": "yes"}, AgentSettings(), id="invalid-falls-back"),
-        pytest.param(
-            {"timeout": 30, "maxRetries": 0}, AgentSettings(timeout=30.0, max_retries=0), id="numbers"
-        ),
+        pytest.param({"timeout": 30, "maxRetries": 0}, AgentSettings(timeout=30.0, max_retries=0), id="numbers"),
     ],
 )
 def test_agent_settings_from_wire(raw: Any, expected: AgentSettings) -> None:
@@ -94,8 +88,6 @@ def test_system_prompt_is_pinned() -> None:
         "# Managed memory\nindex here"
     )
     assert "Read a file with read_file before you edit or overwrite it." in text
-    no_memory = agent_system_prompt(
-        workspace_root=None, platform="Linux", today="d", tools=[], session_system=" "
-    )
+    no_memory = agent_system_prompt(workspace_root=None, platform="Linux", today="d", tools=[], session_system=" ")
     assert no_memory.endswith("# Tools\n")
     assert "(no folder is open" in no_memory

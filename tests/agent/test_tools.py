@@ -65,9 +65,7 @@ async def test_read_range_says_where_to_read_on(tools: Harness, workspace: Works
     assert text == "line 3\nline 4\n\n[log.txt: lines 3-4 of 10; read on with offset=5]"
 
 
-async def test_huge_read_is_cut_at_a_line_and_recorded_as_partial(
-    tools: Harness, workspace: Workspace
-) -> None:
+async def test_huge_read_is_cut_at_a_line_and_recorded_as_partial(tools: Harness, workspace: Workspace) -> None:
     workspace.write("wide.txt", ("x" * 999 + "\n") * 150)
     ctx = ToolContext(tools.session, str(workspace.root), tools.permissions, DirectAccess(tools.session))
     output = await tools.tools["read_file"].run(ctx, {"file_path": "wide.txt"})
@@ -87,17 +85,13 @@ async def test_huge_read_is_cut_at_a_line_and_recorded_as_partial(
         pytest.param("missing.py", "no such file", id="missing"),
     ],
 )
-async def test_read_refusals(
-    tools: Harness, workspace: Workspace, outside: Path, path: str, message: str
-) -> None:
+async def test_read_refusals(tools: Harness, workspace: Workspace, outside: Path, path: str, message: str) -> None:
     (workspace.root / "link").symlink_to(outside)
     (workspace.root / "blob.bin").write_bytes(b"\x00\x01\x02")
     assert message in await tools.refused("read_file", file_path=path)
 
 
-async def test_read_of_user_memory_outside_the_workspace_is_allowed(
-    tools: Harness, workspace: Workspace
-) -> None:
+async def test_read_of_user_memory_outside_the_workspace_is_allowed(tools: Harness, workspace: Workspace) -> None:
     (workspace.user_memory / "prefs.md").write_text("tabs, never spaces\n")
     text = await tools.call("read_file", file_path=str(workspace.user_memory / "prefs.md"))
     assert text == "tabs, never spaces\n"
@@ -138,9 +132,7 @@ GREP_ENGINES = [
 
 
 @pytest.mark.parametrize("engine", GREP_ENGINES)
-async def test_grep_matches_filters_and_stays_inside(
-    workspace: Workspace, outside: Path, engine: str | None
-) -> None:
+async def test_grep_matches_filters_and_stays_inside(workspace: Workspace, outside: Path, engine: str | None) -> None:
     tools = Harness(workspace, ripgrep=shutil.which(engine) if engine else None)
     (workspace.root / "link").symlink_to(outside)
     workspace.write(".hidden/conf.txt", "TIMEOUT\n")
@@ -148,10 +140,7 @@ async def test_grep_matches_filters_and_stays_inside(
     assert await tools.call("grep", pattern="timeout", ignore_case=True, glob="*.md") == (
         "[no matches for 'timeout' in .]"
     )
-    assert (
-        await tools.call("grep", pattern="return", path="src/app.py")
-        == "src/app.py:2:    return 'hello ' + name"
-    )
+    assert await tools.call("grep", pattern="return", path="src/app.py") == "src/app.py:2:    return 'hello ' + name"
     assert await tools.call("grep", pattern="HELLO", path="src", ignore_case=True) == (
         "src/app.py:2:    return 'hello ' + name"
     )
@@ -180,21 +169,15 @@ def test_bound_cuts_at_a_line_and_says_how_much() -> None:
 # -- write_file, remember, shell -----------------------------------------------------------------------------
 
 
-async def test_write_new_file_creates_folders_but_overwrite_needs_a_read(
-    tools: Harness, workspace: Workspace
-) -> None:
+async def test_write_new_file_creates_folders_but_overwrite_needs_a_read(tools: Harness, workspace: Workspace) -> None:
     assert (
-        await tools.call("write_file", file_path="docs/new.md", content="# new\n")
-        == "Created docs/new.md (1 lines)."
+        await tools.call("write_file", file_path="docs/new.md", content="# new\n") == "Created docs/new.md (1 lines)."
     )
     assert workspace.read("docs/new.md") == "# new\n"
     assert "has not been read" in await tools.refused("write_file", file_path="src/app.py", content="x")
     await tools.call("read_file", file_path="src/app.py")
     tools.session.read_state.record_read(str(workspace.root / "src/app.py"), workspace.read("src/app.py"))
-    assert (
-        await tools.call("write_file", file_path="src/app.py", content="x\n")
-        == "Overwrote src/app.py (1 lines)."
-    )
+    assert await tools.call("write_file", file_path="src/app.py", content="x\n") == "Overwrote src/app.py (1 lines)."
 
 
 async def test_write_outside_memory_roots_is_refused(tools: Harness, workspace: Workspace) -> None:
@@ -203,15 +186,11 @@ async def test_write_outside_memory_roots_is_refused(tools: Harness, workspace: 
     assert not target.exists()
 
 
-async def test_remember_replaces_the_same_topic_and_keeps_other_lines(
-    tools: Harness, workspace: Workspace
-) -> None:
+async def test_remember_replaces_the_same_topic_and_keeps_other_lines(tools: Harness, workspace: Workspace) -> None:
     workspace.project_memory.mkdir(parents=True)
     (workspace.project_memory / "MEMORY.md").write_text("# Memory\n- [Style](style.md): code style\n")
     await tools.call("remember", name="Build & test", description="old", content="make")
-    await tools.call(
-        "remember", name="Build & test", description="how to build\nand test", content="make test"
-    )
+    await tools.call("remember", name="Build & test", description="how to build\nand test", content="make test")
     index = (workspace.project_memory / "MEMORY.md").read_text()
     assert index.splitlines() == [
         "# Memory",
@@ -238,10 +217,7 @@ def test_topic_slug_never_leaves_the_root(name: str, slug: str) -> None:
 async def test_shell_tool_only_when_enabled(workspace: Workspace) -> None:
     assert "run_shell_command" not in Harness(workspace).tools
     shell = Harness(workspace, shell=True)
-    assert (
-        await shell.call("run_shell_command", command="echo hi && pwd")
-        == f"hi\n{workspace.root}\n[exit code 0]"
-    )
+    assert await shell.call("run_shell_command", command="echo hi && pwd") == f"hi\n{workspace.root}\n[exit code 0]"
     assert [r.kind for r in shell.prompter.asked] == ["shell"]
     shell.prompter.default = "deny"
     assert "denied" in await shell.refused("run_shell_command", command="rm -rf src")
