@@ -391,9 +391,7 @@ class ChatLoop:
             log.warning("automatic compaction of %s did not happen: %s", self.session.id, exc)
             self._status(f"Automatic compaction did not happen: {exc}")
             return
-        self._status(
-            f"Compacted the conversation: {result['tokensBefore']} → {result['tokensAfter']} tokens."
-        )
+        self._status(f"Compacted the conversation: {result['tokensBefore']} → {result['tokensAfter']} tokens.")
 
     def _microcompacted(self, eviction: EvictionRecord) -> None:
         self.access.microcompacted(eviction)
@@ -468,15 +466,11 @@ class ChatLoop:
     def _results(self) -> list[Block]:
         return [block for block in self._open.values() if block is not None]
 
-    async def _run_tools(
-        self, calls: list[Block], cancel: asyncio.Event | None
-    ) -> list[tuple[str, FileRead]]:
+    async def _run_tools(self, calls: list[Block], cancel: asyncio.Event | None) -> list[tuple[str, FileRead]]:
         reads: list[tuple[str, FileRead]] = []
         for call in calls:
             self._check(cancel)
-            self.emit(
-                {"kind": "tool_use", "id": call["id"], "name": call["name"], "input": call.get("input", {})}
-            )
+            self.emit({"kind": "tool_use", "id": call["id"], "name": call["name"], "input": call.get("input", {})})
             output = await self._cancellable(self._run_tool(call), cancel)
             block: Block = {"type": "tool_result", "tool_use_id": call["id"], "content": output.content}
             if output.is_error:
@@ -499,9 +493,7 @@ class ChatLoop:
         tool = self.tools.get(call["name"])
         if tool is None:
             names = ", ".join(self.tools)
-            return ToolOutput(
-                f"There is no tool named {call['name']!r}; the tools are: {names}.", is_error=True
-            )
+            return ToolOutput(f"There is no tool named {call['name']!r}; the tools are: {names}.", is_error=True)
         ctx = ToolContext(
             session=self.session,
             workspace_root=self.session.workspace_root,

@@ -46,9 +46,7 @@ CANCELLED_TOOL_RESULT = (
 )
 """The result given to a tool call left unanswered by a cancelled or failed turn (no dangling tool_use)."""
 
-DENIED_TOOL_RESULT = (
-    "The user denied this {kind} ({target}). Do not retry it; ask the user what they want instead."
-)
+DENIED_TOOL_RESULT = "The user denied this {kind} ({target}). Do not retry it; ask the user what they want instead."
 
 STALE_EDIT = (
     "{path} has changed on disk since you last read it. Read it again with read_file, then make the edit "

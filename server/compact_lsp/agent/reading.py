@@ -38,9 +38,7 @@ MAX_GLOB_MATCHES = 500
 MAX_GREP_LINES = 300
 MAX_GREP_FILE_BYTES = 2 * 1024 * 1024
 GREP_TIMEOUT = 30.0
-SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"}
-)
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"})
 """Folders the Python grep and glob never enter (ripgrep uses .gitignore instead)."""
 
 
@@ -142,14 +140,10 @@ def list_directory_tool() -> Tool:
     return Tool(
         name="list_directory",
         summary="list a directory's entries (directories end with /)",
-        description=(
-            "List the entries of a directory in the workspace, sorted by name; directories end with '/'."
-        ),
+        description="List the entries of a directory in the workspace, sorted by name; directories end with '/'.",
         input_schema={
             "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "directory; default: the workspace root"}
-            },
+            "properties": {"path": {"type": "string", "description": "directory; default: the workspace root"}},
         },
         run=_list_directory,
     )

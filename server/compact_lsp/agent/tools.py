@@ -96,9 +96,7 @@ def bound(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     return f"{text[:cut]}\n[... output truncated: {len(text) - cut} more characters not shown]"
 
 
-def string_arg(
-    args: Mapping[str, Any], name: str, *, required: bool = True, allow_empty: bool = False
-) -> str:
+def string_arg(args: Mapping[str, Any], name: str, *, required: bool = True, allow_empty: bool = False) -> str:
     value = args.get(name)
     if value is None and not required:
         return ""

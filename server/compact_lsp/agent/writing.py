@@ -59,9 +59,7 @@ async def _allowed(
 ) -> None:
     request = PermissionRequest(kind=kind, tool=tool, target=target, detail=detail)
     if not await ctx.permissions.request(request, real_path=real):
-        raise ToolError(
-            DENIED_TOOL_RESULT.format(kind=kind if kind != "memory" else "memory write", target=target)
-        )
+        raise ToolError(DENIED_TOOL_RESULT.format(kind=kind if kind != "memory" else "memory write", target=target))
 
 
 def _read_text(real: str, display: str) -> str:
@@ -220,9 +218,7 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     memory = ctx.session.memory
     root = memory.root("project")
     if root is None:
-        raise ToolError(
-            "there is no project memory folder (no workspace is open), so nothing can be remembered"
-        )
+        raise ToolError("there is no project memory folder (no workspace is open), so nothing can be remembered")
     topic_path = os.path.join(root.path, f"{slug}.md")
     index_path = os.path.join(root.path, INDEX_FILE)
     await asyncio.to_thread(os.makedirs, root.path, exist_ok=True)
@@ -231,13 +227,9 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     display = os.path.relpath(topic_path, ctx.workspace_root) if ctx.workspace_root else topic_path
     await _allowed(ctx, "memory", "remember", display, _preview(content), os.path.realpath(topic_path))
     await asyncio.to_thread(_write_text, os.path.realpath(topic_path), f"# {name}\n\n{content.strip()}\n")
-    await asyncio.to_thread(
-        _update_index, os.path.realpath(index_path), slug, index_line(name, slug, description)
-    )
+    await asyncio.to_thread(_update_index, os.path.realpath(index_path), slug, index_line(name, slug, description))
     # the absolute path: memory reads are protected from microcompaction by their resolved path
-    return ToolOutput(
-        f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path."
-    )
+    return ToolOutput(f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path.")
 
 
 def remember_tool() -> Tool:
