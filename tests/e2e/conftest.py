@@ -69,6 +69,9 @@ class Workspace:
             "sessionDir": str(self.sessions),
             "memory": {"userRoot": str(self.user_memory)},
             "autoCompact": {"enabled": False},
+            # up-to-date background notes would make compactions instant and skip the stub's scripted replies;
+            # tests/e2e/test_session_notes.py turns them on
+            "sessionMemory": {"enabled": False},
             **extra,
         }
 

@@ -275,3 +275,16 @@ def test_session_memory_notes_make_compaction_instant_and_survive_reload(
     outcome = run(replayed.compact(replayed.summarizer_with_notes(MustNotBeCalled())))
     assert outcome.boundary.summarizer == "session-memory"
     assert "mod6.py" in replayed.view()[0]["content"][0]["text"]
+
+
+def test_the_agents_own_edit_is_not_reported_as_a_change(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    session.add_change_notice("src/mod6.py", "src/mod6.py changed since you read it")
+    session.add_change_notice("src/mod5.py", "src/mod5.py changed since you read it")
+    target = str(workspace / "src" / "mod6.py")
+    edit = {"type": "tool_use", "id": "toolu_edit", "name": "edit_file",
+            "input": {"file_path": target, "old_string": "x", "new_string": "y"}}  # fmt: skip
+    session.append([{"role": "assistant", "content": [edit]}])
+    history = all_text(session.messages)
+    assert "src/mod5.py changed" in history
+    assert "src/mod6.py changed" not in history

@@ -20,14 +20,22 @@ from typing import Any, Protocol
 
 from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction
 from .memory import ManagedMemory, make_preserve_read
-from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message
+from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message, tool_uses
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
 from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
 from .settings import EngineSettings
 from .summarize.base import Summarizer
-from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
+from .summarize.session_memory import (
+    NotesWriter,
+    OfflineNotesWriter,
+    SessionMemory,
+    SessionMemoryPolicy,
+    SessionMemorySummarizer,
+    SessionNotes,
+    notes_writer_from_settings,
+)
 from .tokens import TokenCounter
 from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
 from .validate import validate
@@ -55,6 +63,20 @@ class AppendOutcome:
     usage: ContextUsage
     microcompaction: EvictionRecord | None = None
     compaction_due: bool = False
+
+
+@dataclass
+class NotesJob:
+    """One background update of the session-memory notes, on a snapshot of the messages."""
+
+    memory: SessionMemory
+    messages: list[Message]
+    total_tokens: int
+    generation: tuple[int, int]
+    notes: SessionNotes | None = None
+
+    async def run(self) -> None:
+        self.notes = await self.memory.update(self.messages, total_tokens=self.total_tokens)
 
 
 @dataclass
@@ -102,7 +124,7 @@ class ContextSession:
         self.last_assistant_at: float | None = None
         self.compacting = False
         self.auto_compact_failures = 0
-        self.session_memory = SessionMemory()
+        self.session_memory = SessionMemory(*_notes_setup(settings))
         """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         self._base_system = system
         self._messages: list[Message] = []
@@ -209,6 +231,7 @@ class ContextSession:
         """Swap settings in place; the history and the read-file state survive."""
         self.settings = settings
         self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
+        self.session_memory.writer, self.session_memory.policy = _notes_setup(settings)
 
     def append(self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None) -> AppendOutcome:
         """Validate and append; then run the automatic microcompaction triggers (idle, then size)."""
@@ -226,6 +249,7 @@ class ContextSession:
         record: dict[str, Any] = {"type": "append", "messages": normalized, "at": now}
         if reported_usage is not None:
             record["usage"] = dict(reported_usage)
+        self._discard_own_changes(normalized)
         if self._pending_notices and self._messages and self._messages[-1]["role"] == "user":
             self._write_and_apply({"type": "notice", "text": self._notice_text(), "at": now})
         eviction = None
@@ -248,6 +272,24 @@ class ContextSession:
         now = self.clock()
         plan = self._plan_micro(trigger, now)
         return self._commit_micro(plan, now) if plan is not None else None
+
+    def discard_change_notice(self, path: str) -> None:
+        """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""
+        for key in {path, self._display(path)}:
+            self._pending_notices.pop(key, None)
+
+    def _discard_own_changes(self, messages: list[Message]) -> None:
+        if not self._pending_notices:
+            return
+        writers = {*self.settings.write_tools, *self.settings.edit_tools}
+        for message in messages:
+            if message["role"] != "assistant":
+                continue
+            for block in tool_uses(message):
+                tool_input = block.get("input") or {}
+                path = tool_input.get("file_path") or tool_input.get("path")
+                if block.get("name") in writers and isinstance(path, str):
+                    self.discard_change_notice(self._absolute(path))
 
     def add_change_notice(self, path: str, text: str) -> None:
         """A file the model saw changed on disk: tell it on the next view (one bounded notice per path)."""
@@ -279,23 +321,39 @@ class ContextSession:
 
     # -- session memory ---------------------------------------------------------------------------------------
 
-    async def update_notes_if_due(self) -> bool:
-        """Bring the session-memory notes up to date when the policy says so; True when they changed.
+    def notes_job(self) -> NotesJob | None:
+        """A snapshot for a background notes update when the policy says one is due, else None.
 
-        Meant for a background task: the notes work on a snapshot, and an update that raced a compaction or an
-        undo is dropped (its notes describe a history that is gone).
+        Take it under the session's lock, run ``job.run()`` without the lock (a model may take seconds), then
+        ``commit_notes(job)`` under the lock again: an update that raced a compaction or an undo is dropped, its
+        notes describe a history that is gone.
         """
-        generation = len(self.compactions), self._undo_count
+        memory = self.session_memory
+        if not self.settings.session_memory.enabled:
+            return None
         messages = list(self._messages)
-        updated = await self.session_memory.maybe_update(messages, self.usage().total)
-        notes = self.session_memory.notes
-        if not updated or notes is None:
+        total = self.usage().total
+        if memory.updating or not memory.should_update(total, memory.tool_calls_since(messages)):
+            return None
+        return NotesJob(memory, messages, total, (len(self.compactions), self._undo_count))
+
+    def commit_notes(self, job: NotesJob) -> bool:
+        """Journal the notes ``job`` wrote, unless history was replaced meanwhile; True when committed."""
+        if job.notes is None:
             return False
-        if (len(self.compactions), self._undo_count) != generation:
-            self.session_memory.notes = None
+        if (len(self.compactions), self._undo_count) != job.generation:
+            self.session_memory.notes = None  # they describe a history that is gone; start afresh
             return False
-        self._write_and_apply({"type": "notes", "notes": notes.to_dict(), "at": self.clock()})
+        self._write_and_apply({"type": "notes", "notes": job.notes.to_dict(), "at": self.clock()})
         return True
+
+    async def update_notes_if_due(self) -> bool:
+        """Snapshot, write and commit in one go (for callers that own the session outright, like tests)."""
+        job = self.notes_job()
+        if job is None:
+            return False
+        await job.run()
+        return self.commit_notes(job)
 
     def summarizer_with_notes(self, fallback: Summarizer) -> Summarizer:
         """Compaction from up-to-date notes (no model call), else ``fallback``."""
@@ -327,8 +385,6 @@ class ContextSession:
         finally:
             self.compacting = False
         self.auto_compact_failures = 0
-        self.session_memory = SessionMemory()
-        """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         return outcome
 
     @property
@@ -399,11 +455,27 @@ class ContextSession:
             "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
+            "sessionNotes": self._notes_wire(),
             "canUndo": bool(self.compactions),
             "messageCount": len(self._messages),
         }
 
     # -- internals --------------------------------------------------------------------------------------------
+
+    def _notes_wire(self) -> dict[str, Any] | None:
+        notes = self.session_memory.notes
+        if notes is None:
+            return None
+        return {"coveredUpto": notes.covered_upto, "writer": notes.writer, "updatedAt": notes.updated_at}
+
+    def _display(self, path: str) -> str:
+        """A path as notices name it: relative to the workspace when inside it."""
+        root = self.workspace_root
+        if root and os.path.isabs(path):
+            relative = os.path.relpath(path, root)
+            if not relative.startswith(".."):
+                return relative
+        return path
 
     def _absolute(self, path: str) -> str:
         if self.workspace_root and not os.path.isabs(path):
@@ -532,6 +604,14 @@ class ContextSession:
         # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
         # a "file unchanged" shortcut for bytes it may not have.
         self.last_compaction = self.compactions[-1].record if self.compactions else None
+
+
+def _notes_setup(settings: EngineSettings) -> tuple[NotesWriter, SessionMemoryPolicy]:
+    """The notes writer (the model only when allowed and a key is set) and when to update."""
+    notes = settings.session_memory
+    writer = notes_writer_from_settings(settings) if notes.use_model else OfflineNotesWriter()
+    policy = SessionMemoryPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
+    return writer, policy
 
 
 def join_messages(history: list[Message], new: list[Message]) -> list[Message]:

@@ -101,6 +101,22 @@ class AutoCompactSettings:
 
 
 @dataclass(frozen=True)
+class SessionMemorySettings:
+    enabled: bool = True
+    """Keep background notes that make compaction instant."""
+    use_model: bool = True
+    """Write them with the model when an API key is set (else, or when off, the offline extractor)."""
+    first_after_tokens: int = 10_000
+    every_tokens: int = 5_000
+    min_tool_calls: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("first_after_tokens", "every_tokens", "min_tool_calls"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"sessionMemory.{name} must be >= 0")
+
+
+@dataclass(frozen=True)
 class MemorySettings:
     project_root: str | None = None
     user_root: str | None = None
@@ -119,6 +135,7 @@ class EngineSettings:
     microcompact: MicrocompactSettings = field(default_factory=MicrocompactSettings)
     rehydration: RehydrationSettings = field(default_factory=RehydrationSettings)
     auto_compact: AutoCompactSettings = field(default_factory=AutoCompactSettings)
+    session_memory: SessionMemorySettings = field(default_factory=SessionMemorySettings)
     read_tools: tuple[str, ...] = DEFAULT_READ_TOOLS
     write_tools: tuple[str, ...] = DEFAULT_WRITE_TOOLS
     edit_tools: tuple[str, ...] = DEFAULT_EDIT_TOOLS

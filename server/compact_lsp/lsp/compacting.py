@@ -7,6 +7,7 @@ session's lock and are applied after it, never lost. A failed or cancelled compa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -52,7 +53,8 @@ async def compact_session(
     try:
         await progress.begin()
         async with slot.lock:
-            summarizer = server.summarizer_factory(session.settings)
+            # up-to-date session notes make the summary instant; otherwise the model (or offline) summariser
+            summarizer = session.summarizer_with_notes(server.summarizer_factory(session.settings))
             outcome = await session.compact(
                 summarizer,
                 instructions=instructions,
@@ -74,6 +76,19 @@ async def compact_session(
     changed(server, slot, usage)
     did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"])
     return result
+
+
+async def refresh_notes(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    """Bring the session-memory notes up to date in the background when due (the model call runs unlocked)."""
+    session = slot.session
+    async with slot.lock:
+        job = await asyncio.to_thread(session.notes_job)
+    if job is None:
+        return
+    await job.run()
+    async with slot.lock:
+        committed = await asyncio.to_thread(session.commit_notes, job)
+    log.debug("session notes of %s %s", session.id, "updated" if committed else "dropped (history replaced)")
 
 
 async def rehydration_preview(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:

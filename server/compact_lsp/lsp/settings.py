@@ -18,6 +18,7 @@ from compact_lsp.engine.settings import (
     MemorySettings,
     MicrocompactSettings,
     RehydrationSettings,
+    SessionMemorySettings,
     SettingsError,
 )
 
@@ -147,6 +148,7 @@ def parse_settings(raw: Any) -> EngineSettings:
         ("model", "model", _str),
         ("compactionModel", "compaction_model", _optional(_str)),
         ("baseUrl", "base_url", _optional(_url)),
+        ("apiKey", "api_key", _optional(_str)),
         ("readTools", "read_tools", _names),
         ("sessionDir", "session_dir", _optional(_path)),
     ]
@@ -202,7 +204,21 @@ def parse_settings(raw: Any) -> EngineSettings:
         auto_kwargs["threshold_tokens"] = tokens
         auto_kwargs["threshold_percent"] = percent
 
+    notes = _section(raw, "sessionMemory")
+    notes_kwargs: dict[str, Any] = {}
+    for key, attr in (("enabled", "enabled"), ("useModel", "use_model")):
+        if key in notes:
+            notes_kwargs[attr] = _bool(f"sessionMemory.{key}", notes[key])
+    for key, attr in (
+        ("firstAfterTokens", "first_after_tokens"),
+        ("everyTokens", "every_tokens"),
+        ("minToolCalls", "min_tool_calls"),
+    ):
+        if key in notes:
+            notes_kwargs[attr] = _int(f"sessionMemory.{key}", notes[key], minimum=0)
+
     return EngineSettings(
+        session_memory=SessionMemorySettings(**notes_kwargs),
         memory=MemorySettings(**memory_kwargs),
         microcompact=MicrocompactSettings(**micro_kwargs),
         rehydration=RehydrationSettings(**rehydration_kwargs),

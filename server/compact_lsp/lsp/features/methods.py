@@ -12,7 +12,7 @@ from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.tracking.changes import SeenText
 from compact_lsp.tracking.reader import read_text_file
 
-from ..compacting import compact_session
+from ..compacting import compact_session, refresh_notes
 from ..errors import invalid_params, rpc_errors
 from ..notify import did_compact
 from ..params import as_object, optional_int, optional_object, optional_str, required_str
@@ -108,6 +108,7 @@ def register(server: CompactLanguageServer) -> None:
                 result["compactionError"] = str(exc)
             else:
                 result["usage"] = slot.usage_wire or result["usage"]
+        server.run_task(refresh_notes(server, slot), name=f"session notes of {session.id}")
         return result
 
     @server.feature(MESSAGES)
@@ -146,8 +147,9 @@ def register(server: CompactLanguageServer) -> None:
                 read.real_path,
                 read.content,
                 tool_use_id=tool_use_id,
-                start_line=read.start_line if partial else None,
-                num_lines=read.num_lines if partial else None,
+                start_line=read.start_line,
+                num_lines=read.num_lines,
+                total_lines=read.total_lines,
             )
             slot.seen.put(read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None))
 
