@@ -133,6 +133,10 @@ async def test_permission_allowed_and_denied(make_chat, workspace: Workspace, an
         preview = chat.session.rehydration([])
         candidate = next(c for c in preview.candidates if c.path == "src/util.py")
         assert not candidate.included
+        # not even after a later successful read: the refusal is remembered (and journalled)
+        chat.session.record_read(str(workspace.root / "src" / "util.py"), workspace.read("src/util.py"))
+        preview = chat.session.rehydration([])
+        assert not any(c.included for c in preview.candidates if c.path == "src/util.py")
 
 
 async def test_allow_for_session_is_not_asked_again(make_chat, workspace: Workspace) -> None:

@@ -59,6 +59,9 @@ async def _allowed(
 ) -> None:
     request = PermissionRequest(kind=kind, tool=tool, target=target, detail=detail)
     if not await ctx.permissions.request(request, real_path=real):
+        if real is not None:
+            session = ctx.session
+            await ctx.runner.run(lambda: session.deny(real))
         raise ToolError(DENIED_TOOL_RESULT.format(kind=kind if kind != "memory" else "memory write", target=target))
 
 

@@ -134,6 +134,8 @@ class ContextSession:
         self._reported: int | None = None
         self._pending_notices: dict[str, str] = {}
         self._undo_count = 0
+        self.denied_paths: set[str] = set()
+        """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
         if write_header:
             self.journal.write(
                 {
@@ -273,6 +275,11 @@ class ContextSession:
         plan = self._plan_micro(trigger, now)
         return self._commit_micro(plan, now) if plan is not None else None
 
+    def deny(self, real_path: str) -> None:
+        """The user refused the agent this path: it never comes back through rehydration."""
+        if real_path not in self.denied_paths:
+            self._write_and_apply({"type": "deny", "path": real_path, "at": self.clock()})
+
     def discard_change_notice(self, path: str) -> None:
         """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""
         for key in {path, self._display(path)}:
@@ -404,6 +411,7 @@ class ContextSession:
             skills=skills_from_read_state(self.read_state),
             memory_indexes=self.memory.load_indexes(),
             history=self._messages,
+            denied_paths=frozenset(self.denied_paths),
             # the memory index stays in the system prompt; rehydration skips what is already there verbatim
             system_prompt=self.system_prompt(),
         )
@@ -560,6 +568,8 @@ class ContextSession:
                 num_lines=record.get("numLines"),
                 total_lines=record.get("totalLines"),
             )
+        elif kind == "deny":
+            self.denied_paths.add(str(record["path"]))
         elif kind == "notes":
             self.session_memory.notes = SessionNotes.from_dict(record["notes"])
         elif kind == "compaction":
