@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import chat
-from . import commands, documents, lifecycle, methods
+from . import commands, documents, importing, lifecycle, methods
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer
@@ -16,6 +16,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     documents.register,
     methods.register,
     commands.register,
+    importing.register,
     chat.register,
 )
 
