@@ -40,9 +40,9 @@ def configure_logging(verbose: int, log_file: str | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
-        from compact_lsp import offline
+        from compact_lsp.offline import main as offline_main
 
-        return offline.main(args)
+        return offline_main(args)
     ns = _server_parser().parse_args(args)
     configure_logging(ns.verbose, ns.log_file)
     from compact_lsp.lsp.server import run
