@@ -31,6 +31,7 @@ test("schema defaults give the protocol's defaults, nested, without the client-o
     model: "claude-sonnet-4-5",
     microcompact: { keepRecent: 5, idleMinutes: 60, sizeThresholdTokens: 40000 },
     rehydration: { maxFiles: 5, tokenBudget: 50000, maxTokensPerFile: 5000 },
+    sessionMemory: { enabled: true, useModel: true, firstAfterTokens: 10000, everyTokens: 5000, minToolCalls: 3 },
     autoCompact: { enabled: true },
     readTools: ["read_file", "Read"],
     agent: { maxTokens: 8192, maxRounds: 50, shell: false, maxRetries: 2, timeout: 600 },
