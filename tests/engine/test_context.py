@@ -288,3 +288,17 @@ def test_the_agents_own_edit_is_not_reported_as_a_change(workspace: Path, counte
     history = all_text(session.messages)
     assert "src/mod5.py changed" in history
     assert "src/mod6.py changed" not in history
+
+
+def test_status_lists_the_biggest_items_exactly(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    items = session.status()["biggestItems"]
+    assert len(items) == 10
+    assert [i["tokens"] for i in items] == sorted((i["tokens"] for i in items), reverse=True)
+    first = items[0]
+    assert first["kind"] == "toolResult" and first["tool"] == "read_file"
+    assert first["tokens"] == counter.count_text((workspace / "src" / "mod1.py").read_text())
+    run(session.compact(OfflineSummarizer()))
+    kinds = {i["kind"] for i in session.status()["biggestItems"]}
+    assert "attachments" in kinds  # re-attached files are shown as attachments, with their path
+    assert any(i["label"].startswith("attached file src/") for i in session.status()["biggestItems"])

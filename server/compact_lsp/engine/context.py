@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .biggest import biggest_items
 from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction
 from .memory import ManagedMemory, make_preserve_read
 from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message, tool_uses
@@ -464,6 +465,12 @@ class ContextSession:
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
             "sessionNotes": self._notes_wire(),
+            "biggestItems": [
+                item.to_wire()
+                for item in biggest_items(
+                    self._messages, self._ledger.message_tokens, self.counter, self._attachment_texts.__contains__
+                )
+            ],
             "canUndo": bool(self.compactions),
             "messageCount": len(self._messages),
         }
