@@ -56,6 +56,17 @@ export interface UndoResult {
   tokensAfter: number;
 }
 
+/** One of the biggest blocks in the context, counted exactly by the server (compact/status). */
+export interface BiggestItem {
+  kind: string;
+  label: string;
+  tokens: number;
+  messageIndex: number;
+  tool?: string;
+  path?: string;
+  toolUseId?: string;
+}
+
 export interface Status {
   sessionId: string;
   usage: Usage;
@@ -63,6 +74,8 @@ export interface Status {
   lastMicrocompaction: MicrocompactResult | null;
   lastCompaction: CompactResult | null;
   compacting: boolean;
+  /** Exact counts; older servers leave it out and the page estimates from the messages instead. */
+  biggestItems?: BiggestItem[];
 }
 
 export interface RehydrationCandidate {

@@ -60,7 +60,10 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
       ` · session <code>${escapeHtml(status.sessionId)}</code></p>`,
   ];
   if (items !== undefined) {
-    parts.push(`<h2>Biggest items</h2>`, itemsTable(biggestItems(items, 10), "Nothing in the context yet."));
+    const biggest = status.biggestItems
+      ? status.biggestItems.map((b) => ({ ...b, cleared: b.label.endsWith("(cleared)") }))
+      : biggestItems(items, 10);
+    parts.push(`<h2>Biggest items</h2>`, itemsTable(biggest, "Nothing in the context yet."));
     const cleared = clearedItems(items);
     parts.push(
       `<h2>Cleared results (${cleared.length})</h2>`,

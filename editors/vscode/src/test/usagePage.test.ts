@@ -65,6 +65,19 @@ test("with the messages it lists the biggest items and the cleared results", () 
   assert.match(html, /Cleared results \(1\)[\s\S]*Result of Bash pytest/);
 });
 
+test("the server's exact biggest items win over the page's own estimate", () => {
+  const exact = {
+    ...status(),
+    biggestItems: [
+      { kind: "attachments", label: "attached file src/report.py", tokens: 3210, messageIndex: 0, path: "src/report.py" },
+      { kind: "toolResult", label: "Read src/data.py", tokens: 1700, messageIndex: 2, tool: "Read" },
+    ],
+  };
+  const html = renderUsagePage(exact, [], OPTIONS);
+  assert.match(html, /attached file src\/report\.py[\s\S]*3\.2k/);
+  assert.match(html, /Read src\/data\.py[\s\S]*1\.7k/);
+});
+
 test("the rehydration preview says which files fit the budget and why", () => {
   const html = renderRehydrationPage(
     {
