@@ -302,3 +302,72 @@ def test_status_lists_the_biggest_items_exactly(workspace: Path, counter: Tiktok
     kinds = {i["kind"] for i in session.status()["biggestItems"]}
     assert "attachments" in kinds  # re-attached files are shown as attachments, with their path
     assert any(i["label"].startswith("attached file src/") for i in session.status()["biggestItems"])
+
+
+def test_microcompaction_first_when_it_alone_gets_under_the_threshold(
+    workspace: Path, counter: TiktokenCounter
+) -> None:
+    from compact_lsp.engine.settings import AutoCompactSettings
+
+    probe, _, _ = reads_session(workspace, counter)
+    total = probe.usage().total
+    # a threshold the session crosses, but that clearing the old reads alone gets back under
+    settings = EngineSettings(
+        memory=MemorySettings(project_root=str(workspace / ".compact" / "memory")),
+        microcompact=MicrocompactSettings(keep_recent=2, size_threshold_tokens=-1, idle_minutes=-1),
+        auto_compact=AutoCompactSettings(threshold_tokens=total - 100),
+    )
+    session, _, _ = make_session(workspace, counter, settings=settings)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Please review the modules."}]
+    messages += read_round(0, workspace / ".compact" / "memory" / "topic.md")
+    for i in range(1, 7):
+        messages += read_round(i, workspace / "src" / f"mod{i}.py")
+    outcome = session.append(messages)
+    assert outcome.compaction_due is False
+    assert outcome.microcompaction is not None and len(outcome.microcompaction.cleared) == 4
+    assert outcome.usage.total < total - 100
+    assert session.compactions == []  # no summary was needed
+
+
+class RecordingSummarizer:
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.instructions: list[str | None] = []
+
+    async def summarize(self, request: Any) -> Any:
+        from compact_lsp.engine.summarize.base import Summary
+
+        self.instructions.append(request.instructions)
+        return Summary(text="Short summary.", summarizer=self.name)
+
+
+@pytest.mark.parametrize(
+    ("command", "instructions", "expected"),
+    [
+        pytest.param("echo focus on the parser", None, "focus on the parser", id="hook-only"),
+        pytest.param("echo and the tests", "keep the errors", "keep the errors\n\nand the tests", id="both"),
+    ],
+)
+def test_pre_compaction_hook_adds_instructions(
+    workspace: Path, counter: TiktokenCounter, command: str, instructions: str | None, expected: str
+) -> None:
+    from dataclasses import replace
+
+    session, _, _ = reads_session(workspace, counter)
+    session.update_settings(replace(session.settings, pre_compact_command=command))
+    summarizer = RecordingSummarizer()
+    run(session.compact(summarizer, instructions=instructions))
+    assert summarizer.instructions == [expected]
+
+
+def test_a_failing_pre_compaction_hook_changes_nothing(workspace: Path, counter: TiktokenCounter) -> None:
+    from dataclasses import replace
+
+    session, journal, _ = reads_session(workspace, counter)
+    session.update_settings(replace(session.settings, pre_compact_command="echo broken >&2; exit 3"))
+    records, view = len(journal.records), copy.deepcopy(session.view())
+    with pytest.raises(CompactionError, match="exited with 3: broken") as info:
+        run(session.compact(RecordingSummarizer()))
+    assert info.value.kind == "hook"
+    assert session.view() == view and len(journal.records) == records and not session.compacting

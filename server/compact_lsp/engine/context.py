@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .biggest import biggest_items
-from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction
+from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction, run_pre_compact_hook
 from .memory import ManagedMemory, make_preserve_read
 from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message, tool_uses
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
@@ -264,6 +264,12 @@ class ContextSession:
             eviction = self._commit_micro(size, now)
         usage = self.usage()
         due = self.settings.auto_compact.enabled and usage.total >= usage.auto_compact_threshold
+        if due:
+            # microcompaction first, when clearing old tool results alone gets under the threshold: no summary
+            forced = self._plan_micro("forced", now)
+            if forced is not None and forced.tokens_after + self.fixed_tokens() < usage.auto_compact_threshold:
+                eviction = self._commit_micro(forced, now)
+                usage, due = self.usage(), False
         return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=due)
 
     def plan_microcompaction(self, trigger: Trigger = "forced") -> MicrocompactPlan | None:
@@ -383,6 +389,11 @@ class ContextSession:
             raise CompactionError("in_progress", "A compaction of this session is already in progress.")
         self.compacting = True
         try:
+            if self.settings.pre_compact_command:
+                extra = await asyncio.to_thread(
+                    run_pre_compact_hook, self.settings.pre_compact_command, self.workspace_root
+                )
+                instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
             outcome = await run_compaction(
                 self, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
             )

@@ -141,6 +141,8 @@ class EngineSettings:
     edit_tools: tuple[str, ...] = DEFAULT_EDIT_TOOLS
     session_dir: str | None = None
     read_state_capacity: int = 4096
+    pre_compact_command: str | None = None
+    """A shell command run (in the workspace) before each full compaction; its output adds instructions."""
 
     def __post_init__(self) -> None:
         if self.context_window < 1_000:

@@ -151,6 +151,7 @@ def parse_settings(raw: Any) -> EngineSettings:
         ("apiKey", "api_key", _optional(_str)),
         ("readTools", "read_tools", _names),
         ("sessionDir", "session_dir", _optional(_path)),
+        ("preCompactCommand", "pre_compact_command", _optional(_str)),
     ]
     for key, attr, parse in scalar_fields:
         value = _field(raw, key)

@@ -36,6 +36,7 @@ export const SERVER_SETTING_KEYS: ReadonlyArray<readonly [string, Kind]> = [
   ["sessionMemory.minToolCalls", "int"],
   ["readTools", "strings"],
   ["sessionDir", "string"],
+  ["preCompactCommand", "string"],
   ["agent.maxTokens", "int"],
   ["agent.maxRounds", "int"],
   ["agent.shell", "bool"],
