@@ -26,7 +26,7 @@ from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.messages import Message
 from compact_lsp.engine.microcompact import EvictionRecord
 
-from .compacting import compact_session
+from .compacting import compact_session, refresh_notes
 from .errors import request_failed, rpc_errors
 from .notify import did_compact
 from .params import as_object, required_str
@@ -130,4 +130,6 @@ def register(server: CompactLanguageServer) -> None:
             result = await loop.run_turn(text)
         finally:
             state.running.discard(session.id)
+            # the turn grew the session: bring its notes up to date in the background, as after compact/append
+            server.run_task(refresh_notes(server, slot), name=f"session notes of {session.id}")
         return result.to_wire()
