@@ -2,61 +2,54 @@
 
 ``ContextSession`` owns the current view of the messages, their token ledger and the read-file state. Every change
 is first written to the injected ``Journal`` as a record, then applied: the journal on disk is the append-only
-transcript, and ``ContextSession.replay`` rebuilds the same state from it. A failed write changes nothing.
+transcript, and ``ContextSession.replay`` rebuilds the same state from it. A failed write changes nothing. The
+record types and what each carries are listed in engine/journal.py.
 
-Record types (one JSON object per line): ``header``, ``append``, ``rewrite`` (microcompaction), ``notice``,
-``read``, ``compaction``, ``undo``.
+Full compactions and their undo are kept by ``SessionCompactions`` (engine/session_compactions.py); the session
+applies what they change to its view. Background notes run as a ``NotesJob`` (engine/session_notes.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 from .biggest import biggest_items
-from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction, run_pre_compact_hook
+from .change_notices import ChangeNotices, absolute_path
+from .compaction import CompactionOutcome, ProgressFn
+from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
 from .memory import ManagedMemory, make_preserve_read
-from .messages import Message, MessageShapeError, Session, blocks_of, normalize_message, tool_uses
+from .messages import Message, MessageShapeError, Session, blocks_of, join_messages, normalize_message
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
 from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
+from .session_compactions import CompactionState, SessionCompactions
+from .session_notes import NotesJob, notes_setup, notes_wire
 from .settings import EngineSettings
 from .summarize.base import Summarizer
-from .summarize.session_memory import (
-    NotesWriter,
-    OfflineNotesWriter,
-    SessionMemory,
-    SessionMemoryPolicy,
-    SessionMemorySummarizer,
-    SessionNotes,
-    notes_writer_from_settings,
-)
+from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
 from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
 from .validate import validate
 
-JOURNAL_VERSION = 1
+__all__ = [
+    "JOURNAL_VERSION",
+    "AppendOutcome",
+    "CompactionState",
+    "ContextSession",
+    "ConversationError",
+    "Journal",
+    "NotesJob",
+    "join_messages",
+]
 
 
 class ConversationError(ValueError):
     """Messages that would make the conversation invalid for the API; the text lists the problems."""
-
-
-class Journal(Protocol):
-    """Where records go before they take effect; ``write`` is durable when it returns and raises on failure."""
-
-    def write(self, record: dict[str, Any]) -> None: ...
-
-
-class _NullJournal:
-    def write(self, record: dict[str, Any]) -> None:
-        return None
 
 
 @dataclass(frozen=True)
@@ -64,30 +57,6 @@ class AppendOutcome:
     usage: ContextUsage
     microcompaction: EvictionRecord | None = None
     compaction_due: bool = False
-
-
-@dataclass
-class NotesJob:
-    """One background update of the session-memory notes, on a snapshot of the messages."""
-
-    memory: SessionMemory
-    messages: list[Message]
-    total_tokens: int
-    generation: tuple[int, int]
-    notes: SessionNotes | None = None
-
-    async def run(self) -> None:
-        self.notes = await self.memory.update(self.messages, total_tokens=self.total_tokens)
-
-
-@dataclass
-class CompactionState:
-    """What undo needs: the views before each compaction, newest last, with the view length right after it."""
-
-    boundary_id: str
-    pre_view: list[Message]
-    post_len: int
-    record: dict[str, Any] = field(default_factory=dict)
 
 
 class ContextSession:
@@ -115,17 +84,13 @@ class ContextSession:
         self.clock = clock
         self.workspace_root = workspace_root
         self.memory = memory or ManagedMemory.from_settings(settings.memory, workspace_root)
-        self.journal: Journal = journal or _NullJournal()
+        self.journal: Journal = journal or NullJournal()
         self.created_at = created_at if created_at is not None else clock()
         self.updated_at = self.created_at
         self.read_state = self._new_read_state()
         self.last_microcompaction: EvictionRecord | None = None
-        self.last_compaction: dict[str, Any] | None = None
-        self.compactions: list[CompactionState] = []
         self.last_assistant_at: float | None = None
-        self.compacting = False
-        self.auto_compact_failures = 0
-        self.session_memory = SessionMemory(*_notes_setup(settings))
+        self.session_memory = SessionMemory(*notes_setup(settings))
         """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         self._base_system = system
         self._messages: list[Message] = []
@@ -133,21 +98,12 @@ class ContextSession:
         """Text blocks the engine attached (rehydration, notices): counted as attachments, not user text."""
         self._ledger = UsageLedger(counter, self._attachment_texts.__contains__)
         self._reported: int | None = None
-        self._pending_notices: dict[str, str] = {}
-        self._undo_count = 0
+        self._notices = ChangeNotices()
+        self._compactions = SessionCompactions()
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
         if write_header:
-            self.journal.write(
-                {
-                    "type": "header",
-                    "version": JOURNAL_VERSION,
-                    "sessionId": session_id,
-                    "title": title,
-                    "system": system,
-                    "createdAt": self.created_at,
-                }
-            )
+            self.journal.write(header_record(session_id, title=title, system=system, created_at=self.created_at))
 
     # -- construction -----------------------------------------------------------------------------------------
 
@@ -195,7 +151,7 @@ class ContextSession:
         )
         for record in it:
             session._apply(record)
-        session.journal = journal or _NullJournal()
+        session.journal = journal or NullJournal()
         return session
 
     # -- reading ----------------------------------------------------------------------------------------------
@@ -207,11 +163,7 @@ class ContextSession:
 
     def view(self) -> list[Message]:
         """Exactly what to send to the model next: history plus pending change notices."""
-        if not self._pending_notices or not self._messages or self._messages[-1]["role"] != "user":
-            return list(self._messages)
-        last = self._messages[-1]
-        notice = {"type": "text", "text": self._notice_text()}
-        return [*self._messages[:-1], {**last, "content": [*blocks_of(last), notice]}]
+        return self._notices.folded_into(self._messages)
 
     def system_prompt(self) -> str:
         section = self.memory.system_prompt_section()
@@ -221,8 +173,8 @@ class ContextSession:
         by_kind = self._ledger.totals
         by_kind["system"] = by_kind.get("system", 0) + self.counter.count_text(self._base_system)
         by_kind["memory"] = by_kind.get("memory", 0) + self.counter.count_text(self.memory.system_prompt_section())
-        if self._pending_notices:
-            by_kind["attachments"] = by_kind.get("attachments", 0) + self.counter.count_text(self._notice_text())
+        if self._notices:
+            by_kind["attachments"] = by_kind.get("attachments", 0) + self.counter.count_text(self._notices.text())
         return build_usage(by_kind, self.settings, self._reported)
 
     def session(self) -> Session:
@@ -234,14 +186,14 @@ class ContextSession:
         """Swap settings in place; the history and the read-file state survive."""
         self.settings = settings
         self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
-        self.session_memory.writer, self.session_memory.policy = _notes_setup(settings)
+        self.session_memory.writer, self.session_memory.policy = notes_setup(settings)
 
     def append(self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None) -> AppendOutcome:
         """Validate and append; then run the automatic microcompaction triggers (idle, then size)."""
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
         normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
-        candidate = join_messages(self._merge_notices(self._messages), normalized)
+        candidate = join_messages(self.view(), normalized)
         problems = validate(candidate)
         if problems:
             base = len(candidate) - len(normalized)
@@ -252,9 +204,10 @@ class ContextSession:
         record: dict[str, Any] = {"type": "append", "messages": normalized, "at": now}
         if reported_usage is not None:
             record["usage"] = dict(reported_usage)
-        self._discard_own_changes(normalized)
-        if self._pending_notices and self._messages and self._messages[-1]["role"] == "user":
-            self._write_and_apply({"type": "notice", "text": self._notice_text(), "at": now})
+        writers = {*self.settings.write_tools, *self.settings.edit_tools}
+        self._notices.discard_written(normalized, writers, self.workspace_root)
+        if self._notices and self._messages and self._messages[-1]["role"] == "user":
+            self._write_and_apply({"type": "notice", "text": self._notices.text(), "at": now})
         eviction = None
         if idle is not None:
             eviction = self._commit_micro(idle, now)
@@ -289,25 +242,11 @@ class ContextSession:
 
     def discard_change_notice(self, path: str) -> None:
         """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""
-        for key in {path, self._display(path)}:
-            self._pending_notices.pop(key, None)
-
-    def _discard_own_changes(self, messages: list[Message]) -> None:
-        if not self._pending_notices:
-            return
-        writers = {*self.settings.write_tools, *self.settings.edit_tools}
-        for message in messages:
-            if message["role"] != "assistant":
-                continue
-            for block in tool_uses(message):
-                tool_input = block.get("input") or {}
-                path = tool_input.get("file_path") or tool_input.get("path")
-                if block.get("name") in writers and isinstance(path, str):
-                    self.discard_change_notice(self._absolute(path))
+        self._notices.discard(path, self.workspace_root)
 
     def add_change_notice(self, path: str, text: str) -> None:
         """A file the model saw changed on disk: tell it on the next view (one bounded notice per path)."""
-        self._pending_notices[path] = text
+        self._notices.add(path, text)
 
     def record_read(
         self,
@@ -349,13 +288,13 @@ class ContextSession:
         total = self.usage().total
         if memory.updating or not memory.should_update(total, memory.tool_calls_since(messages)):
             return None
-        return NotesJob(memory, messages, total, (len(self.compactions), self._undo_count))
+        return NotesJob(memory, messages, total, self._compactions.generation)
 
     def commit_notes(self, job: NotesJob) -> bool:
         """Journal the notes ``job`` wrote, unless history was replaced meanwhile; True when committed."""
         if job.notes is None:
             return False
-        if (len(self.compactions), self._undo_count) != job.generation:
+        if self._compactions.generation != job.generation:
             self.session_memory.notes = None  # they describe a history that is gone; start afresh
             return False
         self._write_and_apply({"type": "notes", "notes": job.notes.to_dict(), "at": self.clock()})
@@ -385,31 +324,32 @@ class ContextSession:
         cancel: asyncio.Event | None = None,
     ) -> CompactionOutcome:
         """Replace history by a summary plus rehydrated essentials; a failure changes nothing."""
-        if self.compacting:
-            raise CompactionError("in_progress", "A compaction of this session is already in progress.")
-        self.compacting = True
-        try:
-            if self.settings.pre_compact_command:
-                extra = await asyncio.to_thread(
-                    run_pre_compact_hook, self.settings.pre_compact_command, self.workspace_root
-                )
-                instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
-            outcome = await run_compaction(
-                self, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
-            )
-        except CompactionError:
-            if trigger == "auto":
-                self.auto_compact_failures += 1
-            raise
-        finally:
-            self.compacting = False
-        self.auto_compact_failures = 0
-        return outcome
+        return await self._compactions.run(
+            self, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
+        )
+
+    @property
+    def compactions(self) -> list[CompactionState]:
+        """The compactions still standing (what undo can revert), newest last; do not mutate."""
+        return self._compactions.standing
+
+    @property
+    def compacting(self) -> bool:
+        return self._compactions.running
+
+    @property
+    def auto_compact_failures(self) -> int:
+        return self._compactions.auto_failures
+
+    @property
+    def last_compaction(self) -> dict[str, Any] | None:
+        """The newest standing compaction's result."""
+        return self._compactions.last
 
     @property
     def auto_compact_blocked(self) -> bool:
         """The circuit breaker: after N consecutive automatic failures, stop trying until a manual success."""
-        return self.auto_compact_failures >= self.settings.auto_compact.max_consecutive_failures
+        return self._compactions.blocked(self.settings.auto_compact.max_consecutive_failures)
 
     def rehydration(self, kept: list[Message]) -> RehydrationResult:
         """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
@@ -447,19 +387,7 @@ class ContextSession:
 
     def undo(self) -> dict[str, Any]:
         """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
-        if self.compacting:
-            raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
-        if not self.compactions:
-            raise CompactionError("nothing_to_undo", "There is no compaction to undo in this session.")
-        state = self.compactions[-1]
-        restored = [*state.pre_view, *self._messages[state.post_len :]]
-        problems = validate(restored)
-        if problems:
-            raise CompactionError(
-                "cannot_undo",
-                "Undo would leave an invalid conversation with the messages added since the compaction "
-                f"({problems[0].message}); nothing changed.",
-            )
+        state = self._compactions.undo_target(self._messages)
         self._write_and_apply({"type": "undo", "boundaryId": state.boundary_id, "at": self.clock()})
         return {"restored": True, "boundaryId": state.boundary_id, "tokensAfter": self.usage().total}
 
@@ -475,7 +403,7 @@ class ContextSession:
             "lastMicrocompaction": self.last_microcompaction.to_wire() if self.last_microcompaction else None,
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
-            "sessionNotes": self._notes_wire(),
+            "sessionNotes": notes_wire(self.session_memory.notes),
             "biggestItems": [
                 item.to_wire()
                 for item in biggest_items(
@@ -487,33 +415,6 @@ class ContextSession:
         }
 
     # -- internals --------------------------------------------------------------------------------------------
-
-    def _notes_wire(self) -> dict[str, Any] | None:
-        notes = self.session_memory.notes
-        if notes is None:
-            return None
-        return {"coveredUpto": notes.covered_upto, "writer": notes.writer, "updatedAt": notes.updated_at}
-
-    def _display(self, path: str) -> str:
-        """A path as notices name it: relative to the workspace when inside it."""
-        root = self.workspace_root
-        if root and os.path.isabs(path):
-            relative = os.path.relpath(path, root)
-            if not relative.startswith(".."):
-                return relative
-        return path
-
-    def _absolute(self, path: str) -> str:
-        if self.workspace_root and not os.path.isabs(path):
-            return os.path.join(self.workspace_root, path)
-        return path
-
-    def _notice_text(self) -> str:
-        parts = [f"<system-reminder>\n{text}\n</system-reminder>" for text in self._pending_notices.values()]
-        return "\n".join(parts)
-
-    def _merge_notices(self, messages: list[Message]) -> list[Message]:
-        return self.view() if self._pending_notices else messages
 
     def _plan_micro(self, trigger: Trigger, now: float) -> MicrocompactPlan | None:
         return plan_microcompaction(
@@ -567,7 +468,7 @@ class ContextSession:
             last = self._messages[-1]
             self._messages[-1] = {**last, "content": [*blocks_of(last), {"type": "text", "text": record["text"]}]}
             self._ledger.sync(self._messages)
-            self._pending_notices.clear()
+            self._notices.clear()
         elif kind == "rewrite":
             messages = list(self._messages)
             for change in record["changes"]:
@@ -599,56 +500,25 @@ class ContextSession:
         self.updated_at = max(self.updated_at, at)
 
     def _apply_compaction(self, record: dict[str, Any]) -> None:
-        new = [normalize_message(m) for m in record["messages"]]
-        self.compactions.append(
-            CompactionState(str(record["boundaryId"]), self._messages, len(new), copy.deepcopy(record["result"]))
-        )
-        summary_blocks = blocks_of(new[0]) if new else []
-        for entry in record.get("attached", []):
-            self._attachment_texts.add(str(summary_blocks[int(entry["block"])].get("text", "")))
-        self._messages = new
-        self._ledger.sync(new)
+        compacted = self._compactions.push(record, self._messages)
+        self._attachment_texts.update(compacted.attachment_texts)
+        self._messages = compacted.messages
+        self._ledger.sync(compacted.messages)
         self._reported = None
         self.read_state.mark_all_out_of_history()
-        # whole files re-attached are in the model's context again; partial ones are not (it must read the rest)
-        for entry in record.get("attached", []):
-            if entry.get("kind") == "file" and not entry.get("partial") and entry.get("path"):
-                text = str(summary_blocks[int(entry["block"])].get("text", ""))
-                self.read_state.record_read(self._absolute(str(entry["path"])), text)
-        self.read_state.observe(new)
-        self.last_compaction = record["result"]
+        for path, text in compacted.whole_files:
+            self.read_state.record_read(absolute_path(path, self.workspace_root), text)
+        self.read_state.observe(compacted.messages)
         # the notes now stand for the summary message; later notes build on it
-        self.session_memory.rebase(1, int(record["result"].get("tokensAfter", 0)))
+        self.session_memory.rebase(1, compacted.tokens_after)
 
     def _apply_undo(self, record: dict[str, Any]) -> None:
-        state = self.compactions.pop()
-        tail = self._messages[state.post_len :]
-        restored = [*state.pre_view, *tail]
-        self._messages = restored
-        self._ledger.sync(restored)
+        self._messages = self._compactions.pop(self._messages)
+        self._ledger.sync(self._messages)
         self._reported = None
-        self._undo_count += 1
         self.session_memory.notes = None
         # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
         # a "file unchanged" shortcut for bytes it may not have.
-        self.last_compaction = self.compactions[-1].record if self.compactions else None
-
-
-def _notes_setup(settings: EngineSettings) -> tuple[NotesWriter, SessionMemoryPolicy]:
-    """The notes writer (the model only when allowed and a key is set) and when to update."""
-    notes = settings.session_memory
-    writer = notes_writer_from_settings(settings) if notes.use_model else OfflineNotesWriter()
-    policy = SessionMemoryPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
-    return writer, policy
-
-
-def join_messages(history: list[Message], new: list[Message]) -> list[Message]:
-    """``history + new``, merging a user message that follows a user message (the summary, a notice) into one."""
-    if new and history and history[-1]["role"] == new[0]["role"] == "user":
-        first = new[0]
-        merged = {**history[-1], "content": [*blocks_of(history[-1]), *blocks_of(first)]}
-        return [*history[:-1], merged, *new[1:]]
-    return [*history, *new]
 
 
 def _describe(problem: Any, base: int) -> str:

@@ -114,6 +114,15 @@ def result_text(block: Block) -> str:
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
+def join_messages(history: list[Message], new: list[Message]) -> list[Message]:
+    """``history + new``, merging a user message that follows a user message (the summary, a notice) into one."""
+    if new and history and history[-1]["role"] == new[0]["role"] == "user":
+        first = new[0]
+        merged = {**history[-1], "content": [*blocks_of(history[-1]), *blocks_of(first)]}
+        return [*history[:-1], merged, *new[1:]]
+    return [*history, *new]
+
+
 def is_cleared(block: Block) -> bool:
     return block.get("type") == "tool_result" and result_text(block) == CLEARED_TOOL_RESULT
 

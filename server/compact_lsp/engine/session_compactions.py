@@ -1,0 +1,140 @@
+"""A session's full compactions over time: one at a time, a circuit breaker for automatic ones, and undo.
+
+``run_compaction`` (engine/compaction.py) does one compaction; ``SessionCompactions`` is what the session keeps
+around it: the views from before each compaction still standing (what undo restores), whether one is running, how
+many automatic ones failed in a row, and how many were undone (a notes update that raced any of this is dropped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction, run_pre_compact_hook
+from .messages import Message, blocks_of, normalize_message
+from .summarize.base import Summarizer
+from .validate import validate
+
+if TYPE_CHECKING:
+    from .context import ContextSession
+
+
+@dataclass
+class CompactionState:
+    """What undo needs: the views before each compaction, newest last, with the view length right after it."""
+
+    boundary_id: str
+    pre_view: list[Message]
+    post_len: int
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompactedView:
+    """A ``compaction`` record read back: the new messages and what in them the engine attached."""
+
+    messages: list[Message]
+    attachment_texts: list[str]
+    whole_files: list[tuple[str, str]]
+    """``(path, text)`` of files re-attached whole: back in the model's context (partial ones are not)."""
+    tokens_after: int
+
+
+class SessionCompactions:
+    """The compactions of one session, newest last; the session applies what they change to its view."""
+
+    def __init__(self) -> None:
+        self.standing: list[CompactionState] = []
+        self.running = False
+        self.auto_failures = 0
+        """Automatic compactions that failed in a row; any success resets it."""
+        self.undone = 0
+
+    @property
+    def generation(self) -> tuple[int, int]:
+        """Changes whenever history is replaced (a compaction or an undo)."""
+        return len(self.standing), self.undone
+
+    @property
+    def last(self) -> dict[str, Any] | None:
+        """The newest standing compaction's result, as ``compact.compact`` returned it."""
+        return self.standing[-1].record if self.standing else None
+
+    def blocked(self, max_failures: int) -> bool:
+        return self.auto_failures >= max_failures
+
+    async def run(
+        self,
+        session: ContextSession,
+        summarizer: Summarizer,
+        *,
+        instructions: str | None,
+        trigger: str,
+        progress: ProgressFn | None,
+        cancel: asyncio.Event | None,
+    ) -> CompactionOutcome:
+        """The pre-compaction hook, then the compaction; counts automatic failures for the circuit breaker."""
+        if self.running:
+            raise CompactionError("in_progress", "A compaction of this session is already in progress.")
+        self.running = True
+        try:
+            if session.settings.pre_compact_command:
+                extra = await asyncio.to_thread(
+                    run_pre_compact_hook, session.settings.pre_compact_command, session.workspace_root
+                )
+                instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
+            outcome = await run_compaction(
+                session, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
+            )
+        except CompactionError:
+            if trigger == "auto":
+                self.auto_failures += 1
+            raise
+        finally:
+            self.running = False
+        self.auto_failures = 0
+        return outcome
+
+    def undo_target(self, messages: list[Message]) -> CompactionState:
+        """The compaction an undo would revert now; raises when there is none or the result would be invalid."""
+        if self.running:
+            raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
+        if not self.standing:
+            raise CompactionError("nothing_to_undo", "There is no compaction to undo in this session.")
+        state = self.standing[-1]
+        problems = validate(self._restored(state, messages))
+        if problems:
+            raise CompactionError(
+                "cannot_undo",
+                "Undo would leave an invalid conversation with the messages added since the compaction "
+                f"({problems[0].message}); nothing changed.",
+            )
+        return state
+
+    def push(self, record: dict[str, Any], messages: list[Message]) -> CompactedView:
+        """Apply a ``compaction`` record: remember ``messages`` for undo and return the view replacing them."""
+        new = [normalize_message(m) for m in record["messages"]]
+        self.standing.append(
+            CompactionState(str(record["boundaryId"]), messages, len(new), copy.deepcopy(record["result"]))
+        )
+        summary_blocks = blocks_of(new[0]) if new else []
+        attached = [(e, str(summary_blocks[int(e["block"])].get("text", ""))) for e in record.get("attached", [])]
+        whole_files = [
+            (str(entry["path"]), text)
+            for entry, text in attached
+            if entry.get("kind") == "file" and not entry.get("partial") and entry.get("path")
+        ]
+        tokens_after = int(record["result"].get("tokensAfter", 0))
+        return CompactedView(new, [text for _, text in attached], whole_files, tokens_after)
+
+    def pop(self, messages: list[Message]) -> list[Message]:
+        """Apply an ``undo`` record: the view from before the newest compaction plus what was added since."""
+        state = self.standing.pop()
+        self.undone += 1
+        return self._restored(state, messages)
+
+    @staticmethod
+    def _restored(state: CompactionState, messages: list[Message]) -> list[Message]:
+        return [*state.pre_view, *messages[state.post_len :]]
