@@ -113,13 +113,14 @@ class RawServer:
         args: tuple[str, ...] = (),
         preexec_fn: Callable[[], None] | None = None,
         initialize: bool = True,
+        stderr: Any = subprocess.DEVNULL,
     ) -> None:
         self.workspace = workspace
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "compact_lsp", "--stdio", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             env=dict(env) if env is not None else server_env(),
             preexec_fn=preexec_fn,
         )
@@ -151,7 +152,7 @@ class RawServer:
                 raise ServerGone(f"cannot write to the server: {exc}") from exc
 
     def _send(self, message: dict[str, Any]) -> None:
-        self.write_frame(json.dumps(message, ensure_ascii=False).encode("utf-8"))
+        self.write_frame(json.dumps(message).encode("ascii"))  # \u escapes carry lone surrogates too
 
     def _read_loop(self) -> None:
         stdout = self.proc.stdout
@@ -193,6 +194,8 @@ class RawServer:
                 self.notifications.append(message)
             else:
                 msg_id = message.get("id")
+                if not isinstance(msg_id, (int, str)):  # an echo of an odd id (an object, a list): keep it too
+                    msg_id = json.dumps(msg_id, sort_keys=True)
                 self._responses[msg_id] = message
                 sent = self._sent_at.pop(msg_id, None)
                 if sent is not None:

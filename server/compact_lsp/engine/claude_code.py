@@ -104,6 +104,15 @@ class _Record:
         return value if isinstance(value, str) else None
 
 
+def _starts_with_json_line(data: bytes) -> bool:
+    """Whether the first non-blank line is a JSON object, as in every Claude Code log."""
+    first = next((line for line in data[:_BINARY_SNIFF_BYTES].split(b"\n") if line.strip()), b"")
+    try:
+        return isinstance(json.loads(first.decode("utf-8")), dict)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+
+
 def iter_session_files(directory: str | Path) -> Iterator[Path]:
     """The session logs of a project directory, by name; ``agent-*.jsonl`` sub-agent logs are left out."""
     root = Path(directory)
@@ -134,7 +143,8 @@ def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
     if file.is_dir():
         raise ValueError(f"{file} is a directory; expected a session log (.jsonl)")
     data = file.read_bytes()
-    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+    if b"\x00" in data[:_BINARY_SNIFF_BYTES] and not _starts_with_json_line(data):
+        # a NUL inside a log that starts as JSON lines is one damaged line (a crash leaves zero-filled blocks)
         raise ValueError(f"{file} is a binary file, not a Claude Code session log (JSON lines)")
     lines = data.split(b"\n")
     torn_last = bool(data) and not data.endswith(b"\n")

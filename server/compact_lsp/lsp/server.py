@@ -24,7 +24,7 @@ from compact_lsp.tracking.watcher import FileWatcher
 from .compacting import SummarizerFactory, default_summarizer
 from .notify import UsageNotifier
 from .sessions import SessionRegistry
-from .wire import json_converter
+from .wire import AnsweringProtocol, json_converter
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ class CompactLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
             converter_factory=json_converter,
+            protocol_cls=AnsweringProtocol,
         )
         self.settings = settings
         """Current engine settings; replaced whole on a configuration change and pushed into every session."""
