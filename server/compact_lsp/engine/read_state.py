@@ -2,8 +2,9 @@
 
 Reads, writes and edits are learnt from the conversation (``observe``) or told by the server's own reader
 (``record_read``). A tool result is tied to its path only through its request's tool_use id; an id used with
-several paths, or a result whose request cannot be found, is flagged and never guessed. Records are keyed by
-realpath and bounded (least recently touched evicted first).
+several paths, or a result whose request cannot be found, is flagged and never guessed
+(engine/file_tool_calls.py). Records (``ReadRecord``, engine/read_record.py) are keyed by realpath and bounded
+(least recently touched evicted first).
 
 The point of ``in_history``: once microcompaction clears a read, or full compaction drops the history, the
 model no longer has that content, so ``can_skip_reread`` must say False even though the file is unchanged.
@@ -17,173 +18,27 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from .editor_documents import EditorDocument as EditorDocument  # moved; importable from here as before
-from .editor_documents import EditorDocuments, display_path, iso_seconds
+from .editor_documents import EditorDocuments, display_path
+from .file_tool_calls import MAX_FLAGS as MAX_FLAGS  # moved; importable from here as before
+from .file_tool_calls import PATH_KEYS as PATH_KEYS
+from .file_tool_calls import FileToolCalls
+from .file_tool_calls import FlagCode as FlagCode
+from .file_tool_calls import ReadFlag as ReadFlag
 from .messages import Block, Message, blocks_of, canonical_json, is_empty_result, result_text
+from .read_record import FileStat as FileStat  # moved; importable from here as before
+from .read_record import Freshness as Freshness
+from .read_record import ReadRecord as ReadRecord
+from .read_record import RecordKind as RecordKind
+from .read_record import StatFn as StatFn
+from .read_record import os_stat as os_stat
+from .read_record import safe_stat
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .tokens import TokenCounter
 
 log = logging.getLogger(__name__)
-
-RecordKind = Literal["read", "write", "edit", "editor"]
-FlagCode = Literal["ambiguous-id", "no-request"]
-
-PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path")
-"""Tool input keys that name the file, in the order they are tried (Claude Code, then Gemini/Qwen styles)."""
-
-MAX_FLAGS = 1_000
-"""Flags kept (oldest dropped): they are diagnostics, not state."""
-
-
-class Freshness(StrEnum):
-    FRESH = "fresh"
-    STALE = "stale"
-    DELETED = "deleted"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class FileStat:
-    """The parts of a stat that tell whether a file changed."""
-
-    mtime_ns: int
-    size: int
-    inode: int
-
-
-StatFn = Callable[[str], FileStat | None]
-"""Returns the file's stat, None if it does not exist; raises OSError when it cannot tell."""
-
-
-def os_stat(path: str) -> FileStat | None:
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return FileStat(st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-def _safe_stat(stat: StatFn, path: str) -> tuple[FileStat | None, bool]:
-    """(stat, known): known is False when the file system would not say (permissions, I/O errors)."""
-    try:
-        return stat(path), True
-    except OSError as exc:
-        log.debug("cannot stat %s: %s", path, exc)
-        return None, False
-
-
-@dataclass
-class ReadRecord:
-    """What the model last saw of one file, and when."""
-
-    path_as_given: str
-    resolved_path: str
-    realpath: str
-    kind: RecordKind
-    read_at: float
-    """When the model last saw this file's content (read, wrote or edited it); drives recency."""
-    content_hash: str | None = None
-    """sha256 of what the model saw (the tool result text, or the written content); None after an edit."""
-    bytes: int = 0
-    tokens: int = 0
-    mtime_ns: int | None = None
-    size: int | None = None
-    inode: int | None = None
-    offset: int | None = None
-    limit: int | None = None
-    start_line: int | None = None
-    num_lines: int | None = None
-    total_lines: int | None = None
-    tool_use_id: str | None = None
-    in_history: bool = True
-    """The model's copy of the file is still in the conversation."""
-    written_at: float | None = None
-    error: str | None = None
-    """The last attempt on this path failed (error, denied); content fields describe the last success."""
-    history_ids: set[str] = field(default_factory=set)
-    """tool_use ids whose content makes up the model's copy; clearing any of them takes the copy out."""
-    display_path: str = ""
-    """The path as shown to people: relative to the state's ``cwd`` (the workspace) when inside it."""
-    freshness: Freshness = Freshness.UNKNOWN
-    """As of the last ``ReadFileState.freshness``/``refresh`` (recording computes it too)."""
-    open: bool = False
-    dirty: bool = False
-
-    @property
-    def is_partial(self) -> bool:
-        if self.limit is not None or (self.offset is not None and self.offset > 1):
-            return True
-        if self.start_line is not None and self.start_line > 1:
-            return True
-        # without total_lines the reader's count is taken as the whole file: pass it to mark a truncated read
-        return self.num_lines is not None and self.total_lines is not None and self.num_lines < self.total_lines
-
-    @property
-    def range_label(self) -> str:
-        if not self.is_partial:
-            return "full"
-        first, last = self.line_span()
-        return f"lines {first}-{last if last is not None else 'end'}"
-
-    def line_span(self) -> tuple[int, int | None]:
-        """(first line, last line or None for "to the end"), 1-based."""
-        first = self.start_line if self.start_line is not None else max(1, self.offset or 1)
-        count = self.num_lines if self.num_lines is not None else self.limit
-        return first, (first + count - 1 if count is not None else None)
-
-    def covers(self, offset: int | None, limit: int | None) -> bool:
-        """Whether this record's lines include the requested ones (a full read covers any range)."""
-        if not self.is_partial:
-            return True
-        first, last = self.line_span()
-        want_first = max(1, offset or 1)
-        want_last = want_first + limit - 1 if limit is not None else None
-        if want_first < first:
-            return False
-        return last is None or (want_last is not None and want_last <= last)
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``compact/status`` readFiles entry (freshness as last computed: call ``refresh`` first)."""
-        return {
-            "path": self.display_path or self.resolved_path,
-            "freshness": self.freshness.value,
-            "range": self.range_label,
-            "tokens": self.tokens,
-            "readAt": iso_seconds(self.read_at),
-            "inHistory": self.in_history,
-            "open": self.open,
-            "dirty": self.dirty,
-        }
-
-
-@dataclass(frozen=True)
-class ReadFlag:
-    """A tool result that could not be tied to exactly one path."""
-
-    tool_use_id: str
-    code: FlagCode
-    detail: str
-
-
-@dataclass
-class _FileUse:
-    tool_use_id: str
-    name: str
-    kind: RecordKind
-    path: str | None
-    input: dict[str, Any]
-
-
-def _input_path(tool_input: dict[str, Any]) -> str | None:
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -221,15 +76,13 @@ class ReadFileState:
         self.capacity = capacity
         self.clock = clock
         self.cwd = cwd or os.getcwd()
-        self.flags: list[ReadFlag] = []
-        self._kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
-        self._kinds.update({name: "write" for name in write_tools})
-        self._kinds.update({name: "read" for name in read_tools})
+        kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
+        kinds.update({name: "write" for name in write_tools})
+        kinds.update({name: "read" for name in read_tools})
+        self._calls = FileToolCalls(kinds, max_ids=capacity * 8)
         self._counter = counter
         self._stat = stat
         self._records: OrderedDict[str, ReadRecord] = OrderedDict()
-        self._pending: dict[str, _FileUse | None] = {}  # unanswered tool_use ids (None: not a file tool)
-        self._id_paths: OrderedDict[str, list[str]] = OrderedDict()  # tool_use id -> request-side paths
         self.documents = EditorDocuments(
             self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
         )
@@ -267,51 +120,15 @@ class ReadFileState:
             for block in blocks_of(message):
                 kind = block.get("type")
                 if role == "assistant" and kind == "tool_use":
-                    self._on_tool_use(block)
+                    self._calls.request(block)
                 elif role == "user" and kind == "tool_result":
                     self._on_tool_result(block)
 
-    def _on_tool_use(self, block: Block) -> None:
-        use_id, name = block.get("id"), block.get("name")
-        if not isinstance(use_id, str) or not isinstance(name, str):
-            return
-        kind = self._kinds.get(name)
-        tool_input = block.get("input")
-        if kind is None or not isinstance(tool_input, dict):
-            self._pending[use_id] = None
-            return
-        path = _input_path(tool_input)
-        self._pending[use_id] = _FileUse(use_id, name, kind, path, tool_input)
-        if path is not None:
-            self._note_id_path(use_id, path)
-
-    def _note_id_path(self, use_id: str, path: str) -> None:
-        paths = self._id_paths.setdefault(use_id, [])
-        if path not in paths:
-            paths.append(path)
-        self._id_paths.move_to_end(use_id)
-        while len(self._id_paths) > self.capacity * 8:
-            self._id_paths.popitem(last=False)
-
-    def _flag(self, use_id: str, code: FlagCode, detail: str) -> None:
-        log.info("tool result %s not tied to a file (%s): %s", use_id, code, detail)
-        self.flags.append(ReadFlag(use_id, code, detail))
-        del self.flags[:-MAX_FLAGS]
-
     def _on_tool_result(self, block: Block) -> None:
-        use_id = block.get("tool_use_id")
-        if not isinstance(use_id, str):
-            return
-        if use_id not in self._pending:
-            self._flag(use_id, "no-request", "no unanswered tool_use with this id was seen")
-            return
-        use = self._pending.pop(use_id)
+        use = self._calls.answer(block)
         if use is None or use.path is None:
             return
-        paths = self.paths_for(use_id)
-        if len(paths) > 1:
-            self._flag(use_id, "ambiguous-id", f"the id was used with several paths: {', '.join(paths)}")
-            return
+        use_id = use.tool_use_id
         if block.get("is_error"):
             self._note_error(use.path, result_text(block))
         elif use.kind == "read":
@@ -333,7 +150,12 @@ class ReadFileState:
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
-        return list(self._id_paths.get(tool_use_id, ()))
+        return self._calls.paths_for(tool_use_id)
+
+    @property
+    def flags(self) -> list[ReadFlag]:
+        """Tool results that could not be tied to exactly one path, oldest first (bounded)."""
+        return self._calls.flags
 
     # -- recording -------------------------------------------------------------------------------------------
 
@@ -349,7 +171,7 @@ class ReadFileState:
     ) -> ReadRecord:
         """Record a read by the server's own reader (``compact/readFile``, rehydration)."""
         if tool_use_id is not None:
-            self._note_id_path(tool_use_id, path)
+            self._calls.note_id_path(tool_use_id, path)
         tokens = self._count({"type": "text", "text": content})
         return self._store_read(
             path,
@@ -412,7 +234,7 @@ class ReadFileState:
 
     def _new_record(self, path: str, kind: RecordKind) -> ReadRecord:
         resolved, real = self.resolve(path)
-        stat, known = _safe_stat(self._stat, real)
+        stat, known = safe_stat(self._stat, real)
         doc = self.documents.get(real)
         return ReadRecord(
             path_as_given=path,
@@ -457,7 +279,7 @@ class ReadFileState:
 
     def _compare_stat(self, record: ReadRecord) -> Freshness:
         """mtime, size or inode changed means stale (an atomic save replaces the inode)."""
-        stat, known = _safe_stat(self._stat, record.realpath)
+        stat, known = safe_stat(self._stat, record.realpath)
         if not known:
             return Freshness.UNKNOWN
         if stat is None:
