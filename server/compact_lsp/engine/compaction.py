@@ -143,6 +143,8 @@ class CompactionOutcome:
             "rehydrated": self.rehydrated,
             "boundaryId": self.boundary.id,
             "trigger": self.boundary.trigger,
+            # why the model did not write the summary ("rate_limit: ..."), so the user sees the API failed
+            **({"fallbackReason": self.summary.fallback_reason} if self.boundary.fallback else {}),
         }
 
 
