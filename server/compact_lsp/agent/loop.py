@@ -16,24 +16,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import platform
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import AppendOutcome, ContextSession
 from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, text_message, tool_uses
 from compact_lsp.engine.microcompact import EvictionRecord
-from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.base import Summarizer
 from compact_lsp.engine.usage import ContextUsage
 from compact_lsp.tracking.reader import FileRead
 
+from .model_requests import EPHEMERAL, stream_message, usage_dict
+from .model_requests import AgentError as AgentError  # moved; importable from here as before
+from .model_requests import ClientFactory as ClientFactory
+from .model_requests import anthropic_client_factory as anthropic_client_factory
+from .model_requests import api_failure as api_failure
+from .model_requests import block_param as block_param
+from .model_requests import with_cache_breakpoint as with_cache_breakpoint
 from .permissions import Permissions
 from .prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
+from .session_access import DirectAccess as DirectAccess
+from .session_access import SessionAccess as SessionAccess
 from .settings import AgentSettings
 from .tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
 
@@ -43,63 +50,12 @@ T = TypeVar("T")
 
 ChatEvent = dict[str, Any]
 EmitFn = Callable[[ChatEvent], None]
-ClientFactory = Callable[[], Any]
-"""Returns an ``anthropic.AsyncAnthropic`` (or anything with its async-context and ``messages.stream``)."""
-
-EPHEMERAL = {"type": "ephemeral"}
 EVENT_PREVIEW_CHARS = 4_000
 """A tool_result event carries at most this much of the result (the transcript has all of it)."""
 
 
-class AgentError(Exception):
-    """A turn that could not go on (the API failed, no key); ``kind`` as the summariser's error kinds."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
 class TurnCancelled(Exception):
     """The turn's cancel event was set."""
-
-
-class SessionAccess(Protocol):
-    """How the loop reaches the engine (see the module docstring)."""
-
-    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T: ...
-
-    async def compact(self, trigger: str) -> dict[str, Any]:
-        """Compact now; the ``compact.compact`` result, or ``CompactionError``."""
-        ...
-
-    def after_append(self, messages: list[Message]) -> None:
-        """Called under the lock right after the loop appended ``messages``."""
-        ...
-
-    def microcompacted(self, eviction: EvictionRecord) -> None: ...
-
-
-class DirectAccess:
-    """The engine called directly (tests, the CLI): no lock is needed with one caller."""
-
-    def __init__(self, session: ContextSession, summarizer: Summarizer | None = None) -> None:
-        self.session = session
-        self.summarizer = summarizer
-
-    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
-        return fn()
-
-    async def compact(self, trigger: str) -> dict[str, Any]:
-        if self.summarizer is None:
-            raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
-        outcome = await self.session.compact(self.summarizer, trigger=trigger)
-        return outcome.to_wire()
-
-    def after_append(self, messages: list[Message]) -> None:
-        return None
-
-    def microcompacted(self, eviction: EvictionRecord) -> None:
-        return None
 
 
 @dataclass(frozen=True)
@@ -117,99 +73,9 @@ class TurnResult:
         return wire
 
 
-def anthropic_client_factory(
-    settings: EngineSettings, agent: AgentSettings, env: Mapping[str, str] | None = None
-) -> ClientFactory:
-    """The production client: the key from ANTHROPIC_API_KEY; base URL from the settings, else
-    ANTHROPIC_BASE_URL, else the SDK's default."""
-    environ = os.environ if env is None else env
-
-    def make() -> Any:
-        key = getattr(settings, "api_key", None) or environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise AgentError("auth", "No Anthropic API key: set ANTHROPIC_API_KEY for the language server.")
-        import anthropic
-
-        base_url = settings.base_url or environ.get("ANTHROPIC_BASE_URL") or None
-        return anthropic.AsyncAnthropic(
-            api_key=key, base_url=base_url, max_retries=agent.max_retries, timeout=agent.timeout
-        )
-
-    return make
-
-
-def with_cache_breakpoint(messages: Sequence[Message]) -> list[Message]:
-    """The messages to send: no cache_control of their own, one breakpoint on the last cacheable block."""
-    out: list[Message] = []
-    for message in messages:
-        blocks = message["content"]
-        if any("cache_control" in b for b in blocks):
-            blocks = [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks]
-        out.append({"role": message["role"], "content": blocks})
-    for message in reversed(out):
-        blocks = list(message["content"])
-        for i in range(len(blocks) - 1, -1, -1):
-            block = blocks[i]
-            if block.get("type") in ("thinking", "redacted_thinking"):
-                continue
-            if block.get("type") == "text" and not block.get("text"):
-                continue
-            blocks[i] = {**block, "cache_control": EPHEMERAL}
-            message["content"] = blocks
-            return out
-    return out
-
-
-def block_param(block: Any) -> Block:
-    """A response content block as a request block (only the fields the API accepts back)."""
-    kind = block.type
-    if kind == "text":
-        return {"type": "text", "text": block.text}
-    if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input or {})}
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.data}
-    dumped: Block = block.model_dump(mode="json", exclude_none=True)
-    return dumped
-
-
-def _usage_dict(usage: Any) -> dict[str, Any] | None:
-    if usage is None:
-        return None
-    return {
-        k: v
-        for k, v in usage.model_dump(mode="json", exclude_none=True).items()
-        if isinstance(v, int) and not isinstance(v, bool)
-    }
-
-
 def _preview(content: str | list[Block]) -> str:
     text = content if isinstance(content, str) else result_text({"content": content})
     return text if len(text) <= EVENT_PREVIEW_CHARS else text[:EVENT_PREVIEW_CHARS] + " …"
-
-
-def _is_transport_error(exc: BaseException) -> bool:
-    return any(
-        cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
-        and cls.__name__ in ("TransportError", "StreamError")
-        for cls in type(exc).__mro__
-    )
-
-
-def api_failure(exc: BaseException) -> AgentError | None:
-    """The ``AgentError`` for an SDK or transport failure; None for anything else (a bug)."""
-    import anthropic
-
-    from compact_lsp.engine.summarize.anthropic_api import map_api_error
-
-    if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
-        return None
-    error = map_api_error(exc)
-    if error.kind == "timeout":
-        return AgentError("timeout", "The Anthropic API did not answer in time; try again.")
-    return AgentError(error.kind, error.message)
 
 
 class ChatLoop:
@@ -291,13 +157,13 @@ class ChatLoop:
                         self._status(f"Stopped after {rounds} model calls in one turn (agent.maxRounds).")
                         break
                     body = await self._before_request(cancel)
-                    final = await self._cancellable(self._stream(client, body), cancel)
+                    final = await self._cancellable(stream_message(client, body, self.emit), cancel)
                     rounds += 1
                     stop = final.stop_reason or "end_turn"
                     content = [block_param(b) for b in final.content]
                     if not content:
                         break
-                    await self._append([{"role": "assistant", "content": content}], _usage_dict(final.usage))
+                    await self._append([{"role": "assistant", "content": content}], usage_dict(final.usage))
                     calls = [b for b in content if b["type"] == "tool_use"]
                     if not calls:
                         break
@@ -451,15 +317,6 @@ class ChatLoop:
             await asyncio.shield(self.access.run(settle))
         except Exception:
             log.exception("could not answer the open tool calls of %s", session.id)
-
-    # -- the model -------------------------------------------------------------------------------------------
-
-    async def _stream(self, client: Any, body: dict[str, Any]) -> Any:
-        async with client.messages.stream(**body) as stream:
-            async for event in stream:
-                if event.type == "text" and event.text:
-                    self.emit({"kind": "text", "text": event.text})
-            return await stream.get_final_message()
 
     # -- tools -----------------------------------------------------------------------------------------------
 

@@ -1,0 +1,129 @@
+"""One request to the model: the client, the cache breakpoints, streaming the answer, and what a failure means.
+
+The ``anthropic`` SDK is imported only inside functions (it is slow to import); the client is built by a
+``ClientFactory`` so tests can pass a loopback API.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from compact_lsp.engine.messages import Block, Message
+from compact_lsp.engine.settings import EngineSettings
+
+from .settings import AgentSettings
+
+ClientFactory = Callable[[], Any]
+"""Returns an ``anthropic.AsyncAnthropic`` (or anything with its async-context and ``messages.stream``)."""
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+class AgentError(Exception):
+    """A turn that could not go on (the API failed, no key); ``kind`` as the summariser's error kinds."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def anthropic_client_factory(
+    settings: EngineSettings, agent: AgentSettings, env: Mapping[str, str] | None = None
+) -> ClientFactory:
+    """The production client: the key from ANTHROPIC_API_KEY; base URL from the settings, else
+    ANTHROPIC_BASE_URL, else the SDK's default."""
+    environ = os.environ if env is None else env
+
+    def make() -> Any:
+        key = getattr(settings, "api_key", None) or environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise AgentError("auth", "No Anthropic API key: set ANTHROPIC_API_KEY for the language server.")
+        import anthropic
+
+        base_url = settings.base_url or environ.get("ANTHROPIC_BASE_URL") or None
+        return anthropic.AsyncAnthropic(
+            api_key=key, base_url=base_url, max_retries=agent.max_retries, timeout=agent.timeout
+        )
+
+    return make
+
+
+def with_cache_breakpoint(messages: Sequence[Message]) -> list[Message]:
+    """The messages to send: no cache_control of their own, one breakpoint on the last cacheable block."""
+    out: list[Message] = []
+    for message in messages:
+        blocks = message["content"]
+        if any("cache_control" in b for b in blocks):
+            blocks = [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks]
+        out.append({"role": message["role"], "content": blocks})
+    for message in reversed(out):
+        blocks = list(message["content"])
+        for i in range(len(blocks) - 1, -1, -1):
+            block = blocks[i]
+            if block.get("type") in ("thinking", "redacted_thinking"):
+                continue
+            if block.get("type") == "text" and not block.get("text"):
+                continue
+            blocks[i] = {**block, "cache_control": EPHEMERAL}
+            message["content"] = blocks
+            return out
+    return out
+
+
+def block_param(block: Any) -> Block:
+    """A response content block as a request block (only the fields the API accepts back)."""
+    kind = block.type
+    if kind == "text":
+        return {"type": "text", "text": block.text}
+    if kind == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input or {})}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    dumped: Block = block.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+def usage_dict(usage: Any) -> dict[str, Any] | None:
+    """The response usage as plain ints (what the session journals with the answer)."""
+    if usage is None:
+        return None
+    return {
+        k: v
+        for k, v in usage.model_dump(mode="json", exclude_none=True).items()
+        if isinstance(v, int) and not isinstance(v, bool)
+    }
+
+
+async def stream_message(client: Any, body: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> Any:
+    """Send ``body``, emitting text as it streams; the final message (the SDK's ``Message``)."""
+    async with client.messages.stream(**body) as stream:
+        async for event in stream:
+            if event.type == "text" and event.text:
+                emit({"kind": "text", "text": event.text})
+        return await stream.get_final_message()
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    return any(
+        cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
+        and cls.__name__ in ("TransportError", "StreamError")
+        for cls in type(exc).__mro__
+    )
+
+
+def api_failure(exc: BaseException) -> AgentError | None:
+    """The ``AgentError`` for an SDK or transport failure; None for anything else (a bug)."""
+    import anthropic
+
+    from compact_lsp.engine.summarize.anthropic_api import map_api_error
+
+    if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
+        return None
+    error = map_api_error(exc)
+    if error.kind == "timeout":
+        return AgentError("timeout", "The Anthropic API did not answer in time; try again.")
+    return AgentError(error.kind, error.message)

@@ -1,0 +1,53 @@
+"""How the agent loop reaches the engine: directly in tests and the CLI, under the session's lock in the server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.messages import Message
+from compact_lsp.engine.microcompact import EvictionRecord
+from compact_lsp.engine.summarize.base import Summarizer
+
+T = TypeVar("T")
+
+
+class SessionAccess(Protocol):
+    """How the loop reaches the engine (see the module docstring)."""
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T: ...
+
+    async def compact(self, trigger: str) -> dict[str, Any]:
+        """Compact now; the ``compact.compact`` result, or ``CompactionError``."""
+        ...
+
+    def after_append(self, messages: list[Message]) -> None:
+        """Called under the lock right after the loop appended ``messages``."""
+        ...
+
+    def microcompacted(self, eviction: EvictionRecord) -> None: ...
+
+
+class DirectAccess:
+    """The engine called directly (tests, the CLI): no lock is needed with one caller."""
+
+    def __init__(self, session: ContextSession, summarizer: Summarizer | None = None) -> None:
+        self.session = session
+        self.summarizer = summarizer
+
+    async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
+        return fn()
+
+    async def compact(self, trigger: str) -> dict[str, Any]:
+        if self.summarizer is None:
+            raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
+        outcome = await self.session.compact(self.summarizer, trigger=trigger)
+        return outcome.to_wire()
+
+    def after_append(self, messages: list[Message]) -> None:
+        return None
+
+    def microcompacted(self, eviction: EvictionRecord) -> None:
+        return None
