@@ -126,6 +126,8 @@ class RawServer:
         )
         self.notifications: list[dict[str, Any]] = []
         self.server_requests: list[dict[str, Any]] = []
+        self.prompt_answer: str | None = None
+        """The action to pick in permission prompts (``window/showMessageRequest``); None dismisses them."""
         self._responses: dict[Any, dict[str, Any]] = {}
         self._sent_at: dict[Any, float] = {}
         self.latency: dict[Any, float] = {}
@@ -186,6 +188,8 @@ class RawServer:
             result: Any = None
             if message["method"] == "workspace/configuration":
                 result = [None for _ in message.get("params", {}).get("items", [])]
+            elif message["method"] == "window/showMessageRequest" and self.prompt_answer is not None:
+                result = {"title": self.prompt_answer}
             with contextlib.suppress(ServerGone):
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
             return
