@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -28,12 +30,34 @@ def _server_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SECRETS = re.compile(
+    r"sk-ant-[A-Za-z0-9_-]{8,}"  # Anthropic keys, wherever a library logs them
+    r"""|(?<=apiKey['"]: ['"])[^'"]+|(?<=api_key['"]: ['"])[^'"]+"""  # the apiKey setting in logged params
+)
+
+
+class SecretFilter(logging.Filter):
+    """Masks API keys in every record: pygls logs the initialize params (with ``apiKey``) at INFO."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        masked = _SECRETS.sub("[redacted]", text)
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if key:
+            masked = masked.replace(key, "[redacted]")
+        if masked != text:
+            record.msg, record.args = masked, None
+        return True
+
+
 def configure_logging(verbose: int, log_file: str | None) -> None:
-    """Logs go to stderr (never stdout: it carries JSON-RPC) and optionally to a file."""
+    """Logs go to stderr (never stdout: it carries JSON-RPC) and optionally to a file; API keys masked."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    for handler in handlers:
+        handler.addFilter(SecretFilter())
     logging.basicConfig(level=level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import platform
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import AppendOutcome, ContextSession
 from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, text_message, tool_uses
 from compact_lsp.engine.microcompact import EvictionRecord
-from compact_lsp.engine.summarize.base import Summarizer
+from compact_lsp.engine.summarize.base import Summarizer, redact
 from compact_lsp.engine.usage import ContextUsage
 from compact_lsp.tracking.reader import FileRead
 
@@ -191,9 +192,12 @@ class ChatLoop:
         return TurnResult(stop, await self._usage(), rounds)
 
     async def _failed(self, exc: AgentError, rounds: int) -> TurnResult:
-        log.warning("chat turn of %s ended by an error (%s): %s", self.session.id, exc.kind, exc)
-        self.emit({"kind": "error", "message": str(exc), "errorKind": exc.kind})
-        return TurnResult("error", await self._usage(), rounds, error=str(exc))
+        # the API's own error text may quote the key back (an "invalid x-api-key: ..." message)
+        key = getattr(self.session.settings, "api_key", None) or os.environ.get("ANTHROPIC_API_KEY")
+        message = redact(str(exc), key)
+        log.warning("chat turn of %s ended by an error (%s): %s", self.session.id, exc.kind, message)
+        self.emit({"kind": "error", "message": message, "errorKind": exc.kind})
+        return TurnResult("error", await self._usage(), rounds, error=message)
 
     async def _usage(self) -> ContextUsage:
         return await self.access.run(self.session.usage, changes=False)
