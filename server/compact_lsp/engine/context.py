@@ -5,8 +5,10 @@ is first written to the injected ``Journal`` as a record, then applied: the jour
 transcript, and ``ContextSession.replay`` rebuilds the same state from it. A failed write changes nothing. The
 record types and what each carries are listed in engine/journal.py.
 
-Full compactions and their undo are kept by ``SessionCompactions`` (engine/session_compactions.py); the session
-applies what they change to its view. Background notes run as a ``NotesJob`` (engine/session_notes.py).
+The messages and their token ledger change together in ``ManagedHistory`` (engine/managed_history.py). Full
+compactions and their undo are kept by ``SessionCompactions`` (engine/session_compactions.py), pending change
+notices by ``ChangeNotices`` (engine/change_notices.py); background notes run as a ``NotesJob``
+(engine/session_notes.py). The session decides, journals, then applies what they change.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .biggest import biggest_items
+from .biggest import ContextItem, biggest_items
 from .change_notices import ChangeNotices, absolute_path
 from .compaction import CompactionOutcome, ProgressFn
 from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
+from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
-from .messages import Message, MessageShapeError, Session, blocks_of, join_messages, normalize_message
+from .messages import Message, MessageShapeError, Session, join_messages, normalize_message
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
@@ -33,7 +36,7 @@ from .settings import EngineSettings
 from .summarize.base import Summarizer
 from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
-from .usage import ContextUsage, UsageLedger, build_usage, reported_input_tokens
+from .usage import ContextUsage, build_usage, reported_input_tokens
 from .validate import validate
 
 __all__ = [
@@ -93,11 +96,7 @@ class ContextSession:
         self.session_memory = SessionMemory(*notes_setup(settings))
         """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
         self._base_system = system
-        self._messages: list[Message] = []
-        self._attachment_texts: set[str] = set()
-        """Text blocks the engine attached (rehydration, notices): counted as attachments, not user text."""
-        self._ledger = UsageLedger(counter, self._attachment_texts.__contains__)
-        self._reported: int | None = None
+        self._history = ManagedHistory(counter)
         self._notices = ChangeNotices()
         self._compactions = SessionCompactions()
         self.denied_paths: set[str] = set()
@@ -159,23 +158,23 @@ class ContextSession:
     @property
     def messages(self) -> list[Message]:
         """The managed history (without pending notices); do not mutate."""
-        return self._messages
+        return self._history.messages
 
     def view(self) -> list[Message]:
         """Exactly what to send to the model next: history plus pending change notices."""
-        return self._notices.folded_into(self._messages)
+        return self._notices.folded_into(self.messages)
 
     def system_prompt(self) -> str:
         section = self.memory.system_prompt_section()
         return f"{self._base_system}\n\n{section}".strip() if section else self._base_system
 
     def usage(self) -> ContextUsage:
-        by_kind = self._ledger.totals
+        by_kind = self._history.ledger.totals
         by_kind["system"] = by_kind.get("system", 0) + self.counter.count_text(self._base_system)
         by_kind["memory"] = by_kind.get("memory", 0) + self.counter.count_text(self.memory.system_prompt_section())
         if self._notices:
             by_kind["attachments"] = by_kind.get("attachments", 0) + self.counter.count_text(self._notices.text())
-        return build_usage(by_kind, self.settings, self._reported)
+        return build_usage(by_kind, self.settings, self._history.reported)
 
     def session(self) -> Session:
         return Session(id=self.id, system=self.system_prompt(), messages=self.view(), title=self.title)
@@ -206,7 +205,7 @@ class ContextSession:
             record["usage"] = dict(reported_usage)
         writers = {*self.settings.write_tools, *self.settings.edit_tools}
         self._notices.discard_written(normalized, writers, self.workspace_root)
-        if self._notices and self._messages and self._messages[-1]["role"] == "user":
+        if self._notices and self.messages and self.messages[-1]["role"] == "user":
             self._write_and_apply({"type": "notice", "text": self._notices.text(), "at": now})
         eviction = None
         if idle is not None:
@@ -284,7 +283,7 @@ class ContextSession:
         memory = self.session_memory
         if not self.settings.session_memory.enabled:
             return None
-        messages = list(self._messages)
+        messages = list(self.messages)
         total = self.usage().total
         if memory.updating or not memory.should_update(total, memory.tool_calls_since(messages)):
             return None
@@ -359,10 +358,10 @@ class ContextSession:
             settings=self.settings.rehydration,
             counter=self.counter,
             workspace_roots=[self.workspace_root] if self.workspace_root else [],
-            plan=extract_plan(self._messages),
+            plan=extract_plan(self.messages),
             skills=skills_from_read_state(self.read_state),
             memory_indexes=self.memory.load_indexes(),
-            history=self._messages,
+            history=self.messages,
             denied_paths=frozenset(self.denied_paths),
             # the memory index stays in the system prompt; rehydration skips what is already there verbatim
             system_prompt=self.system_prompt(),
@@ -387,7 +386,7 @@ class ContextSession:
 
     def undo(self) -> dict[str, Any]:
         """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
-        state = self._compactions.undo_target(self._messages)
+        state = self._compactions.undo_target(self.messages)
         self._write_and_apply({"type": "undo", "boundaryId": state.boundary_id, "at": self.clock()})
         return {"restored": True, "boundaryId": state.boundary_id, "tokensAfter": self.usage().total}
 
@@ -404,21 +403,22 @@ class ContextSession:
             "lastCompaction": self.last_compaction,
             "compacting": self.compacting,
             "sessionNotes": notes_wire(self.session_memory.notes),
-            "biggestItems": [
-                item.to_wire()
-                for item in biggest_items(
-                    self._messages, self._ledger.message_tokens, self.counter, self._attachment_texts.__contains__
-                )
-            ],
+            "biggestItems": [item.to_wire() for item in self._biggest_items()],
             "canUndo": bool(self.compactions),
-            "messageCount": len(self._messages),
+            "messageCount": len(self.messages),
         }
 
     # -- internals --------------------------------------------------------------------------------------------
 
+    def _biggest_items(self) -> list[ContextItem]:
+        history = self._history
+        return biggest_items(
+            history.messages, history.ledger.message_tokens, self.counter, history.attachment_texts.__contains__
+        )
+
     def _plan_micro(self, trigger: Trigger, now: float) -> MicrocompactPlan | None:
         return plan_microcompaction(
-            self._messages,
+            self.messages,
             self.settings.microcompact,
             trigger,
             counter=self.counter,
@@ -429,10 +429,10 @@ class ContextSession:
         )
 
     def _commit_micro(self, plan: MicrocompactPlan, now: float) -> EvictionRecord:
-        result = apply_plan(self._messages, plan)
+        result = apply_plan(self.messages, plan)
         changes = [
             {"index": i, "message": m}
-            for i, (old, m) in enumerate(zip(self._messages, result.messages, strict=True))
+            for i, (old, m) in enumerate(zip(self.messages, result.messages, strict=True))
             if old is not m
         ]
         self._write_and_apply(
@@ -450,31 +450,19 @@ class ContextSession:
         at = float(record.get("at", self.clock()))
         if kind == "append":
             new = [normalize_message(m) for m in record["messages"]]
-            if new and self._messages and self._messages[-1]["role"] == new[0]["role"] == "user":
-                self._messages = join_messages(self._messages, new)
-                self._ledger.sync(self._messages)
-            else:
-                self._messages.extend(new)
-                self._ledger.append(new)
+            self._history.extend(new)
             # observe only what is new: the read-file state remembers the calls still awaiting results
             self.read_state.observe(new)
             if any(m["role"] == "assistant" for m in new):
                 self.last_assistant_at = at
             reported = reported_input_tokens(record.get("usage"))
             if reported is not None:
-                self._reported = reported
+                self._history.reported = reported
         elif kind == "notice":
-            self._attachment_texts.add(record["text"])
-            last = self._messages[-1]
-            self._messages[-1] = {**last, "content": [*blocks_of(last), {"type": "text", "text": record["text"]}]}
-            self._ledger.sync(self._messages)
+            self._history.attach_to_last(record["text"])
             self._notices.clear()
         elif kind == "rewrite":
-            messages = list(self._messages)
-            for change in record["changes"]:
-                messages[int(change["index"])] = change["message"]
-            self._messages = messages
-            self._ledger.sync(messages)
+            self._history.rewrite((int(change["index"]), change["message"]) for change in record["changes"])
             eviction = EvictionRecord.from_wire(record["eviction"])
             self.read_state.mark_evicted(c.tool_use_id for c in eviction.cleared)
             self.last_microcompaction = eviction
@@ -500,11 +488,8 @@ class ContextSession:
         self.updated_at = max(self.updated_at, at)
 
     def _apply_compaction(self, record: dict[str, Any]) -> None:
-        compacted = self._compactions.push(record, self._messages)
-        self._attachment_texts.update(compacted.attachment_texts)
-        self._messages = compacted.messages
-        self._ledger.sync(compacted.messages)
-        self._reported = None
+        compacted = self._compactions.push(record, self._history.messages)
+        self._history.replace(compacted.messages, compacted.attachment_texts)
         self.read_state.mark_all_out_of_history()
         for path, text in compacted.whole_files:
             self.read_state.record_read(absolute_path(path, self.workspace_root), text)
@@ -513,9 +498,7 @@ class ContextSession:
         self.session_memory.rebase(1, compacted.tokens_after)
 
     def _apply_undo(self, record: dict[str, Any]) -> None:
-        self._messages = self._compactions.pop(self._messages)
-        self._ledger.sync(self._messages)
-        self._reported = None
+        self._history.replace(self._compactions.pop(self._history.messages))
         self.session_memory.notes = None
         # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
         # a "file unchanged" shortcut for bytes it may not have.
