@@ -371,3 +371,25 @@ def test_a_failing_pre_compaction_hook_changes_nothing(workspace: Path, counter:
         run(session.compact(RecordingSummarizer()))
     assert info.value.kind == "hook"
     assert session.view() == view and len(journal.records) == records and not session.compacting
+
+
+def test_a_change_during_compaction_wins_and_the_compaction_changes_nothing(
+    workspace: Path, counter: TiktokenCounter
+) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+
+    class AppendingSummarizer:
+        name = "appending"
+
+        async def summarize(self, request: Any) -> Any:
+            from compact_lsp.engine.summarize.base import Summary
+
+            # another writer that did not wait for the compaction (the server makes appends wait)
+            session.append([{"role": "assistant", "content": "written meanwhile"}])
+            return Summary(text="Short summary.", summarizer=self.name)
+
+    with pytest.raises(CompactionError) as info:
+        run(session.compact(AppendingSummarizer()))
+    assert info.value.kind == "conflict"
+    assert session.messages[-1]["content"][0]["text"] == "written meanwhile"
+    assert not any(r["type"] == "compaction" for r in journal.records)

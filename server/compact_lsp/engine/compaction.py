@@ -161,6 +161,7 @@ async def run_compaction(
     """Summarise, rehydrate and commit; on any failure or cancellation the session is left exactly as it was."""
     report = progress or (lambda _message, _percent: None)
     before_messages = session.messages
+    revision = session.revision
     tokens_before = session.usage().total
     split = split_for_compaction(before_messages)
     if not split.history:
@@ -193,7 +194,7 @@ async def run_compaction(
         )
     if cancel is not None and cancel.is_set():
         raise CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
-    if session.messages is not before_messages:
+    if session.revision != revision:
         raise CompactionError("conflict", "The conversation changed during compaction; nothing changed.")
     boundary = Boundary(
         id=new_boundary_id(),

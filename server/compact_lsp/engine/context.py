@@ -90,6 +90,8 @@ class ContextSession:
         self.journal: Journal = journal or NullJournal()
         self.created_at = created_at if created_at is not None else clock()
         self.updated_at = self.created_at
+        self.revision = 0
+        """Counts applied records: a long operation compares it to see whether the session changed meanwhile."""
         self.read_state = self._new_read_state()
         self.last_microcompaction: EvictionRecord | None = None
         self.last_assistant_at: float | None = None
@@ -486,6 +488,7 @@ class ContextSession:
         elif kind == "header":
             raise ValueError("a second header record in one session journal")
         self.updated_at = max(self.updated_at, at)
+        self.revision += 1
 
     def _apply_compaction(self, record: dict[str, Any]) -> None:
         compacted = self._compactions.push(record, self._history.messages)
