@@ -23,7 +23,7 @@ from .rpc import INTERNAL_ERROR_PREFIX, RawServer, RpcError, Workspace
 
 pytestmark = pytest.mark.timeout(600)
 
-EXAMPLES = 100
+EXAMPLES = 60
 """Examples per method; the whole module stays well under a minute on two cores."""
 
 VICTIM = "VICTIM"
