@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tests.strategies import conversations
+from hypothesis import strategies as st
+from tests.strategies import conversations, raw_messages
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import ContextSession, ConversationError
@@ -393,3 +394,28 @@ def test_a_change_during_compaction_wins_and_the_compaction_changes_nothing(
     assert info.value.kind == "conflict"
     assert session.messages[-1]["content"][0]["text"] == "written meanwhile"
     assert not any(r["type"] == "compaction" for r in journal.records)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(conversations(in_flight=False), st.integers(min_value=0, max_value=40), st.data())
+def test_incremental_append_check_agrees_with_full_validation(
+    messages: list[dict[str, Any]], cut: int, data: st.DataObject
+) -> None:
+    """Appends are checked against the tail of the history only; that must accept exactly what a full check
+    of the whole conversation accepts (the history itself being valid)."""
+    from compact_lsp.engine.messages import join_messages
+
+    counter = TiktokenCounter()
+    cut = min(cut, len(messages))
+    head, rest = messages[:cut], messages[cut:]
+    tail = data.draw(st.one_of(st.just(rest), raw_messages(max_size=4), st.just(rest[:1] + rest[2:3])))
+    session = ContextSession("ses_p", settings=EngineSettings(), counter=counter)
+    if head:
+        session.append(head)
+    expected_ok = validate(join_messages(list(head), list(tail))) == []
+    try:
+        session.append(tail)
+        accepted = True
+    except (ConversationError, MessageShapeError):
+        accepted = False
+    assert accepted == expected_ok

@@ -25,8 +25,8 @@ from .compaction import CompactionOutcome, ProgressFn
 from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
-from .messages import Message, MessageShapeError, Session, join_messages, normalize_message
-from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, plan_microcompaction
+from .messages import Message, MessageShapeError, Session, join_messages, normalize_message, tool_uses
+from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, idle_due, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
 from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
@@ -37,7 +37,7 @@ from .summarize.base import Summarizer
 from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
 from .usage import ContextUsage, build_usage, reported_input_tokens
-from .validate import validate
+from .validate import Problem, validate
 
 __all__ = [
     "JOURNAL_VERSION",
@@ -91,6 +91,9 @@ class ContextSession:
         self.created_at = created_at if created_at is not None else clock()
         self.updated_at = self.created_at
         self.revision = 0
+        self._ids: set[str] = set()
+        self._ids_at = 0
+        """The tool_use ids of the history, valid while ``_ids_at == revision`` (appends keep it current)."""
         """Counts applied records: a long operation compares it to see whether the session changed meanwhile."""
         self.read_state = self._new_read_state()
         self.last_microcompaction: EvictionRecord | None = None
@@ -194,14 +197,15 @@ class ContextSession:
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
         normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
-        candidate = join_messages(self.view(), normalized)
-        problems = validate(candidate)
-        if problems:
-            base = len(candidate) - len(normalized)
-            listed = "; ".join(_describe(p, base) for p in problems[:5])
-            raise ConversationError(f"these messages would make the conversation invalid: {listed}")
+        self._check_append(normalized)
         now = self.clock()
-        idle = self._plan_micro("idle", now) if normalized and normalized[0]["role"] == "assistant" else None
+        idle = None
+        if (
+            normalized
+            and normalized[0]["role"] == "assistant"
+            and idle_due(self.settings.microcompact, now, self.last_assistant_at)
+        ):
+            idle = self._plan_micro("idle", now)
         record: dict[str, Any] = {"type": "append", "messages": normalized, "at": now}
         if reported_usage is not None:
             record["usage"] = dict(reported_usage)
@@ -213,9 +217,12 @@ class ContextSession:
         if idle is not None:
             eviction = self._commit_micro(idle, now)
         self._write_and_apply(record)
-        size = self._plan_micro("size", now)
-        if size is not None:
-            eviction = self._commit_micro(size, now)
+        threshold = self.settings.microcompact.size_threshold_tokens
+        # the ledger's tool-result total is exact and costs nothing: plan only when the trigger can fire
+        if threshold != -1 and self._history.ledger.totals.get("tool_result", 0) > threshold:
+            size = self._plan_micro("size", now)
+            if size is not None:
+                eviction = self._commit_micro(size, now)
         usage = self.usage()
         due = self.settings.auto_compact.enabled and usage.total >= usage.auto_compact_threshold
         if due:
@@ -225,6 +232,39 @@ class ContextSession:
                 eviction = self._commit_micro(forced, now)
                 usage, due = self.usage(), False
         return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=due)
+
+    def _check_append(self, new: list[Message]) -> None:
+        """Would ``new`` keep the conversation valid? The history already is, so only its last two messages (a
+        tool call and its results) and the new ones are checked, plus the new tool_use ids against all known ids:
+        the cost follows the append, not the session."""
+        history = self.messages
+        window = self._notices.folded_into(history[-2:])
+        candidate = join_messages(window, new)
+        problems = validate(candidate)
+        if len(history) > len(window):
+            # a window cut from a longer history may start mid-conversation; that is not the new messages' doing
+            problems = [
+                p for p in problems if p.message_index > 0 or p.code not in ("role-order", "orphan-tool-result")
+            ]
+        known = self._known_tool_use_ids()
+        base = len(candidate) - len(new)
+        for offset, message in enumerate(new):
+            for block in tool_uses(message):
+                if block["id"] in known:
+                    problems.append(
+                        Problem(
+                            base + offset, None, "duplicate-tool-use-id", f"tool_use id {block['id']!r} is used twice"
+                        )
+                    )
+        if problems:
+            listed = "; ".join(_describe(p, base) for p in problems[:5])
+            raise ConversationError(f"these messages would make the conversation invalid: {listed}")
+
+    def _known_tool_use_ids(self) -> set[str]:
+        if self._ids_at != self.revision:
+            self._ids = {str(b["id"]) for m in self.messages if m["role"] == "assistant" for b in tool_uses(m)}
+            self._ids_at = self.revision
+        return self._ids
 
     def plan_microcompaction(self, trigger: Trigger = "forced") -> MicrocompactPlan | None:
         """What microcompaction would clear now, without changing anything."""
@@ -488,7 +528,12 @@ class ContextSession:
         elif kind == "header":
             raise ValueError("a second header record in one session journal")
         self.updated_at = max(self.updated_at, at)
+        ids_fresh = self._ids_at == self.revision
         self.revision += 1
+        if ids_fresh and kind not in ("compaction", "undo"):  # keep the id cache current without a rescan
+            if kind == "append":
+                self._ids.update(str(b["id"]) for m in record["messages"] for b in tool_uses(normalize_message(m)))
+            self._ids_at = self.revision
 
     def _apply_compaction(self, record: dict[str, Any]) -> None:
         compacted = self._compactions.push(record, self._history.messages)
