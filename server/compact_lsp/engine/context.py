@@ -25,7 +25,15 @@ from .compaction import CompactionOutcome, ProgressFn
 from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
-from .messages import Message, MessageShapeError, Session, join_messages, normalize_message, tool_uses
+from .messages import (
+    CLEARED_TOOL_RESULT,
+    Message,
+    MessageShapeError,
+    Session,
+    join_messages,
+    normalize_message,
+    tool_uses,
+)
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, idle_due, plan_microcompaction
 from .plan_state import extract_plan
 from .read_state import ReadFileState
@@ -91,6 +99,8 @@ class ContextSession:
         self.created_at = created_at if created_at is not None else clock()
         self.updated_at = self.created_at
         self.revision = 0
+        self._cleared_markers_tokens = 0
+        """Tokens of the cleared-result markers microcompaction left: never clearable, so not a reason to plan."""
         self._ids: set[str] = set()
         self._ids_at = 0
         """The tool_use ids of the history, valid while ``_ids_at == revision`` (appends keep it current)."""
@@ -218,8 +228,10 @@ class ContextSession:
             eviction = self._commit_micro(idle, now)
         self._write_and_apply(record)
         threshold = self.settings.microcompact.size_threshold_tokens
-        # the ledger's tool-result total is exact and costs nothing: plan only when the trigger can fire
-        if threshold != -1 and self._history.ledger.totals.get("tool_result", 0) > threshold:
+        # the ledger's tool-result total is exact and costs nothing; the trigger measures only what it may clear,
+        # so the markers it left can be taken off first: plan (a scan of the whole history) only when it can fire
+        results = self._history.ledger.totals.get("tool_result", 0) - self._cleared_markers_tokens
+        if threshold != -1 and results > threshold:
             size = self._plan_micro("size", now)
             if size is not None:
                 eviction = self._commit_micro(size, now)
@@ -508,6 +520,7 @@ class ContextSession:
             eviction = EvictionRecord.from_wire(record["eviction"])
             self.read_state.mark_evicted(c.tool_use_id for c in eviction.cleared)
             self.last_microcompaction = eviction
+            self._cleared_markers_tokens += len(eviction.cleared) * self.counter.count_text(CLEARED_TOOL_RESULT)
         elif kind == "read":
             self.read_state.record_read(
                 record["path"],
@@ -523,8 +536,10 @@ class ContextSession:
             self.session_memory.notes = SessionNotes.from_dict(record["notes"])
         elif kind == "compaction":
             self._apply_compaction(record)
+            self._cleared_markers_tokens = 0
         elif kind == "undo":
             self._apply_undo(record)
+            self._cleared_markers_tokens = 0  # a lower bound stays a lower bound
         elif kind == "header":
             raise ValueError("a second header record in one session journal")
         self.updated_at = max(self.updated_at, at)

@@ -19,8 +19,9 @@ Rules, in the order they are applied:
   result whose request or path cannot be found is never protected.
 - The ``settings.effective_keep_recent`` most recent remaining results are kept (idle and forced always).
 - Triggers: ``idle`` (``idle_minutes`` since the last assistant response) and ``forced`` clear every other
-  result; ``size`` fires only when tool-result tokens exceed ``size_threshold_tokens`` and then clears oldest
-  first until they are at or below the low watermark (half the threshold), so that the prompt cache, which
+  result; ``size`` fires only when the tokens of the results it may clear (compactable, not yet cleared, not
+  errors, not protected) exceed ``size_threshold_tokens`` and then clears oldest first until those are at or
+  below the low watermark (half the threshold), so that the prompt cache, which
   every rewrite invalidates, breaks rarely. When clearing every result outside the keep-recent window cannot
   reach the watermark (five kept results of 7k tokens exceed a 20k watermark), the window gives way, oldest
   kept first, down to the single most recent compactable result, which is never cleared. Without that, each
@@ -32,8 +33,9 @@ Rules, in the order they are applied:
   exactly ``CLEARED_TOOL_RESULT``. Images inside results that are not cleared are left alone.
 
 Token figures: ``tokens_before``/``tokens_after`` are the whole conversation's message tokens (what context
-usage shows, without the system prompt), ``tool_result_tokens_before``/``_after`` only the tool results (what
-the size trigger measures).
+usage shows, without the system prompt), ``tool_result_tokens_before``/``_after`` all tool results, cleared
+markers included. The size trigger measures only the clearable part: counting markers, errors and protected
+reads, which no rewrite can shrink, would make a long session rewrite its history on every append.
 """
 
 from __future__ import annotations
@@ -140,7 +142,7 @@ class MicrocompactResult:
 
 
 def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
-    """Tokens of every tool_result block in the messages (what the size trigger measures)."""
+    """Tokens of every tool_result block in the messages (the size trigger measures the clearable part of it)."""
     return sum(
         counter.count_block(b)
         for m in messages
@@ -266,10 +268,13 @@ def plan_microcompaction(
     kept = candidates[-keep:]
     older = candidates[: len(candidates) - len(kept)]
 
-    if trigger == "size" and results_total <= settings.size_threshold_tokens:
+    # The size trigger measures what microcompaction can act on: results it may clear. Cleared markers, errors and
+    # protected reads stay whatever happens, so counting them would fire on every append of a long session.
+    clearable = sum(c.tokens for c in candidates)
+    if trigger == "size" and clearable <= settings.size_threshold_tokens:
         return None
 
-    remaining = results_total
+    remaining = clearable
     order: list[tuple[_Candidate, str]]
     if trigger == "size":
         watermark = settings.low_watermark_tokens
@@ -325,7 +330,7 @@ def plan_microcompaction(
         tokens_after=total - saved_total,
         tokens_saved=saved_total,
         tool_result_tokens_before=results_total,
-        tool_result_tokens_after=remaining,
+        tool_result_tokens_after=results_total - sum(c.saved for c in clear),
         media=media,
         created_at=current,
     )
