@@ -83,18 +83,16 @@ async def recursive_start_up(root: Path, probe: Path) -> float:
     return elapsed
 
 
-async def measure(root: Path, files: int, tracked_count: int, repeat: int) -> dict[str, Any]:
+def prepare(root: Path, files: int, tracked_count: int) -> tuple[list[list[Path]], list[Path]]:
     # The same tracked set shape in both workspaces (one file in each of ``tracked_count`` directories), so the
     # only difference measured is the size of the repository around it.
     layout = make_workspace(root, files, directories=max(tracked_count, files // 100))
     step = len(layout) // tracked_count
-    tracked = [layout[i * step][0] for i in range(tracked_count)]
-    ready, delivered = [], []
-    for _ in range(repeat):
-        r, d = await start_up(tracked)
-        ready.append(r * 1000)
-        delivered.append(d * 1000)
-    recursive = await recursive_start_up(root, tracked[0])
+    return layout, [layout[i * step][0] for i in range(tracked_count)]
+
+
+def summary(layout: list[list[Path]], tracked: list[Path], ready: list[float], delivered: list[float],
+            recursive: float) -> dict[str, Any]:  # fmt: skip
     return {
         "recursive_first_event_ms": round(recursive * 1000, 3),
         "files": sum(len(paths) for paths in layout),
@@ -106,12 +104,27 @@ async def measure(root: Path, files: int, tracked_count: int, repeat: int) -> di
 
 
 async def run(repeat: int, tracked: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench-watch-small-") as small_dir:
-        small = await measure(Path(small_dir), 100, tracked, repeat)
-    with tempfile.TemporaryDirectory(prefix="bench-watch-large-") as large_dir:
-        large = await measure(Path(large_dir), 100_000, tracked, repeat)
-    ratio = large["first_event_ms_median"] / small["first_event_ms_median"]
-    return {"small": small, "large": large, "ratio": round(ratio, 3), "goal_ratio<=1.2": ratio <= 1.2}
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-watch-small-") as small_dir,
+        tempfile.TemporaryDirectory(prefix="bench-watch-large-") as large_dir,
+    ):
+        workspaces = {
+            "small": prepare(Path(small_dir), 100, tracked),
+            "large": prepare(Path(large_dir), 100_000, tracked),
+        }
+        times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in workspaces}
+        for _ in range(repeat):  # interleaved, so drift on a busy machine hits both sides alike
+            for name, (_, paths) in workspaces.items():
+                r, d = await start_up(paths)
+                times[name][0].append(r * 1000)
+                times[name][1].append(d * 1000)
+        result: dict[str, Any] = {}
+        for name, (layout, paths) in workspaces.items():
+            recursive = await recursive_start_up(Path(layout[0][0]).parents[1], paths[0])
+            result[name] = summary(layout, paths, *times[name], recursive)
+    # the figure is start-up: the time until every watch is in place
+    ratio = result["large"]["ready_ms_median"] / result["small"]["ready_ms_median"]
+    return {**result, "ratio": round(ratio, 3), "goal_ratio<=1.2": ratio <= 1.2}
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -128,7 +141,7 @@ def markdown(result: dict[str, Any]) -> str:
             "|---:|---:|---:|---:|---:|",
             *rows,
             "",
-            f"100k/100 ratio (first change seen): **{result['ratio']}x** (goal <= 1.2x)",
+            f"100k/100 ratio (watches ready, the start-up): **{result['ratio']}x** (goal <= 1.2x)",
             "",
             "For comparison, one recursive watch of the whole workspace (what the watcher avoids): "
             f"{result['small']['recursive_first_event_ms']} ms for 100 files, "
@@ -139,7 +152,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--tracked", type=int, default=50)
     ns = parser.parse_args()
     result = asyncio.run(run(ns.repeat, ns.tracked))
