@@ -71,9 +71,7 @@ def build_session(root: Path, tokens: int, counter: TiktokenCounter) -> ContextS
                 {"type": "text", "text": f"Reading module {n}."},
                 {"type": "tool_use", "id": use_id, "name": "Read", "input": {"file_path": str(path)}}]}]
         )  # fmt: skip
-        session.append(
-            [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id, "content": text}]}]
-        )
+        session.append([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id, "content": text}]}])
         n += 1
     session.append([{"role": "assistant", "content": [{"type": "text", "text": "Done reading."}]}])
     return session
@@ -134,9 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     counter = TiktokenCounter()
     rows: list[dict[str, Any]] = []
     with MessagesApiStub() as stub:
-        stub.default = reply(
-            "<summary>The user asked to refactor the cache layer; every module was read.</summary>"
-        )
+        stub.default = reply("<summary>The user asked to refactor the cache layer; every module was read.</summary>")
 
         def model(_session: ContextSession) -> Summarizer:
             return AnthropicSummarizer(model="claude-bench", api_key="bench-key", base_url=stub.base_url,

@@ -98,9 +98,7 @@ def main() -> None:
                     workspace_roots=[tmp],
                 )
 
-            rows.append(
-                {"scenario": name, "rehydrate_ms": best_of(run) * 1e3, "preview_ms": best_of(preview) * 1e3}
-            )
+            rows.append({"scenario": name, "rehydrate_ms": best_of(run) * 1e3, "preview_ms": best_of(preview) * 1e3})
     print("| scenario | rehydrate (ms) | preview (ms) |\n|---|---:|---:|")
     for row in rows:
         print(f"| {row['scenario']} | {row['rehydrate_ms']:.1f} | {row['preview_ms']:.1f} |")

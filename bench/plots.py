@@ -96,17 +96,14 @@ def plot_cache(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
     width = 0.38
     for offset, mark, color in ((-width / 2, "on", "#4f81bd"), (width / 2, "off", "#c0504d")):
         values = [
-            next(r["rewrites"] for r in rows if r["keep_recent"] == k and r["low_watermark"] == mark)
-            for k in keeps
+            next(r["rewrites"] for r in rows if r["keep_recent"] == k and r["low_watermark"] == mark) for k in keeps
         ]
         bars = ax.bar([i + offset for i in range(len(keeps))], values, width, color=color,
                       label=f"low watermark {mark}")  # fmt: skip
         for bar, k in zip(bars, keeps, strict=True):
             row = next(r for r in rows if r["keep_recent"] == k and r["low_watermark"] == mark)
             top = (bar.get_x() + bar.get_width() / 2, bar.get_height())
-            ax.annotate(
-                f"{row['saved_per_rewrite'] / 1000:.1f}k/rw", top, ha="center", va="bottom", fontsize=7
-            )
+            ax.annotate(f"{row['saved_per_rewrite'] / 1000:.1f}k/rw", top, ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(keeps)), [f"keep {k} recent" for k in keeps])
     ax.set_ylabel(f"rewrites over {data['results']} results")
     ax.legend(fontsize=8)

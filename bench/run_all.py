@@ -112,9 +112,7 @@ def run_script(script: str, title: str, quick: bool) -> Run:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        return Run(
-            script, title, True, None, time.perf_counter() - start, out, f"timed out after {TIMEOUT_S} s"
-        )
+        return Run(script, title, True, None, time.perf_counter() - start, out, f"timed out after {TIMEOUT_S} s")
     seconds = time.perf_counter() - start
     sys.stderr.write(f"  {script}: exit {done.returncode} in {seconds:.0f} s\n")
     return Run(script, title, True, done.returncode, seconds, done.stdout, done.stderr)
@@ -154,9 +152,7 @@ def goals() -> list[tuple[str, str, str]]:
         rows.append(("cold counting >= 0.8x raw tiktoken", f"{cold:.2f}x", verdict(cold >= 0.8)))
     recount = _find(tokens, "recount", "ratio")
     if isinstance(recount, int | float):
-        rows.append(
-            ("re-count after one append <= 2x the message alone", f"{recount:.2f}x", verdict(recount <= 2))
-        )
+        rows.append(("re-count after one append <= 2x the message alone", f"{recount:.2f}x", verdict(recount <= 2)))
     compaction = _load("compaction")
     ms = _find(compaction, "goals", "session_memory_ms_at_200k")
     if isinstance(ms, int | float):
@@ -185,9 +181,7 @@ def goals() -> list[tuple[str, str, str]]:
         rows.append((goal, f"{append['ratio_20k_1k']:.2f}x", verdict(append["ratio_20k_1k"] <= 2)))
     cache = _find(_load("cache"), "ratios")
     if isinstance(cache, dict):
-        shown = ", ".join(
-            f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items()
-        )
+        shown = ", ".join(f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items())
         rows.append(("size trigger: fewer rewrites with the low watermark (off / on)", shown, "–"))
     return rows
 

@@ -64,9 +64,7 @@ def _png(width: int, height: int) -> str:
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     raw = b"".join(b"\x00" + b"\x00" * width for _ in range(height))
-    png = (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
-    )
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
     return base64.b64encode(png).decode("ascii")
 
 
@@ -106,9 +104,7 @@ def tool_inputs(name: str) -> st.SearchStrategy[dict[str, Any]]:
     if name in ("Bash", "run_shell_command"):
         return st.builds(lambda c: {"command": c}, _words)
     if name in ("edit_file", "Edit"):
-        return st.builds(
-            lambda p, a, b: {"file_path": p, "old_string": a, "new_string": b}, path, _words, _words
-        )
+        return st.builds(lambda p, a, b: {"file_path": p, "old_string": a, "new_string": b}, path, _words, _words)
     if name == "TodoWrite":
         return st.builds(
             lambda items: {"todos": [{"content": t, "status": "pending"} for t in items]},
@@ -136,9 +132,7 @@ def result_contents(max_text: int = 400) -> st.SearchStrategy[tuple[Any, bool]]:
     )
 
 
-def _assistant_turn(
-    draw: st.DrawFn, next_id: list[int], max_tools: int, force_tools: bool = False
-) -> Message:
+def _assistant_turn(draw: st.DrawFn, next_id: list[int], max_tools: int, force_tools: bool = False) -> Message:
     blocks: list[Block] = []
     if draw(st.integers(0, 4)) == 0:
         blocks.append({"type": "thinking", "thinking": draw(texts(80)), "signature": "sig" + draw(_words)})

@@ -262,17 +262,13 @@ def test_checkhealth(tmp_path: Path, cmd: list[str] | None, env: dict[str, str],
     ("answer", "written"),
     [pytest.param("Allow once", True, id="allowed"), pytest.param("Deny", False, id="denied")],
 )
-def test_chat_turn_with_a_permission_prompt_answered_in_neovim(
-    tmp_path: Path, answer: str, written: bool
-) -> None:
+def test_chat_turn_with_a_permission_prompt_answered_in_neovim(tmp_path: Path, answer: str, written: bool) -> None:
     from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
     workspace, state = workspace_in(tmp_path)
     with MessagesApiStub() as stub:
         stub.push(
-            tool_call(
-                "write_file", {"file_path": "notes.md", "content": "hello from the agent\n"}, text="Writing."
-            ),
+            tool_call("write_file", {"file_path": "notes.md", "content": "hello from the agent\n"}, text="Writing."),
             reply("Finished with the notes."),
         )
         run = run_scenario(

@@ -57,9 +57,7 @@ def test_every_corpus_session_imports_valid_and_complete(corpus_dir: Path, name:
         assert set(got_uses) == all_uses
 
     response_ids = [
-        o.message_id
-        for m, o in zip(messages, imported.origins, strict=True)
-        if o and m["role"] == "assistant"
+        o.message_id for m, o in zip(messages, imported.origins, strict=True) if o and m["role"] == "assistant"
     ]
     assert len(response_ids) == len(set(response_ids)), "one API response became several messages"
 
@@ -70,9 +68,7 @@ def test_every_corpus_session_imports_valid_and_complete(corpus_dir: Path, name:
 
 
 def test_rewound_branch_is_left_out(corpus_dir: Path) -> None:
-    imported = import_claude_code(
-        corpus_dir / "proj_experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
-    )
+    imported = import_claude_code(corpus_dir / "proj_experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl")
     texts = " ".join(b.get("text", "") for m in imported.session.messages for b in blocks_of(m))
     assert "I actually don't like much this idea" in texts
     assert "I very much like this idea" not in texts
@@ -82,9 +78,7 @@ def test_rewound_branch_is_left_out(corpus_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "subagents"),
     [
-        pytest.param(
-            "proj_experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl", 6, id="subagents-dir"
-        ),
+        pytest.param("proj_experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl", 6, id="subagents-dir"),
         pytest.param(
             "proj_Users-dain-workspace-claude-code-log-sample/07f2e15c-a38b-454b-9148-60edc06de401.jsonl",
             0,

@@ -76,9 +76,7 @@ def test_paths_are_managed_when_their_realpath_lies_inside_a_root(
         pytest.param(f"{PROJECT}/escape.md", "outside/secret.md", False, id="symlink-escape"),
         pytest.param(f"{PROJECT}/shortcut.md", f"{PROJECT}/notes.md", True, id="symlink-inside-to-inside"),
         pytest.param(f"{PROJECT}/linked-dir", "outside", False, id="symlinked-dir-escape"),
-        pytest.param(
-            "outside/into-memory.md", f"{PROJECT}/notes.md", True, id="symlink-from-outside-into-root"
-        ),
+        pytest.param("outside/into-memory.md", f"{PROJECT}/notes.md", True, id="symlink-from-outside-into-root"),
         pytest.param(f"{PROJECT}/dangling.md", "outside/gone.md", False, id="dangling-symlink-escape"),
     ],
 )
@@ -168,9 +166,7 @@ def test_configured_roots_resolve_against_the_workspace(tmp_path: Path) -> None:
     ("text", "truncated", "kept_lines"),
     [
         pytest.param("# Memory\n- [a](a.md)\n", False, 2, id="small-index"),
-        pytest.param(
-            "".join(f"- line {i}\n" for i in range(INDEX_MAX_LINES)), False, INDEX_MAX_LINES, id="at-cap"
-        ),
+        pytest.param("".join(f"- line {i}\n" for i in range(INDEX_MAX_LINES)), False, INDEX_MAX_LINES, id="at-cap"),
         pytest.param(
             "".join(f"- line {i}\n" for i in range(INDEX_MAX_LINES + 50)),
             True,

@@ -66,9 +66,7 @@ def test_corpus_session_compacted_mid_task(corpus_dir: Path) -> None:
         pytest.param(True, 2, id="all-done-when-asked"),
     ],
 )
-def test_corpus_session_finished_plan(
-    corpus_dir: Path, include_finished: bool, expected_items: int | None
-) -> None:
+def test_corpus_session_finished_plan(corpus_dir: Path, include_finished: bool, expected_items: int | None) -> None:
     plan = extract_plan(corpus_messages(corpus_dir / CACHE_FIXES), include_finished=include_finished)
     assert (plan.items if plan else None) == expected_items
 
@@ -87,9 +85,7 @@ def call(name: str, tool_input: dict[str, Any], id_: str = "toolu_p") -> list[Me
     ("messages", "expected"),
     [
         pytest.param(
-            call(
-                "todo_write", {"todos": [{"id": "1", "content": "wire the parser", "status": "in_progress"}]}
-            ),
+            call("todo_write", {"todos": [{"id": "1", "content": "wire the parser", "status": "in_progress"}]}),
             "- [~] wire the parser (in_progress)",
             id="qwen-todo-write",
         ),
@@ -144,9 +140,7 @@ def test_plan_survives_a_cleared_result() -> None:
             "- [ ] tool plan (pending)",
             id="tool-plan-wins-over-file",
         ),
-        pytest.param(
-            call("TodoWrite", {"todos": []}), "# stale plan\n", None, id="cleared-todo-list-hides-stale-file"
-        ),
+        pytest.param(call("TodoWrite", {"todos": []}), "# stale plan\n", None, id="cleared-todo-list-hides-stale-file"),
     ],
 )
 def test_plan_file(tmp_path: Path, messages: list[Message], file_text: str, expected: str | None) -> None:

@@ -44,10 +44,7 @@ EXPECTED_EMPTY_NOTES = """\
 
 
 def test_summary_message_is_pinned() -> None:
-    assert (
-        summary_message_text("  1. Primary Request and Intent: fix the login form.\n")
-        == EXPECTED_SUMMARY_MESSAGE
-    )
+    assert summary_message_text("  1. Primary Request and Intent: fix the login form.\n") == EXPECTED_SUMMARY_MESSAGE
 
 
 def test_summary_message_opens_with_the_preamble_and_round_trips() -> None:
@@ -77,8 +74,7 @@ def test_compaction_prompt_asks_for_analysis_then_every_section_in_order() -> No
         pytest.param("   ", "", id="blank"),
         pytest.param(
             "  focus on the schema migration ",
-            "\n\nAdditional instructions from the user for this summary (follow them):\n"
-            "focus on the schema migration",
+            "\n\nAdditional instructions from the user for this summary (follow them):\nfocus on the schema migration",
             id="focus",
         ),
     ],

@@ -107,9 +107,7 @@ def one_per_message(message: Message) -> int:
         pytest.param(1000, 1, 0, id="everything-fits"),
     ],
 )
-def test_recent_rounds_start_keeps_whole_rounds_within_budget(
-    budget: int, min_rounds: int, expected_cut: int
-) -> None:
+def test_recent_rounds_start_keeps_whole_rounds_within_budget(budget: int, min_rounds: int, expected_cut: int) -> None:
     messages = [user("hi"), assistant(use("t1")), user(result("t1")), assistant("done")]
     assert recent_rounds_start(messages, budget, one_per_message, min_rounds=min_rounds) == expected_cut
 

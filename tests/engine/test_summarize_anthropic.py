@@ -42,9 +42,7 @@ def messages_api() -> Iterator[MessagesApiStub]:
 
 def conversation(rounds: int = 3) -> list[dict[str, Any]]:
     """A prompt, then ``rounds`` read rounds, then the assistant's closing words."""
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "Fix the login bug"}]}
-    ]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "Fix the login bug"}]}]
     for i in range(rounds):
         messages.append(
             {
@@ -63,9 +61,7 @@ def conversation(rounds: int = 3) -> list[dict[str, Any]]:
         messages.append(
             {
                 "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"contents {i} " * 50}
-                ],
+                "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"contents {i} " * 50}],
             }
         )
     messages.append({"role": "assistant", "content": [{"type": "text", "text": "Found it in f2.py"}]})
@@ -123,9 +119,7 @@ async def test_output_budget_is_clamped_to_what_the_window_leaves(messages_api: 
 @pytest.mark.parametrize(
     ("response", "kind"),
     [
-        pytest.param(
-            api_error(401, "authentication_error", f"invalid x-api-key {KEY}"), "auth", id="401-auth"
-        ),
+        pytest.param(api_error(401, "authentication_error", f"invalid x-api-key {KEY}"), "auth", id="401-auth"),
         pytest.param(api_error(403, "permission_error", "no access"), "auth", id="403-permission"),
         pytest.param(
             api_error(429, "rate_limit_error", "slow down", {"retry-after": "7"}),
@@ -179,9 +173,7 @@ async def test_unreachable_api_is_a_connection_error() -> None:
     with MessagesApiStub() as stub:
         base_url = stub.base_url
     with pytest.raises(SummaryError) as caught:
-        await AnthropicSummarizer(model="m", api_key=KEY, base_url=base_url, max_retries=0, env={}).summarize(
-            request()
-        )
+        await AnthropicSummarizer(model="m", api_key=KEY, base_url=base_url, max_retries=0, env={}).summarize(request())
     assert caught.value.kind == "connection"
     assert KEY not in str(caught.value)
 
@@ -215,9 +207,7 @@ async def test_prompt_too_long_gives_up_after_the_bounded_retries(messages_api: 
     too_long = api_error(400, "invalid_request_error", "prompt is too long: 300000 tokens > 200000 maximum")
     messages_api.push(too_long, too_long, too_long)
     with pytest.raises(SummaryError) as caught:
-        await summarizer(messages_api, max_prompt_retries=2).summarize(
-            request(messages=conversation(rounds=20))
-        )
+        await summarizer(messages_api, max_prompt_retries=2).summarize(request(messages=conversation(rounds=20)))
     assert caught.value.kind == "prompt_too_long"
     assert len(messages_api.requests) == 3
 
@@ -256,17 +246,13 @@ async def test_fallback_does_not_hide_a_cancellation(messages_api: MessagesApiSt
         pytest.param({"ANTHROPIC_API_KEY": KEY}, EngineSettings(), "anthropic+offline", id="env-key"),
     ],
 )
-def test_factory_picks_the_model_only_with_a_key(
-    env: dict[str, str], settings: EngineSettings, expected: str
-) -> None:
+def test_factory_picks_the_model_only_with_a_key(env: dict[str, str], settings: EngineSettings, expected: str) -> None:
     chosen = summarizer_from_settings(settings, env)
     if expected == "offline":
         assert isinstance(chosen, OfflineSummarizer)
     else:
         assert isinstance(chosen, FallbackSummarizer)
-        assert isinstance(chosen.primary, AnthropicSummarizer) and isinstance(
-            chosen.fallback, OfflineSummarizer
-        )
+        assert isinstance(chosen.primary, AnthropicSummarizer) and isinstance(chosen.fallback, OfflineSummarizer)
         assert KEY not in repr(chosen.primary)
 
 
@@ -315,9 +301,7 @@ def test_factory_uses_the_compaction_model_when_set() -> None:
         ),
     ],
 )
-def test_request_messages_are_valid_for_the_api(
-    history: list[dict[str, Any]], expected_roles: list[str]
-) -> None:
+def test_request_messages_are_valid_for_the_api(history: list[dict[str, Any]], expected_roles: list[str]) -> None:
     messages = summary_request_messages(history, "PROMPT")
     assert [m["role"] for m in messages] == expected_roles
     assert messages[-1]["content"][-1] == {"type": "text", "text": "PROMPT"}

@@ -25,9 +25,7 @@ def said(text: str) -> Message:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}
 
 
-def call(
-    tool_id: str, name: str, tool_input: dict[str, Any], result: str, is_error: bool = False
-) -> list[Message]:
+def call(tool_id: str, name: str, tool_input: dict[str, Any], result: str, is_error: bool = False) -> list[Message]:
     """An assistant tool call and its result."""
     result_block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": result}
     if is_error:
@@ -82,22 +80,12 @@ SESSION: list[Message] = [
 @pytest.mark.parametrize(
     ("section_name", "expected"),
     [
-        pytest.param(
-            "Primary Request and Intent", "Fix the crash in the login handler", id="primary-request"
-        ),
-        pytest.param(
-            "Files and Code", "/app/login.py: read lines 10-59; edited once", id="read-range-and-edit"
-        ),
-        pytest.param(
-            "Files and Code", "/app/db.py: read whole file; failed: MultiEdit denied", id="failed-edit"
-        ),
+        pytest.param("Primary Request and Intent", "Fix the crash in the login handler", id="primary-request"),
+        pytest.param("Files and Code", "/app/login.py: read lines 10-59; edited once", id="read-range-and-edit"),
+        pytest.param("Files and Code", "/app/db.py: read whole file; failed: MultiEdit denied", id="failed-edit"),
         pytest.param("Files and Code", "/app/new.py: written once", id="write"),
-        pytest.param(
-            "Errors and Fixes", "Bash `pytest -q tests/test_login.py`: E   AssertionError: 401", id="error"
-        ),
-        pytest.param(
-            "Problem Solving", "`pytest -q tests/test_login.py` -> error: E   AssertionError", id="command"
-        ),
+        pytest.param("Errors and Fixes", "Bash `pytest -q tests/test_login.py`: E   AssertionError: 401", id="error"),
+        pytest.param("Problem Solving", "`pytest -q tests/test_login.py` -> error: E   AssertionError", id="command"),
         pytest.param("All User Messages", "2. also keep the old API working", id="user-messages"),
         pytest.param("Pending Tasks", "- [~] Fix the token check (in_progress)", id="plan-in-progress"),
         pytest.param("Pending Tasks", "- [x] Reproduce the crash (completed)", id="plan-done"),
@@ -185,9 +173,7 @@ async def test_summarize_returns_an_offline_summary_and_honours_cancel() -> None
         pytest.param("proj_Users-dain-workspace-JSSoundRecorder", id="js-sound-recorder"),
     ],
 )
-def test_real_session_summary_names_its_edited_files_and_first_request(
-    corpus_dir: Path, project: str
-) -> None:
+def test_real_session_summary_names_its_edited_files_and_first_request(corpus_dir: Path, project: str) -> None:
     largest = max(iter_session_files(corpus_dir / project), key=lambda p: p.stat().st_size)
     imported = import_claude_code(largest, with_subagents=False)
     messages = imported.session.messages

@@ -53,9 +53,7 @@ HAND_WRITTEN = "# Session notes\n\n## Task\n- hand-written note about the parser
 
 
 def stub_summarizer(stub: MessagesApiStub) -> AnthropicSummarizer:
-    return AnthropicSummarizer(
-        model="claude-test", api_key=KEY, base_url=stub.base_url, max_retries=0, env={}
-    )
+    return AnthropicSummarizer(model="claude-test", api_key=KEY, base_url=stub.base_url, max_retries=0, env={})
 
 
 @pytest.mark.parametrize(
@@ -99,9 +97,7 @@ async def test_older_notes_are_topped_up_with_only_the_missing_messages(
     summary = await summarizer.summarize(SummaryRequest(messages=OLD + NEW))
     assert "hand-written note about the parser" in summary.text  # the notes are kept
     assert "NEW-REQUEST" in summary.text and "/src/cli.py" in summary.text  # the missing part is added
-    assert (
-        "OLD-REQUEST" not in summary.text and "old_parser" not in summary.text
-    )  # the covered part is not redone
+    assert "OLD-REQUEST" not in summary.text and "old_parser" not in summary.text  # the covered part is not redone
     assert messages_api.requests == []
 
 
@@ -190,9 +186,7 @@ async def test_background_update_works_on_a_snapshot_and_is_not_run_twice() -> N
 
 
 async def test_maybe_update_waits_for_the_session_to_grow() -> None:
-    memory = SessionMemory(
-        policy=SessionMemoryPolicy(first_after_tokens=100, every_tokens=50, min_tool_calls=1)
-    )
+    memory = SessionMemory(policy=SessionMemoryPolicy(first_after_tokens=100, every_tokens=50, min_tool_calls=1))
     assert await memory.maybe_update(OLD, total_tokens=99) is False
     assert await memory.maybe_update(OLD, total_tokens=100) is True
     assert await memory.maybe_update(OLD + NEW, total_tokens=120) is False  # grew too little
@@ -200,9 +194,7 @@ async def test_maybe_update_waits_for_the_session_to_grow() -> None:
 
 
 def test_notes_round_trip_through_their_wire_form() -> None:
-    notes = SessionNotes(
-        text=HAND_WRITTEN, covered_upto=7, tokens_at_update=123, updated_at=1.5, writer="model"
-    )
+    notes = SessionNotes(text=HAND_WRITTEN, covered_upto=7, tokens_at_update=123, updated_at=1.5, writer="model")
     assert SessionNotes.from_dict(notes.to_dict()) == notes
 
 

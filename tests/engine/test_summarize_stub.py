@@ -43,9 +43,7 @@ async def test_tool_calls_arrive_with_their_input(messages_api: MessagesApiStub,
 async def test_thinking_and_long_text_stream_in_pieces(messages_api: MessagesApiStub) -> None:
     long_text = "word " * 100
     messages_api.push(
-        StubResponse(
-            content=[{"type": "thinking", "thinking": "hmm " * 20}, {"type": "text", "text": long_text}]
-        )
+        StubResponse(content=[{"type": "thinking", "thinking": "hmm " * 20}, {"type": "text", "text": long_text}])
     )
     deltas = 0
     async with (

@@ -49,9 +49,7 @@ VALID = [
     ),
     pytest.param([user("hi"), assistant("let me look", use("t1"))], id="trailing-in-flight-call"),
     pytest.param([user("hi"), assistant(use("t1")), user(result("t1", ""))], id="empty-result-content"),
-    pytest.param(
-        [user("hi"), assistant(use("t1")), user(result("t1", [], is_error=True))], id="empty-error-result"
-    ),
+    pytest.param([user("hi"), assistant(use("t1")), user(result("t1", [], is_error=True))], id="empty-error-result"),
     pytest.param([], id="no-messages"),
 ]
 
@@ -65,12 +63,8 @@ def test_valid_conversations_have_no_problems(messages: list[Message]) -> None:
 INVALID = [
     pytest.param([assistant("hello")], [(0, None, "role-order")], id="starts-with-assistant"),
     pytest.param([user("a"), user("b")], [(1, None, "role-order")], id="two-user-messages"),
-    pytest.param(
-        [user("a"), assistant("b"), assistant("c")], [(2, None, "role-order")], id="two-assistant-messages"
-    ),
-    pytest.param(
-        [user("a"), {"role": "assistant", "content": []}], [(1, None, "empty-content")], id="empty-message"
-    ),
+    pytest.param([user("a"), assistant("b"), assistant("c")], [(2, None, "role-order")], id="two-assistant-messages"),
+    pytest.param([user("a"), {"role": "assistant", "content": []}], [(1, None, "empty-content")], id="empty-message"),
     pytest.param([user("a"), assistant("  ")], [(1, 0, "empty-text")], id="whitespace-text-block"),
     pytest.param([user(result("t9"))], [(0, 0, "orphan-tool-result")], id="result-with-no-call"),
     pytest.param(
@@ -268,12 +262,8 @@ def test_repair_always_gives_a_valid_conversation_without_touching_its_input(mes
         ),
     ],
 )
-def test_repair_tells_where_each_message_came_from(
-    messages: list[Message], origins: list[int | None]
-) -> None:
+def test_repair_tells_where_each_message_came_from(messages: list[Message], origins: list[int | None]) -> None:
     fixed = repair(messages)
     assert fixed.origins == origins
-    assert all(
-        o is None or fixed.messages[i]["role"] == messages[o]["role"] for i, o in enumerate(fixed.origins)
-    )
+    assert all(o is None or fixed.messages[i]["role"] == messages[o]["role"] for i, o in enumerate(fixed.origins))
     assert all("__repair_origin__" not in m for m in fixed.messages)

@@ -46,9 +46,7 @@ class SessionLog:
              "content": [{"type": "text", "text": text}]},
         )  # fmt: skip
 
-    def call(
-        self, tool: str, tool_input: dict[str, Any], result: str, side: dict[str, Any] | None = None
-    ) -> None:
+    def call(self, tool: str, tool_input: dict[str, Any], result: str, side: dict[str, Any] | None = None) -> None:
         use_id = f"toolu_{self._n:03d}"
         self._record(
             "assistant",

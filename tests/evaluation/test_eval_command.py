@@ -12,9 +12,7 @@ from compact_lsp.offline import main
 SESSION = "proj_Users-dain-workspace-claude-code-log-sample/12a546d1-83a7-49a6-abba-5400db340b43.jsonl"
 
 
-def test_eval_writes_report_json_and_plot(
-    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_eval_writes_report_json_and_plot(corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     assert main(["eval", str(corpus_dir / SESSION), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -42,9 +40,7 @@ def test_a_project_folder_is_searched_for_sessions(corpus_dir: Path, tmp_path: P
     "empty_file",
     [pytest.param(False, id="missing-path"), pytest.param(True, id="empty-session")],
 )
-def test_nothing_to_evaluate_is_an_error(
-    tmp_path: Path, empty_file: bool, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_nothing_to_evaluate_is_an_error(tmp_path: Path, empty_file: bool, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "session.jsonl"
     if empty_file:
         path.write_text("")

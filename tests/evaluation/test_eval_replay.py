@@ -87,9 +87,7 @@ def test_rankers_at_a_compaction_point(
 def test_attached_tokens_are_what_rehydration_would_send(tmp_path: Path, counter: TiktokenCounter) -> None:
     spec_small = RankerSpec("slices", recency_ranker, settings=SMALL_FILES)
     spec_whole = RankerSpec("whole", recency_ranker, settings=RehydrationSettings(max_tokens_per_file=50_000))
-    result = replay_session(
-        import_claude_code(rereading_session(tmp_path)), config(spec_small, spec_whole), counter
-    )
+    result = replay_session(import_claude_code(rereading_session(tmp_path)), config(spec_small, spec_whole), counter)
     small, whole = result.rankers["slices"].attached_tokens, result.rankers["whole"].attached_tokens
     assert 0 < small <= 400 + 50  # the sliced big file within its cap, plus the tiny small.py
     assert whole > counter.count_text(BIG)  # the whole big file came back from disk
@@ -113,9 +111,7 @@ def clearing_session(tmp_path: Path) -> Path:
 def test_microcompaction_counts_rewrites_savings_and_rereads_of_cleared_reads(
     tmp_path: Path, counter: TiktokenCounter
 ) -> None:
-    spec = MicroSpec(
-        "tight", MicrocompactSettings(keep_recent=1, idle_minutes=-1, size_threshold_tokens=1_500)
-    )
+    spec = MicroSpec("tight", MicrocompactSettings(keep_recent=1, idle_minutes=-1, size_threshold_tokens=1_500))
     cfg = EvalConfig(every_turns=0, token_fractions=(), rankers=(), micro=(spec,))
     score = replay_session(import_claude_code(clearing_session(tmp_path)), cfg, counter).micro["tight"]
     # each new ~1,000-token result pushes the total past 1,500, and the oldest kept result is cleared
@@ -127,9 +123,7 @@ def test_microcompaction_counts_rewrites_savings_and_rereads_of_cleared_reads(
     assert score.input_tokens_micro < score.input_tokens_plain
 
 
-def test_default_microcompaction_leaves_a_small_session_alone(
-    tmp_path: Path, counter: TiktokenCounter
-) -> None:
+def test_default_microcompaction_leaves_a_small_session_alone(tmp_path: Path, counter: TiktokenCounter) -> None:
     cfg = EvalConfig(every_turns=0, token_fractions=(), rankers=(), micro=(MicroSpec("defaults"),))
     score = replay_session(import_claude_code(clearing_session(tmp_path)), cfg, counter).micro["defaults"]
     assert (score.rewrites, score.tokens_saved, score.cleared_reads) == (0, 0, 0)

@@ -27,9 +27,7 @@ def ws(tmp_path: Path) -> ReplayWorkspace:
         pytest.param("/home/dev/proj/src/../b.py", "ws/b.py", id="dot-dot-normalised"),
     ],
 )
-def test_paths_map_under_the_replay_root(
-    ws: ReplayWorkspace, tmp_path: Path, given: str, expected: str
-) -> None:
+def test_paths_map_under_the_replay_root(ws: ReplayWorkspace, tmp_path: Path, given: str, expected: str) -> None:
     assert ws.map_path(given) == str(tmp_path / expected)
 
 
@@ -79,9 +77,7 @@ def test_multiedit_applies_every_edit_in_order(ws: ReplayWorkspace) -> None:
         {"old_string": "x", "new_string": "y", "replace_all": True},
         {"old_string": "y = 1", "new_string": "z"},
     ]
-    ws.apply_result(
-        "MultiEdit", {"file_path": target, "edits": edits}, {"originalFileContents": "x = 1\nx = 2"}
-    )
+    ws.apply_result("MultiEdit", {"file_path": target, "edits": edits}, {"originalFileContents": "x = 1\nx = 2"})
     assert Path(target).read_text() == "z\ny = 2"
 
 

@@ -97,9 +97,7 @@ def tool_call(
     return StubResponse(content=blocks, stop_reason="tool_use", **kwargs)
 
 
-def api_error(
-    status: int, error_type: str, message: str = "", headers: dict[str, str] | None = None
-) -> StubResponse:
+def api_error(status: int, error_type: str, message: str = "", headers: dict[str, str] | None = None) -> StubResponse:
     """An HTTP error with the API's error body, e.g. ``api_error(429, "rate_limit_error", headers={...})``."""
     return StubResponse(
         status=status, error_type=error_type, error_message=message or error_type, headers=headers or {}
@@ -114,9 +112,7 @@ def reset_mid_stream(text: str = "partial answer that never ends", after_events:
     return StubResponse(content=[{"type": "text", "text": text}], reset_after_events=after_events)
 
 
-def error_mid_stream(
-    error_type: str = "overloaded_error", message: str = "Overloaded", after: int = 2
-) -> StubResponse:
+def error_mid_stream(error_type: str = "overloaded_error", message: str = "Overloaded", after: int = 2) -> StubResponse:
     return StubResponse(
         content=[{"type": "text", "text": "partial"}],
         error_type=error_type,
@@ -286,9 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return  # no terminating chunk: the client sees an incomplete body
             if response.error_event_after is not None and sent >= response.error_event_after:
-                self._chunk(
-                    _sse("error", _error_body(response.error_type or "api_error", response.error_message))
-                )
+                self._chunk(_sse("error", _error_body(response.error_type or "api_error", response.error_message)))
                 break
             self._chunk(_sse(event["type"], event))
         self._chunk(b"")
@@ -317,12 +311,8 @@ def _message(response: StubResponse, body: dict[str, Any], body_bytes: int) -> d
         "stop_reason": response.stop_reason,
         "stop_sequence": None,
         "usage": {
-            "input_tokens": response.input_tokens
-            if response.input_tokens is not None
-            else max(1, body_bytes // 4),
-            "output_tokens": response.output_tokens
-            if response.output_tokens is not None
-            else max(1, text_chars // 4),
+            "input_tokens": response.input_tokens if response.input_tokens is not None else max(1, body_bytes // 4),
+            "output_tokens": response.output_tokens if response.output_tokens is not None else max(1, text_chars // 4),
         },
     }
 

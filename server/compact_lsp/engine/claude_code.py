@@ -230,18 +230,13 @@ def _select_branch(records: list[_Record], skipped: Counter[str]) -> list[_Recor
     # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
     # record of a response on the chain, and every result answering a kept call.
     response_ids = {r.message_id for r in unique if r.uuid in chain and r.message_id}
-    kept = [
-        r for r in unique if r.uuid in chain or (r.message_id is not None and r.message_id in response_ids)
-    ]
-    call_ids = {
-        b.get("id") for r in kept if r.message for b in blocks_of(r.message) if b.get("type") == "tool_use"
-    }
+    kept = [r for r in unique if r.uuid in chain or (r.message_id is not None and r.message_id in response_ids)]
+    call_ids = {b.get("id") for r in kept if r.message for b in blocks_of(r.message) if b.get("type") == "tool_use"}
     kept_ids = {id(r) for r in kept}
     selected: list[_Record] = []
     for record in unique:
         answers = record.message is not None and any(
-            b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids
-            for b in blocks_of(record.message)
+            b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
         )
         if id(record) in kept_ids or answers:
             selected.append(record)
@@ -344,9 +339,7 @@ def _first_str(records: list[_Record], key: str) -> str | None:
 def _title(records: list[_Record], selected: list[_Record]) -> str:
     """The summary Claude Code wrote for this branch, else the last summary, else the user's first prompt."""
     on_branch = {r.uuid for r in selected}
-    summaries = [
-        r.data for r in records if r.data.get("type") == "summary" and isinstance(r.data.get("summary"), str)
-    ]
+    summaries = [r.data for r in records if r.data.get("type") == "summary" and isinstance(r.data.get("summary"), str)]
     for summary in reversed(summaries):
         if summary.get("leafUuid") in on_branch:
             return str(summary["summary"])
@@ -359,19 +352,13 @@ def _title(records: list[_Record], selected: list[_Record]) -> str:
             text = block.get("text", "").strip() if block.get("type") == "text" else ""
             if text and not text.startswith("<") and not text.startswith("Caveat:"):
                 first_line = text.splitlines()[0]
-                return (
-                    first_line[: TITLE_MAX_CHARS - 1] + "…"
-                    if len(first_line) > TITLE_MAX_CHARS
-                    else first_line
-                )
+                return first_line[: TITLE_MAX_CHARS - 1] + "…" if len(first_line) > TITLE_MAX_CHARS else first_line
     return ""
 
 
 def _subagent_files(file: Path, session_id: str) -> list[Path]:
     nested = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
-    beside = [
-        p for p in sorted(file.parent.glob("agent-*.jsonl")) if p != file and _session_id_of(p) == session_id
-    ]
+    beside = [p for p in sorted(file.parent.glob("agent-*.jsonl")) if p != file and _session_id_of(p) == session_id]
     return nested + beside
 
 

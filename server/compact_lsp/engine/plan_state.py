@@ -120,9 +120,7 @@ def extract_plan(
         if items and (open_items or include_finished):
             explanation = tool_input.get("explanation")
             text = render_checklist(items, explanation if isinstance(explanation, str) else None)
-            return PlanState(
-                text=text, source="tool", tool_use_id=tool_use_id, items=len(items), open_items=open_items
-            )
+            return PlanState(text=text, source="tool", tool_use_id=tool_use_id, items=len(items), open_items=open_items)
         # The agent's last word on the plan was "nothing left to do"; an older plan file would be stale.
         return None
     if plan_file is not None:

@@ -66,9 +66,7 @@ def validate(messages: list[Message]) -> list[Problem]:
         if i == 0 and role != "user":
             problems.append(Problem(i, None, "role-order", "the conversation must start with a user message"))
         elif i > 0 and role != expected:
-            problems.append(
-                Problem(i, None, "role-order", f"two {role} messages in a row; roles must alternate")
-            )
+            problems.append(Problem(i, None, "role-order", f"two {role} messages in a row; roles must alternate"))
         blocks = blocks_of(message)
         if not blocks:
             problems.append(Problem(i, None, "empty-content", f"the {role} message has no content"))
@@ -153,9 +151,7 @@ def _check_user(
             continue
         use_id = block.get("tool_use_id")
         if other_seen:
-            problems.append(
-                Problem(i, j, "tool-result-not-first", "tool_result blocks must come before other content")
-            )
+            problems.append(Problem(i, j, "tool-result-not-first", "tool_result blocks must come before other content"))
         if use_id in seen_result_ids:
             first = seen_result_ids[use_id]
             problems.append(
@@ -275,9 +271,7 @@ def _fix_tool_pairs(messages: list[Message], actions: list[str]) -> list[Message
                 if block.get("type") == "tool_use":
                     use_id = block.get("id")
                     if not isinstance(use_id, str) or not use_id or use_id in seen_use_ids:
-                        actions.append(
-                            f"dropped tool_use with a missing or repeated id {use_id!r} at messages[{i}]"
-                        )
+                        actions.append(f"dropped tool_use with a missing or repeated id {use_id!r} at messages[{i}]")
                         continue
                     seen_use_ids.add(use_id)
                 elif block.get("type") == "tool_result":
@@ -338,9 +332,7 @@ def _answer_all(user: Message, uses: list[Block], index: int) -> list[str]:
                     "is_error": True,
                 }
             )
-            actions.append(
-                f"answered interrupted tool_use {use['id']!r} ({use.get('name')}) in messages[{index}]"
-            )
+            actions.append(f"answered interrupted tool_use {use['id']!r} ({use.get('name')}) in messages[{index}]")
     if added:
         user["content"] = added + blocks_of(user)
     return actions

@@ -61,9 +61,7 @@ def eval_command(paths: list[str], out: str | None) -> int:
     """The CLI entry: print the markdown report; with ``out``, also write evaluation.md/.json/.png there."""
     report = evaluate(paths)
     if not report.sessions:
-        sys.stderr.write(
-            "compact-lsp eval: no session with at least two assistant turns under the given paths\n"
-        )
+        sys.stderr.write("compact-lsp eval: no session with at least two assistant turns under the given paths\n")
         return 2
     text = render_markdown(report)
     sys.stdout.write(text)
@@ -71,9 +69,7 @@ def eval_command(paths: list[str], out: str | None) -> int:
         target = Path(out)
         target.mkdir(parents=True, exist_ok=True)
         (target / "evaluation.md").write_text(text, encoding="utf-8")
-        (target / "evaluation.json").write_text(
-            json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8"
-        )
+        (target / "evaluation.json").write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
         if plot(report, target / "evaluation.png"):
             sys.stderr.write(f"wrote {target / 'evaluation.png'}\n")
     return 0

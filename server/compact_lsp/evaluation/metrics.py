@@ -122,9 +122,7 @@ def slice_covers(label: str | None, offset: int | None, limit: int | None) -> bo
 def score_point(attached: Sequence[Attached], rereads: Iterable[ReRead]) -> PointScore:
     """Score one ranker's attachments at one compaction point against the re-reads that followed it."""
     by_path = {a.path: a for a in attached}
-    score = PointScore(
-        points=1, attached_files=len(attached), attached_tokens=sum(a.tokens for a in attached)
-    )
+    score = PointScore(points=1, attached_files=len(attached), attached_tokens=sum(a.tokens for a in attached))
     used: set[str] = set()
     for use in rereads:
         hit = by_path.get(use.path)
@@ -170,11 +168,7 @@ class MicroScore:
 
     def __add__(self, other: MicroScore) -> MicroScore:
         out = MicroScore(
-            **{
-                f.name: getattr(self, f.name) + getattr(other, f.name)
-                for f in fields(self)
-                if f.name != "by_trigger"
-            }
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name != "by_trigger"}
         )
         for source in (self.by_trigger, other.by_trigger):
             for key, value in source.items():

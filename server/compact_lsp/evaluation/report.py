@@ -95,8 +95,7 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "With the look-ahead running to the end of each session:",
         "",
-        "| ranker | re-reads | misses | miss rate | partial (covering / short) "
-        "| needed (read+edit) miss rate |",
+        "| ranker | re-reads | misses | miss rate | partial (covering / short) | needed (read+edit) miss rate |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for name, t in report.ranker_totals(to_end=True).items():
@@ -178,16 +177,12 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     ax.invert_yaxis()
     ax = axes[2]
     mnames = list(micro)
-    ax.barh(
-        [_wrap(n) for n in mnames], [100 * (micro[n].input_reduction or 0) for n in mnames], color="#9bbb59"
-    )
+    ax.barh([_wrap(n) for n in mnames], [100 * (micro[n].input_reduction or 0) for n in mnames], color="#9bbb59")
     for y, n in enumerate(mnames):
         ax.text(1, y, f"{micro[n].rewrites} rewrites", va="center", fontsize=8)
     ax.set_xlabel("input tokens saved over all turns (%)")
     ax.invert_yaxis()
-    fig.suptitle(
-        "compact-lsp on real Claude Code sessions: rehydration rankers and microcompaction", fontsize=10
-    )
+    fig.suptitle("compact-lsp on real Claude Code sessions: rehydration rankers and microcompaction", fontsize=10)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

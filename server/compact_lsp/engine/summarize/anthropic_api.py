@@ -29,9 +29,7 @@ MIN_OUTPUT_TOKENS = 1_024
 ROUND_DROP_FRACTION = 0.2
 """When the API does not say by how much the prompt is too long, drop this share of the oldest rounds."""
 
-TRUNCATION_NOTE = (
-    "[Earlier parts of this conversation were left out of this summary request to fit the window.]"
-)
+TRUNCATION_NOTE = "[Earlier parts of this conversation were left out of this summary request to fit the window.]"
 
 CONVERSATION_START = "(The conversation begins.)"
 """Put before a history that starts with an assistant turn: the API wants a user turn first."""
@@ -203,8 +201,7 @@ def map_api_error(exc: BaseException) -> SummaryError:
     if isinstance(exc, anthropic.APIConnectionError):
         return SummaryError(
             "connection",
-            "Could not reach the Anthropic API; check the network and compactLsp.baseUrl "
-            "(or ANTHROPIC_BASE_URL).",
+            "Could not reach the Anthropic API; check the network and compactLsp.baseUrl (or ANTHROPIC_BASE_URL).",
         )
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
@@ -303,9 +300,7 @@ def drop_oldest_rounds(
     return list(messages[rounds[n].start :]), n
 
 
-def summary_request_messages(
-    history: Sequence[Message], prompt: str, *, truncated: bool = False
-) -> list[Message]:
+def summary_request_messages(history: Sequence[Message], prompt: str, *, truncated: bool = False) -> list[Message]:
     """The messages of a summary request: the history made valid for the API, then the prompt as a user turn.
 
     Thinking blocks are left out (they cost tokens and carry signatures), images and documents become
@@ -390,14 +385,8 @@ def _pair_tool_calls(messages: list[Message]) -> None:
             following[:0] = missing
         else:
             previous = messages[i - 1] if i > 0 and messages[i - 1]["role"] == "assistant" else None
-            calls = (
-                {b["id"] for b in previous["content"] if b.get("type") == "tool_use"} if previous else set()
-            )
-            kept = [
-                b
-                for b in message["content"]
-                if b.get("type") != "tool_result" or b.get("tool_use_id") in calls
-            ]
+            calls = {b["id"] for b in previous["content"] if b.get("type") == "tool_use"} if previous else set()
+            kept = [b for b in message["content"] if b.get("type") != "tool_result" or b.get("tool_use_id") in calls]
             # Results go first in a user turn, as the API requires.
             results = [b for b in kept if b.get("type") == "tool_result"]
             others = [b for b in kept if b.get("type") != "tool_result"]

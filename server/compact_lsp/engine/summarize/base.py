@@ -106,9 +106,7 @@ class FallbackSummarizer:
         except SummaryError as exc:
             if exc.kind == "cancelled":
                 raise
-            log.warning(
-                "%s summary failed (%s), using %s: %s", self.primary.name, exc.kind, self.fallback.name, exc
-            )
+            log.warning("%s summary failed (%s), using %s: %s", self.primary.name, exc.kind, self.fallback.name, exc)
             reason = f"{exc.kind}: {exc.message}"
         summary = await self.fallback.summarize(request)
         return replace(summary, fallback=True, fallback_reason=reason)

@@ -156,9 +156,7 @@ def _tool_call(facts: ConversationFacts, names: ToolNames, block: Block, index: 
         if items is not None:
             explanation = tool_input.get("explanation")
             facts.plan = render_checklist(items, explanation if isinstance(explanation, str) else None)
-            facts.plan_open = [
-                i.text for i in items if i.status not in ("completed", "done", "cancelled", "canceled")
-            ]
+            facts.plan_open = [i.text for i in items if i.status not in ("completed", "done", "cancelled", "canceled")]
             facts.plan_in_progress = [i.text for i in items if i.status in ("in_progress", "in-progress")]
     if path is None:
         return
@@ -176,9 +174,7 @@ def _tool_call(facts: ConversationFacts, names: ToolNames, block: Block, index: 
 
 
 def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, result: Block) -> None:
-    first_line = next(
-        (line.strip() for line in result_text(result).splitlines() if line.strip()), "(no message)"
-    )
+    first_line = next((line.strip() for line in result_text(result).splitlines() if line.strip()), "(no message)")
     first_line = clip(first_line, ERROR_CHARS)
     if call is None:
         facts.errors.append(f"a tool call: {first_line}")
@@ -200,9 +196,7 @@ def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, 
             # A failed call changed nothing: take it back out of the counts.
             if name in names.edit and activity.edits:
                 edits = tool_input.get("edits")
-                activity.edits = max(
-                    0, activity.edits - (len(edits) if isinstance(edits, list) and edits else 1)
-                )
+                activity.edits = max(0, activity.edits - (len(edits) if isinstance(edits, list) and edits else 1))
             elif name in names.write and activity.writes:
                 activity.writes -= 1
             elif name in names.read and activity.reads:
@@ -258,9 +252,7 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
         primary.append(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS))
         primary.append("")
     if facts.user_messages:
-        primary.append(
-            "The user's first request in this part: " + clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS)
-        )
+        primary.append("The user's first request in this part: " + clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS))
     if instructions and instructions.strip():
         primary.append(f"The user asked this summary to focus on: {instructions.strip()}")
 
@@ -285,9 +277,7 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
 
     commands = facts.commands[-MAX_COMMANDS:]
     if commands:
-        shown_of = (
-            f" (last {len(commands)} of {len(facts.commands)})" if len(facts.commands) > len(commands) else ""
-        )
+        shown_of = f" (last {len(commands)} of {len(facts.commands)})" if len(facts.commands) > len(commands) else ""
         sections["Problem Solving"].append(f"Commands run, oldest first{shown_of}:")
         for run in commands:
             outcome = f" -> error: {run.error}" if run.error else ""

@@ -194,9 +194,7 @@ def _keep_first_and_last(lines: list[str], limit: int) -> list[str]:
 def _worklog(facts: ConversationFacts) -> list[str]:
     lines: list[str] = []
     if facts.tool_counts:
-        lines.append(
-            "- Tools: " + ", ".join(f"{name} x{count}" for name, count in facts.tool_counts.most_common())
-        )
+        lines.append("- Tools: " + ", ".join(f"{name} x{count}" for name, count in facts.tool_counts.most_common()))
     for run in facts.commands:
         outcome = " (failed)" if run.error else ""
         lines.append(f"- Ran `{clip(run.command, COMMAND_CHARS)}`{outcome}")
