@@ -282,14 +282,7 @@ class ChatLoop:
         def append() -> AppendOutcome:
             outcome = session.append(messages, usage)
             for tool_use_id, read in reads:
-                session.record_read(
-                    read.real_path,
-                    read.content,
-                    tool_use_id=tool_use_id,
-                    start_line=read.start_line,
-                    num_lines=read.num_lines,
-                    total_lines=read.total_lines,
-                )
+                read.record_in(session, tool_use_id)
             self.access.after_append(messages)
             return outcome
 

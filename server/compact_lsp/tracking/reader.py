@@ -12,7 +12,10 @@ import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from compact_lsp.engine.context import ContextSession
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """Whole-file reads above this are refused; read such a file by range (offset/limit)."""
@@ -37,6 +40,17 @@ class FileRead:
     num_lines: int
     total_lines: int
     truncated: bool
+
+    def record_in(self, session: ContextSession, tool_use_id: str | None = None) -> None:
+        """Tell the session's read-file state what this read showed the model (journalled there)."""
+        session.record_read(
+            self.real_path,
+            self.content,
+            tool_use_id=tool_use_id,
+            start_line=self.start_line,
+            num_lines=self.num_lines,
+            total_lines=self.total_lines,
+        )
 
     def to_wire(self) -> dict[str, Any]:
         return {

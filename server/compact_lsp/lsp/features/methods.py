@@ -143,14 +143,7 @@ def register(server: CompactLanguageServer) -> None:
         partial = read.truncated or read.start_line > 1
 
         def record() -> None:
-            session.record_read(
-                read.real_path,
-                read.content,
-                tool_use_id=tool_use_id,
-                start_line=read.start_line,
-                num_lines=read.num_lines,
-                total_lines=read.total_lines,
-            )
+            read.record_in(session, tool_use_id)
             slot.seen.put(read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None))
 
         await in_session(server, slot, record)
