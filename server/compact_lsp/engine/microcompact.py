@@ -43,9 +43,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .eviction import TRIGGERS, ClearedResult, EvictionRecord, ProtectedResult, Trigger, iso_utc
+from .eviction import TRIGGERS, ClearedResult, EvictionRecord, ProtectedResult, Trigger
 from .messages import (
     CLEARED_TOOL_RESULT,
     Block,
@@ -53,6 +53,15 @@ from .messages import (
     blocks_of,
     is_cleared,
     is_empty_result,
+)
+from .microcompact_plan import (
+    MEDIA_PLACEHOLDER,
+    MicrocompactPlan,
+    MicrocompactResult,
+    PlannedClear,
+    PlannedMedia,
+    apply_plan,
+    distinct,
 )
 from .settings import DEFAULT_READ_TOOLS, MicrocompactSettings
 from .tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -78,67 +87,8 @@ __all__ = [
     "tool_result_tokens",
 ]
 
-MEDIA_PLACEHOLDER = "[image cleared]"
-"""What an old image in a user message becomes."""
-
 PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path")
 """Request input keys that name the file a tool worked on, in order of preference."""
-
-
-@dataclass(frozen=True)
-class PlannedClear:
-    """One tool_result the plan clears, where it is and why."""
-
-    message_index: int
-    block_index: int
-    tool_use_id: str
-    tool: str
-    """The request's tool name; names joined by "," for an ambiguous id; "" when no request was found."""
-    paths: list[str]
-    tokens: int
-    """Tokens of the result before clearing."""
-    reason: str
-    saved: int = 0
-    """Tokens saved by clearing it (``tokens`` minus the marker's)."""
-    is_read: bool = False
-    """A read_tools result: its paths leave history and the read-file state must learn so."""
-    unresolved: bool = False
-    """Its request, or for a read its single path, could not be found."""
-
-
-@dataclass(frozen=True)
-class PlannedMedia:
-    """One image block in a user message that becomes ``MEDIA_PLACEHOLDER``."""
-
-    message_index: int
-    block_index: int
-    tokens: int
-    saved: int
-
-
-@dataclass(frozen=True)
-class MicrocompactPlan:
-    trigger: Trigger
-    clear: list[PlannedClear]
-    protected: list[ProtectedResult]
-    kept_recent: list[str]
-    """Ids of the most recent compactable results the plan keeps: all ``effective_keep_recent`` of them, except
-    under the size trigger when they alone exceed the low watermark (then at least the most recent one)."""
-    tokens_before: int
-    """Message tokens of the whole conversation before the plan."""
-    tokens_after: int
-    tokens_saved: int
-    tool_result_tokens_before: int = 0
-    tool_result_tokens_after: int = 0
-    media: list[PlannedMedia] = field(default_factory=list)
-    created_at: float = 0.0
-    """Epoch seconds the plan was made (``now``)."""
-
-
-@dataclass(frozen=True)
-class MicrocompactResult:
-    messages: list[Message]
-    eviction: EvictionRecord
 
 
 def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
@@ -194,10 +144,6 @@ def _request_path(use: Block) -> str | None:
     return None
 
 
-def _distinct(values: Sequence[str | None]) -> list[str]:
-    return list(dict.fromkeys(v for v in values if v))
-
-
 def plan_microcompaction(
     messages: Sequence[Message],
     settings: MicrocompactSettings,
@@ -248,11 +194,11 @@ def plan_microcompaction(
                 continue
             tool_use_id = str(block.get("tool_use_id", ""))
             uses = requests.get(tool_use_id, [])
-            names = _distinct([u.get("name") for u in uses])
+            names = distinct([u.get("name") for u in uses])
             if uses and not all(name in compactable for name in names):
                 continue
             use_paths = [_request_path(u) for u in uses]
-            paths = _distinct(use_paths)
+            paths = distinct(use_paths)
             # an id shared by a read and another tool may have carried file content: treat it as a read for
             # eviction (re-reading is the safe side), but protect only when every request is a read
             is_read = any(name in reads for name in names)
@@ -342,74 +288,6 @@ def plan_microcompaction(
         saved_total,
     )
     return plan
-
-
-def _cleared_block(block: Block) -> Block:
-    cleared: Block = {
-        "type": "tool_result",
-        "tool_use_id": block["tool_use_id"],
-        "content": CLEARED_TOOL_RESULT,
-    }
-    if "cache_control" in block:  # keep the client's cache breakpoints where they were
-        cleared["cache_control"] = block["cache_control"]
-    return cleared
-
-
-def apply_plan(messages: Sequence[Message], plan: MicrocompactPlan) -> MicrocompactResult:
-    """New messages with the plan applied, and the eviction record; raises ValueError if the plan is stale.
-
-    Untouched messages are the same objects as in ``messages``; changed ones are shallow copies with a new
-    content list. Nothing in ``messages`` is mutated, so a failure leaves the conversation exactly as it was.
-    """
-    edits: dict[int, dict[int, Callable[[Block], Block]]] = {}
-    for c in plan.clear:
-        block = _block_at(messages, c.message_index, c.block_index)
-        if block.get("type") != "tool_result" or block.get("tool_use_id") != c.tool_use_id:
-            raise ValueError(
-                f"stale microcompaction plan: message {c.message_index} block {c.block_index} "
-                f"is not the result of {c.tool_use_id}"
-            )
-        edits.setdefault(c.message_index, {})[c.block_index] = _cleared_block
-    for m in plan.media:
-        block = _block_at(messages, m.message_index, m.block_index)
-        if block.get("type") != "image":
-            raise ValueError(
-                f"stale microcompaction plan: message {m.message_index} block {m.block_index} is not an image"
-            )
-        edits.setdefault(m.message_index, {})[m.block_index] = lambda _b: {
-            "type": "text",
-            "text": MEDIA_PLACEHOLDER,
-        }
-
-    out = list(messages)
-    for i, by_block in edits.items():
-        original = messages[i]
-        content = [by_block[j](b) if j in by_block else b for j, b in enumerate(blocks_of(original))]
-        out[i] = {**original, "content": content}
-
-    evicted: list[str] = []
-    for c in plan.clear:
-        if c.is_read:
-            evicted.extend(c.paths)
-    eviction = EvictionRecord(
-        trigger=plan.trigger,
-        tokens_before=plan.tokens_before,
-        tokens_after=plan.tokens_after,
-        cleared=[ClearedResult(c.tool_use_id, c.tool, list(c.paths), c.tokens) for c in plan.clear],
-        protected=list(plan.protected),
-        evicted_read_paths=_distinct(evicted),
-        unresolved=[c.tool_use_id for c in plan.clear if c.unresolved],
-        created_at=iso_utc(plan.created_at),
-        media_cleared=len(plan.media),
-    )
-    return MicrocompactResult(messages=out, eviction=eviction)
-
-
-def _block_at(messages: Sequence[Message], message_index: int, block_index: int) -> Block:
-    try:
-        return blocks_of(messages[message_index])[block_index]
-    except IndexError:
-        raise ValueError(f"stale microcompaction plan: no block {block_index} in message {message_index}") from None
 
 
 def microcompact(
