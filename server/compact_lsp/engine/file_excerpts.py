@@ -33,6 +33,9 @@ MAX_READ_BYTES = 10 * 1024 * 1024
 EDIT_CONTEXT_LINES = 3
 """Lines kept around an edit when a big file comes back as ranges."""
 
+MIN_PARTIAL_TOKENS = 200
+"""Below this much budget left, a file is skipped rather than squeezed into a useless sliver."""
+
 
 # -- reading ------------------------------------------------------------------------------------------------
 

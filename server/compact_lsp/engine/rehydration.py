@@ -23,11 +23,12 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from .file_excerpts import (
     EDIT_CONTEXT_LINES,
     MAX_READ_BYTES,
+    MIN_PARTIAL_TOKENS,
     FileTooLarge,
     Source,
     estimate_tokens,
@@ -64,6 +65,8 @@ from .prompts import FILE_PARTIAL_NOTE as PARTIAL_NOTE
 from .prompts import SKILL_TRUNCATED_NOTE
 from .read_state import ReadFileState
 from .settings import RehydrationSettings
+from .skills import PathText, SkillFile, skills_from_read_state
+from .skills import skill_attachments as skill_attachments_for
 from .tokens import TokenCounter
 
 log = logging.getLogger(__name__)
@@ -104,26 +107,8 @@ __all__ = [  # what moved to file_excerpts, file_ranking and prompts stays impor
     "truncate_to_tokens",
 ]
 
-MIN_PARTIAL_TOKENS = 200
-"""Below this much budget left, a file is skipped rather than squeezed into a useless sliver."""
 
 _LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
-
-
-class PathText(Protocol):
-    """Anything with a path and a text: a ``SkillFile``, a ``memory.MemoryIndex``."""
-
-    @property
-    def path(self) -> str: ...
-
-    @property
-    def text(self) -> str: ...
-
-
-@dataclass(frozen=True)
-class SkillFile:
-    path: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -275,55 +260,6 @@ def _pack_one(
     return _Packed(Attachment("file", rendered, act.path, meta), candidate)
 
 
-def _skill_attachments(
-    skills: Sequence[PathText], settings: RehydrationSettings, counter: TokenCounter, haystack: str
-) -> list[Attachment]:
-    out: list[Attachment] = []
-    used = 0
-    seen: set[str] = set()
-    for skill in skills:
-        if skill.path in seen or not skill.text.strip() or skill.text in haystack:
-            continue
-        seen.add(skill.path)
-        budget = min(settings.skill_tokens_each, settings.skill_tokens_total - used)
-        name = os.path.basename(os.path.dirname(skill.path)) or None
-        overhead = counter.count_text(render_tag("skill", "", path=skill.path, name=name))
-        if budget - overhead < MIN_PARTIAL_TOKENS:
-            log.debug("skill %s left out: the skill budget is spent", skill.path)
-            continue
-        text = truncate_to_tokens(skill.text, budget - overhead, counter, SKILL_TRUNCATED_NOTE)
-        rendered = render_tag("skill", text, path=skill.path, name=name)
-        tokens = counter.count_text(rendered)
-        used += tokens
-        meta = {"tokens": tokens, "truncated": text != skill.text}
-        out.append(Attachment("skill", rendered, skill.path, meta))
-    return out
-
-
-def skills_from_read_state(
-    read_state: ReadFileState,
-    *,
-    denied_paths: frozenset[str] = frozenset(),
-    read_text: Callable[[str], bytes] = read_file_bytes,
-) -> list[SkillFile]:
-    """Skills the agent loaded (successful reads of ``.../skills/<name>/SKILL.md``), newest first, re-read.
-
-    Skills may live outside the workspace (``~/.claude/skills``): the agent already read them successfully.
-    """
-    denied = {os.path.realpath(p) for p in denied_paths}
-    skills: list[SkillFile] = []
-    for record in read_state.ranked():
-        if not is_skill_path(record.realpath) or record.error is not None or record.realpath in denied:
-            continue
-        try:
-            text = read_text(record.realpath).decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            log.debug("skill %s not re-attached: %s", record.realpath, exc)
-            continue
-        skills.append(SkillFile(record.resolved_path, text))
-    return skills
-
-
 # -- the entry points ---------------------------------------------------------------------------------------
 
 
@@ -447,7 +383,7 @@ def rehydrate(
     )
     attachments += pack.attachments
     tokens_used += pack.tokens
-    skill_attachments = _skill_attachments(skills, settings, counter, haystack)
+    skill_attachments = skill_attachments_for(skills, settings, counter, haystack)
     skill_tokens = sum(int(a.meta["tokens"]) for a in skill_attachments)
     attachments += skill_attachments
     tokens_used += skill_tokens
