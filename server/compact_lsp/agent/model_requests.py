@@ -107,21 +107,13 @@ async def stream_message(client: Any, body: dict[str, Any], emit: Callable[[dict
         return await stream.get_final_message()
 
 
-def _is_transport_error(exc: BaseException) -> bool:
-    return any(
-        cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
-        and cls.__name__ in ("TransportError", "StreamError")
-        for cls in type(exc).__mro__
-    )
-
-
 def api_failure(exc: BaseException) -> AgentError | None:
     """The ``AgentError`` for an SDK or transport failure; None for anything else (a bug)."""
     import anthropic
 
-    from compact_lsp.engine.summarize.anthropic_api import map_api_error
+    from compact_lsp.engine.summarize.api_errors import is_transport_error, map_api_error
 
-    if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
+    if not isinstance(exc, anthropic.APIError) and not is_transport_error(exc, ("TransportError", "StreamError")):
         return None
     error = map_api_error(exc)
     if error.kind == "timeout":
