@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.tracking.reader import ReadRefused, read_text_file
+from compact_lsp.tracking.reader import ReadRefused, current_text, read_text_file
 
 
 @pytest.fixture
@@ -162,3 +162,27 @@ def test_memory_roots_outside_the_workspace_are_readable(ws: Path, tmp_path: Pat
 def test_relative_path_without_a_workspace_is_refused() -> None:
     with pytest.raises(ReadRefused, match="needs a workspace folder"):
         read_text_file("a.py", None)
+
+
+def test_current_text_is_the_whole_file_beyond_the_line_limit(ws: Path) -> None:
+    big = ws / "big.txt"
+    big.write_text("".join(f"{i}\n" for i in range(3000)))  # more lines than a read returns by default
+    assert current_text(str(big)) == big.read_text()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda ws: str(ws / "gone.txt"), id="gone"),
+        pytest.param(lambda ws: (os.mkfifo(ws / "pipe"), str(ws / "pipe"))[1], id="fifo-without-blocking"),
+        pytest.param(lambda ws: ((ws / "b.bin").write_bytes(b"ab\x00cd"), str(ws / "b.bin"))[1], id="binary"),
+        pytest.param(lambda ws: ((ws / "l1.txt").write_bytes(b"caf\xe9\n"), str(ws / "l1.txt"))[1], id="not-utf8"),
+        pytest.param(lambda ws: str(ws / "src"), id="directory"),
+    ],
+)
+def test_current_text_is_none_for_what_cannot_be_diffed(ws: Path, make: object) -> None:
+    assert current_text(make(ws)) is None  # type: ignore[operator]
+
+
+def test_current_text_is_none_over_the_cap(ws: Path) -> None:
+    assert current_text(str(ws / "src" / "app.py"), max_bytes=10) is None

@@ -283,7 +283,6 @@ class ChatLoop:
             outcome = session.append(messages, usage)
             for tool_use_id, read in reads:
                 read.record_in(session, tool_use_id)
-            self.access.after_append(messages)
             return outcome
 
         # shielded: a cancellation must not let go of the session while the append is half done
@@ -308,7 +307,6 @@ class ChatLoop:
             cancelled = {"type": "tool_result", "content": CANCELLED_TOOL_RESULT, "is_error": True}
             results = [known.get(i) or {**cancelled, "tool_use_id": i} for i in ids]
             session.append([{"role": "user", "content": results}])
-            self.access.after_append([])
 
         try:
             await asyncio.shield(self.access.run(settle))

@@ -7,7 +7,6 @@ from typing import Any, Protocol, TypeVar
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import Message
 from compact_lsp.engine.microcompact import EvictionRecord
 from compact_lsp.engine.summarize.base import Summarizer
 
@@ -21,10 +20,6 @@ class SessionAccess(Protocol):
 
     async def compact(self, trigger: str) -> dict[str, Any]:
         """Compact now; the ``compact.compact`` result, or ``CompactionError``."""
-        ...
-
-    def after_append(self, messages: list[Message]) -> None:
-        """Called under the lock right after the loop appended ``messages``."""
         ...
 
     def microcompacted(self, eviction: EvictionRecord) -> None: ...
@@ -45,9 +40,6 @@ class DirectAccess:
             raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
         outcome = await self.session.compact(self.summarizer, trigger=trigger)
         return outcome.to_wire()
-
-    def after_append(self, messages: list[Message]) -> None:
-        return None
 
     def microcompacted(self, eviction: EvictionRecord) -> None:
         return None

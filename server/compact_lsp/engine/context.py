@@ -6,9 +6,10 @@ transcript, and ``ContextSession.replay`` rebuilds the same state from it. A fai
 record types and what each carries are listed in engine/journal.py.
 
 The messages and their token ledger change together in ``ManagedHistory`` (engine/managed_history.py). Full
-compactions and their undo are kept by ``SessionCompactions`` (engine/session_compactions.py), pending change
-notices by ``ChangeNotices`` (engine/change_notices.py); background notes run as a ``NotesJob``
-(engine/session_notes.py). The session decides, journals, then applies what they change.
+compactions and their undo are kept by ``SessionCompactions`` (engine/session_compactions.py). What the model saw
+of each file, and the change notices pending for the next view, are ``SeenFiles`` and ``ChangeNotices``
+(engine/change_notices.py): the server reads a changed file off the loop and asks ``notice_for``. Background notes
+run as a ``NotesJob`` (engine/session_notes.py). The session decides, journals, then applies what they change.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .biggest import ContextItem, biggest_items
-from .change_notices import ChangeNotices, absolute_path
+from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_notice, display_path
 from .compaction import CompactionOutcome, ProgressFn
 from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
 from .managed_history import ManagedHistory
@@ -36,6 +37,7 @@ from .messages import (
 )
 from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, idle_due, plan_microcompaction
 from .plan_state import extract_plan
+from .read_record import content_hash
 from .read_state import ReadFileState
 from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
 from .session_compactions import CompactionState, SessionCompactions
@@ -113,6 +115,8 @@ class ContextSession:
         self._base_system = system
         self._history = ManagedHistory(counter)
         self._notices = ChangeNotices()
+        self._seen = SeenFiles()
+        """What the model saw of each file it read, for the 'changed since you read it' diff."""
         self._compactions = SessionCompactions()
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
@@ -300,6 +304,36 @@ class ContextSession:
     def add_change_notice(self, path: str, text: str) -> None:
         """A file the model saw changed on disk: tell it on the next view (one bounded notice per path)."""
         self._notices.add(path, text)
+
+    def notice_for(self, path: str, text_now: str | None, *, exists: bool = True) -> str | None:
+        """What to tell the model now that the file at real path ``path`` holds ``text_now``; None: nothing.
+
+        ``text_now`` None means the file is gone, or, with ``exists``, there but not text (binary, unreadable,
+        too big): the model is told to read it again, without a diff. A diff needs what the model saw of the
+        file; without it, a file whose text hashes as the model's copy did is unchanged (touched, or changed and
+        changed back).
+        """
+        record = self.read_state.get(path)
+        if record is None:
+            return None
+        display = display_path(path, self.workspace_root)
+        seen = self._seen.get(record.realpath)
+        if not exists:
+            return change_notice(display, None, None)
+        if text_now is None:
+            return change_notice(display, None, "")
+        if seen is not None:
+            return change_notice(display, seen.text, seen.same_range_of(text_now))
+        if record.content_hash == content_hash(text_now):
+            return None
+        return change_notice(display, None, text_now)
+
+    def notice_change(self, path: str, text_now: str | None, *, exists: bool = True) -> bool:
+        """Queue ``notice_for``'s notice for the next view; True when there was one."""
+        notice = self.notice_for(path, text_now, exists=exists)
+        if notice is not None:
+            self.add_change_notice(display_path(path, self.workspace_root), notice)
+        return notice is not None
 
     def record_read(
         self,
@@ -506,7 +540,8 @@ class ContextSession:
             new = [normalize_message(m) for m in record["messages"]]
             self._history.extend(new)
             # observe only what is new: the read-file state remembers the calls still awaiting results
-            self.read_state.observe(new)
+            for read, block in self.read_state.observe(new):
+                self._seen.remember_result(read, block)
             if any(m["role"] == "assistant" for m in new):
                 self.last_assistant_at = at
             reported = reported_input_tokens(record.get("usage"))
@@ -522,7 +557,7 @@ class ContextSession:
             self.last_microcompaction = eviction
             self._cleared_markers_tokens += len(eviction.cleared) * self.counter.count_text(CLEARED_TOOL_RESULT)
         elif kind == "read":
-            self.read_state.record_read(
+            read = self.read_state.record_read(
                 record["path"],
                 record["content"],
                 tool_use_id=record.get("toolUseId"),
@@ -530,6 +565,7 @@ class ContextSession:
                 num_lines=record.get("numLines"),
                 total_lines=record.get("totalLines"),
             )
+            self._seen.remember_served(read, record["content"])
         elif kind == "deny":
             self.denied_paths.add(str(record["path"]))
         elif kind == "notes":

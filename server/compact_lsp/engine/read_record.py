@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -16,6 +17,12 @@ from typing import Any, Literal
 from .editor_documents import iso_seconds
 
 log = logging.getLogger(__name__)
+
+
+def content_hash(text: str) -> str:
+    """The hash a record keeps of what the model saw (the text itself is not kept)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
 
 RecordKind = Literal["read", "write", "edit", "editor"]
 

@@ -12,7 +12,6 @@ model no longer has that content, so ``can_skip_reread`` must say False even tho
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -33,8 +32,8 @@ from .read_record import Freshness as Freshness
 from .read_record import ReadRecord as ReadRecord
 from .read_record import RecordKind as RecordKind
 from .read_record import StatFn as StatFn
+from .read_record import content_hash, safe_stat
 from .read_record import os_stat as os_stat
-from .read_record import safe_stat
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .tokens import TokenCounter
 
@@ -43,10 +42,6 @@ log = logging.getLogger(__name__)
 
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _seen_content(block: Block) -> str:
@@ -110,11 +105,13 @@ class ReadFileState:
 
     # -- learning from the conversation ---------------------------------------------------------------------
 
-    def observe(self, messages: Sequence[Message], start: int = 0) -> None:
+    def observe(self, messages: Sequence[Message], start: int = 0) -> list[tuple[ReadRecord, Block]]:
         """Learn reads, writes and edits from ``messages[start:]``; earlier messages must have been observed.
 
-        Unanswered tool_use ids are kept, so observing only the appended messages costs only those.
+        Unanswered tool_use ids are kept, so observing only the appended messages costs only those. Returns the
+        reads stored, each with the tool_result that showed it (what the model saw is kept from it).
         """
+        reads: list[tuple[ReadRecord, Block]] = []
         for message in messages[start:]:
             role = message.get("role")
             for block in blocks_of(message):
@@ -122,19 +119,23 @@ class ReadFileState:
                 if role == "assistant" and kind == "tool_use":
                     self._calls.request(block)
                 elif role == "user" and kind == "tool_result":
-                    self._on_tool_result(block)
+                    record = self._on_tool_result(block)
+                    if record is not None:
+                        reads.append((record, block))
+        return reads
 
-    def _on_tool_result(self, block: Block) -> None:
+    def _on_tool_result(self, block: Block) -> ReadRecord | None:
+        """Learn from one result; the record when it stored a read."""
         use = self._calls.answer(block)
         if use is None or use.path is None:
-            return
+            return None
         use_id = use.tool_use_id
         if block.get("is_error"):
             self._note_error(use.path, result_text(block))
         elif use.kind == "read":
             if is_empty_result(block):
-                return
-            self._store_read(
+                return None
+            return self._store_read(
                 use.path,
                 _seen_content(block),
                 self._count(block),
@@ -147,6 +148,7 @@ class ReadFileState:
             self.record_write(use.path, use_id, content if isinstance(content, str) else None)
         else:
             self.record_edit(use.path, use_id)
+        return None
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
@@ -185,7 +187,7 @@ class ReadFileState:
 
     def _store_read(self, path: str, seen: str, tokens: int, **range_and_id: Any) -> ReadRecord:
         record = self._new_record(path, "read")
-        record.content_hash = _sha256(seen)
+        record.content_hash = content_hash(seen)
         record.bytes = len(seen.encode("utf-8", "surrogatepass"))
         record.tokens = tokens
         for name, value in range_and_id.items():
@@ -201,7 +203,7 @@ class ReadFileState:
         record.tool_use_id = tool_use_id
         record.history_ids = {tool_use_id} if tool_use_id else set()
         if content is not None:
-            record.content_hash = _sha256(content)
+            record.content_hash = content_hash(content)
             record.bytes = len(content.encode("utf-8", "surrogatepass"))
             record.tokens = self._count({"type": "text", "text": content})
         else:  # the written content is unknown to us, so we cannot vouch for the model's copy

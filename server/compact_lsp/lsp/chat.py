@@ -23,14 +23,13 @@ from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, 
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.agent.tools import default_tools
 from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.messages import Message
 from compact_lsp.engine.microcompact import EvictionRecord
 
 from .compacting import compact_session, refresh_notes
 from .errors import request_failed, rpc_errors
 from .notify import did_compact
 from .params import as_object, required_str
-from .work import in_session, remember_appended_reads
+from .work import in_session
 
 if TYPE_CHECKING:
     from .server import CompactLanguageServer
@@ -59,9 +58,6 @@ class SlotAccess:
             return await compact_session(self.server, self.slot, trigger=trigger)
         except JsonRpcException as exc:  # another compaction of this session is running
             raise CompactionError("in_progress", str(exc)) from exc
-
-    def after_append(self, messages: list[Message]) -> None:
-        remember_appended_reads(self.slot, messages)
 
     def microcompacted(self, eviction: EvictionRecord) -> None:
         wire = eviction.to_wire()

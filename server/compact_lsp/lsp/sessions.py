@@ -20,7 +20,6 @@ from compact_lsp.engine.messages import new_id
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
 from compact_lsp.store import LoadReport, SessionStore, StoreError
-from compact_lsp.tracking.changes import SeenContents
 
 from .errors import invalid_params
 
@@ -39,8 +38,6 @@ class SessionSlot:
     """Held by every engine call on this session; a compaction holds it while the model writes the summary."""
     watched: set[str] = field(default_factory=set)
     """Real paths this session asked the watcher to track."""
-    seen: SeenContents = field(default_factory=SeenContents)
-    """What the model saw of each file, for the 'changed since you read it' diff."""
     usage_wire: dict[str, Any] | None = None
     """The last usage computed under the lock; what ``compact/didChangeUsage`` sends."""
     compacting: bool = False

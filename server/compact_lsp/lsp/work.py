@@ -13,8 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from compact_lsp.engine.messages import is_cleared, result_text, tool_results
-from compact_lsp.tracking.changes import SeenText, change_notice, content_hash, strip_line_numbers
+from compact_lsp.tracking.reader import current_text
 
 from .sessions import SessionSlot
 
@@ -61,29 +60,7 @@ def sync_watches(server: CompactLanguageServer, slot: SessionSlot) -> None:
         watcher.track(path)
     for path in slot.watched - wanted:
         watcher.untrack(path)
-        slot.seen.discard(path)
     slot.watched = wanted
-
-
-def remember_appended_reads(slot: SessionSlot, messages: list[Any]) -> None:
-    """Keep what read-tool results showed the model, so a later change can be shown as a diff."""
-    read_state = slot.session.read_state
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        for block in tool_results(message):
-            use_id = block.get("tool_use_id")
-            if not isinstance(use_id, str) or block.get("is_error") or is_cleared(block):
-                continue
-            paths = read_state.paths_for(use_id)
-            if len(paths) != 1:
-                continue
-            record = read_state.get(paths[0])
-            if record is None or record.kind != "read" or record.tool_use_id != use_id:
-                continue
-            start = record.start_line or record.offset or 1
-            count = record.num_lines if record.num_lines is not None else record.limit
-            slot.seen.put(record.realpath, SeenText(strip_line_numbers(result_text(block)), start, count))
 
 
 def on_file_changed(server: CompactLanguageServer, path: str) -> None:
@@ -97,55 +74,20 @@ def on_file_changed(server: CompactLanguageServer, path: str) -> None:
 
 
 async def _notice_change(server: CompactLanguageServer, path: str, slots: list[SessionSlot]) -> None:
-    now = await asyncio.to_thread(read_current_text, path)
+    """Read the file once, off the loop; each session decides what its model should be told."""
+    now = await asyncio.to_thread(current_text, path)
     exists = now is not None or await asyncio.to_thread(os.path.lexists, path)
-    display = _display(path, server.workspace_root)
     for slot in slots:
-        session = slot.session
-        record = session.read_state.get(path)
-        if record is None:
-            continue
-        seen = slot.seen.get(path)
-        if not exists:
-            notice = change_notice(display, None, None)
-        elif now is None:  # there but binary, unreadable or huge: say so without a diff
-            notice = change_notice(display, None, "")
-        elif seen is not None:
-            notice = change_notice(display, seen.text, seen.same_range_of(now))
-        elif record.content_hash == content_hash(now):
-            notice = None
-        else:
-            notice = change_notice(display, None, now)
-        if notice is None:
-            continue  # touched, or changed and changed back: the model's copy is still right
         async with slot.lock:
-            session.add_change_notice(display, notice)
-            usage = await asyncio.to_thread(_usage_wire, slot)
-        changed(server, slot, usage)
+            noticed, usage = await asyncio.to_thread(_notice_and_measure, slot, path, now, exists)
+        if noticed:
+            changed(server, slot, usage)
 
 
-def _usage_wire(slot: SessionSlot) -> dict[str, Any]:
-    return slot.session.usage().to_wire()
-
-
-def read_current_text(path: str, max_bytes: int = 10 * 1024 * 1024) -> str | None:
-    """The file's text now; None when it is gone, unreadable, binary or too big to diff."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except OSError:
-        return None
-    if len(data) > max_bytes or b"\x00" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _display(path: str, root: str | None) -> str:
-    if root:
-        rel = os.path.relpath(path, root)
-        if not rel.startswith(os.pardir):
-            return rel
-    return path
+def _notice_and_measure(
+    slot: SessionSlot, path: str, now: str | None, exists: bool
+) -> tuple[bool, dict[str, Any] | None]:
+    session = slot.session
+    if not session.notice_change(path, now, exists=exists):
+        return False, None  # touched, or changed and changed back: the model's copy is still right
+    return True, session.usage().to_wire()

@@ -118,6 +118,21 @@ def read_text_file(
     if limit is not None and limit < 1:
         raise ReadRefused(f"'limit' must be at least 1 line, got {limit}")
     display, real = resolve_inside(path, workspace_root, extra_roots)
+    ranged = offset is not None or limit is not None
+    return _read(display, real, offset or 1, limit or DEFAULT_LINE_LIMIT, ranged, max_bytes)
+
+
+def current_text(real_path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """A watched file's whole text now, for a change diff; None when it is gone or not a text file this reader
+    would serve (binary, not UTF-8, over the cap, not a regular file). Blocking (use a thread)."""
+    try:
+        return _read(real_path, real_path, 1, None, False, max_bytes).content
+    except (ReadRefused, OSError):
+        return None
+
+
+def _read(display: str, real: str, start: int, limit: int | None, ranged: bool, max_bytes: int) -> FileRead:
+    """Open ``real`` (never blocking on a FIFO), refuse what is not a regular text file, read the range."""
     try:
         # O_NONBLOCK: opening a FIFO must not hang the worker before fstat can refuse it.
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -134,7 +149,6 @@ def read_text_file(
         os.close(fd)
         raise ReadRefused(f"{display} is {_kind(st.st_mode)}; only regular text files can be read")
     with os.fdopen(fd, "rb") as f:
-        ranged = offset is not None or limit is not None
         if st.st_size > max_bytes and not ranged:
             raise ReadRefused(
                 f"{display} is {st.st_size / 1_048_576:.1f} MiB, over the {max_bytes // 1_048_576} MiB cap; "
@@ -144,17 +158,18 @@ def read_text_file(
         if b"\x00" in head:
             raise ReadRefused(f"{display} looks binary (it contains NUL bytes); only text files can be read")
         f.seek(0)
-        return _read_range(f, display, real, offset or 1, limit or DEFAULT_LINE_LIMIT, max_bytes)
+        return _read_range(f, display, real, start, limit, max_bytes)
 
 
-def _read_range(f: Any, display: str, real: str, start: int, limit: int, max_bytes: int) -> FileRead:
+def _read_range(f: Any, display: str, real: str, start: int, limit: int | None, max_bytes: int) -> FileRead:
+    """Lines ``start`` to ``start + limit - 1`` (``limit`` None: to the end), never over ``max_bytes``."""
     selected: list[bytes] = []
     size = 0
     total = 0
     for total, line in enumerate(f, start=1):
         if b"\x00" in line:
             raise ReadRefused(f"{display} looks binary (it contains NUL bytes); only text files can be read")
-        if start <= total < start + limit:
+        if start <= total and (limit is None or total < start + limit):
             size += len(line)
             if size > max_bytes:
                 raise ReadRefused(

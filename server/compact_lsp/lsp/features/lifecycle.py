@@ -15,7 +15,7 @@ from compact_lsp.tracking.watcher import FileWatcher
 from ..notify import UsageNotifier
 from ..sessions import SessionRegistry
 from ..settings import merge_settings, resolve_paths, settings_or_defaults, unwrap_configuration
-from ..work import on_file_changed, remember_appended_reads, sync_watches
+from ..work import on_file_changed, sync_watches
 from .documents import open_documents_in
 
 if TYPE_CHECKING:
@@ -78,10 +78,8 @@ def register(server: CompactLanguageServer) -> None:
 
 
 def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    """A session joined the server: it learns the open documents, the watcher follows its files, and what the
-    model still has of them is remembered for change diffs."""
+    """A session joined the server: it learns the open documents, and the watcher follows its files."""
     open_documents_in(server, slot)
-    remember_appended_reads(slot, slot.session.messages)
     sync_watches(server, slot)
 
 

@@ -9,14 +9,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.tracking.changes import SeenText
 from compact_lsp.tracking.reader import read_text_file
 
 from ..compacting import compact_session, refresh_notes
 from ..errors import invalid_params, rpc_errors
 from ..notify import did_compact
 from ..params import as_object, optional_int, optional_object, optional_str, required_str
-from ..work import in_session, remember_appended_reads
+from ..work import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.engine.context import ContextSession
@@ -81,13 +80,7 @@ def register(server: CompactLanguageServer) -> None:
             raise invalid_params(f"{APPEND}: 'messages' must be an array of Messages API message objects")
         usage = optional_object(args, "usage", APPEND)
         session = slot.session
-
-        def do_append() -> Any:
-            outcome = session.append(messages, usage)
-            remember_appended_reads(slot, messages)
-            return outcome
-
-        outcome = await in_session(server, slot, do_append)
+        outcome = await in_session(server, slot, functools.partial(session.append, messages, usage))
         result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
         if outcome.microcompaction is not None:
             eviction = outcome.microcompaction.to_wire()
@@ -140,13 +133,7 @@ def register(server: CompactLanguageServer) -> None:
         read = await asyncio.to_thread(
             read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=memory_roots
         )
-        partial = read.truncated or read.start_line > 1
-
-        def record() -> None:
-            read.record_in(session, tool_use_id)
-            slot.seen.put(read.real_path, SeenText(read.content, read.start_line, read.num_lines if partial else None))
-
-        await in_session(server, slot, record)
+        await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))
         return read.to_wire()
 
     @server.feature(STATUS)
