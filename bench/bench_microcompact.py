@@ -24,8 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.eviction import Trigger
 from compact_lsp.engine.messages import Message
-from compact_lsp.engine.microcompact import Trigger, apply_plan, plan_microcompaction
+from compact_lsp.engine.microcompact import plan_microcompaction
+from compact_lsp.engine.microcompact_plan import apply_plan
 from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.eviction import ClearedResult, EvictionRecord, ProtectedResult, iso_utc
+from compact_lsp.engine.eviction import ClearedResult, EvictionRecord, ProtectedResult
+from compact_lsp.engine.utc import iso_utc
 
 
 def _record_wire(**overrides: Any) -> dict[str, Any]:
@@ -63,4 +64,4 @@ def test_protected_result_round_trips() -> None:
 
 
 def test_created_at_is_utc_with_milliseconds() -> None:
-    assert iso_utc(1_780_000_000.25) == "2026-05-28T20:26:40.250Z"
+    assert iso_utc(1_780_000_000.25, milliseconds=True) == "2026-05-28T20:26:40.250Z"

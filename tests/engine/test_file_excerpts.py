@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from compact_lsp.engine.editor_documents import EditorDocument
 from compact_lsp.engine.file_excerpts import (
     fit_ranges,
     load_text,
@@ -19,7 +20,6 @@ from compact_lsp.engine.file_excerpts import (
 )
 from compact_lsp.engine.plan_state import PlanState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
-from compact_lsp.engine.read_state import EditorDocument
 from compact_lsp.engine.tokens import TiktokenCounter
 
 

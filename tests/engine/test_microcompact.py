@@ -13,19 +13,11 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.claude_code import import_claude_code
+from compact_lsp.engine.eviction import EvictionRecord, Trigger
 from compact_lsp.engine.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of
-from compact_lsp.engine.microcompact import (
-    MEDIA_PLACEHOLDER,
-    EvictionRecord,
-    MicrocompactPlan,
-    MicrocompactResult,
-    Trigger,
-    apply_plan,
-    microcompact,
-    plan_microcompaction,
-    tool_result_tokens,
-)
+from compact_lsp.engine.microcompact import microcompact, plan_microcompaction, tool_result_tokens
+from compact_lsp.engine.microcompact_plan import MEDIA_PLACEHOLDER, MicrocompactPlan, MicrocompactResult, apply_plan
 from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.engine.tokens import TiktokenCounter
 from compact_lsp.engine.validate import validate

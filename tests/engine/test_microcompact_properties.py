@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compact_lsp.engine.eviction import TRIGGERS, Trigger
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of, is_cleared, is_empty_result
-from compact_lsp.engine.microcompact import TRIGGERS, Trigger, apply_plan, plan_microcompaction
+from compact_lsp.engine.microcompact import plan_microcompaction
+from compact_lsp.engine.microcompact_plan import apply_plan
 from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.engine.tokens import TiktokenCounter
 from compact_lsp.engine.validate import validate

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.messages import Block, Message
-from compact_lsp.engine.read_state import FileStat, Freshness, ReadFileState, os_stat
+from compact_lsp.engine.read_record import FileStat, Freshness, os_stat
+from compact_lsp.engine.read_state import ReadFileState
 from compact_lsp.engine.tokens import count_block_with
 
 

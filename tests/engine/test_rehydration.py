@@ -11,19 +11,14 @@ from typing import Any
 
 import pytest
 
+from compact_lsp.engine.file_ranking import boosted_ranker
 from compact_lsp.engine.messages import Attachment, Message
 from compact_lsp.engine.plan_state import PlanState
+from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.read_state import ReadFileState
-from compact_lsp.engine.rehydration import (
-    SKILL_TRUNCATED_NOTE,
-    RehydrationResult,
-    SkillFile,
-    boosted_ranker,
-    rehydrate,
-    rehydration_candidates,
-    skills_from_read_state,
-)
+from compact_lsp.engine.rehydration import RehydrationResult, rehydrate, rehydration_candidates
 from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.skills import SkillFile, skills_from_read_state
 from compact_lsp.engine.tokens import TiktokenCounter
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rehydration"

@@ -12,13 +12,13 @@ import pytest
 
 from compact_lsp.engine.prompts import COMPACTION_PROMPT
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.summarize import FallbackSummarizer, SummaryError, SummaryRequest
 from compact_lsp.engine.summarize.anthropic_api import (
     TRUNCATION_NOTE,
     AnthropicSummarizer,
     summarizer_from_settings,
     summary_request_messages,
 )
+from compact_lsp.engine.summarize.base import FallbackSummarizer, SummaryError, SummaryRequest
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from support.messages_api_stub import (
     MessagesApiStub,

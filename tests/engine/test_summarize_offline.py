@@ -11,8 +11,8 @@ import pytest
 from compact_lsp.engine.claude_code import import_claude_code, iter_session_files
 from compact_lsp.engine.messages import tool_uses
 from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_message_text
-from compact_lsp.engine.summarize import OfflineSummarizer, SummaryError, SummaryRequest
-from compact_lsp.engine.summarize.offline import MAX_USER_MESSAGES, OFFLINE_NOTE, USER_MESSAGE_CHARS
+from compact_lsp.engine.summarize.base import SummaryError, SummaryRequest
+from compact_lsp.engine.summarize.offline import MAX_USER_MESSAGES, OFFLINE_NOTE, USER_MESSAGE_CHARS, OfflineSummarizer
 
 Message = dict[str, Any]
 

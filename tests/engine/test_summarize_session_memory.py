@@ -9,18 +9,18 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.prompts import NOTES_SECTIONS
-from compact_lsp.engine.summarize import (
+from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
+from compact_lsp.engine.summarize.base import SummaryRequest
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.engine.summarize.session_memory import (
     ModelNotesWriter,
     OfflineNotesWriter,
-    OfflineSummarizer,
     SessionMemory,
     SessionMemoryPolicy,
     SessionMemorySummarizer,
     SessionNotes,
-    SummaryRequest,
+    parse_notes,
 )
-from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
-from compact_lsp.engine.summarize.session_memory import parse_notes
 from support.messages_api_stub import MessagesApiStub, api_error, reply
 
 Message = dict[str, Any]

@@ -8,11 +8,12 @@ import pytest
 from tests.evaluation.session_log import SessionLog, numbered, words
 
 from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.rehydration import recency_ranker
+from compact_lsp.engine.file_ranking import recency_ranker
 from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
 from compact_lsp.engine.tokens import TiktokenCounter
-from compact_lsp.evaluation import EvalConfig, MicroSpec, RankerSpec, replay_session
-from compact_lsp.evaluation.replay import compaction_points
+from compact_lsp.evaluation.config import EvalConfig, MicroSpec, RankerSpec
+from compact_lsp.evaluation.replay import replay_session
+from compact_lsp.evaluation.timeline import compaction_points
 
 BIG = numbered(300)
 SMALL_BEFORE = "a = 0\nb = 1\n"

@@ -1,6 +1,6 @@
 """Containment, end to end: reads, rehydration, memory protection and the agent's writes stay in the workspace.
 
-tests/lsp/test_reader.py and tests/agent/test_tools.py cover the reader's and the tools' refusals in-process; here
+tests/tracking/test_reader.py and tests/agent/test_tools.py cover the reader's and the tools' refusals in-process; here
 the real server is asked, for what they do not cover: FIFOs and device files inside the workspace (an open would
 hang or stream forever), symlinks into /dev and /proc, the size cap, a file swapped for an escaping symlink or a
 FIFO between its read and a compaction, a managed-memory file that is a symlink out of its root, and an agent

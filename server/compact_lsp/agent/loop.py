@@ -25,23 +25,25 @@ from typing import Any, TypeVar
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import AppendOutcome, ContextSession
+from compact_lsp.engine.eviction import EvictionRecord
 from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, text_message, tool_uses
-from compact_lsp.engine.microcompact import EvictionRecord
 from compact_lsp.engine.summarize.base import Summarizer, redact
 from compact_lsp.engine.usage import ContextUsage
 from compact_lsp.tracking.reader import FileRead
 
-from .model_requests import EPHEMERAL, stream_message, usage_dict
-from .model_requests import AgentError as AgentError  # moved; importable from here as before
-from .model_requests import ClientFactory as ClientFactory
-from .model_requests import anthropic_client_factory as anthropic_client_factory
-from .model_requests import api_failure as api_failure
-from .model_requests import block_param as block_param
-from .model_requests import with_cache_breakpoint as with_cache_breakpoint
+from .model_requests import (
+    EPHEMERAL,
+    AgentError,
+    ClientFactory,
+    api_failure,
+    block_param,
+    stream_message,
+    usage_dict,
+    with_cache_breakpoint,
+)
 from .permissions import Permissions
 from .prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
-from .session_access import DirectAccess as DirectAccess
-from .session_access import SessionAccess as SessionAccess
+from .session_access import DirectAccess, SessionAccess
 from .settings import AgentSettings
 from .tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol, TypeVar
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.microcompact import EvictionRecord
+from compact_lsp.engine.eviction import EvictionRecord
 from compact_lsp.engine.summarize.base import Summarizer
 
 T = TypeVar("T")

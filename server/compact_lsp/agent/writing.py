@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from compact_lsp.engine.memory import INDEX_FILE
-from compact_lsp.engine.read_state import Freshness
+from compact_lsp.engine.read_record import Freshness
 
 from .permissions import PermissionKind, PermissionRequest
 from .prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT

@@ -23,7 +23,8 @@ from typing import Any
 from .biggest import ContextItem, biggest_items
 from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_notice, display_path
 from .compaction import CompactionOutcome, ProgressFn
-from .journal import JOURNAL_VERSION, Journal, NullJournal, header_record
+from .eviction import EvictionRecord, Trigger
+from .journal import Journal, NullJournal, header_record
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
 from .messages import (
@@ -35,30 +36,21 @@ from .messages import (
     normalize_message,
     tool_uses,
 )
-from .microcompact import EvictionRecord, MicrocompactPlan, Trigger, apply_plan, idle_due, plan_microcompaction
+from .microcompact import idle_due, plan_microcompaction
+from .microcompact_plan import MicrocompactPlan, apply_plan
 from .plan_state import extract_plan
 from .read_record import content_hash
 from .read_state import ReadFileState
-from .rehydration import RehydrationResult, rehydrate, skills_from_read_state
+from .rehydration import RehydrationResult, rehydrate
 from .session_compactions import CompactionState, SessionCompactions
 from .session_notes import NotesJob, notes_setup, notes_wire
 from .settings import EngineSettings
+from .skills import skills_from_read_state
 from .summarize.base import Summarizer
 from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
 from .usage import ContextUsage, build_usage, reported_input_tokens
 from .validate import Problem, validate
-
-__all__ = [
-    "JOURNAL_VERSION",
-    "AppendOutcome",
-    "CompactionState",
-    "ContextSession",
-    "ConversationError",
-    "Journal",
-    "NotesJob",
-    "join_messages",
-]
 
 
 class ConversationError(ValueError):

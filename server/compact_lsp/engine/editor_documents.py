@@ -13,15 +13,11 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from .utc import iso_utc
+
 log = logging.getLogger(__name__)
-
-
-def iso_seconds(epoch: float) -> str:
-    """Epoch seconds as the wire's ISO 8601 UTC, to the second."""
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def display_path(path: str, root: str | None) -> str:
@@ -54,7 +50,7 @@ class EditorDocument:
             "path": self.display_path or self.path,
             "version": self.version,
             "dirty": self.dirty,
-            "focusedAt": iso_seconds(self.focused_at),
+            "focusedAt": iso_utc(self.focused_at),
         }
 
 

@@ -8,7 +8,6 @@ shortcut is served for content the model no longer has.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 Trigger = Literal["idle", "size", "forced"]
@@ -119,11 +118,6 @@ class EvictionRecord:
             created_at=wire.get("createdAt", ""),
             media_cleared=wire.get("mediaCleared", 0),
         )
-
-
-def iso_utc(epoch: float) -> str:
-    """Epoch seconds as the record's ``created_at``: ISO 8601 UTC with milliseconds and a ``Z``."""
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _wire_paths(wire: dict[str, Any]) -> list[str]:

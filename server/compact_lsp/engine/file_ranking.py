@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .editor_documents import EditorDocument
+from .file_tool_calls import PATH_KEYS
 from .messages import Message, tool_results, tool_uses
-from .read_state import PATH_KEYS, ReadFileState, ReadRecord
+from .read_record import ReadRecord
+from .read_state import ReadFileState
 
 
 @dataclass(frozen=True)

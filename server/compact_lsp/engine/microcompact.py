@@ -45,7 +45,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .eviction import TRIGGERS, ClearedResult, EvictionRecord, ProtectedResult, Trigger
+from .eviction import TRIGGERS, ProtectedResult, Trigger
+from .file_tool_calls import PATH_KEYS
 from .messages import (
     CLEARED_TOOL_RESULT,
     Block,
@@ -67,28 +68,6 @@ from .settings import DEFAULT_READ_TOOLS, MicrocompactSettings
 from .tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 logger = logging.getLogger(__name__)
-
-__all__ = [
-    "MEDIA_PLACEHOLDER",
-    "PATH_KEYS",
-    "TRIGGERS",
-    "ClearedResult",
-    "EvictionRecord",
-    "MicrocompactPlan",
-    "MicrocompactResult",
-    "PlannedClear",
-    "PlannedMedia",
-    "ProtectedResult",
-    "Trigger",
-    "apply_plan",
-    "idle_due",
-    "microcompact",
-    "plan_microcompaction",
-    "tool_result_tokens",
-]
-
-PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path")
-"""Request input keys that name the file a tool worked on, in order of preference."""
 
 
 def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .eviction import ClearedResult, EvictionRecord, ProtectedResult, Trigger, iso_utc
+from .eviction import ClearedResult, EvictionRecord, ProtectedResult, Trigger
 from .messages import CLEARED_TOOL_RESULT, Block, Message, blocks_of
+from .utc import iso_utc
 
 MEDIA_PLACEHOLDER = "[image cleared]"
 """What an old image in a user message becomes."""
@@ -131,7 +132,7 @@ def apply_plan(messages: Sequence[Message], plan: MicrocompactPlan) -> Microcomp
         protected=list(plan.protected),
         evicted_read_paths=distinct(evicted),
         unresolved=[c.tool_use_id for c in plan.clear if c.unresolved],
-        created_at=iso_utc(plan.created_at),
+        created_at=iso_utc(plan.created_at, milliseconds=True),
         media_cleared=len(plan.media),
     )
     return MicrocompactResult(messages=out, eviction=eviction)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from .editor_documents import iso_seconds
+from .utc import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ class ReadRecord:
             "freshness": self.freshness.value,
             "range": self.range_label,
             "tokens": self.tokens,
-            "readAt": iso_seconds(self.read_at),
+            "readAt": iso_utc(self.read_at),
             "inHistory": self.in_history,
             "open": self.open,
             "dirty": self.dirty,

@@ -19,21 +19,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .editor_documents import EditorDocument as EditorDocument  # moved; importable from here as before
-from .editor_documents import EditorDocuments, display_path
-from .file_tool_calls import MAX_FLAGS as MAX_FLAGS  # moved; importable from here as before
-from .file_tool_calls import PATH_KEYS as PATH_KEYS
-from .file_tool_calls import FileToolCalls
-from .file_tool_calls import FlagCode as FlagCode
-from .file_tool_calls import ReadFlag as ReadFlag
+from .editor_documents import EditorDocument, EditorDocuments, display_path
+from .file_tool_calls import FileToolCalls, ReadFlag
 from .messages import Block, Message, blocks_of, canonical_json, is_empty_result, result_text
-from .read_record import FileStat as FileStat  # moved; importable from here as before
-from .read_record import Freshness as Freshness
-from .read_record import ReadRecord as ReadRecord
-from .read_record import RecordKind as RecordKind
-from .read_record import StatFn as StatFn
-from .read_record import content_hash, safe_stat
-from .read_record import os_stat as os_stat
+from .read_record import Freshness, ReadRecord, RecordKind, StatFn, content_hash, os_stat, safe_stat
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .tokens import TokenCounter
 

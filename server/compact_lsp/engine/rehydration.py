@@ -26,13 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .file_excerpts import (
-    EDIT_CONTEXT_LINES,
-    MAX_READ_BYTES,
     MIN_PARTIAL_TOKENS,
-    FileTooLarge,
     Source,
     estimate_tokens,
-    fit_ranges,
     load_text,
     read_file_bytes,
     render_deleted,
@@ -40,72 +36,24 @@ from .file_excerpts import (
     render_file,
     render_plan,
     render_tag,
-    truncate_to_tokens,
 )
 from .file_ranking import (
-    FileActivity,
-    HistoryUses,
     RankedFile,
     Ranker,
-    boosted_ranker,
     file_activities,
-    history_uses,
-    is_skill_path,
     recency_ranker,
     resolved_roots,
     root_of,
 )
 from .messages import Attachment, Message, blocks_of, result_text
 from .plan_state import PlanState
-from .prompts import FILE_DELETED_NOTE as DELETED_NOTE
-from .prompts import FILE_DIRTY_NOTE as DIRTY_NOTE
-from .prompts import FILE_HEAD_NOTE as HEAD_NOTE
-from .prompts import FILE_OMITTED_LINES as OMITTED_LINES
-from .prompts import FILE_PARTIAL_NOTE as PARTIAL_NOTE
-from .prompts import SKILL_TRUNCATED_NOTE
 from .read_state import ReadFileState
 from .settings import RehydrationSettings
-from .skills import PathText, SkillFile, skills_from_read_state
+from .skills import PathText
 from .skills import skill_attachments as skill_attachments_for
 from .tokens import TokenCounter
 
 log = logging.getLogger(__name__)
-
-__all__ = [  # what moved to file_excerpts, file_ranking and prompts stays importable from here
-    "DELETED_NOTE",
-    "DIRTY_NOTE",
-    "EDIT_CONTEXT_LINES",
-    "HEAD_NOTE",
-    "MAX_READ_BYTES",
-    "MIN_PARTIAL_TOKENS",
-    "OMITTED_LINES",
-    "PARTIAL_NOTE",
-    "SKILL_TRUNCATED_NOTE",
-    "Candidate",
-    "FileActivity",
-    "FileTooLarge",
-    "HistoryUses",
-    "PathText",
-    "Ranker",
-    "RehydrationResult",
-    "SkillFile",
-    "Source",
-    "boosted_ranker",
-    "estimate_tokens",
-    "file_activities",
-    "fit_ranges",
-    "history_uses",
-    "is_skill_path",
-    "read_file_bytes",
-    "recency_ranker",
-    "rehydrate",
-    "rehydration_candidates",
-    "render_deleted",
-    "render_file",
-    "render_plan",
-    "skills_from_read_state",
-    "truncate_to_tokens",
-]
 
 
 _LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)

@@ -12,26 +12,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .metrics import Attached, MicroScore, PointScore, ReRead, score_point, slice_covers
-from .replay import EvalConfig, MicroSpec, RankerSpec, SessionResult, replay_session
+from .config import EvalConfig
+from .replay import replay_session
 from .report import EvalReport, plot, render_markdown, session_files
-
-__all__ = [
-    "Attached",
-    "EvalConfig",
-    "EvalReport",
-    "MicroScore",
-    "MicroSpec",
-    "PointScore",
-    "RankerSpec",
-    "ReRead",
-    "SessionResult",
-    "eval_command",
-    "evaluate",
-    "replay_session",
-    "score_point",
-    "slice_covers",
-]
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compact_lsp.engine.rehydration import Ranker, boosted_ranker, recency_ranker
+from compact_lsp.engine.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
 
 CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=5_000)

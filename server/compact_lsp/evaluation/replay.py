@@ -26,20 +26,9 @@ from compact_lsp.engine.rehydration import rehydration_candidates
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.tokens import TokenCounter
 
-from .config import CLAUDE_CODE_BUDGET as CLAUDE_CODE_BUDGET  # moved; importable from here as before
-from .config import OFF, micro_settings
-from .config import TIGHT_BUDGET as TIGHT_BUDGET
-from .config import EvalConfig as EvalConfig
-from .config import MicroSpec as MicroSpec
-from .config import RankerSpec as RankerSpec
-from .config import default_micro as default_micro
-from .config import default_rankers as default_rankers
+from .config import OFF, EvalConfig, micro_settings
 from .metrics import Attached, MicroScore, PointScore, score_point
-from .timeline import NEED_TOOLS as NEED_TOOLS
-from .timeline import FileUse, turns_of
-from .timeline import compaction_points as compaction_points
-from .timeline import file_uses as file_uses
-from .timeline import lookahead as lookahead
+from .timeline import FileUse, compaction_points, file_uses, lookahead, turns_of
 from .workspace import ReplayWorkspace
 
 log = logging.getLogger(__name__)

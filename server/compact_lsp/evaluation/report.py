@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .config import EvalConfig
 from .metrics import MicroScore, PointScore
-from .replay import EvalConfig, SessionResult
+from .replay import SessionResult
 
 log = logging.getLogger(__name__)
 

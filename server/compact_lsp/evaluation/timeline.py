@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compact_lsp.engine.file_tool_calls import PATH_KEYS
 from compact_lsp.engine.messages import Message, tool_results, tool_uses
-from compact_lsp.engine.read_state import PATH_KEYS
 from compact_lsp.engine.tokens import TokenCounter
 
 from .metrics import ReRead

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from compact_lsp.agent.loop import ChatLoop, anthropic_client_factory
+from compact_lsp.agent.loop import ChatLoop
+from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.agent.tools import default_tools
 from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.microcompact import EvictionRecord
+from compact_lsp.engine.eviction import EvictionRecord
 
 from .compacting import compact_session, refresh_notes
 from .errors import request_failed, rpc_errors

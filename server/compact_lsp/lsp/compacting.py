@@ -20,7 +20,7 @@ from .notify import CompactionProgress, did_compact
 from .work import changed, in_session
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.summarize import Summarizer
+    from compact_lsp.engine.summarize.base import Summarizer
 
     from .server import CompactLanguageServer
     from .sessions import SessionSlot

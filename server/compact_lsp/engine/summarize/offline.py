@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..file_tool_calls import PATH_KEYS
 from ..messages import Block, Message, blocks_of, result_text
 from ..plan_state import PLAN_TOOLS, plan_items, render_checklist
 from ..prompts import SUMMARY_SECTIONS, summary_of_message_text
@@ -39,7 +40,6 @@ CURRENT_WORK_CHARS = 1_500
 EARLIER_SUMMARY_CHARS = 8_000
 
 SHELL_TOOLS: tuple[str, ...] = ("Bash", "run_shell_command", "shell", "bash")
-PATH_KEYS: tuple[str, ...] = ("file_path", "absolute_path", "path", "notebook_path")
 
 OFFLINE_NOTE = "(Structured summary made without a model: it lists what happened and does not interpret it.)"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.utc import iso_utc
 from compact_lsp.tracking.reader import read_text_file
 
 from ..compacting import compact_session, refresh_notes
@@ -31,10 +31,6 @@ APPEND = "compact/append"
 MESSAGES = "compact/messages"
 READ_FILE = "compact/readFile"
 STATUS = "compact/status"
-
-
-def iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def register(server: CompactLanguageServer) -> None:
@@ -64,7 +60,7 @@ def register(server: CompactLanguageServer) -> None:
                 {
                     "sessionId": session.id,
                     "title": session.title,
-                    "updatedAt": iso(session.updated_at),
+                    "updatedAt": iso_utc(session.updated_at),
                     "usage": usage,
                 }
             )
