@@ -81,19 +81,34 @@ class LoadReport:
     corrupt: list[CorruptLine] = field(default_factory=list)
     torn_tail: bool = False
     """The last line was cut off mid-write (no newline, not valid JSON) and was ignored."""
+    lines: list[int] = field(default_factory=list)
+    """The line number of each good record, in order."""
 
     @property
     def clean(self) -> bool:
         return not self.corrupt and not self.torn_tail
+
+    @property
+    def damaged_records(self) -> int:
+        """Lines skipped for being corrupt or records that could not be applied (a torn tail is not counted: it
+        is an interrupted write, never acknowledged)."""
+        return len(self.corrupt)
+
+    def skipped_record(self, index: int, reason: str) -> None:
+        """Record ``index`` (0-based, among the good records) was well-formed but could not be applied."""
+        line = self.lines[index] if 0 <= index < len(self.lines) else 0
+        self.corrupt.append(CorruptLine(line, f"skipped: {reason}"))
+        self.corrupt.sort(key=lambda c: c.line)
 
     def describe(self) -> str:
         parts = []
         if self.torn_tail:
             parts.append("the last line was cut off by an interrupted write and was ignored")
         if self.corrupt:
-            lines = ", ".join(str(c.line) for c in self.corrupt[:10])
+            shown = self.corrupt[:10]
+            lines = ", ".join(f"{c.line} ({c.reason})" if i < 3 else str(c.line) for i, c in enumerate(shown))
             more = f" and {len(self.corrupt) - 10} more" if len(self.corrupt) > 10 else ""
-            parts.append(f"skipped {len(self.corrupt)} corrupt line(s): {lines}{more}")
+            parts.append(f"skipped {len(self.corrupt)} damaged line(s): {lines}{more}")
         return f"{self.path.name}: " + "; ".join(parts) if parts else f"{self.path.name}: clean"
 
 
@@ -129,6 +144,7 @@ def parse_lines(data: bytes, path: Path) -> tuple[list[dict[str, Any]], LoadRepo
             report.corrupt.append(CorruptLine(number, f"a record must be a JSON object, got {type(record).__name__}"))
             continue
         records.append(record)
+        report.lines.append(number)
     report.records = len(records)
     return records, report
 

@@ -15,6 +15,7 @@ run as a ``NotesJob`` (engine/session_notes.py). The session decides, journals, 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from .messages import (
     Message,
     MessageShapeError,
     Session,
+    check_encodable,
+    check_nesting,
     join_messages,
     normalize_message,
     tool_uses,
@@ -41,6 +44,7 @@ from .microcompact_plan import MicrocompactPlan, apply_plan
 from .plan_state import extract_plan
 from .read_record import content_hash
 from .read_state import ReadFileState
+from .record_checks import SkippedRecord, check_record
 from .rehydration import RehydrationResult, rehydrate
 from .session_compactions import CompactionState, SessionCompactions
 from .session_notes import NotesJob, notes_setup, notes_wire
@@ -50,7 +54,9 @@ from .summarize.base import Summarizer
 from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
 from .usage import ContextUsage, build_usage, reported_input_tokens
-from .validate import Problem, validate
+from .validate import Problem, repair, validate
+
+log = logging.getLogger(__name__)
 
 
 class ConversationError(ValueError):
@@ -140,14 +146,21 @@ class ContextSession:
         workspace_root: str | None = None,
         memory: ManagedMemory | None = None,
         journal: Journal | None = None,
+        on_skipped: Callable[[SkippedRecord], None] | None = None,
     ) -> ContextSession:
-        """Rebuild a session from its journal records (the header first)."""
+        """Rebuild a session from its journal records (the header first). A record that cannot be applied is
+        skipped and passed to ``on_skipped`` (engine/record_checks.py); the rest load."""
+        skipped: list[SkippedRecord] = []
         it = iter(records)
         header = next(it, None)
-        if not header or header.get("type") != "header":
+        if not header or header.get("type") != "header" or not isinstance(header.get("sessionId"), str):
             raise ValueError("session journal does not start with a header record")
+        created_at = header.get("createdAt")
+        if not isinstance(created_at, (int, float)) or isinstance(created_at, bool):
+            skipped.append(SkippedRecord(0, "the header's 'createdAt' is not a number; the load time stands in"))
+            created_at = clock()
         session = cls(
-            str(header["sessionId"]),
+            header["sessionId"],
             settings=settings,
             counter=counter,
             title=str(header.get("title", "")),
@@ -156,13 +169,36 @@ class ContextSession:
             workspace_root=workspace_root,
             memory=memory,
             journal=None,
-            created_at=float(header.get("createdAt", clock())),
+            created_at=float(created_at),
             write_header=False,
         )
-        for record in it:
-            session._apply(record)
+        for index, record in enumerate(it, start=1):
+            try:
+                session._check_record(record)
+                session._apply(record)
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+                skipped.append(SkippedRecord(index, str(exc) or type(exc).__name__))
         session.journal = journal or NullJournal()
+        session._repair_loaded()
+        if on_skipped is not None:
+            for bad in skipped:
+                on_skipped(bad)
         return session
+
+    def _repair_loaded(self) -> None:
+        """After skipped records, make the history one the API accepts again (a skipped middle line may have held
+        a tool_result). The repair is journalled, so later records' indexes replay onto the same history; a
+        session this process may not write (another server owns it) is repaired in memory only."""
+        if not validate(self.messages):
+            return
+        fixed = repair(self.messages, alternating=True)
+        record = {"type": "repair", "messages": fixed.messages, "actions": fixed.actions, "at": self.clock()}
+        try:
+            self.journal.write(record)
+        except OSError as exc:
+            log.warning("session %s: repaired in memory only (%s)", self.id, exc)
+        self._apply(record)
+        log.warning("session %s: repaired after loading: %s", self.id, "; ".join(fixed.actions))
 
     # -- reading ----------------------------------------------------------------------------------------------
 
@@ -203,6 +239,9 @@ class ContextSession:
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
         normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
+        if reported_usage is not None:
+            check_nesting(reported_usage, "usage")
+        check_encodable([*normalized, dict(reported_usage or {})])
         self._check_append(normalized)
         now = self.clock()
         idle = None
@@ -522,8 +561,14 @@ class ContextSession:
         return result.eviction
 
     def _write_and_apply(self, record: dict[str, Any]) -> None:
+        self._check_record(record)  # what replay would refuse is never written (the callers validate what they build)
         self.journal.write(record)
         self._apply(record)
+
+    def _check_record(self, record: dict[str, Any]) -> None:
+        standing = self._compactions.standing
+        undo_boundary = standing[-1].boundary_id if standing else None
+        check_record(record, history_len=len(self.messages), undo_boundary=undo_boundary)
 
     def _apply(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -560,6 +605,8 @@ class ContextSession:
             self._seen.remember_served(read, record["content"])
         elif kind == "deny":
             self.denied_paths.add(str(record["path"]))
+        elif kind == "repair":
+            self._history.replace([normalize_message(m) for m in record["messages"]])
         elif kind == "notes":
             self.session_memory.notes = SessionNotes.from_dict(record["notes"])
         elif kind == "compaction":

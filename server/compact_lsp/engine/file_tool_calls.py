@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,22 +47,27 @@ class FileUse:
 
 
 def input_path(tool_input: dict[str, Any]) -> str | None:
+    """The file a tool input names; None when it names none the OS could open (a NUL byte cannot be in a path:
+    such a call is kept in the conversation but tied to no file, so applying it can never fail)."""
     for key in PATH_KEYS:
         value = tool_input.get(key)
         if isinstance(value, str) and value:
-            return value
+            return None if "\x00" in value else value
     return None
 
 
 class FileToolCalls:
     """File tool requests awaiting their results, and the paths each tool_use id was used with (bounded)."""
 
-    def __init__(self, kinds: Mapping[str, RecordKind], max_ids: int) -> None:
+    def __init__(self, kinds: Mapping[str, RecordKind], max_ids: int, same_file: Callable[[str], str] = str) -> None:
         self.flags: list[ReadFlag] = []
         self._kinds = dict(kinds)
         self._max_ids = max_ids
+        self._same_file = same_file
+        """Maps a path to what identifies its file (the realpath): ``/ws/a.py`` and ``a.py`` are one path."""
         self._pending: dict[str, FileUse | None] = {}  # unanswered tool_use ids (None: not a file tool)
-        self._id_paths: OrderedDict[str, list[str]] = OrderedDict()  # tool_use id -> request-side paths
+        # tool_use id -> {file key: the request-side path first seen for it}
+        self._id_paths: OrderedDict[str, dict[str, str]] = OrderedDict()
 
     def request(self, block: Block) -> None:
         """An assistant's tool_use block: remember it until its result comes."""
@@ -80,16 +85,19 @@ class FileToolCalls:
             self.note_id_path(use_id, path)
 
     def note_id_path(self, use_id: str, path: str) -> None:
-        paths = self._id_paths.setdefault(use_id, [])
-        if path not in paths:
-            paths.append(path)
+        paths = self._id_paths.setdefault(use_id, {})
+        try:
+            key = self._same_file(path)
+        except (OSError, ValueError):
+            key = path
+        paths.setdefault(key, path)
         self._id_paths.move_to_end(use_id)
         while len(self._id_paths) > self._max_ids:
             self._id_paths.popitem(last=False)
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
-        return list(self._id_paths.get(tool_use_id, ()))
+        return list(self._id_paths.get(tool_use_id, {}).values())
 
     def answer(self, block: Block) -> FileUse | None:
         """A tool_result block: the file request it answers, when it can be tied to exactly one path."""

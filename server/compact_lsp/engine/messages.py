@@ -30,8 +30,29 @@ BLOCK_TYPES = frozenset(
 )
 
 
+MAX_NESTING = 100
+"""How deep a message's JSON may nest (the message object is level 1). Deeper values are refused when appended:
+no real tool input comes near it, and a value nested some hundreds deep cannot be serialised back to the client."""
+
+
 class MessageShapeError(ValueError):
     """A message that is not in the Messages API shape; the text says what is wrong and where."""
+
+
+def check_nesting(value: Any, where: str, limit: int = MAX_NESTING) -> None:
+    """Refuse JSON nested deeper than ``limit`` (iteratively: a deep value must not exhaust the stack here)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            raise MessageShapeError(f"{where}: nested more than {limit} levels deep; flatten the tool input")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def normalize_message(raw: Any, where: str = "message") -> Message:
@@ -42,6 +63,7 @@ def normalize_message(raw: Any, where: str = "message") -> Message:
     """
     if not isinstance(raw, dict):
         raise MessageShapeError(f"{where}: expected an object with 'role' and 'content', got {type(raw).__name__}")
+    check_nesting(raw, where)
     role = raw.get("role")
     if role not in ("user", "assistant"):
         raise MessageShapeError(f"{where}: 'role' must be 'user' or 'assistant', got {role!r}")
@@ -83,6 +105,17 @@ def _check_block(block: Any, where: str, role: str) -> Block:
         if not isinstance(content, (str, list)):
             raise MessageShapeError(f"{where}: a tool_result's 'content' must be a string or a list of blocks")
     return dict(block)
+
+
+def check_encodable(messages: list[Message], where: str = "messages") -> None:
+    """Refuse text the journal cannot store as UTF-8 (a lone surrogate, which JSON's ``\\ud800`` can carry)."""
+    try:
+        json.dumps(messages, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MessageShapeError(
+            f"{where}: holds a lone surrogate ({exc.object[exc.start : exc.end]!a}), which is not text; "
+            "send valid Unicode"
+        ) from None
 
 
 def text_message(role: Role, text: str) -> Message:

@@ -63,7 +63,7 @@ class ReadFileState:
         kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
         kinds.update({name: "write" for name in write_tools})
         kinds.update({name: "read" for name in read_tools})
-        self._calls = FileToolCalls(kinds, max_ids=capacity * 8)
+        self._calls = FileToolCalls(kinds, max_ids=capacity * 8, same_file=lambda path: self.resolve(path)[1])
         self._counter = counter
         self._stat = stat
         self._records: OrderedDict[str, ReadRecord] = OrderedDict()

@@ -194,19 +194,25 @@ class Repair:
         return bool(self.actions)
 
 
-def repair(messages: list[Message]) -> Repair:
+def repair(messages: list[Message], *, alternating: bool = False) -> Repair:
     """Fix what the API would reject, saying what was done; never mutates its input.
 
     Drops empty text blocks and empty messages, merges consecutive messages of one role, puts a placeholder
     user message before a leading assistant message, drops repeated tool_use ids and orphan or duplicate
     results, answers each unanswered call with an is_error result (creating the user message if needed) and
     moves results before other blocks. A valid conversation comes back equal, with no actions.
+
+    ``alternating``: the messages came from a source that always alternated roles (a session journal), so an
+    assistant message with tool calls followed by another assistant message lost the user message between them:
+    its calls are answered as interrupted there, rather than the two merged into one response.
     """
     actions: list[str] = []
     work = copy.deepcopy(messages)
     # Steps rebuild message dicts but keep their keys, so a private key follows a message through merges.
     for index, message in enumerate(work):
         message[_ORIGIN] = index
+    if alternating:
+        work = _answer_before_next_assistant(work, actions)
     # One pass can expose another problem (a user message left empty by dropping orphans makes two assistant
     # messages adjacent), so repeat until the conversation validates; each pass only removes or adds answers.
     for _ in range(_MAX_PASSES):
@@ -224,6 +230,19 @@ def repair(messages: list[Message]) -> Repair:
 
 _MAX_PASSES = 4
 _ORIGIN = "__repair_origin__"
+
+
+def _answer_before_next_assistant(messages: list[Message], actions: list[str]) -> list[Message]:
+    out: list[Message] = []
+    for i, message in enumerate(messages):
+        out.append(message)
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        uses = [b for b in blocks_of(message) if b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
+        if message.get("role") == "assistant" and uses and nxt is not None and nxt.get("role") == "assistant":
+            user: Message = {"role": "user", "content": []}
+            actions.extend(_answer_all(user, uses, len(out)))
+            out.append(user)
+    return out
 
 
 def _drop_empty(messages: list[Message], actions: list[str]) -> list[Message]:

@@ -42,6 +42,9 @@ class SessionSlot:
     """The last usage computed under the lock; what ``compact/didChangeUsage`` sends."""
     compacting: bool = False
     """A full compaction was asked for and has not finished (it may still be waiting for the lock)."""
+    load_report: LoadReport | None = None
+    """What loading the session's file found (None: created by this server); ``damaged_records`` counts the lines
+    and records that were skipped."""
 
 
 class SessionRegistry:
@@ -122,8 +125,8 @@ class SessionRegistry:
                     f"{method}: unknown session {session_id!r}; list sessions with compact/sessions "
                     "or create one with compact/newSession"
                 )
-            session = await asyncio.to_thread(self._replay, session_id)
-            slot = SessionSlot(session)
+            session, report = await asyncio.to_thread(self._replay, session_id)
+            slot = SessionSlot(session, load_report=report)
             self.slots[session_id] = slot
             self.loaded(slot)
             future.set_result(slot)
@@ -135,18 +138,20 @@ class SessionRegistry:
         finally:
             del self._loading[session_id]
 
-    def _replay(self, session_id: str) -> ContextSession:
+    def _replay(self, session_id: str) -> tuple[ContextSession, LoadReport]:
         records, report = self.store.load(session_id)
-        if not report.clean and self._on_load_report is not None:
-            self._on_load_report(report)
-        return ContextSession.replay(
+        session = ContextSession.replay(
             records,
             settings=self.settings,
             counter=self._counter(),
             clock=self.clock,
             workspace_root=self.workspace_root,
             journal=self.store.journal_for(session_id),
+            on_skipped=lambda bad: report.skipped_record(bad.index, bad.reason),
         )
+        if not report.clean and self._on_load_report is not None:
+            self._on_load_report(report)
+        return session, report
 
     async def load_all(self) -> list[SessionSlot]:
         """All sessions of the workspace, loading those only on disk (unreadable ones are logged, skipped)."""

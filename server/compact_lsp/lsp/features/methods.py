@@ -62,6 +62,7 @@ def register(server: CompactLanguageServer) -> None:
                     "title": session.title,
                     "updatedAt": iso_utc(session.updated_at),
                     "usage": usage,
+                    **damage(slot),
                 }
             )
         return listed
@@ -136,6 +137,12 @@ def register(server: CompactLanguageServer) -> None:
     @rpc_errors
     async def status(params: Any) -> dict[str, Any]:
         return await session_status(server, await session_for(params, STATUS))
+
+
+def damage(slot: SessionSlot) -> dict[str, Any]:
+    """``damaged`` and ``damagedRecords`` of a listed session: lines of its file that loading had to skip."""
+    count = slot.load_report.damaged_records if slot.load_report is not None else 0
+    return {"damaged": count > 0, "damagedRecords": count}
 
 
 def _usage(session: ContextSession) -> dict[str, Any]:
