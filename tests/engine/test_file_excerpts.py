@@ -11,13 +11,13 @@ from compact_lsp.engine.editor_documents import EditorDocument
 from compact_lsp.engine.file_excerpts import (
     fit_ranges,
     load_text,
-    read_file_bytes,
     render_deleted,
     render_excerpt,
     render_file,
     render_plan,
     truncate_to_tokens,
 )
+from compact_lsp.engine.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.plan_state import PlanState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.tokens import TiktokenCounter
@@ -155,4 +155,4 @@ def test_load_text(read: Callable[[str], bytes], dirty: bool, expected: tuple[ob
 
 
 def test_load_text_of_a_missing_file_is_deleted(tmp_path: Path) -> None:
-    assert load_text(str(tmp_path / "missing.py"), None, read_file_bytes).deleted
+    assert load_text(str(tmp_path / "missing.py"), None, gated_reader(AllowedRoots.of(str(tmp_path)))).deleted

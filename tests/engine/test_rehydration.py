@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from compact_lsp.engine.file_gate import AllowedRoots
 from compact_lsp.engine.file_ranking import boosted_ranker
 from compact_lsp.engine.messages import Attachment, Message
 from compact_lsp.engine.plan_state import PlanState
@@ -446,7 +447,7 @@ def test_skills_share_a_total_budget(ws: Workspace, counter: TiktokenCounter) ->
 def test_skills_come_from_skill_reads_not_file_slots(ws: Workspace) -> None:
     ws.read(".claude/skills/release-notes/SKILL.md", skill_text())
     ws.read("app.py", "x = 1\n")
-    skills = skills_from_read_state(ws.state)
+    skills = skills_from_read_state(ws.state, roots=AllowedRoots.of(str(ws.root)))
     assert [os.path.basename(os.path.dirname(s.path)) for s in skills] == ["release-notes"]
     result = ws.rehydrate(skills=skills)
     assert [a.kind for a in result.attachments] == ["file", "skill"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from compact_lsp.engine.file_gate import AllowedRoots
 from compact_lsp.tracking.reader import ReadRefused, current_text, read_text_file
 
 
@@ -167,7 +168,7 @@ def test_relative_path_without_a_workspace_is_refused() -> None:
 def test_current_text_is_the_whole_file_beyond_the_line_limit(ws: Path) -> None:
     big = ws / "big.txt"
     big.write_text("".join(f"{i}\n" for i in range(3000)))  # more lines than a read returns by default
-    assert current_text(str(big)) == big.read_text()
+    assert current_text(str(big), AllowedRoots.of(str(ws))) == big.read_text()
 
 
 @pytest.mark.parametrize(
@@ -178,11 +179,13 @@ def test_current_text_is_the_whole_file_beyond_the_line_limit(ws: Path) -> None:
         pytest.param(lambda ws: ((ws / "b.bin").write_bytes(b"ab\x00cd"), str(ws / "b.bin"))[1], id="binary"),
         pytest.param(lambda ws: ((ws / "l1.txt").write_bytes(b"caf\xe9\n"), str(ws / "l1.txt"))[1], id="not-utf8"),
         pytest.param(lambda ws: str(ws / "src"), id="directory"),
+        pytest.param(lambda ws: ((ws / "l").symlink_to(ws.parent / "outside.txt"), str(ws / "l"))[1], id="link-out"),
     ],
 )
 def test_current_text_is_none_for_what_cannot_be_diffed(ws: Path, make: object) -> None:
-    assert current_text(make(ws)) is None  # type: ignore[operator]
+    (ws.parent / "outside.txt").write_text("secret\n")
+    assert current_text(make(ws), AllowedRoots.of(str(ws))) is None  # type: ignore[operator]
 
 
 def test_current_text_is_none_over_the_cap(ws: Path) -> None:
-    assert current_text(str(ws / "src" / "app.py"), max_bytes=10) is None
+    assert current_text(str(ws / "src" / "app.py"), AllowedRoots.of(str(ws)), max_bytes=10) is None

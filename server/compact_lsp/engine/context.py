@@ -25,6 +25,7 @@ from .biggest import ContextItem, biggest_items
 from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_notice, display_path
 from .compaction import CompactionOutcome, ProgressFn
 from .eviction import EvictionRecord, Trigger
+from .file_gate import AllowedRoots, gated_reader
 from .journal import Journal, NullJournal, header_record
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
@@ -49,7 +50,7 @@ from .rehydration import RehydrationResult, rehydrate
 from .session_compactions import CompactionState, SessionCompactions
 from .session_notes import NotesJob, notes_setup, notes_wire
 from .settings import EngineSettings
-from .skills import skills_from_read_state
+from .skills import skill_roots, skills_from_read_state
 from .summarize.base import Summarizer
 from .summarize.session_memory import SessionMemory, SessionMemorySummarizer, SessionNotes
 from .tokens import TokenCounter
@@ -469,6 +470,11 @@ class ContextSession:
         """The circuit breaker: after N consecutive automatic failures, stop trying until a manual success."""
         return self._compactions.blocked(self.settings.auto_compact.max_consecutive_failures)
 
+    @property
+    def allowed_roots(self) -> AllowedRoots:
+        """Where the server may re-read files on its own (the file gate): the workspace and the memory roots."""
+        return AllowedRoots.of(self.workspace_root, *(root.path for root in self.memory.roots))
+
     def rehydration(self, kept: list[Message]) -> RehydrationResult:
         """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
         return rehydrate(
@@ -477,8 +483,9 @@ class ContextSession:
             settings=self.settings.rehydration,
             counter=self.counter,
             workspace_roots=[self.workspace_root] if self.workspace_root else [],
+            read_text=gated_reader(self.allowed_roots),
             plan=extract_plan(self.messages),
-            skills=skills_from_read_state(self.read_state),
+            skills=skills_from_read_state(self.read_state, roots=skill_roots(self.allowed_roots)),
             memory_indexes=self.memory.load_indexes(),
             history=self.messages,
             denied_paths=frozenset(self.denied_paths),

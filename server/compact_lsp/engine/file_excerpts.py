@@ -8,12 +8,12 @@ are prompt text and live in ``prompts``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .editor_documents import EditorDocument
+from .file_gate import MAX_READ_BYTES, FileTooLarge, NotRegularFile, OutsideRoots
 from .plan_state import PlanState
 from .prompts import (
     FILE_DELETED_NOTE,
@@ -27,9 +27,6 @@ from .tokens import TokenCounter
 
 Source = Literal["disk", "editor-buffer"]
 
-MAX_READ_BYTES = 10 * 1024 * 1024
-"""The default reader refuses bigger files (the same cap as ``compact/readFile``)."""
-
 EDIT_CONTEXT_LINES = 3
 """Lines kept around an edit when a big file comes back as ranges."""
 
@@ -38,22 +35,6 @@ MIN_PARTIAL_TOKENS = 200
 
 
 # -- reading ------------------------------------------------------------------------------------------------
-
-
-class FileTooLarge(OSError):
-    """The default reader's refusal of a file over ``MAX_READ_BYTES``."""
-
-
-def read_file_bytes(path: str) -> bytes:
-    """The default reader: the file's bytes, refusing directories, devices and files over the size cap."""
-    st = os.stat(path)
-    if not os.path.isfile(path):
-        raise IsADirectoryError(f"{path} is not a regular file")
-    if st.st_size > MAX_READ_BYTES:
-        raise FileTooLarge(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
-    with open(path, "rb") as f:
-        # read what the stat promised (plus one byte to notice growth), not a cap-sized buffer per file
-        return f.read(min(st.st_size, MAX_READ_BYTES) + 1)
 
 
 @dataclass
@@ -76,6 +57,10 @@ def load_text(realpath: str, document: EditorDocument | None, read_text: Callabl
         return LoadedText(deleted=True)
     except FileTooLarge:
         return LoadedText(skip=f"larger than {MAX_READ_BYTES // (1024 * 1024)} MiB")
+    except OutsideRoots:
+        return LoadedText(skip="it resolves outside the workspace now")
+    except NotRegularFile as exc:
+        return LoadedText(skip=str(exc).rsplit(" is ", 1)[-1])
     except OSError as exc:
         return LoadedText(skip=f"cannot be read: {exc.strerror or exc}")
     if b"\x00" in data[:8192]:

@@ -9,6 +9,15 @@ A symlink inside a root that points outside is therefore not managed, and ``/a/m
 
 Default roots (``from_settings``): project ``<workspace>/.compact/memory``; user
 ``platformdirs.user_config_dir("compact-lsp")/memory``; team: none unless configured.
+
+A memory root widens what the tools may read (and ``remember`` writes into the project root), so
+``from_settings`` admits a root only when it passes its rule, and lists the others in ``ignored``:
+
+- the project root counts only when its realpath lies strictly inside the workspace's realpath: a repository
+  that ships ``.compact/memory`` as a symlink to ``/`` or ``~`` gets no memory root, not the whole disk;
+- the user and team roots come only from the user (settings, or the default under the user's own config
+  directory), never from the repository; still, none may resolve to ``/``, the home directory or an ancestor
+  of it, which would open everything.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from .file_gate import AllowedRoots, open_gated
 from .settings import MemorySettings
 
 log = logging.getLogger(__name__)
@@ -44,6 +54,20 @@ _TITLES: dict[RootKind, str] = {"project": "Project", "user": "User", "team": "T
 class MemoryRoot:
     kind: RootKind
     path: str
+
+
+@dataclass(frozen=True)
+class IgnoredRoot:
+    """A configured or default root that failed its rule (see the module doc); it is not used."""
+
+    kind: RootKind
+    path: str
+    real_path: str
+    reason: str
+
+    @property
+    def warning(self) -> str:
+        return f"compact-lsp: ignoring the {self.kind} memory folder {self.path}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -87,6 +111,8 @@ class ManagedMemory:
             ("team", team_root),
         ]
         self.roots: list[MemoryRoot] = [MemoryRoot(kind, _absolute(p, None)) for kind, p in given if p]
+        self.ignored: list[IgnoredRoot] = []
+        """Roots ``from_settings`` left out because they failed their rule."""
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, workspace_root: str | None = None) -> ManagedMemory:
@@ -99,11 +125,21 @@ class ManagedMemory:
             import platformdirs
 
             user = os.path.join(platformdirs.user_config_dir("compact-lsp"), "memory")
-        return cls(
-            project_root=_absolute(project, workspace_root) if project else None,
-            user_root=_absolute(user, workspace_root),
-            team_root=_absolute(settings.team_root, workspace_root) if settings.team_root else None,
-        )
+        candidates: dict[RootKind, str | None] = {
+            "project": _absolute(project, workspace_root) if project else None,
+            "user": _absolute(user, workspace_root),
+            "team": _absolute(settings.team_root, workspace_root) if settings.team_root else None,
+        }
+        ignored: list[IgnoredRoot] = []
+        for kind, path in candidates.items():
+            reason = _root_problem(kind, path, workspace_root) if path else None
+            if path and reason is not None:
+                ignored.append(IgnoredRoot(kind, path, os.path.realpath(path), reason))
+                log.debug("ignoring the %s memory root %s: %s", kind, path, reason)
+                candidates[kind] = None
+        memory = cls(project_root=candidates["project"], user_root=candidates["user"], team_root=candidates["team"])
+        memory.ignored = ignored
+        return memory
 
     def root(self, kind: RootKind) -> MemoryRoot | None:
         return next((r for r in self.roots if r.kind == kind), None)
@@ -150,10 +186,30 @@ class ManagedMemory:
         return "\n\n".join(parts) + "\n"
 
 
+def _root_problem(kind: RootKind, path: str, workspace_root: str | None) -> str | None:
+    """Why a root may not be used (see the module doc), or None when it may."""
+    real = os.path.realpath(path)
+    if kind == "project":
+        if not workspace_root:
+            return "there is no workspace folder for it to lie in"
+        workspace_real = os.path.realpath(workspace_root)
+        if not _inside(real, workspace_real):
+            return f"it resolves to {real}, outside the workspace {workspace_real}"
+        return None
+    home = os.path.realpath(os.path.expanduser("~"))
+    if real == os.path.sep or real == home or _inside(home, real):
+        return f"it resolves to {real}, which would open the whole home directory or more"
+    return None
+
+
 def read_index(path: str, kind: RootKind) -> MemoryIndex | None:
-    """Read an index file capped at ``INDEX_MAX_LINES`` lines and ``INDEX_MAX_BYTES`` bytes, noting a cut."""
+    """Read an index file capped at ``INDEX_MAX_LINES`` lines and ``INDEX_MAX_BYTES`` bytes, noting a cut.
+
+    Through the file gate with the index's own folder as the root: a FIFO or a device there is refused
+    without blocking, and a link out of the folder is not followed.
+    """
     try:
-        with open(path, "rb") as f:
+        with open_gated(path, AllowedRoots.of(os.path.dirname(path)), max_bytes=None) as f:
             data = f.read(INDEX_MAX_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None

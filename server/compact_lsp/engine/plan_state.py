@@ -14,11 +14,12 @@ completed or cancelled, is not an active plan (Claude Code clears such a list to
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
+from .file_gate import AllowedRoots, gated_reader
 from .messages import Message, tool_uses
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,10 @@ def extract_plan(
 ) -> PlanState | None:
     """The active plan: the last plan tool call's list, else the configured plan file, else None.
 
+    The plan file is re-read through the file gate (``file_gate``) with its own folder as the allowed root
+    unless ``read_text`` says otherwise: a plan file swapped for a link elsewhere, a FIFO or a huge file is
+    not used.
+
     The call's input is used, not its result: microcompaction may clear the result, never the input.
     """
     last: tuple[str, Mapping[str, Any]] | None = None
@@ -129,8 +134,8 @@ def extract_plan(
 
 
 def plan_from_file(path: str, *, read_text: Callable[[str], bytes] | None = None) -> PlanState | None:
-    """A plan file's text (a configured ``PLAN.md``, say); None when it is missing, empty or not UTF-8."""
-    reader = read_text or (lambda p: Path(p).read_bytes())
+    """A plan file's text (a configured ``PLAN.md``, say); None when it is missing, empty, not UTF-8 or refused."""
+    reader = read_text or gated_reader(AllowedRoots.of(os.path.dirname(os.path.abspath(path))))
     try:
         text = reader(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -3,7 +3,8 @@
 Seed: ``createPostCompactFileAttachments`` and ``createPlanAttachmentIfNeeded``. Candidates are the read-file
 state's successful reads, writes and edits plus the documents open in the editor, never a path outside the
 workspace roots (realpath containment; no roots means no files) and never a path whose last access failed or
-was denied. Each is re-read at rehydration time — from disk, or from the editor's unsaved buffer when the
+was denied. Each is re-read at rehydration time, through the file gate (``file_gate``: by default over the
+workspace roots) — from disk, or from the editor's unsaved buffer when the
 document is dirty — so what comes back is never stale. A file over the per-file budget comes back as the
 ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
 
@@ -30,13 +31,13 @@ from .file_excerpts import (
     Source,
     estimate_tokens,
     load_text,
-    read_file_bytes,
     render_deleted,
     render_excerpt,
     render_file,
     render_plan,
     render_tag,
 )
+from .file_gate import AllowedRoots, gated_reader
 from .file_ranking import (
     RankedFile,
     Ranker,
@@ -227,9 +228,10 @@ def _pack_files(
     workspace_roots: Sequence[str],
     denied_paths: frozenset[str],
     ranker: Ranker,
-    read_text: Callable[[str], bytes],
+    read_text: Callable[[str], bytes] | None,
     history: Sequence[Message],
 ) -> _FilePack:
+    reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
     ranked = file_activities(read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker)
     real_roots = resolved_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
@@ -249,7 +251,7 @@ def _pack_files(
             allowed=settings.token_budget - pack.tokens,
             cap=settings.max_tokens_per_file,
             counter=counter,
-            read_text=read_text,
+            read_text=reader,
             haystack=haystack,
             real_roots=real_roots,
             denied=denied,
@@ -270,7 +272,7 @@ def rehydration_candidates(
     workspace_roots: Sequence[str],
     denied_paths: frozenset[str] = frozenset(),
     ranker: Ranker = recency_ranker,
-    read_text: Callable[[str], bytes] = read_file_bytes,
+    read_text: Callable[[str], bytes] | None = None,
     history: Sequence[Message] = (),
     system_prompt: str = "",
 ) -> list[Candidate]:
@@ -300,7 +302,7 @@ def rehydrate(
     memory_indexes: Sequence[PathText] = (),
     denied_paths: frozenset[str] = frozenset(),
     ranker: Ranker = recency_ranker,
-    read_text: Callable[[str], bytes] = read_file_bytes,
+    read_text: Callable[[str], bytes] | None = None,
     history: Sequence[Message] = (),
     system_prompt: str = "",
 ) -> RehydrationResult:

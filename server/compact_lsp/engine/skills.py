@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .file_excerpts import MIN_PARTIAL_TOKENS, read_file_bytes, render_tag, truncate_to_tokens
+from .file_excerpts import MIN_PARTIAL_TOKENS, render_tag, truncate_to_tokens
+from .file_gate import AllowedRoots, gated_reader
 from .file_ranking import is_skill_path
 from .messages import Attachment
 from .prompts import SKILL_TRUNCATED_NOTE
@@ -64,25 +65,37 @@ def skill_attachments(
     return out
 
 
+USER_SKILLS_DIR = "~/.claude/skills"
+"""Where Claude Code keeps the user's own skills: an allowed root for re-reading skills (``skill_roots``)."""
+
+
+def skill_roots(roots: AllowedRoots) -> AllowedRoots:
+    """Where a skill may be re-read from: the session's allowed roots and the user's own skills folder."""
+    return roots.plus(USER_SKILLS_DIR)
+
+
 def skills_from_read_state(
     read_state: ReadFileState,
     *,
+    roots: AllowedRoots,
     denied_paths: frozenset[str] = frozenset(),
-    read_text: Callable[[str], bytes] = read_file_bytes,
+    read_text: Callable[[str], bytes] | None = None,
 ) -> list[SkillFile]:
     """Skills the agent loaded (successful reads of ``.../skills/<name>/SKILL.md``), newest first, re-read.
 
-    Skills may live outside the workspace (``~/.claude/skills``): the agent already read them successfully.
+    Each is re-read through the file gate (``file_gate``) with ``roots``: a SKILL.md swapped for a link out of
+    them, a FIFO or an oversized file is left out.
     """
+    reader = read_text or gated_reader(roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     skills: list[SkillFile] = []
     for record in read_state.ranked():
         if not is_skill_path(record.realpath) or record.error is not None or record.realpath in denied:
             continue
         try:
-            text = read_text(record.realpath).decode("utf-8")
+            text = reader(record.realpath).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            log.debug("skill %s not re-attached: %s", record.realpath, exc)
+            log.info("skill %s not re-attached: %s", record.realpath, exc)
             continue
         skills.append(SkillFile(record.resolved_path, text))
     return skills

@@ -60,6 +60,8 @@ class CompactLanguageServer(LanguageServer):
         """Builds the summariser for a compaction from the current settings (tests inject a loopback one)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop serving the client; worker threads hand results back through it."""
+        self.ignored_roots_warned: set[str] = set()
+        """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
 
     # -- helpers used by the features ------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from compact_lsp.engine.file_gate import AllowedRoots
 from compact_lsp.tracking.reader import current_text
 
 from .sessions import SessionSlot
@@ -75,7 +76,8 @@ def on_file_changed(server: CompactLanguageServer, path: str) -> None:
 
 async def _notice_change(server: CompactLanguageServer, path: str, slots: list[SessionSlot]) -> None:
     """Read the file once, off the loop; each session decides what its model should be told."""
-    now = await asyncio.to_thread(current_text, path)
+    roots = AllowedRoots().plus(*(root for slot in slots for root in slot.session.allowed_roots.paths))
+    now = await asyncio.to_thread(current_text, path, roots)
     exists = now is not None or await asyncio.to_thread(os.path.lexists, path)
     for slot in slots:
         async with slot.lock:

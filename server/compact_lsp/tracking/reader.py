@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.engine.file_gate import AllowedRoots, read_gated
+
 if TYPE_CHECKING:
     from compact_lsp.engine.context import ContextSession
 
@@ -122,13 +124,21 @@ def read_text_file(
     return _read(display, real, offset or 1, limit or DEFAULT_LINE_LIMIT, ranged, max_bytes)
 
 
-def current_text(real_path: str, max_bytes: int = MAX_FILE_BYTES) -> str | None:
-    """A watched file's whole text now, for a change diff; None when it is gone or not a text file this reader
-    would serve (binary, not UTF-8, over the cap, not a regular file). Blocking (use a thread)."""
+def current_text(real_path: str, roots: AllowedRoots, max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """A watched file's whole text now, for a change diff, through the file gate (``engine/file_gate.py``);
+    None when it is gone, refused by the gate (outside ``roots``, not a regular file, over the cap) or not text
+    (binary, not UTF-8). Blocking (use a thread)."""
     try:
-        return _read(real_path, real_path, 1, None, False, max_bytes).content
-    except (ReadRefused, OSError):
+        data = read_gated(real_path, roots, max_bytes=max_bytes)
+    except OSError:
         return None
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _read(display: str, real: str, start: int, limit: int | None, ranged: bool, max_bytes: int) -> FileRead:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from compact_lsp.engine.memory import ManagedMemory
 from compact_lsp.store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
@@ -90,3 +91,8 @@ def apply_settings(server: CompactLanguageServer, raw: Any) -> None:
         log.warning(problem)
         server.show_warning(problem)
     server.settings = resolve_paths(settings, server.workspace_root)
+    for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
+        if ignored.warning not in server.ignored_roots_warned:
+            server.ignored_roots_warned.add(ignored.warning)
+            log.warning(ignored.warning)
+            server.show_warning(ignored.warning)

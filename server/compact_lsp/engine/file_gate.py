@@ -1,0 +1,156 @@
+"""The file gate: the one way the server re-reads a file on its own, whatever a repository put there.
+
+Rehydrated files, skills, plan files, memory indexes and the watcher's change-notice diffs are re-read without
+the model or the user asking, from paths that were fine when recorded but may have been swapped since (git
+stores symlinks; a FIFO or a device can appear anywhere). Every such read goes through ``open_gated`` or
+``read_gated``, which refuse, each with its own ``GateRefused``:
+
+- a path whose realpath is not inside one of the ``AllowedRoots`` (``OutsideRoots``), checked again on the open
+  descriptor (``/proc/self/fd``) so a symlink swapped in between the check and the open is caught too;
+- anything but a regular file (``NotRegularFile``): the open is ``O_NONBLOCK`` and ``fstat`` decides, so a FIFO
+  or a device never blocks a worker thread;
+- a file over the size cap (``FileTooLarge``): nothing beyond the cap is ever read.
+
+The allowed roots are a value (``AllowedRoots``) the caller builds from what it trusts: the workspace folders,
+the managed-memory roots that passed their rule (``memory.ManagedMemory``), further folders the user configured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+MAX_READ_BYTES = 10 * 1024 * 1024
+"""The default cap: the same as ``compact/readFile``'s whole-file cap."""
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+class GateRefused(OSError):
+    """The gate would not read this file; the text says why."""
+
+
+class OutsideRoots(GateRefused):
+    """The path resolves outside every allowed root."""
+
+
+class NotRegularFile(GateRefused):
+    """A directory, FIFO, socket or device."""
+
+
+class FileTooLarge(GateRefused):
+    """Over the size cap."""
+
+
+def is_inside(path_real: str, root_real: str) -> bool:
+    """``path_real`` is ``root_real`` or below it, by path components (never by string prefix)."""
+    try:
+        return os.path.commonpath([path_real, root_real]) == root_real
+    except ValueError:  # different drives, or mixing absolute and relative
+        return False
+
+
+@dataclass(frozen=True)
+class AllowedRoots:
+    """Folders the server may read below, as realpaths (resolved once, when built); empty admits nothing."""
+
+    paths: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, *paths: str | None) -> AllowedRoots:
+        return cls().plus(*paths)
+
+    def plus(self, *paths: str | None) -> AllowedRoots:
+        """These roots and ``paths`` (None and empty entries are skipped, duplicates dropped)."""
+        out = list(self.paths)
+        for path in paths:
+            if path:
+                real = os.path.realpath(os.path.expanduser(path))
+                if real not in out:
+                    out.append(real)
+        return AllowedRoots(tuple(out))
+
+    def root_of(self, real: str) -> str | None:
+        """The innermost root ``real`` (a realpath) lies in, or None."""
+        inside = [root for root in self.paths if is_inside(real, root)]
+        return max(inside, key=len) if inside else None
+
+    def admits(self, path: str) -> bool:
+        """``path``'s realpath lies inside one of the roots."""
+        return self.root_of(os.path.realpath(path)) is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.paths)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _opened_path(fd: int) -> str | None:
+    """Where the open descriptor really points (Linux: ``/proc/self/fd``); None where that is not known."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_READ_BYTES) -> Iterator[BinaryIO]:
+    """Open ``path`` for reading through the gate (see the module doc); ``max_bytes=None`` skips the size cap.
+
+    Raises ``GateRefused`` (an ``OSError``) or the ``OSError`` of the open itself (``FileNotFoundError``, ...).
+    """
+    real = os.path.realpath(path)
+    if roots.root_of(real) is None:
+        raise OutsideRoots(f"{path} resolves to {real}, outside the allowed folders")
+    fd = os.open(real, _OPEN_FLAGS)
+    try:
+        opened = _opened_path(fd)
+        if opened is not None and opened.startswith("/") and roots.root_of(opened) is None:
+            raise OutsideRoots(f"{path} was swapped for a link to {opened}, outside the allowed folders")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"{path} is {_kind(st.st_mode)}, not a regular file")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise FileTooLarge(f"{path} is larger than {max_bytes // (1024 * 1024) or max_bytes} MiB")
+        os.set_blocking(fd, True)  # a regular file: reads never wait anyway; keep buffered reads simple
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def read_gated(path: str, roots: AllowedRoots, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
+    """The whole file through the gate; ``FileTooLarge`` when it is over ``max_bytes`` (also if it grew)."""
+    with open_gated(path, roots, max_bytes=max_bytes) as f:
+        # what fstat promised plus one byte to notice growth, not a cap-sized buffer per file
+        size = os.fstat(f.fileno()).st_size
+        data = f.read(min(size, max_bytes) + 1)
+        if len(data) > size:  # it grew since fstat: read on, still never past the cap
+            data += f.read(max_bytes + 1 - len(data))
+    if len(data) > max_bytes:
+        raise FileTooLarge(f"{path} grew past {max_bytes // (1024 * 1024) or max_bytes} MiB while being read")
+    return data
+
+
+def gated_reader(roots: AllowedRoots, *, max_bytes: int = MAX_READ_BYTES) -> Callable[[str], bytes]:
+    """A ``read_text`` callable for the engine's re-readers, bound to ``roots``."""
+
+    def read(path: str) -> bytes:
+        return read_gated(path, roots, max_bytes=max_bytes)
+
+    return read
