@@ -47,6 +47,10 @@ class StubResponse:
     """Streaming only: drop the connection after this many events, without ending the body."""
     error_event_after: int | None = None
     """Streaming only: send an ``error`` event (``error_type``) after this many events, then end."""
+    raw_stream: bytes | None = None
+    """Streaming only: send these bytes as the event stream instead of the message's events (malformed SSE)."""
+    raw_body: tuple[str, bytes] | None = None
+    """(content type, bytes): answer 200 with this body whatever was asked (a proxy's page, not a stream)."""
     input_tokens: int | None = None
     """Reported usage; None: a rough count of the request body."""
     output_tokens: int | None = None
@@ -102,6 +106,19 @@ def api_error(status: int, error_type: str, message: str = "", headers: dict[str
     return StubResponse(
         status=status, error_type=error_type, error_message=message or error_type, headers=headers or {}
     )
+
+
+def malformed_sse() -> StubResponse:
+    """A stream that starts well, then sends an event whose data is not JSON."""
+    start = {"type": "message_start", "message": {"id": "msg_bad", "type": "message", "role": "assistant",
+             "model": "claude-stub", "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {"input_tokens": 5, "output_tokens": 1}}}  # fmt: skip
+    return StubResponse(raw_stream=_sse("message_start", start) + b"event: content_block_start\ndata: {not json\n\n")
+
+
+def not_a_stream() -> StubResponse:
+    """A 200 whose body is an HTML page (a captive portal or a proxy), not an event stream."""
+    return StubResponse(raw_body=("text/html", b"<html><body>Welcome to the hotel wifi</body></html>"))
 
 
 def hang() -> StubResponse:
@@ -247,6 +264,9 @@ class _Handler(BaseHTTPRequestHandler):
                 response.headers,
             )
             return
+        if response.raw_body is not None:
+            self._send_raw(*response.raw_body)
+            return
         message = _message(response, body, len(raw))
         if body.get("stream"):
             self._stream(response, message)
@@ -266,6 +286,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
+    def _send_raw(self, content_type: str, data: bytes) -> None:
+        self.send_response(200)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
     # -- server-sent events ------
     def _stream(self, response: StubResponse, message: dict[str, Any]) -> None:
         self.send_response(200)
@@ -276,6 +304,10 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in response.headers.items():
             self.send_header(key, value)
         self.end_headers()
+        if response.raw_stream is not None:
+            self._chunk(response.raw_stream)
+            self._chunk(b"")
+            return
         for sent, event in enumerate(_events(message)):
             if response.reset_after_events is not None and sent >= response.reset_after_events:
                 self.wfile.flush()

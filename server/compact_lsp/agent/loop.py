@@ -26,9 +26,10 @@ from typing import Any, TypeVar
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import AppendOutcome, ContextSession
 from compact_lsp.engine.eviction import EvictionRecord
-from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, text_message, tool_uses
+from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, tool_uses
 from compact_lsp.engine.summarize.base import Summarizer, redact
 from compact_lsp.engine.usage import ContextUsage
+from compact_lsp.engine.validate import INTERRUPTED_RESULT
 from compact_lsp.tracking.reader import FileRead
 
 from .model_requests import (
@@ -68,11 +69,14 @@ class TurnResult:
     usage: ContextUsage
     rounds: int
     error: str | None = None
+    error_kind: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"stopReason": self.stop_reason, "usage": self.usage.to_wire()}
         if self.error is not None:
             wire["error"] = self.error
+        if self.error_kind is not None:
+            wire["errorKind"] = self.error_kind
         return wire
 
 
@@ -151,7 +155,7 @@ class ChatLoop:
             _body, overhead = await self.access.run(self._request, changes=False)
             if await self._compaction_due(overhead, self.session.counter.count_text(text)):
                 await self._compact(cancel)
-            await self._append([text_message("user", text)])
+            await self._append([await self.access.run(lambda: self._user_message(text), changes=False)])
             async with self.client_factory() as client:
                 while True:
                     self._check(cancel)
@@ -193,13 +197,26 @@ class ChatLoop:
             return await self._failed(failure, rounds)
         return TurnResult(stop, await self._usage(), rounds)
 
+    def _user_message(self, text: str) -> Message:
+        """The user's text; first, an interrupted result for every call the history ends on (the server died
+        while a tool ran: the journal ends on the unanswered tool_use, and the API needs its answer first)."""
+        last = self.session.messages[-1] if self.session.messages else None
+        open_calls = list(tool_uses(last)) if last is not None and last["role"] == "assistant" else []
+        if open_calls:
+            log.warning("session %s: answering %d interrupted tool call(s)", self.session.id, len(open_calls))
+        interrupted: list[Block] = [
+            {"type": "tool_result", "tool_use_id": call["id"], "content": INTERRUPTED_RESULT, "is_error": True}
+            for call in open_calls
+        ]
+        return {"role": "user", "content": [*interrupted, {"type": "text", "text": text}]}
+
     async def _failed(self, exc: AgentError, rounds: int) -> TurnResult:
         # the API's own error text may quote the key back (an "invalid x-api-key: ..." message)
         key = getattr(self.session.settings, "api_key", None) or os.environ.get("ANTHROPIC_API_KEY")
         message = redact(str(exc), key)
         log.warning("chat turn of %s ended by an error (%s): %s", self.session.id, exc.kind, message)
         self.emit({"kind": "error", "message": message, "errorKind": exc.kind})
-        return TurnResult("error", await self._usage(), rounds, error=message)
+        return TurnResult("error", await self._usage(), rounds, error=message, error_kind=exc.kind)
 
     async def _usage(self) -> ContextUsage:
         return await self.access.run(self.session.usage, changes=False)

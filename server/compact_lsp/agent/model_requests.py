@@ -78,7 +78,13 @@ def block_param(block: Any) -> Block:
     if kind == "text":
         return {"type": "text", "text": block.text}
     if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input or {})}
+        if not isinstance(block.input, dict):
+            raise AgentError(
+                "bad_response",
+                f"The model called {block.name!r} with an input that is not an object "
+                f"({type(block.input).__name__}); nothing of the answer was kept, try again.",
+            )
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
     if kind == "thinking":
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if kind == "redacted_thinking":
@@ -99,12 +105,27 @@ def usage_dict(usage: Any) -> dict[str, Any] | None:
 
 
 async def stream_message(client: Any, body: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> Any:
-    """Send ``body``, emitting text as it streams; the final message (the SDK's ``Message``)."""
-    async with client.messages.stream(**body) as stream:
-        async for event in stream:
-            if event.type == "text" and event.text:
-                emit({"kind": "text", "text": event.text})
-        return await stream.get_final_message()
+    """Send ``body``, emitting text as it streams; the final message (the SDK's ``Message``).
+
+    An answer the SDK cannot read (an event whose data is not JSON, a 200 that is not an event stream) is an
+    ``AgentError`` of kind ``bad_response``; API and transport errors pass through to ``api_failure``."""
+    import anthropic
+
+    try:
+        async with client.messages.stream(**body) as stream:
+            async for event in stream:
+                if event.type == "text" and event.text:
+                    emit({"kind": "text", "text": event.text})
+            return await stream.get_final_message()
+    except (anthropic.APIError, AgentError):
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, AssertionError, RuntimeError) as exc:
+        if api_failure(exc) is not None:
+            raise
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise AgentError(
+            "bad_response", f"The API's answer was not a readable message stream ({detail}); try again."
+        ) from exc
 
 
 def api_failure(exc: BaseException) -> AgentError | None:
