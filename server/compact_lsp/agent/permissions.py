@@ -42,10 +42,14 @@ class PermissionRequest:
     """What is touched, as the user should read it: a workspace-relative path, or the command."""
     detail: str = ""
     """A short preview (the start of the new text, the command's first line)."""
+    resolved: str | None = None
+    """Where ``target`` really leads after resolving symlinks, when that is somewhere else."""
 
     @property
     def prompt(self) -> str:
         text = f"The agent wants to {_VERBS[self.kind]} {self.target}"
+        if self.resolved is not None:
+            text += f" (resolves to {self.resolved})"
         return f"{text}\n\n{self.detail}" if self.detail else text
 
 

@@ -13,13 +13,14 @@ import asyncio
 import os
 import re
 import signal
-import tempfile
 from collections.abc import Mapping
 from typing import Any
 
+from compact_lsp.engine.file_gate import AllowedRoots, read_gated
 from compact_lsp.engine.memory import INDEX_FILE
 from compact_lsp.engine.read_record import Freshness
 
+from .atomic_files import WriteFailed, replace_file
 from .permissions import PermissionKind, PermissionRequest
 from .prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
 from .tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg
@@ -57,12 +58,26 @@ async def _require_fresh_read(ctx: ToolContext, display: str, real: str) -> None
 async def _allowed(
     ctx: ToolContext, kind: PermissionKind, tool: str, target: str, detail: str, real: str | None
 ) -> None:
-    request = PermissionRequest(kind=kind, tool=tool, target=target, detail=detail)
+    resolved = _resolved_if_different(ctx, target, real)
+    request = PermissionRequest(kind=kind, tool=tool, target=target, detail=detail, resolved=resolved)
     if not await ctx.permissions.request(request, real_path=real):
         if real is not None:
             session = ctx.session
             await ctx.runner.run(lambda: session.deny(real))
         raise ToolError(DENIED_TOOL_RESULT.format(kind=kind if kind != "memory" else "memory write", target=target))
+
+
+def _resolved_if_different(ctx: ToolContext, target: str, real: str | None) -> str | None:
+    """The real path when it is not where ``target`` seems to point: the prompt shows both."""
+    if real is None:
+        return None
+    seeming = os.path.normpath(os.path.join(ctx.workspace_root or "", target))
+    if seeming == real:
+        return None
+    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else None
+    if workspace and os.path.commonpath([real, workspace]) == workspace:
+        return os.path.relpath(real, workspace)
+    return real
 
 
 def _read_text(real: str, display: str) -> str:
@@ -78,9 +93,11 @@ def _read_text(real: str, display: str) -> str:
 
 
 def _write_text(real: str, text: str) -> None:
-    os.makedirs(os.path.dirname(real), exist_ok=True)
-    with open(real, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
+    """All or nothing (``atomic_files``): a full disk leaves the old file whole and says so."""
+    try:
+        replace_file(real, text)
+    except WriteFailed as exc:
+        raise ToolError(str(exc)) from None
 
 
 # -- edit_file ---------------------------------------------------------------------------------------------
@@ -193,11 +210,12 @@ def index_line(name: str, slug: str, description: str) -> str:
 
 
 def _update_index(index_path: str, slug: str, line: str) -> None:
-    try:
-        with open(index_path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+    try:  # through the file gate: a FIFO or a link out of the folder at MEMORY.md must not block or leak
+        lines = read_gated(index_path, AllowedRoots.of(os.path.dirname(index_path))).decode("utf-8").splitlines()
     except FileNotFoundError:
         lines = ["# Memory", ""]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ToolError(f"cannot update {INDEX_FILE}: {exc}") from None
     marker = f"({slug}.md)"
     for i, existing in enumerate(lines):
         if marker in existing:
@@ -205,10 +223,7 @@ def _update_index(index_path: str, slug: str, line: str) -> None:
             break
     else:
         lines.append(line)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(index_path), prefix=".MEMORY.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:  # replace whole: the index is never seen half-written
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, index_path)
+    _write_text(index_path, "\n".join(lines) + "\n")  # replaced whole: never seen half-written
 
 
 async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -221,7 +236,10 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     memory = ctx.session.memory
     root = memory.root("project")
     if root is None:
-        raise ToolError("there is no project memory folder (no workspace is open), so nothing can be remembered")
+        raise ToolError(
+            "there is no project memory folder (no workspace is open, or its .compact/memory leads outside the "
+            "workspace), so nothing can be remembered"
+        )
     topic_path = os.path.join(root.path, f"{slug}.md")
     index_path = os.path.join(root.path, INDEX_FILE)
     await asyncio.to_thread(os.makedirs, root.path, exist_ok=True)
