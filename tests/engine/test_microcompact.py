@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.eviction import EvictionRecord, Trigger
+from compact_lsp.engine.eviction import Trigger
+from compact_lsp.engine.journal import eviction_from_record, rewrite_record
 from compact_lsp.engine.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of
 from compact_lsp.engine.microcompact import microcompact, plan_microcompaction, tool_result_tokens
@@ -587,11 +588,11 @@ def test_eviction_record_of_a_mixed_session_matches_the_golden_file(counter: Tik
     assert validate(result.messages) == []
 
 
-def test_eviction_record_round_trips_through_json(counter: TiktokenCounter) -> None:
+def test_eviction_record_round_trips_through_the_journal(counter: TiktokenCounter) -> None:
     result = run(mixed_session(), counter, "forced", settings(keep=1), in_set("/repo/.compact/memory/MEMORY.md"))
     assert result is not None
     record = result.eviction
-    again = EvictionRecord.from_wire(json.loads(json.dumps(record.to_wire())))
+    again = eviction_from_record(json.loads(json.dumps(rewrite_record([], record, at=0.0)))["eviction"])
     assert again == record
     assert again.tokens_saved == record.tokens_before - record.tokens_after > 0
 

@@ -26,7 +26,7 @@ from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_noti
 from .compaction import CompactionOutcome, ProgressFn
 from .eviction import EvictionRecord, Trigger
 from .file_gate import AllowedRoots, gated_reader
-from .journal import Journal, NullJournal, header_record
+from .journal import Journal, NullJournal, compaction_record, eviction_from_record, header_record, rewrite_record
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
 from .messages import (
@@ -498,17 +498,7 @@ class ContextSession:
         return self.counter.count_text(self._base_system) + self.counter.count_text(self.memory.system_prompt_section())
 
     def commit_compaction(self, outcome: CompactionOutcome) -> None:
-        self._write_and_apply(
-            {
-                "type": "compaction",
-                "boundaryId": outcome.boundary.id,
-                "messages": outcome.view,
-                "attached": outcome.attached,
-                "result": outcome.to_wire(),
-                "boundary": outcome.boundary.to_wire(),
-                "at": outcome.boundary.created_at,
-            }
-        )
+        self._write_and_apply(compaction_record(outcome))
 
     def undo(self) -> dict[str, Any]:
         """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
@@ -561,10 +551,7 @@ class ContextSession:
             for i, (old, m) in enumerate(zip(self.messages, result.messages, strict=True))
             if old is not m
         ]
-        self._write_and_apply(
-            {"type": "rewrite", "reason": "microcompaction", "changes": changes,
-             "eviction": result.eviction.to_wire(), "at": now}
-        )  # fmt: skip
+        self._write_and_apply(rewrite_record(changes, result.eviction, at=now))
         return result.eviction
 
     def _write_and_apply(self, record: dict[str, Any]) -> None:
@@ -596,7 +583,7 @@ class ContextSession:
             self._notices.clear()
         elif kind == "rewrite":
             self._history.rewrite((int(change["index"]), change["message"]) for change in record["changes"])
-            eviction = EvictionRecord.from_wire(record["eviction"])
+            eviction = eviction_from_record(record["eviction"])
             self.read_state.mark_evicted(c.tool_use_id for c in eviction.cleared)
             self.last_microcompaction = eviction
             self._cleared_markers_tokens += len(eviction.cleared) * self.counter.count_text(CLEARED_TOOL_RESULT)

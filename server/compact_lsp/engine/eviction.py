@@ -1,4 +1,4 @@
-"""Eviction records: what one microcompaction removed from history, and their wire form.
+"""Eviction records: what one microcompaction removed from history, and their wire form (the journal keeps its own).
 
 The server persists an ``EvictionRecord`` with the session, returns it as the ``compact.microcompact`` result
 (docs/protocol.md) and feeds its ``evicted_read_paths`` to the read-file state, so that no "file unchanged"
@@ -27,10 +27,6 @@ class ProtectedResult:
             wire["path"] = self.paths[0]
         return wire
 
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> ProtectedResult:
-        return cls(tool_use_id=wire["toolUseId"], paths=_wire_paths(wire))
-
 
 @dataclass(frozen=True)
 class ClearedResult:
@@ -51,15 +47,6 @@ class ClearedResult:
         if len(self.paths) == 1:
             wire["path"] = self.paths[0]
         return wire
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> ClearedResult:
-        return cls(
-            tool_use_id=wire["toolUseId"],
-            tool=wire.get("tool", ""),
-            paths=_wire_paths(wire),
-            tokens=wire["tokens"],
-        )
 
 
 @dataclass
@@ -101,26 +88,3 @@ class EvictionRecord:
             "mediaCleared": self.media_cleared,
             "createdAt": self.created_at,
         }
-
-    @classmethod
-    def from_wire(cls, wire: dict[str, Any]) -> EvictionRecord:
-        trigger = wire["trigger"]
-        if trigger not in TRIGGERS:
-            raise ValueError(f"unknown microcompaction trigger {trigger!r}")
-        return cls(
-            trigger=trigger,
-            tokens_before=wire["tokensBefore"],
-            tokens_after=wire["tokensAfter"],
-            cleared=[ClearedResult.from_wire(c) for c in wire.get("cleared", [])],
-            protected=[ProtectedResult.from_wire(p) for p in wire.get("protected", [])],
-            evicted_read_paths=list(wire.get("evictedReadPaths", [])),
-            unresolved=list(wire.get("unresolved", [])),
-            created_at=wire.get("createdAt", ""),
-            media_cleared=wire.get("mediaCleared", 0),
-        )
-
-
-def _wire_paths(wire: dict[str, Any]) -> list[str]:
-    if "paths" in wire:
-        return list(wire["paths"])
-    return [wire["path"]] if wire.get("path") else []

@@ -14,11 +14,20 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``compaction``: ``boundaryId``, ``messages`` (the compacted view), ``attached`` (where each rehydrated item
   sits in the summary message), ``result`` (the ``compact.compact`` result), ``boundary``.
 - ``undo``: ``boundaryId``, the compaction it reverts (always the newest one still standing).
+
+The records are built and read here, key by key, never from the engine's ``to_wire()`` shapes: the protocol may
+grow a field without the disk format following it, and a journal written today still loads after a protocol
+change. tests/engine/test_journal.py pins the format.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .eviction import TRIGGERS, ClearedResult, EvictionRecord, ProtectedResult
+
+if TYPE_CHECKING:
+    from .compaction import CompactionOutcome
 
 JOURNAL_VERSION = 1
 
@@ -46,3 +55,98 @@ def header_record(session_id: str, *, title: str, system: str, created_at: float
         "system": system,
         "createdAt": created_at,
     }
+
+
+def rewrite_record(changes: list[dict[str, Any]], eviction: EvictionRecord, *, at: float) -> dict[str, Any]:
+    """A microcompaction: the rewritten messages (``index``, ``message``) and what left history."""
+    return {
+        "type": "rewrite",
+        "reason": "microcompaction",
+        "changes": changes,
+        "eviction": _eviction(eviction),
+        "at": at,
+    }
+
+
+def compaction_record(outcome: CompactionOutcome) -> dict[str, Any]:
+    """A full compaction: the new view, where its attachments sit, the result and the boundary marker."""
+    boundary = outcome.boundary
+    result: dict[str, Any] = {
+        "tokensBefore": boundary.tokens_before,
+        "tokensAfter": boundary.tokens_after,
+        "summarizer": boundary.summarizer,
+        "fallback": boundary.fallback,
+        "rehydrated": outcome.rehydrated,
+        "boundaryId": boundary.id,
+        "trigger": boundary.trigger,
+    }
+    if boundary.fallback:
+        result["fallbackReason"] = outcome.summary.fallback_reason
+    return {
+        "type": "compaction",
+        "boundaryId": boundary.id,
+        "messages": outcome.view,
+        "attached": outcome.attached,
+        "result": result,
+        "boundary": {
+            "boundaryId": boundary.id,
+            "trigger": boundary.trigger,
+            "tokensBefore": boundary.tokens_before,
+            "tokensAfter": boundary.tokens_after,
+            "summarizer": boundary.summarizer,
+            "fallback": boundary.fallback,
+            "createdAt": boundary.created_at,
+            "messagesSummarized": boundary.messages_summarized,
+            **boundary.extra,
+        },
+        "at": boundary.created_at,
+    }
+
+
+def _eviction(eviction: EvictionRecord) -> dict[str, Any]:
+    return {
+        "trigger": eviction.trigger,
+        "tokensBefore": eviction.tokens_before,
+        "tokensAfter": eviction.tokens_after,
+        "tokensSaved": eviction.tokens_saved,
+        "cleared": [
+            {"toolUseId": c.tool_use_id, "tool": c.tool, "paths": list(c.paths), "tokens": c.tokens}
+            | ({"path": c.paths[0]} if len(c.paths) == 1 else {})
+            for c in eviction.cleared
+        ],
+        "protected": [
+            {"toolUseId": p.tool_use_id, "paths": list(p.paths)} | ({"path": p.paths[0]} if p.paths else {})
+            for p in eviction.protected
+        ],
+        "evictedReadPaths": list(eviction.evicted_read_paths),
+        "unresolved": list(eviction.unresolved),
+        "mediaCleared": eviction.media_cleared,
+        "createdAt": eviction.created_at,
+    }
+
+
+def eviction_from_record(entry: dict[str, Any]) -> EvictionRecord:
+    """A ``rewrite`` record's ``eviction`` read back; older records may lack the optional details."""
+    trigger = entry["trigger"]
+    if trigger not in TRIGGERS:
+        raise ValueError(f"unknown microcompaction trigger {trigger!r}")
+    return EvictionRecord(
+        trigger=trigger,
+        tokens_before=entry["tokensBefore"],
+        tokens_after=entry["tokensAfter"],
+        cleared=[
+            ClearedResult(c["toolUseId"], c.get("tool", ""), _paths(c), c["tokens"]) for c in entry.get("cleared", [])
+        ],
+        protected=[ProtectedResult(p["toolUseId"], _paths(p)) for p in entry.get("protected", [])],
+        evicted_read_paths=list(entry.get("evictedReadPaths", [])),
+        unresolved=list(entry.get("unresolved", [])),
+        created_at=entry.get("createdAt", ""),
+        media_cleared=entry.get("mediaCleared", 0),
+    )
+
+
+def _paths(entry: dict[str, Any]) -> list[str]:
+    """``paths``, or the single ``path`` an early record carried."""
+    if "paths" in entry:
+        return list(entry["paths"])
+    return [entry["path"]] if entry.get("path") else []
