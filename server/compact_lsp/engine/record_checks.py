@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .eviction import EvictionRecord
+from .journal import eviction_from_record
 from .messages import MessageShapeError, blocks_of, normalize_message
 from .summarize.session_memory import SessionNotes
 
@@ -116,7 +116,7 @@ def _check_rewrite(record: dict[str, Any], history_len: int) -> None:
             raise BadRecord(f"a rewrite of message {index!r}, but the history has {history_len}")
         _messages([change.get("message")])
     try:
-        EvictionRecord.from_wire(record["eviction"])
+        eviction_from_record(record["eviction"])
     except (KeyError, TypeError, ValueError, AttributeError):
         raise BadRecord("'eviction' is not an eviction record") from None
 
