@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,8 @@ def test_statusline_shows_tokens_window_and_percent_with_a_warning_highlight(com
     assert match, line
     assert float(match.group(1)) == pytest.approx(usage["total"] / 1000, abs=0.05)
     assert float(match.group(2)) == pytest.approx(usage["percent"], abs=0.05)
+    # drawn through the README's snippet: the same figures, '%%' drawn as '%'
+    assert commands.results["statusline_snippet"] == f"{match.group(1)}k/200k {match.group(2)}%"
 
 
 def test_statusline_drops_the_warning_after_microcompaction(commands: NvimRun) -> None:
@@ -130,12 +133,16 @@ def test_status_float_shows_usage_bar_cleared_results_and_read_files(commands: N
     usage = commands.results["status"]["result"]["usage"]
     headline = f"Context  {k_tokens(usage['total'])} / 200k tokens  {usage['percent']:g}%  ok"
     assert headline in lines, lines
-    assert any(line.startswith("█") and line.endswith("░") for line in lines)  # the bar, window-scaled
+    (bar,) = [line for line in lines if line.endswith("░")]
+    # the bar is window-scaled: its filled cells are the used share of 50, with no cell given for free
+    assert bar.count("█") == round(usage["total"] / usage["contextWindow"] * 50) and len(bar) == 50, bar
     assert any(f"■ tool results {k_tokens(usage['byKind']['toolResult'])}" in line for line in lines), lines
     # Only the most recent read is still in the conversation; the other five were cleared, so the biggest item
     # (exact counts from the server) is that read.
     biggest = section(lines, "Biggest items")
-    assert "toolResult" in biggest[0] and biggest[0].endswith("src/mod6.py"), biggest
+    assert biggest[0].split("  ")[-2:] == ["tool result", "read_file src/mod6.py"], biggest
+    # Kinds and tools in the user's words: no raw kind names, no tool-use ids.
+    assert not any("toolResult" in line or "toolu_" in line for line in lines), lines
     cleared = section(lines, "Cleared results")
     assert sorted(line.split()[-1] for line in cleared) == [f"src/mod{i}.py" for i in range(1, 6)]
     read = section(lines, "Read files")
@@ -258,11 +265,17 @@ def test_checkhealth(tmp_path: Path, cmd: list[str] | None, env: dict[str, str],
 # ---- :CompactChat ----
 
 
+def chat_env(stub: Any) -> dict[str, str]:
+    return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": stub.base_url}
+
+
 @pytest.mark.parametrize(
     ("answer", "written"),
     [pytest.param("Allow once", True, id="allowed"), pytest.param("Deny", False, id="denied")],
 )
-def test_chat_turn_with_a_permission_prompt_answered_in_neovim(tmp_path: Path, answer: str, written: bool) -> None:
+def test_chat_turn_typed_at_the_prompt_with_a_permission_prompt_then_qa(
+    tmp_path: Path, answer: str, written: bool
+) -> None:
     from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
     workspace, state = workspace_in(tmp_path)
@@ -276,24 +289,37 @@ def test_chat_turn_with_a_permission_prompt_answered_in_neovim(tmp_path: Path, a
             workspace,
             state,
             settings={**SETTINGS, "baseUrl": stub.base_url},
-            env={"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": stub.base_url},
+            env=chat_env(stub),
             extra={"text": "Please write notes.md", "answer": answer},
         )
+    # The scenario ends with :qa (not :qa!): a chat buffer that blocked it would fail the run.
     assert run.returncode == 0 and "error" not in run.results, run.explain()
-    # With no file open, the chat's prompt buffer started the server and is attached to it.
-    assert run.results["buftype"] == "prompt" and run.results["buf_attached"] is True
-    assert run.results["buf_name"].startswith("compact-lsp://chat/ses_")
-    if "chat_unavailable" in run.results:
-        pytest.skip(f"the server has no compact/chat yet: {run.results['chat_unavailable']}")
+    assert run.results["initial_lines"] == ["> "]  # the prompt shows before the user presses i
+    assert run.results["buftype"] == "prompt" and run.results["buflisted"] is False
+    # The chat started the server with no file open, and is no document of the project (not attached).
+    assert run.results["buf_attached"] is False
+    assert run.results["hidden_modified"] is False
+    session = run.results["session"]
+    assert run.results["buf_name"] == f"compact-lsp://chat/{session}"
     assert run.results["done"]["data"].get("error") is None
-    assert [p["items"] for p in run.results["prompts"]] == [["Allow once", "Allow for this session", "Deny"]]
+    # The session is titled by the first message, and it is the chat's.
+    (item,) = run.results["sessions"]
+    assert (item["sessionId"], item["title"]) == (session, "Please write notes.md")
+    # One short line for the picker; the whole question is in the chat.
+    (prompt,) = run.results["prompts"]
+    assert prompt["items"] == ["Allow once", "Allow for this session", "Deny"]
+    assert "\n" not in prompt["prompt"] and "notes.md" in prompt["prompt"]
     assert (workspace / "notes.md").exists() is written
-    transcript = "\n".join(run.results["lines"])
-    assert "You: Please write notes.md" in transcript
-    assert "Claude: Writing." in transcript
-    assert "⚙ write_file notes.md" in transcript
-    assert f"→ {answer}" in transcript
-    assert "Finished with the notes." in transcript
+    lines = run.results["lines"]
+    assert lines.count("You: Please write notes.md") == 1
+    assert not any(line.startswith("> Please") for line in lines)  # the typed line is not shown twice
+    assert "Claude: Writing." in lines
+    assert "  ⚙ write_file notes.md" in lines
+    assert f"    → {answer}" in lines
+    assert "Claude: Finished with the notes." in lines  # every text of the turn is labelled
+    end = next(line for line in lines if line.startswith("  ["))
+    assert re.fullmatch(r"  \[done · [\d.]+k?/200k tokens \([\d.]+%\) in context\]", end), end
+    assert lines[-1] == "> "
     assert run.results["statusline"] != ""
 
 
@@ -314,6 +340,7 @@ def test_automatic_compaction_is_announced(tmp_path: Path) -> None:
 # ---- help ----
 
 HELP_TOPICS = [
+    "compact_lsp",
     "compact_lsp.txt",
     ":Compact",
     ":Compact-full",
@@ -323,17 +350,112 @@ HELP_TOPICS = [
     "compact_lsp-events",
     "hl-CompactLspWarning",
     "compact_lsp.Options",
+    "compact_lsp-edits",
 ]
 
 
-def test_help_tags_build_and_topics_open(tmp_path: Path) -> None:
-    # helptags writes a tags file: build it on a copy, not in the repository.
-    doc = tmp_path / "rtp" / "doc"
-    shutil.copytree(PLUGIN_DIR / "doc", doc)
+def test_help_works_after_a_lazy_style_install_and_the_shipped_tags_are_current(tmp_path: Path) -> None:
+    # lazy.nvim's `dir` install: the plugin directory as it is in the repository (copied, so nothing is written
+    # there), on 'runtimepath' with no :helptags run.
+    plugin_copy = tmp_path / "compact-lsp.nvim"
+    shutil.copytree(PLUGIN_DIR, plugin_copy)
+    fresh_doc = tmp_path / "fresh" / "doc"
+    shutil.copytree(PLUGIN_DIR / "doc", fresh_doc, ignore=shutil.ignore_patterns("tags"))
     workspace, state = workspace_in(tmp_path)
-    extra = {"doc_dir": str(doc), "topics": HELP_TOPICS}
+    extra = {"plugin_copy": str(plugin_copy), "doc_dir": str(fresh_doc), "topics": HELP_TOPICS}
     run = run_scenario("help", workspace, state, cmd=server_command(), extra=extra)
     assert run.returncode == 0 and "error" not in run.results, run.explain()
-    assert run.results["helptags_error"] == ""
     for topic, line in run.results["opened"].items():
         assert f"*{topic}*" in line, (topic, line)  # the cursor is on the topic's tag
+    assert run.results["helptags_error"] == ""
+    # The shipped tags are what :helptags makes of the shipped help (regenerate them when the help changes:
+    # nvim --headless -c 'helptags editors/nvim/doc' -c q).
+    assert (PLUGIN_DIR / "doc" / "tags").read_text() == (fresh_doc / "tags").read_text()
+
+
+def test_chat_cancel_then_send_again(tmp_path: Path) -> None:
+    from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
+
+    workspace, state = workspace_in(tmp_path)
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "app.py"}, text="Reading first."),
+            hang(),
+            reply("Here is the short answer."),
+        )
+        flag = state / "hanging"
+
+        def flag_when_hanging() -> None:
+            if stub.wait_for_requests(2, timeout=60):
+                flag.touch()
+
+        waiter = threading.Thread(target=flag_when_hanging, daemon=True)
+        waiter.start()
+        extra = {"hanging_flag": str(flag)}
+        run = run_scenario("chat_cancel", workspace, state, settings=SETTINGS, env=chat_env(stub), extra=extra)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    assert run.results["cancelled"]["data"]["cancelled"] is True
+    after_cancel = run.results["lines_after_cancel"]
+    assert after_cancel[-3:] == ["  [cancelled]", "", "> "], after_cancel
+    second = run.results["second"]["data"]
+    assert second.get("error") is None and second["result"]["stopReason"] == "end_turn"
+    lines = run.results["lines"]
+    assert "You: Say something short" in lines
+    assert "Claude: Here is the short answer." in lines
+    # No "still answering" refusal, no error shown for a cancel the user asked for.
+    assert run.results["warnings"] == []
+
+
+# ---- agent edits and open buffers ----
+
+
+def test_agent_edits_reload_clean_buffers_and_never_overwrite_unsaved_changes(tmp_path: Path) -> None:
+    from tests.support.messages_api_stub import MessagesApiStub, StubResponse, reply
+
+    def calls(*calls: tuple[str, dict[str, Any]]) -> StubResponse:
+        blocks = [{"type": "tool_use", "id": f"toolu_{i}_{name}", "name": name, "input": args} for i, (name, args) in enumerate(calls)]
+        return StubResponse(content=blocks, stop_reason="tool_use")
+
+    def edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+        return ("edit_file", {"file_path": path, "old_string": old, "new_string": new})
+
+    workspace, state = workspace_in(tmp_path)
+    with MessagesApiStub() as stub:
+        stub.push(
+            calls(*[("read_file", {"file_path": f"{n}.py"}) for n in "abcd"]),
+            calls(
+                edit("a.py", "return 1", "return 10"),
+                edit("b.py", "return 2", "return 20"),
+                ("write_file", {"file_path": "c.py", "content": "# rewritten by the agent\n"}),
+            ),
+            reply("Updated all three."),
+        )
+        run = run_scenario("edits", workspace, state, settings=SETTINGS, env=chat_env(stub))
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    assert r["done"]["data"].get("error") is None
+    assert [(s["path"].rsplit("/", 1)[-1], s["outcome"]) for s in r["syncs"]] == [
+        ("a.py", "reloaded"),
+        ("b.py", "merged"),
+        ("c.py", "diverged"),
+    ]
+    # Clean buffer: reloaded, shows the agent's edit, not modified; :w keeps the edit.
+    assert r["a"]["lines"] == ["def a():", "    return 10"] and r["a"]["modified"] is False
+    assert r["a_after_write"] == "def a():\n    return 10\n"
+    # Modified buffer, edit_file: the user's unsaved line stays and the agent's edit is in the buffer too; the
+    # disk has the agent's edit only until :w, which then saves both (no "changed since reading" prompt).
+    assert r["b"]["lines"] == ["# my unsaved note", "def b():", "    return 20"] and r["b"]["modified"] is True
+    assert r["b"]["disk"] == "def b():\n    return 20\n"
+    assert r["b_after_write"] == "# my unsaved note\ndef b():\n    return 20\n"
+    # Modified buffer, write_file: the buffer keeps the user's text; the user is told how to choose.
+    assert r["c"]["lines"] == ["# my unsaved note", "def c():", "    return 3"] and r["c"]["modified"] is True
+    assert r["c"]["disk"] == "# rewritten by the agent\n"
+    warnings = [n["message"] for n in r["notifications"] if n["level"] == 3]
+    assert any("c.py" in m and "unsaved changes" in m and ":e!" in m for m in warnings), warnings
+    # The prompts for the modified buffers said so before the user answered.
+    prompts = [p["prompt"] for p in r["prompts"]]
+    assert len(prompts) == 3
+    assert "unsaved" not in prompts[0] and all("unsaved changes" in p for p in prompts[1:]), prompts
+    # d.py, read by the agent, changed outside Neovim: one notice. The agent's and Neovim's own writes: none.
+    assert [p.rsplit("/", 1)[-1] for p in r["changed"]] == ["d.py"]
+    assert any(m.startswith("compact-lsp: d.py changed on disk since the agent read it") for m in messages_of(run))

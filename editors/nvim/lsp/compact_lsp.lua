@@ -15,7 +15,8 @@ end
 
 ---@type vim.lsp.Config
 return {
-  cmd = { 'compact-lsp', '--stdio' },
+  -- compact-lsp on $PATH, else the .venv of the checkout this plugin runs from (compact_lsp.config).
+  cmd = require('compact_lsp.config').server_cmd() or { 'compact-lsp', '--stdio' },
   -- Every file buffer may feed the read-file state, so no filetype filter.
   --- The nearest `.compact` or `.git` directory, else the current directory, so that the agent works in any
   --- directory and every buffer of one project shares one server.
@@ -25,6 +26,14 @@ return {
     on_dir(vim.fs.root(bufnr, root_markers) or vim.fn.getcwd())
   end,
   init_options = vim.empty_dict(),
+  --- A running chat turn ends when its server goes (its answer will never come).
+  on_exit = function(_, _, client_id)
+    vim.schedule(function()
+      if package.loaded['compact_lsp.chat'] then
+        require('compact_lsp.chat').client_gone(client_id)
+      end
+    end)
+  end,
   handlers = {
     ['compact/didChangeUsage'] = handler('did_change_usage'),
     ['compact/didCompact'] = handler('did_compact'),

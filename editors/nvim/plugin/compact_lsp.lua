@@ -35,6 +35,11 @@ local function highlights()
     CompactLspKindToolUse = 'Type',
     CompactLspKindToolResult = 'Constant',
     CompactLspKindAttachments = 'Identifier',
+    CompactLspChatUser = 'Title',
+    CompactLspChatAgent = 'Function',
+    CompactLspChatTool = 'Comment',
+    CompactLspChatError = 'DiagnosticError',
+    CompactLspChatMark = 'NonText',
   }
   for group, target in pairs(links) do
     vim.api.nvim_set_hl(0, group, { link = target, default = true })
@@ -44,6 +49,30 @@ highlights()
 
 local group = vim.api.nvim_create_augroup('compact_lsp', { clear = true })
 vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = highlights })
+-- One clear message when the first file opens and the server cannot start (Neovim itself only logs it).
+vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+  group = group,
+  callback = function(ev)
+    if vim.bo[ev.buf].buftype ~= '' or not (vim.lsp.is_enabled and vim.lsp.is_enabled('compact_lsp')) then
+      return
+    end
+    local missing = require('compact_lsp.config').missing_server()
+    if missing then
+      vim.notify_once(missing, vim.log.levels.WARN)
+    end
+    return true -- checked once
+  end,
+})
+-- When a server starts: learn its current session (persisted by the server) and the session list.
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = group,
+  callback = function(ev)
+    local client = vim.lsp.get_client_by_id(ev.data.client_id)
+    if client and client.name == 'compact_lsp' and not require('compact_lsp.state').session_id then
+      require('compact_lsp.sessions').refresh()
+    end
+  end,
+})
 -- Progress is tracked without setup() too (`:Compact cancel` needs the running tokens).
 vim.api.nvim_create_autocmd('LspProgress', {
   group = group,

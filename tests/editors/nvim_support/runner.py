@@ -111,23 +111,29 @@ def run_scenario(
     init = SUPPORT_DIR / "init.lua"
     # The scenario quits Neovim itself; the last command only runs if it failed before it could.
     argv = [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}", "-c", "cquit! 5"]
-    proc = subprocess.run(
-        argv,
-        cwd=workspace,
-        env=run_env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=workspace,
+            env=run_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+        returncode, stderr = proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired as exc:  # what it recorded before hanging tells where it hung
+        returncode, stderr = -9, f"timed out after {RUN_TIMEOUT_S} s; {exc.stderr!r}"
     results: dict[str, Any] = {}
     if result_file.exists():
         results = json.loads(result_file.read_text())
+        if returncode == -9:
+            results.setdefault("error", f"hung after recording {sorted(results)}")
     return NvimRun(
         results=results,
-        returncode=proc.returncode,
-        stderr=proc.stderr,
+        returncode=returncode,
+        stderr=stderr,
         workspace=workspace,
         server_log=server_log,
     )

@@ -1,16 +1,17 @@
 --- `:CompactChat`: a prompt buffer for the built-in agent. Each line typed at the `> ` prompt is sent with
---- `compact/chat`; the answer streams in from `compact/chatEvent`; permission prompts show inline and are
---- answered with `vim.ui.select`. <C-c> cancels the running turn.
+--- `compact/chat`; the answer streams in from `compact/chatEvent`. <C-c> cancels the running turn. The buffer has
+--- no file (unlisted, never "modified"), so it never stops `:qa`.
 local client = require('compact_lsp.client')
-local format = require('compact_lsp.format')
+local render = require('compact_lsp.chat_render')
 local state = require('compact_lsp.state')
 
 local M = {}
 
 M.prompt = '> '
 
---- Lines of a permission question shown in the transcript.
-local PROMPT_LINES = 20
+--- A turn the server refuses as busy right after a cancel is retried this long (the old turn is winding down).
+local BUSY_RETRY_MS = 5000
+local BUSY_RETRY_EVERY_MS = 100
 
 --- The chat buffer of a session, if it is still there.
 ---@param session_id string?
@@ -23,141 +24,197 @@ function M.buffer(session_id)
   return nil
 end
 
---- Insert transcript lines above the prompt line.
----@param buf integer
----@param lines string[]
-local function append_lines(buf, lines)
-  local n = vim.api.nvim_buf_line_count(buf)
-  vim.api.nvim_buf_set_lines(buf, n - 1, n - 1, false, lines)
+---@param ev table
+local function emit(pattern, ev)
+  require('compact_lsp.handlers').emit(pattern, ev)
 end
 
---- Continue the streamed answer: the first piece extends the last transcript line, the rest are new lines.
----@param buf integer
----@param turn compact_lsp.ChatTurn?
----@param text string
-local function append_text(buf, turn, text)
-  local pieces = vim.split(text, '\n', { plain = true })
-  local n = vim.api.nvim_buf_line_count(buf)
-  if turn and turn.open_text and n >= 2 then
-    local last = vim.api.nvim_buf_get_lines(buf, n - 2, n - 1, false)[1] or ''
-    vim.api.nvim_buf_set_lines(buf, n - 2, n - 1, false, { last .. pieces[1] })
-    table.remove(pieces, 1)
+--- End a turn once, however it ended (answer, error, cancel, server gone): the turn state goes, a mark closes it.
+---@param session_id string
+---@param turn compact_lsp.ChatTurn
+---@param outcome {result: table?, error: string?, cancelled: boolean?}
+local function finish(session_id, turn, outcome)
+  if state.turns[session_id] ~= turn then
+    return -- already ended (a late answer after a cancel)
   end
-  if #pieces > 0 then
-    append_lines(buf, pieces)
+  state.turns[session_id] = nil
+  local result = outcome.result or {}
+  if type(result.usage) == 'table' and result.usage.total then
+    state.usage[session_id] = result.usage
+    vim.cmd.redrawstatus({ bang = true })
   end
-  if turn then
-    turn.open_text = true
+  local buf = M.buffer(session_id)
+  if buf then
+    local lines = {}
+    if outcome.error then
+      table.insert(lines, '  ! ' .. outcome.error)
+    end
+    local stop = outcome.cancelled and 'cancelled' or outcome.error and 'error' or result.stopReason
+    table.insert(lines, render.turn_end(stop, result.usage))
+    table.insert(lines, '')
+    render.append_lines(buf, lines)
   end
+  emit('CompactLspChatDone', {
+    session_id = session_id,
+    result = outcome.result,
+    error = outcome.error,
+    cancelled = outcome.cancelled or (result.stopReason == 'cancelled') or nil,
+  })
 end
 
---- A short description of a tool call's input: its path, pattern or command.
+--- The path a tool call writes or reads, absolute.
+---@param turn compact_lsp.ChatTurn
 ---@param input any
----@return string
-local function describe_input(input)
-  if type(input) ~= 'table' then
-    return ''
+---@return string?
+local function call_path(turn, input)
+  local path = type(input) == 'table' and input.file_path
+  if type(path) ~= 'string' or path == '' then
+    return nil
   end
-  for _, key in ipairs({ 'file_path', 'path', 'pattern', 'command', 'query', 'topic' }) do
-    if type(input[key]) == 'string' then
-      local value = key:match('path') and format.path(input[key]) or input[key]
-      return #value > 70 and (value:sub(1, 67) .. '...') or value
+  return require('compact_lsp.edits').absolute(path, turn.root)
+end
+
+--- Tool calls seen by the plugin: reads are watched for changes on disk, writes reload the buffers they touch.
+---@param turn compact_lsp.ChatTurn
+---@param ev table
+local function track_tools(turn, ev)
+  local edits = require('compact_lsp.edits')
+  local watch = require('compact_lsp.watch')
+  if ev.kind == 'tool_use' then
+    turn.calls[ev.id or ''] = { name = ev.name, input = ev.input }
+    turn.last_call = { name = ev.name, input = ev.input }
+    local path = call_path(turn, ev.input)
+    if path and edits.writing_tools[ev.name] then
+      watch.own_write(path)
+    end
+  elseif ev.kind == 'tool_result' then
+    local call = turn.calls[ev.toolUseId or ''] or {}
+    local path = call_path(turn, call.input)
+    if not path or ev.isError or ev.is_error then
+      return
+    end
+    if edits.writing_tools[call.name] then
+      watch.own_write(path)
+      local outcome = edits.after_agent_write(path, call.name, call.input)
+      if outcome then
+        emit('CompactLspBufferSync', { path = path, outcome = outcome })
+      end
+    elseif call.name == 'read_file' then
+      watch.read(path)
     end
   end
-  return ''
-end
-
---- First line of a tool result's text, for the compact transcript.
----@param ev table
----@return string
-local function describe_result(ev)
-  local text = ev.summary or ev.content or ev.text or ''
-  if type(text) == 'table' then
-    text = vim.iter(text)
-      :map(function(block)
-        return type(block) == 'table' and block.text or nil
-      end)
-      :join(' ')
-  end
-  local first = tostring(text):match('^[^\n]*') or ''
-  return #first > 70 and (first:sub(1, 67) .. '...') or first
 end
 
 --- Render one `compact/chatEvent` in its session's chat buffer.
 ---@param ev compact_lsp.ChatEvent|table
 function M.on_event(ev)
+  local turn = state.turns[ev.sessionId]
+  if turn then
+    track_tools(turn, ev)
+  end
   local buf = M.buffer(ev.sessionId)
   if not buf then
     return
   end
-  local turn = state.turns[ev.sessionId]
   if ev.kind == 'text' then
-    append_text(buf, turn, ev.text or ev.delta or '')
+    render.append_text(buf, turn, ev.text or ev.delta or '')
     return
   end
   if turn then
     turn.open_text = false
   end
-  if ev.kind == 'tool_use' then
-    append_lines(buf, { string.format('  ⚙ %s %s', ev.name or 'tool', describe_input(ev.input)) })
-  elseif ev.kind == 'tool_result' then
-    local failed = ev.isError or ev.is_error
-    append_lines(buf, { string.format('  %s %s', failed and '✗' or '↳', describe_result(ev)) })
-  elseif ev.kind == 'status' then
-    append_lines(buf, { '  · ' .. tostring(ev.message or ev.text or ev.status or '') })
-  elseif ev.kind == 'error' then
-    append_lines(buf, { '  ! ' .. tostring(ev.message or ev.text or 'error') })
-  end
+  render.append_lines(buf, render.event_lines(ev))
 end
 
---- The chat buffer whose turn is waiting on the server (permission prompts belong to it).
----@return integer?
-local function busy_buffer()
-  for session_id in pairs(state.turns) do
-    local buf = M.buffer(session_id)
-    if buf then
-      return buf
-    end
+--- The running turn that waits on the server (permission prompts belong to it), with its session.
+---@return compact_lsp.ChatTurn?
+---@return string?
+function M.busy_turn()
+  for session_id, turn in pairs(state.turns) do
+    return turn, session_id
   end
   return nil
 end
 
----@param params lsp.ShowMessageRequestParams
-function M.on_prompt(params)
-  local buf = busy_buffer()
+--- Show a permission question in the chat: the whole question (a diff, a file's content), capped.
+---@param session_id string?
+---@param message string
+function M.show_question(session_id, message)
+  local buf = M.buffer(session_id)
+  if not buf then
+    return
+  end
+  local turn = state.turns[session_id]
+  if turn then
+    turn.open_text = false
+  end
+  local max = 20
+  local lines = vim.split(message, '\n', { plain = true })
+  local shown = { '  ? ' .. lines[1] }
+  for i = 2, math.min(#lines, max) do
+    table.insert(shown, '    ' .. lines[i])
+  end
+  if #lines > max then
+    table.insert(shown, string.format('    … %d more lines', #lines - max))
+  end
+  render.append_lines(buf, shown)
+end
+
+---@param session_id string?
+---@param title string
+function M.show_answer(session_id, title)
+  local buf = M.buffer(session_id)
   if buf then
-    for session_id, turn in pairs(state.turns) do
-      if state.chats[session_id] == buf then
-        turn.open_text = false
-      end
-    end
-    -- The whole question (an edit's diff, a file's content), capped so a big write stays readable.
-    local lines = vim.split(params.message or '', '\n', { plain = true })
-    local shown = { '  ? ' .. lines[1] }
-    for i = 2, math.min(#lines, PROMPT_LINES) do
-      table.insert(shown, '    ' .. lines[i])
-    end
-    if #lines > PROMPT_LINES then
-      table.insert(shown, string.format('    … %d more lines', #lines - PROMPT_LINES))
-    end
-    append_lines(buf, shown)
+    render.append_lines(buf, { '    → ' .. title })
   end
 end
 
----@param choice lsp.MessageActionItem|vim.NIL|nil
-function M.on_prompt_answer(_, choice)
-  local buf = busy_buffer()
-  if buf then
-    local title = type(choice) == 'table' and choice.title or 'dismissed'
-    append_lines(buf, { '    → ' .. title })
-  end
-end
-
---- Send one user turn.
+--- Send `text` as one user turn of `session_id` (whose buffer already shows it).
 ---@param session_id string
 ---@param text string
-function M.send(session_id, text)
+---@param started integer? vim.uv.now() of the first attempt (busy retries)
+local function request_turn(session_id, text, started)
   local buf = M.buffer(session_id)
+  local c, err = client.ensure()
+  if not c then
+    local turn = state.turns[session_id]
+    if turn then
+      finish(session_id, turn, { error = err or 'no server' })
+    end
+    return
+  end
+  local turn = state.turns[session_id]
+  if not turn then
+    return
+  end
+  turn.client_id, turn.root = c.id, c.root_dir
+  local ok, request_id = c:request('compact/chat', { sessionId = session_id, text = text }, function(rpc_err, result)
+    if state.turns[session_id] ~= turn then
+      return
+    end
+    local busy = rpc_err and type(rpc_err.data) == 'table' and rpc_err.data.kind == 'busy'
+    local cancelled_at = state.cancelled_at[session_id]
+    if busy and cancelled_at and vim.uv.now() - (started or 0) < BUSY_RETRY_MS then
+      -- our own cancelled turn is still winding down on the server: try again shortly
+      vim.defer_fn(function()
+        request_turn(session_id, text, started)
+      end, BUSY_RETRY_EVERY_MS)
+      return
+    end
+    finish(session_id, turn, { result = result, error = rpc_err and client.message(rpc_err):gsub('^compact%-lsp: ', '') })
+  end)
+  if ok then
+    turn.request_id = request_id
+  else
+    finish(session_id, turn, { error = 'the server is not running' })
+  end
+end
+
+--- Send one user turn. `echoed`: the prompt line already shows the text (typed at the `> ` prompt).
+---@param session_id string
+---@param text string
+---@param echoed boolean?
+function M.send(session_id, text, echoed)
   if text:match('^%s*$') then
     return
   end
@@ -165,90 +222,119 @@ function M.send(session_id, text)
     vim.notify('compact-lsp: the agent is still answering (<C-c> cancels)', vim.log.levels.WARN)
     return
   end
-  local c, err = client.ensure(buf)
-  if not c then
-    vim.notify(err or 'compact-lsp: no server', vim.log.levels.ERROR)
-    return
+  local buf = M.buffer(session_id)
+  if buf and not echoed then
+    render.append_lines(buf, { render.you .. text })
   end
   ---@type compact_lsp.ChatTurn
-  local turn = { client_id = c.id, open_text = false }
+  local turn = { open_text = false, calls = {} }
   state.turns[session_id] = turn
-  if buf then
-    append_lines(buf, { 'You: ' .. text, 'Claude: ' })
-    turn.open_text = true
-  end
-  local ok, request_id = c:request('compact/chat', { sessionId = session_id, text = text }, function(rpc_err, result)
-    state.turns[session_id] = nil
-    local b = M.buffer(session_id)
-    if rpc_err then
-      if b then
-        append_lines(b, { '  ! ' .. (rpc_err.message or 'the turn failed') })
-      end
-    else
-      result = result or {}
-      if type(result.usage) == 'table' and result.usage.total then
-        state.usage[session_id] = result.usage
-        vim.cmd.redrawstatus({ bang = true })
-      end
-      if b then
-        local usage = type(result.usage) == 'table' and result.usage.total
-            and (' · ' .. format.tokens(result.usage.total) .. ' tokens')
-          or ''
-        append_lines(b, { string.format('  [%s%s]', tostring(result.stopReason or 'done'), usage), '' })
-      end
-    end
-    require('compact_lsp.handlers').emit('CompactLspChatDone', {
-      session_id = session_id,
-      result = result,
-      error = rpc_err and rpc_err.message or nil,
-    })
-  end, buf)
-  if ok then
-    turn.request_id = request_id
-  else
-    state.turns[session_id] = nil
-  end
+  request_turn(session_id, text, vim.uv.now())
 end
 
---- Cancel the running turn of a session (`$/cancelRequest`).
+--- Cancel the running turn of a session. Neovim drops the answer to a cancelled request, so the turn ends here.
 ---@param session_id string?
 function M.cancel(session_id)
   session_id = session_id or state.session_id
   local turn = session_id and state.turns[session_id]
-  if not turn or not turn.request_id then
+  if not turn then
     return
   end
-  local c = vim.lsp.get_client_by_id(turn.client_id)
-  if c then
+  local c = turn.client_id and vim.lsp.get_client_by_id(turn.client_id)
+  if c and turn.request_id then
     c:cancel_request(turn.request_id)
   end
+  state.cancelled_at[session_id] = vim.uv.now()
+  finish(session_id, turn, { cancelled = true })
 end
 
---- Create the prompt buffer of a session and attach it to the server (`vim.lsp.start` with `bufnr`,
---- since `vim.lsp.enable` attaches only to file buffers).
+--- Title of a session the chat creates: the `chat.title` option, else the first message.
+---@param text string
+---@return string
+local function title_for(text)
+  local fixed = require('compact_lsp.config').options.chat.title
+  if fixed then
+    return fixed
+  end
+  local first = vim.trim(text:match('^[^\n]*') or '')
+  return vim.fn.strchars(first) > 60 and (vim.fn.strcharpart(first, 0, 59) .. '…') or first
+end
+
+--- Bind a chat buffer to its session: name, lookups.
+---@param buf integer
 ---@param session_id string
+local function bind(buf, session_id)
+  state.chats[session_id] = buf
+  vim.b[buf].compact_lsp_session = session_id
+  pcall(vim.api.nvim_buf_set_name, buf, 'compact-lsp://chat/' .. session_id)
+end
+
+--- What <CR> at the prompt does: the typed line becomes "You: …", and the turn starts (creating the session
+--- first when this chat has none yet).
+---@param buf integer
+---@param text string
+local function submit(buf, text)
+  if text:match('^%s*$') then
+    return
+  end
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n - 2, n - 1, false, {})
+  render.settle(buf)
+  local session_id = vim.b[buf].compact_lsp_session
+  if session_id then
+    render.append_lines(buf, { render.you .. text })
+    return M.send(session_id, text, true)
+  end
+  render.append_lines(buf, { render.you .. text })
+  require('compact_lsp.sessions').create(title_for(text), function(err, new_id)
+    if err or not new_id then
+      render.append_lines(buf, { '  ! ' .. (err or 'could not create a session'), '' })
+      return
+    end
+    bind(buf, new_id)
+    state.session_id = new_id
+    M.send(new_id, text, true)
+  end)
+end
+
+--- Create a chat buffer (bound to `session_id` when given, else to the session its first message creates) and
+--- start the server if none runs (no file needs to be open).
+---@param session_id string?
 ---@return integer buf
 local function create_buffer(session_id)
-  local buf = vim.api.nvim_create_buf(true, true)
-  vim.api.nvim_buf_set_name(buf, 'compact-lsp://chat/' .. session_id)
+  local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'prompt'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'compact_chat'
+  if session_id then
+    bind(buf, session_id)
+  else
+    pcall(vim.api.nvim_buf_set_name, buf, 'compact-lsp://chat/new')
+  end
   vim.fn.prompt_setprompt(buf, M.prompt)
   vim.fn.prompt_setcallback(buf, function(text)
-    M.send(session_id, text)
+    submit(buf, text)
   end)
-  vim.fn.prompt_setinterrupt(buf, function()
-    M.cancel(session_id)
-  end)
-  vim.keymap.set('n', '<C-c>', function()
-    M.cancel(session_id)
-  end, { buffer = buf, desc = 'Cancel the agent turn' })
-  state.chats[session_id] = buf
-  local _, err = client.ensure(buf)
+  local function interrupt()
+    M.cancel(vim.b[buf].compact_lsp_session)
+  end
+  vim.fn.prompt_setinterrupt(buf, interrupt)
+  vim.keymap.set('n', '<C-c>', interrupt, { buffer = buf, desc = 'Cancel the agent turn' })
+  -- The prompt shows at once, not only after `i`.
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { M.prompt })
+  render.settle(buf)
+  local group = vim.api.nvim_create_augroup('compact_lsp.chat.' .. buf, { clear = true })
+  vim.api.nvim_create_autocmd({ 'InsertLeave', 'TextChanged', 'TextChangedI' }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      render.settle(buf)
+    end,
+  })
+  local _, err = client.ensure()
   if err then
-    vim.notify(err, vim.log.levels.ERROR)
+    render.append_lines(buf, { '  ! ' .. err, '' })
   end
   return buf
 end
@@ -263,37 +349,61 @@ local function show(buf)
   vim.cmd('botright vsplit')
   vim.api.nvim_win_set_buf(0, buf)
   vim.wo.wrap = true
+  vim.wo.linebreak = true
   vim.wo.number = false
+  vim.wo.relativenumber = false
 end
 
---- Open (or focus) the chat of the tracked session, creating a session with `compact/newSession` when
---- none is tracked; then send `text` if given.
+local submit_text
+
+--- Open (or focus) the chat of the current session: the one chosen with `:Compact session`, else the server's
+--- current session (its history is shown), else a new chat whose first message creates a session. Then send
+--- `text` if given.
 ---@param text string?
----@param on_ready fun(session_id: string, buf: integer)?
+---@param on_ready fun(session_id: string?, buf: integer)?
 function M.open(text, on_ready)
+  local sessions = require('compact_lsp.sessions')
   local function ready(session_id)
-    local buf = M.buffer(session_id) or create_buffer(session_id)
+    local buf = M.buffer(session_id)
+    if not buf then
+      buf = (not session_id and state.new_chat and vim.api.nvim_buf_is_valid(state.new_chat)) and state.new_chat
+        or create_buffer(session_id)
+      if session_id then
+        sessions.show_history(session_id, buf)
+      else
+        state.new_chat = buf
+      end
+    end
     show(buf)
     if text and text ~= '' then
-      M.send(session_id, text)
+      submit_text(buf, text)
     end
     if on_ready then
-      on_ready(session_id, buf)
+      on_ready(vim.b[buf].compact_lsp_session, buf)
     end
   end
-  if state.session_id then
-    ready(state.session_id)
-    return
-  end
-  local title = require('compact_lsp.config').options.chat.title
-  client.request('compact/newSession', { title = title }, function(err, result)
-    if err or not result then
-      vim.notify('compact-lsp: ' .. (err and err.message or 'could not create a session'), vim.log.levels.ERROR)
-      return
-    end
-    state.session_id = result.sessionId
-    ready(result.sessionId)
+  sessions.current(function(session_id)
+    ready(session_id)
   end)
+end
+
+--- Send `text` from a command (`:CompactChat text`) as if typed at the prompt.
+---@param buf integer
+---@param text string
+submit_text = function(buf, text)
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { M.prompt .. text, M.prompt })
+  submit(buf, text)
+end
+
+--- The server of a chat stopped (crash, :LspRestart): its running turn ends with an error instead of hanging.
+---@param client_id integer
+function M.client_gone(client_id)
+  for session_id, turn in pairs(state.turns) do
+    if turn.client_id == client_id then
+      finish(session_id, turn, { error = 'the server stopped; the turn was not finished' })
+    end
+  end
 end
 
 return M

@@ -43,19 +43,20 @@ local function reuse_running(client)
   return client.name == M.name and not client:is_stopped()
 end
 
---- Start the server if none runs (attaching `bufnr` when given) and wait until it is initialized.
----@param bufnr integer? buffer to attach, e.g. a chat scratch buffer
+--- Start the server if none runs and wait until it is initialized. Starting it attaches no buffer: the chat
+--- buffer is no document of the project (its text must not join the read-file state).
 ---@return vim.lsp.Client? client
 ---@return string? error
-function M.ensure(bufnr)
-  local client = not bufnr and M.get() or nil
+function M.ensure()
+  local client = M.get()
   if not client then
-    local target = bufnr or vim.api.nvim_get_current_buf()
-    local id = vim.lsp.start(M.resolve_config(target), {
-      bufnr = target,
-      attach = bufnr ~= nil,
-      reuse_client = reuse_running,
-    })
+    local target = vim.api.nvim_get_current_buf()
+    local config = M.resolve_config(target)
+    local missing = require('compact_lsp.config').missing_server(config.cmd)
+    if missing then
+      return nil, missing
+    end
+    local id = vim.lsp.start(config, { bufnr = target, attach = false, reuse_client = reuse_running })
     client = id and vim.lsp.get_client_by_id(id) or nil
     if not client then
       return nil, 'compact-lsp: could not start the server (see :checkhealth compact_lsp)'
@@ -71,6 +72,15 @@ function M.ensure(bufnr)
     end
   end
   return client
+end
+
+--- A server error as one line for the user, prefixed once with "compact-lsp: ".
+---@param err lsp.ResponseError|string
+---@return string
+function M.message(err)
+  local text = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
+  text = text:gsub('^compact%-lsp: ', '')
+  return 'compact-lsp: ' .. text
 end
 
 --- Send a request; `on_result(err, result)` runs on the main loop. Errors without a callback are shown.
@@ -94,7 +104,7 @@ function M.request(method, params, on_result, bufnr)
     if on_result then
       on_result(rpc_err, result)
     elseif rpc_err then
-      vim.notify('compact-lsp: ' .. rpc_err.message, vim.log.levels.ERROR)
+      vim.notify(M.message(rpc_err), vim.log.levels.ERROR)
     end
   end, bufnr)
   return ok and request_id or nil

@@ -18,7 +18,7 @@ end
 ---@param result any
 local function done(name, err, result)
   if err then
-    notify(err.message or tostring(err), vim.log.levels.ERROR)
+    vim.notify(client.message(err), vim.log.levels.ERROR)
   end
   require('compact_lsp.handlers').emit('CompactLspCommand', {
     name = name,
@@ -27,9 +27,19 @@ local function done(name, err, result)
   })
 end
 
+--- An outcome (`changed: false`: nothing to do, cancelled) in the user's words.
+---@param result table
+---@return string
+local function describe_outcome(result)
+  return (tostring(result.reason or result.kind or 'nothing changed'):gsub('%.$', ''))
+end
+
 ---@param result {trigger: string?, tokensBefore: integer, tokensAfter: integer, cleared: table[], protected: table[]?}
 ---@return string
 function M.describe_micro(result)
+  if result.changed == false then
+    return describe_outcome(result)
+  end
   local cleared = result.cleared or {}
   local protected = result.protected or {}
   local kept = #protected > 0
@@ -50,11 +60,18 @@ end
 ---@param result {tokensBefore: integer, tokensAfter: integer, summarizer: string?, rehydrated: table[]?}
 ---@return string
 function M.describe_full(result)
+  if result.changed == false then
+    return describe_outcome(result)
+  end
   local rehydrated = result.rehydrated or {}
+  local how = result.summarizer and (' (' .. result.summarizer .. ' summary)') or ''
+  if result.fallback then
+    how = ' (offline summary: the API failed' .. (result.fallbackReason and (': ' .. result.fallbackReason) or '') .. ')'
+  end
   return string.format(
     'compacted the conversation, %s%s%s',
     format.change(result.tokensBefore, result.tokensAfter),
-    result.summarizer and (' (' .. result.summarizer .. ' summary)') or '',
+    how,
     #rehydrated > 0 and string.format(', re-attached %d file%s', #rehydrated, #rehydrated == 1 and '' or 's')
       or ''
   )
@@ -83,8 +100,12 @@ M.subcommands = {
       local instructions = table.concat(args, ' ')
       local extra = instructions ~= '' and { instructions = instructions } or nil
       client.execute('compact.compact', extra, function(err, result)
+        if err and type(err.data) == 'table' and err.data.kind == 'cancelled' then
+          -- a cancel the user asked for is an outcome, not a failure
+          result, err = { changed = false, cancelled = true, reason = 'The compaction was cancelled; nothing changed.' }, nil
+        end
         if not err then
-          notify(M.describe_full(result))
+          notify(M.describe_full(result), result.fallback and vim.log.levels.WARN or nil)
         end
         done('full', err, result)
       end)
@@ -94,7 +115,9 @@ M.subcommands = {
     desc = 'restore the conversation as it was before the last compaction',
     run = function()
       client.execute('compact.undo', nil, function(err, result)
-        if not err then
+        if not err and result.changed == false then
+          notify(describe_outcome(result))
+        elseif not err then
           notify('restored the conversation before the last compaction (' .. format.tokens(result.tokensAfter) .. ' tokens)')
         end
         done('undo', err, result)
@@ -134,30 +157,36 @@ M.subcommands = {
     end,
   },
   session = {
-    desc = 'choose the session the commands act on (default: the most recently active one)',
+    desc = 'choose the current session, from a list or by id (the status line and the commands follow it)',
     run = function(args)
-      if args[1] then
-        state.session_id = args[1] ~= 'latest' and args[1] or nil
-        done('session', nil, { sessionId = state.session_id })
-        return
+      local sessions = require('compact_lsp.sessions')
+      local function chosen(id)
+        sessions.select(id, function(err)
+          if not err then
+            local title = sessions.title(id)
+            notify('current session: ' .. ((title and title ~= '') and (title .. ' (' .. id .. ')') or id))
+          end
+          done('session', err, { sessionId = state.session_id })
+        end)
       end
-      client.request('compact/sessions', vim.empty_dict(), function(err, sessions)
+      if args[1] then
+        return chosen(args[1])
+      end
+      sessions.refresh(function(err, items)
         if err then
           return done('session', err, nil)
         end
-        local items = vim.list_extend({ { sessionId = nil, title = 'most recently active (server default)' } }, sessions or {})
+        if #items == 0 then
+          notify('no session in this workspace yet: :CompactChat starts one')
+          return done('session', nil, { sessionId = nil })
+        end
         vim.ui.select(items, {
           prompt = 'compact-lsp session',
-          format_item = function(item)
-            if not item.sessionId then
-              return item.title
-            end
-            local usage = item.usage and (' · ' .. format.tokens(item.usage.total) .. ' tokens') or ''
-            return string.format('%s  %s%s', item.title or '(untitled)', item.sessionId, usage)
-          end,
+          kind = 'compact_lsp_session',
+          format_item = sessions.describe,
         }, function(choice)
           if choice then
-            state.session_id = choice.sessionId
+            return chosen(choice.sessionId)
           end
           done('session', nil, { sessionId = state.session_id })
         end)
@@ -183,7 +212,18 @@ function M.dispatch(opts)
     notify('unknown subcommand ' .. name .. ' (expected: ' .. table.concat(M.names(), ', ') .. ')', vim.log.levels.ERROR)
     return
   end
-  sub.run(vim.list_slice(opts.fargs, 2))
+  local args = vim.list_slice(opts.fargs, 2)
+  if name == 'session' or name == 'cancel' then
+    return sub.run(args)
+  end
+  -- The others act on the current session; with none in the workspace, say how to get one.
+  require('compact_lsp.sessions').current(function(session_id)
+    if not session_id then
+      notify('no session in this workspace yet: :CompactChat starts one, :Compact session picks an imported one')
+      return done(name, nil, { changed = false, kind = 'no_session' })
+    end
+    sub.run(args)
+  end)
 end
 
 --- Completion for `:Compact`: subcommands, then session ids after `session`.
@@ -199,9 +239,7 @@ function M.complete(arglead, cmdline)
     end, M.names())
   end
   if words[2] == 'session' then
-    local ids = vim.tbl_keys(state.usage)
-    table.insert(ids, 'latest')
-    table.sort(ids)
+    local ids = require('compact_lsp.sessions').complete_ids()
     return vim.tbl_filter(function(id)
       return vim.startswith(id, arglead)
     end, ids)

@@ -33,6 +33,18 @@ function M.change(before, after)
   return string.format('%s → %s tokens', M.tokens(before), M.tokens(after))
 end
 
+--- "48.2k/200k tokens (24%)": a usage's total, window and percent, as everywhere in the plugin.
+---@param usage compact_lsp.Usage
+---@return string
+function M.usage(usage)
+  return string.format(
+    '%s/%s tokens (%s%%)',
+    M.tokens(usage.total),
+    M.tokens(usage.contextWindow),
+    M.percent(usage.percent)
+  )
+end
+
 --- A path relative to the current directory when inside it.
 ---@param path string?
 ---@return string
@@ -41,6 +53,28 @@ function M.path(path)
     return ''
   end
   return vim.fn.fnamemodify(path, ':~:.')
+end
+
+--- `s` cut to `width` display cells, the middle replaced by '…' (ends of paths say the most).
+---@param s string
+---@param width integer
+---@return string
+function M.fit(s, width)
+  if vim.fn.strdisplaywidth(s) <= width then
+    return s
+  end
+  local head = math.floor((width - 1) / 3)
+  local tail = width - 1 - head
+  local n = vim.fn.strchars(s)
+  return vim.fn.strcharpart(s, 0, head) .. '…' .. vim.fn.strcharpart(s, n - tail, tail)
+end
+
+--- A path relative to the current directory, cut in the middle to `width`.
+---@param path string?
+---@param width integer
+---@return string
+function M.path_fit(path, width)
+  return M.fit(M.path(path), width)
 end
 
 return M

@@ -61,19 +61,13 @@ function M.chat_event(_, result)
   M.emit('CompactLspChatEvent', result)
 end
 
---- `window/showMessageRequest` (the agent's permission prompts): shown in the chat buffer and answered with
---- Neovim's own handler, which uses `vim.ui.select` (so dressing/snacks/telescope pickers apply).
+--- `window/showMessageRequest` (the agent's permission prompts): see compact_lsp.permission.
 ---@param err lsp.ResponseError?
 ---@param params lsp.ShowMessageRequestParams
 ---@param ctx lsp.HandlerContext
 ---@return lsp.MessageActionItem|vim.NIL
 function M.show_message_request(err, params, ctx)
-  local chat = require('compact_lsp.chat')
-  chat.on_prompt(params)
-  local choice = vim.lsp.handlers['window/showMessageRequest'](err, params, ctx)
-  chat.on_prompt_answer(params, choice)
-  M.emit('CompactLspPrompt', { message = params.message, choice = choice ~= vim.NIL and choice or nil })
-  return choice
+  return require('compact_lsp.permission').ask(err, params, ctx)
 end
 
 return M

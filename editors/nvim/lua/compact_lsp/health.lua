@@ -76,7 +76,7 @@ function M.check()
   end
   if vim.fn.executable(cmd[1]) == 0 then
     vim.health.error(cmd[1] .. ' is not executable', {
-      'Install the server: pipx install compact-lsp (or pip install compact-lsp in a virtualenv)',
+      'Install the server: ' .. require('compact_lsp.config').install_command(),
       "Or point the plugin at it: require('compact_lsp').setup({ cmd = { '/path/to/compact-lsp', '--stdio' } })",
     })
     return

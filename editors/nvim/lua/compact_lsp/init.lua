@@ -42,16 +42,17 @@ function M.usage()
   return require('compact_lsp.state').current_usage()
 end
 
---- The session the commands act on (nil: the server's most recently active one).
+--- The current session as this Neovim knows it (the server's `compact/currentSession`); nil before it is known.
 ---@return string?
 function M.session()
   return require('compact_lsp.state').session_id
 end
 
---- Make the commands, status line and chat act on `session_id` (nil: the most recently active one).
----@param session_id string?
-function M.set_session(session_id)
-  require('compact_lsp.state').session_id = session_id
+--- Make `session_id` the current session (on the server too): the status line, commands and chat follow it.
+---@param session_id string
+---@param on_done fun(err: lsp.ResponseError?)?
+function M.set_session(session_id, on_done)
+  require('compact_lsp.sessions').select(session_id, on_done)
 end
 
 --- Run a `:Compact` subcommand from Lua: `require('compact_lsp').run('full', {'keep', 'the', 'plan'})`.

@@ -12,6 +12,35 @@ local function key(client_id, token)
   return client_id .. ':' .. tostring(token)
 end
 
+--- Whether the plugin echoes progress itself: `progress = true`, or 'auto' (the default) when no progress plugin
+--- (fidget.nvim) shows LspProgress already.
+---@return boolean
+function M.echoes()
+  local option = require('compact_lsp.config').options.progress
+  if option == 'auto' or option == nil then
+    return package.loaded['fidget'] == nil
+  end
+  return option == true
+end
+
+--- The plain fallback: one line in the message area, "compact-lsp: Compacting conversation 40%: summarising".
+---@param value table
+---@param title string
+function M.echo(value, title)
+  local text
+  if value.kind == 'end' then
+    text = value.message or (title .. ': done')
+  else
+    local percent = value.percentage and string.format(' %d%%', value.percentage) or ''
+    local message = value.message and value.message ~= title and (': ' .. value.message) or ''
+    text = title .. percent .. message
+  end
+  vim.api.nvim_echo({ { 'compact-lsp: ' .. text } }, value.kind == 'end', {})
+  if value.kind == 'end' then
+    require('compact_lsp.handlers').emit('CompactLspProgressEcho', { text = text })
+  end
+end
+
 --- LspProgress callback.
 ---@param ev {data: {client_id: integer, params: lsp.ProgressParams}}
 function M.on_progress(ev)
@@ -25,6 +54,8 @@ function M.on_progress(ev)
     return
   end
   local k = key(ev.data.client_id, params.token)
+  -- `report` and `end` carry no title: take the one `begin` gave
+  local title = value.title or (state.progress[k] and state.progress[k].title) or 'Compacting conversation'
   if value.kind == 'end' then
     state.progress[k] = nil
   else
@@ -34,10 +65,8 @@ function M.on_progress(ev)
     entry.percentage = value.percentage or entry.percentage
     state.progress[k] = entry
   end
-  if require('compact_lsp.config').options.progress then
-    local text = value.kind == 'end' and ((value.title or 'Compacting') .. ': done')
-      or ((value.title or '') .. (value.message and (': ' .. value.message) or ''))
-    vim.api.nvim_echo({ { 'compact-lsp: ' .. text } }, false, {})
+  if M.echoes() then
+    M.echo(value, title)
   end
 end
 

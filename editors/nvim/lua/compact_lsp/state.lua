@@ -1,27 +1,39 @@
 --- The plugin's state: one table, every field documented. Nothing else in the plugin keeps state.
 ---@class compact_lsp.State
----@field session_id string? session the commands act on; nil lets the server pick its most recently active one
----@field last_session string? session of the latest usage notification (what the status line shows by default)
+---@field session_id string? the current session as this Neovim knows it (the server's, `compact/currentSession`)
+---@field last_session string? session of the latest usage notification (the status line's fallback)
 ---@field usage table<string, compact_lsp.Usage> latest usage per session
+---@field sessions compact_lsp.SessionInfo[] the latest `compact/sessions` list (completion, picker)
 ---@field progress table<string, {client_id: integer, token: integer|string, title: string?, message: string?, percentage: integer?}> running work-done progress, keyed by client id and token
 ---@field chats table<string, integer> chat buffer per session id
+---@field new_chat integer? a chat buffer whose first message will create its session
 ---@field turns table<string, compact_lsp.ChatTurn> the running chat turn per session id
+---@field cancelled_at table<string, integer> when the user last cancelled a turn, per session (vim.uv.now())
+---@field watched table<string, compact_lsp.Watched> files the agent read, watched for changes on disk
+---@field own_writes table<string, integer> last write by the agent or Neovim itself, per absolute path
 local State = {
   session_id = nil,
   last_session = nil,
   usage = {},
+  sessions = {},
   progress = {},
   chats = {},
+  new_chat = nil,
   turns = {},
+  cancelled_at = {},
+  watched = {},
+  own_writes = {},
 }
 
 ---@class compact_lsp.ChatTurn
----@field client_id integer
+---@field client_id integer? the client the turn's request went to
 ---@field request_id integer?
+---@field root string? the server's root (tool paths are relative to it)
 ---@field open_text boolean the last transcript line is streamed answer text that the next delta continues
+---@field calls table<string, {name: string, input: table}> tool calls of the turn by id
+---@field last_call {name: string, input: table}? the latest tool call (a permission prompt is about it)
 
-
---- The session the status line and commands refer to: the tracked one, else the latest one heard from.
+--- The session the status line and commands refer to: the current one, else the latest one heard from.
 ---@return string?
 function State.current_session()
   return State.session_id or State.last_session

@@ -15,6 +15,20 @@ M.kinds = {
 }
 
 local BAR_WIDTH = 50
+--- Widest a path may be in a float line before its middle is cut.
+local PATH_WIDTH = 60
+
+--- Label of a usage kind ('toolResult' -> 'tool result').
+---@param key string?
+---@return string
+function M.kind_label(key)
+  for _, kind in ipairs(M.kinds) do
+    if kind.key == key then
+      return (kind.label:gsub('s$', ''))
+    end
+  end
+  return tostring(key or '')
+end
 local ns = vim.api.nvim_create_namespace('compact_lsp.view')
 
 --- Lines with highlights, built up then shown in one go.
@@ -57,21 +71,38 @@ function Doc:heading(title)
   self:add({ { title, 'Title' } })
 end
 
---- The usage bar: one segment per kind, scaled to the context window; free space dimmed.
+--- The usage bar: one segment per kind, scaled to the context window (largest remainders get the spare cells,
+--- so the cells add up to the used share); free space dimmed.
 ---@param usage compact_lsp.Usage
 ---@return (string|{[1]: string, [2]: string?})[]
 local function usage_bar(usage)
   local window = math.max(usage.contextWindow or 1, 1)
-  local chunks, used = {}, 0
-  for _, kind in ipairs(M.kinds) do
-    local tokens = (usage.byKind or {})[kind.key] or 0
-    local cells = math.floor(tokens / window * BAR_WIDTH + 0.5)
-    cells = math.min(cells, BAR_WIDTH - used)
-    if tokens > 0 and cells == 0 and used < BAR_WIDTH then
-      cells = 1 -- a kind that is present stays visible
+  local used_cells = math.min(BAR_WIDTH, math.floor(math.min(usage.total or 0, window) / window * BAR_WIDTH + 0.5))
+  local shares, given = {}, 0
+  for i, kind in ipairs(M.kinds) do
+    local exact = ((usage.byKind or {})[kind.key] or 0) / window * BAR_WIDTH
+    shares[i] = { kind = kind, cells = math.floor(exact), rest = exact - math.floor(exact) }
+    given = given + shares[i].cells
+  end
+  local order = {}
+  for i in ipairs(shares) do
+    order[i] = i
+  end
+  table.sort(order, function(a, b)
+    return shares[a].rest > shares[b].rest
+  end)
+  for _, i in ipairs(order) do
+    if given >= used_cells then
+      break
     end
+    shares[i].cells = shares[i].cells + 1
+    given = given + 1
+  end
+  local chunks, used = {}, 0
+  for _, share in ipairs(shares) do
+    local cells = math.min(share.cells, BAR_WIDTH - used)
     if cells > 0 then
-      table.insert(chunks, { string.rep('█', cells), kind.hl })
+      table.insert(chunks, { string.rep('█', cells), share.kind.hl })
       used = used + cells
     end
   end
@@ -117,20 +148,21 @@ local function render_usage(usage, doc)
   end
 end
 
---- One line per item: "  12.3k  tool result  read_file  src/app.py"
+--- One line per item: "  12.3k  tool result  read_file src/app.py". The command or path, never a tool-use id.
 ---@param item table
+---@param with_kind boolean? show the item's kind (biggest items mix kinds)
 ---@return string
-local function item_line(item)
+local function item_line(item, with_kind)
   local parts = { string.format('  %7s', format.tokens(item.tokens)) }
-  for _, field in ipairs({ 'kind', 'tool', 'name' }) do
-    if item[field] then
-      table.insert(parts, tostring(item[field]))
-    end
+  if with_kind and item.kind then
+    table.insert(parts, M.kind_label(item.kind))
   end
   if item.path then
-    table.insert(parts, format.path(item.path))
-  elseif item.toolUseId then
-    table.insert(parts, item.toolUseId)
+    table.insert(parts, ((item.tool and (item.tool .. ' ')) or '') .. format.path_fit(item.path, PATH_WIDTH))
+  elseif item.label then
+    table.insert(parts, format.fit(tostring(item.label), PATH_WIDTH))
+  elseif item.tool or item.name then
+    table.insert(parts, tostring(item.tool or item.name))
   end
   return table.concat(parts, '  ')
 end
@@ -171,12 +203,15 @@ function M.status_doc(status)
     doc:blank()
     doc:heading(biggest_title)
     for i = 1, math.min(#biggest, 8) do
-      doc:add({ item_line(biggest[i]) })
+      doc:add({ item_line(biggest[i], true) })
     end
   end
 
+  -- After a full compaction the results an earlier microcompaction cleared are summarised away: not shown.
   local micro = status.lastMicrocompaction
-  if type(micro) == 'table' then
+  local superseded = type(status.lastCompaction) == 'table'
+    and not (micro and micro.createdAt and status.lastCompaction.createdAt and micro.createdAt > status.lastCompaction.createdAt)
+  if type(micro) == 'table' and not superseded and micro.changed ~= false then
     doc:blank()
     local cleared = micro.cleared or {}
     doc:heading(
@@ -196,7 +231,7 @@ function M.status_doc(status)
       doc:add({ { string.format('  … and %d more', #cleared - 10), 'Comment' } })
     end
     for _, kept in ipairs(micro.protected or {}) do
-      doc:add({ { '  kept (managed memory)  ', 'DiagnosticOk' }, format.path(kept.path) })
+      doc:add({ { '  kept (managed memory)  ', 'DiagnosticOk' }, format.path_fit(kept.path, PATH_WIDTH) })
     end
   end
 
@@ -207,7 +242,9 @@ function M.status_doc(status)
       string.format(
         'Last compaction: %s%s',
         format.change(full.tokensBefore, full.tokensAfter),
-        full.summarizer and (' (' .. full.summarizer .. ' summary)') or ''
+        full.fallback and ' (offline summary: the API failed)'
+          or full.summarizer and (' (' .. full.summarizer .. ' summary)')
+          or ''
       )
     )
   end
@@ -228,7 +265,7 @@ function M.status_doc(status)
     doc:add({
       '  ',
       { string.format('%-7s', file.freshness or 'unknown'), freshness_hl[file.freshness] or 'Comment' },
-      string.format(' %7s  %-6s %s', format.tokens(file.tokens), file.range or '', format.path(file.path)),
+      string.format(' %7s  %-6s %s', format.tokens(file.tokens), file.range or '', format.path_fit(file.path, PATH_WIDTH)),
       #flags > 0 and { '  (' .. table.concat(flags, ', ') .. ')', 'Comment' } or '',
     })
   end
@@ -242,7 +279,7 @@ function M.files_doc(preview)
   local doc = Doc.new()
   local candidates = preview.candidates or {}
   local budget = preview.budget
-  local budget_tokens = type(budget) == 'table' and (budget.tokens or budget.tokenBudget) or budget
+  local budget_tokens = type(budget) == 'table' and (budget.tokenBudget or budget.tokens) or budget
   local included, used = 0, 0
   for _, c in ipairs(candidates) do
     if c.included then
@@ -250,7 +287,6 @@ function M.files_doc(preview)
       used = used + (c.tokens or 0)
     end
   end
-  doc:add({ { 'Rehydration preview', 'Title' } })
   doc:add({
     {
       string.format(
@@ -271,7 +307,7 @@ function M.files_doc(preview)
     doc:add({
       '  ',
       c.included and { '✓', 'DiagnosticOk' } or { '✗', 'DiagnosticError' },
-      string.format(' %7s  %5.2f  %s', format.tokens(c.tokens), tonumber(c.score) or 0, format.path(c.path)),
+      string.format(' %7s  %5.2f  %s', format.tokens(c.tokens), tonumber(c.score) or 0, format.path_fit(c.path, PATH_WIDTH)),
       c.reason and { '  ' .. c.reason, 'Comment' } or '',
     })
   end
@@ -309,6 +345,7 @@ function M.show(doc, title)
     title = ' ' .. title .. ' ',
     title_pos = 'center',
   })
+  vim.wo[win].wrap = false
   for _, lhs in ipairs({ 'q', '<Esc>' }) do
     vim.keymap.set('n', lhs, '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'Close' })
   end

@@ -8,9 +8,12 @@ H.timeout = H.config.timeout_ms or 30000
 --- Everything the scenario observed; written to config.result.
 H.results = { events = {}, progress = {}, notifications = {}, prompts = {} }
 
---- Record `value` under `key`.
+local write
+
+--- Record `value` under `key` (written at once, so a run that hangs still shows how far it got).
 function H.record(key, value)
   H.results[key] = value
+  write()
 end
 
 --- Wait until `cond()` is truthy; fail the scenario with `what` on timeout.
@@ -21,11 +24,14 @@ function H.wait(what, cond, timeout)
   end
 end
 
-local function write()
+function write()
   local file = assert(io.open(H.config.result, 'w'))
   file:write(vim.json.encode(H.results))
   file:close()
 end
+
+--- How the scenario ends: 'qall!' (default), or 'qa' to quit as a user would (a buffer that blocks it fails).
+H.quit = 'qall!'
 
 --- Run the scenario; any error is recorded with its traceback and Neovim exits non-zero.
 function H.run(fn)
@@ -34,7 +40,51 @@ function H.run(fn)
     H.results.error = tostring(err)
   end
   write()
-  vim.cmd(ok and 'qall!' or 'cquit! 3')
+  if not ok then
+    vim.cmd('cquit! 3')
+  end
+  local quit_ok, quit_err = pcall(vim.cmd, H.quit)
+  if not quit_ok then -- still here: the quit was refused
+    H.results.error = H.quit .. ' refused: ' .. tostring(quit_err)
+    write()
+    vim.cmd('cquit! 4')
+  end
+end
+
+--- Type `keys` as a user would (termcodes such as <CR>, <Esc>, <C-c> allowed).
+function H.type(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'xt', false)
+end
+
+--- Answer vim.ui.select prompts with the item whose title (or formatted text) is `answer(prompt, items)`'s
+--- return; every prompt is recorded with its formatted items.
+function H.answer_selects(answer)
+  vim.ui.select = function(items, opts, on_choice)
+    local titles = vim.tbl_map(function(item)
+      return opts.format_item and opts.format_item(item) or tostring(item)
+    end, items)
+    table.insert(H.results.prompts, { prompt = opts.prompt, items = titles, kind = opts.kind })
+    local wanted = answer(opts.prompt, titles)
+    for i, title in ipairs(titles) do
+      if title == wanted then
+        return on_choice(items[i], i)
+      end
+    end
+    on_choice(nil)
+  end
+end
+
+--- Lines of a buffer.
+function H.lines(buf)
+  return vim.api.nvim_buf_get_lines(buf or 0, 0, -1, false)
+end
+
+--- Read a file's text.
+function H.read_file(path)
+  local file = assert(io.open(path, 'r'))
+  local text = file:read('*a')
+  file:close()
+  return text
 end
 
 -- Notifications the plugin shows.
@@ -43,7 +93,18 @@ vim.notify = function(msg, level)
 end
 
 -- The plugin's User events, in order.
-for _, pattern in ipairs({ 'CompactLspUsage', 'CompactLspCompacted', 'CompactLspCommand', 'CompactLspChatEvent', 'CompactLspChatDone', 'CompactLspPrompt' }) do
+for _, pattern in ipairs({
+  'CompactLspUsage',
+  'CompactLspCompacted',
+  'CompactLspCommand',
+  'CompactLspChatEvent',
+  'CompactLspChatDone',
+  'CompactLspPrompt',
+  'CompactLspBufferSync',
+  'CompactLspFileChanged',
+  'CompactLspHistory',
+  'CompactLspProgressEcho',
+}) do
   vim.api.nvim_create_autocmd('User', {
     pattern = pattern,
     callback = function(ev)

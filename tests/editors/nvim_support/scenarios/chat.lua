@@ -1,50 +1,37 @@
--- A chat turn through :CompactChat with no file open (the chat buffer starts the server itself), against
--- the loopback Messages-API stub; permission prompts are answered through vim.ui.select like a user would.
+-- A chat turn through :CompactChat with no file open (the chat buffer starts the server itself), typed at the
+-- prompt as a user would, against the loopback Messages-API stub; the permission prompt is answered through
+-- vim.ui.select. Neovim then quits with :qa (not :qa!) with the chat hidden: the chat must not block it.
 local H = require('nvim_harness')
+H.quit = 'qa'
 
 H.run(function()
   local extra = H.config.extra
-  vim.ui.select = function(items, opts, on_choice)
-    local titles = vim.tbl_map(function(item)
-      return opts.format_item and opts.format_item(item) or tostring(item)
-    end, items)
-    table.insert(H.results.prompts, { prompt = opts.prompt, items = titles })
-    for _, item in ipairs(items) do
-      if item.title == extra.answer then
-        return on_choice(item)
-      end
-    end
-    on_choice(nil)
-  end
+  H.answer_selects(function()
+    return extra.answer
+  end)
 
-  -- Does the server have the agent yet?
-  local probe_done, probe_err = false, nil
   vim.cmd('CompactChat')
-  H.wait('the chat session', function()
-    return require('compact_lsp').session() ~= nil
+  H.wait('the chat window', function()
+    return vim.bo.filetype == 'compact_chat'
   end)
-  local client = H.client()
-  local session = require('compact_lsp').session()
-  local buf = require('compact_lsp.chat').buffer(session)
+  local buf = vim.api.nvim_get_current_buf()
+  H.record('initial_lines', H.lines(buf))
   H.record('buftype', vim.bo[buf].buftype)
-  H.record('buf_name', vim.api.nvim_buf_get_name(buf))
+  H.record('buflisted', vim.bo[buf].buflisted)
+  local client = H.client()
   H.record('buf_attached', vim.lsp.buf_is_attached(buf, client.id))
-  client:request('compact/chat', vim.empty_dict(), function(err)
-    probe_done, probe_err = true, err
-  end)
-  H.wait('the compact/chat probe', function()
-    return probe_done
-  end)
-  if probe_err and probe_err.code == -32601 then
-    H.record('chat_unavailable', probe_err.message)
-    return
-  end
 
-  vim.cmd('CompactChat ' .. extra.text)
+  H.type('i' .. extra.text .. '<CR><Esc>')
   H.wait('the chat turn to end', function()
     return #H.events('CompactLspChatDone') > 0
   end)
   H.record('done', H.events('CompactLspChatDone')[1])
-  H.record('lines', vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  H.record('lines', H.lines(buf))
+  H.record('buf_name', vim.api.nvim_buf_get_name(buf))
+  H.record('session', require('compact_lsp').session())
+  H.record('sessions', H.request('compact/sessions', vim.empty_dict()))
   H.record('statusline', require('compact_lsp').statusline())
+  -- The chat window closes; its buffer stays, hidden, for the next :CompactChat.
+  vim.cmd.close()
+  H.record('hidden_modified', vim.bo[buf].modified)
 end)

@@ -41,6 +41,9 @@ H.run(function()
   end)
   H.record('usage_before', before)
   H.record('statusline_before', statusline())
+  -- The README's lazy-loading-safe 'statusline' snippet, as Neovim draws it.
+  local snippet = "%{%luaeval('package.loaded.compact_lsp and require([[compact_lsp]]).statusline() or [[]]')%}"
+  H.record('statusline_snippet', vim.api.nvim_eval_statusline(snippet, { use_tabline = false }).str)
 
   seen = #H.events('CompactLspUsage')
   H.record('micro', H.compact('micro'))

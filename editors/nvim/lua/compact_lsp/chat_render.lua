@@ -1,0 +1,220 @@
+--- What the chat buffer shows: transcript lines above the `> ` prompt, streamed answers, one line per tool call,
+--- end-of-turn marks and compaction markers. Only text; chat.lua owns the buffer and the turns.
+local format = require('compact_lsp.format')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('compact_lsp.chat')
+
+--- Label of the user's and the agent's lines.
+M.you = 'You: '
+M.claude = 'Claude: '
+
+--- Longest description of a tool call or result before it is cut.
+local DESCRIBE_WIDTH = 70
+
+--- `s` cut to `width` characters, with an ellipsis when cut.
+---@param s string
+---@param width integer?
+---@return string
+local function cut(s, width)
+  width = width or DESCRIBE_WIDTH
+  if vim.fn.strchars(s) <= width then
+    return s
+  end
+  return vim.fn.strcharpart(s, 0, width - 1) .. '…'
+end
+
+--- The chat buffer is never "modified": it has no file, so `:qa` must not stop on it (E37/E162).
+---@param buf integer
+function M.settle(buf)
+  if vim.api.nvim_buf_is_valid(buf) then
+    vim.bo[buf].modified = false
+  end
+end
+
+--- Highlight the labels of the lines just inserted.
+---@param buf integer
+---@param first integer 0-based line of the first inserted line
+---@param lines string[]
+local function highlight(buf, first, lines)
+  for i, line in ipairs(lines) do
+    local group = vim.startswith(line, M.you) and 'CompactLspChatUser'
+      or vim.startswith(line, M.claude) and 'CompactLspChatAgent'
+      or line:match('^  [⚙↳✗]') and 'CompactLspChatTool'
+      or line:match('^  [!]') and 'CompactLspChatError'
+      or line:match('^%s*[─%[]') and 'CompactLspChatMark'
+      or nil
+    if group then
+      local width = (group == 'CompactLspChatUser' and #M.you) or (group == 'CompactLspChatAgent' and #M.claude) or #line
+      pcall(vim.api.nvim_buf_set_extmark, buf, ns, first + i - 1, 0, { end_col = width, hl_group = group })
+    end
+  end
+end
+
+--- Insert transcript lines above the prompt line.
+---@param buf integer
+---@param lines string[]
+function M.append_lines(buf, lines)
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n - 1, n - 1, false, lines)
+  highlight(buf, n - 1, lines)
+  M.settle(buf)
+end
+
+--- Continue the streamed answer: the first piece extends the last transcript line when the answer is still
+--- open, else it starts a new labelled line; the rest are new lines.
+---@param buf integer
+---@param turn compact_lsp.ChatTurn?
+---@param text string
+function M.append_text(buf, turn, text)
+  local pieces = vim.split(text, '\n', { plain = true })
+  local n = vim.api.nvim_buf_line_count(buf)
+  if turn and turn.open_text and n >= 2 then
+    local last = vim.api.nvim_buf_get_lines(buf, n - 2, n - 1, false)[1] or ''
+    vim.api.nvim_buf_set_lines(buf, n - 2, n - 1, false, { last .. pieces[1] })
+    table.remove(pieces, 1)
+  else
+    pieces[1] = M.claude .. pieces[1]
+  end
+  if #pieces > 0 then
+    M.append_lines(buf, pieces)
+  end
+  M.settle(buf)
+  if turn then
+    turn.open_text = true
+  end
+end
+
+--- A short description of a tool call: its command, path or pattern.
+---@param name string?
+---@param input any
+---@return string
+function M.describe_call(name, input)
+  local args = ''
+  if type(input) == 'table' then
+    for _, key in ipairs({ 'command', 'file_path', 'path', 'pattern', 'query', 'name', 'topic' }) do
+      if type(input[key]) == 'string' then
+        local value = key:match('path') and format.path(input[key]) or input[key]
+        args = cut((value:gsub('\n.*', ' …')))
+        break
+      end
+    end
+  end
+  local label = name == 'run_shell_command' and '$' or (name or 'tool')
+  return string.format('  ⚙ %s %s', label, args)
+end
+
+--- A tool result's text (string or blocks), first line only, cut.
+---@param content any
+---@return string
+function M.describe_result(content)
+  local text = content or ''
+  if type(text) == 'table' then
+    text = vim.iter(text)
+      :map(function(block)
+        return type(block) == 'table' and block.text or nil
+      end)
+      :join(' ')
+  end
+  return cut(tostring(text):match('^%s*([^\n]*)') or '')
+end
+
+--- One `compact/chatEvent` that is not answer text.
+---@param ev compact_lsp.ChatEvent|table
+---@return string[]
+function M.event_lines(ev)
+  if ev.kind == 'tool_use' then
+    return { M.describe_call(ev.name, ev.input) }
+  elseif ev.kind == 'tool_result' then
+    local failed = ev.isError or ev.is_error
+    return { string.format('  %s %s', failed and '✗' or '↳', M.describe_result(ev.summary or ev.content or ev.text)) }
+  elseif ev.kind == 'status' then
+    return { '  · ' .. tostring(ev.message or ev.text or '') }
+  elseif ev.kind == 'error' then
+    return { '  ! ' .. tostring(ev.message or ev.text or 'error') }
+  end
+  return {}
+end
+
+--- Why a turn stopped, in the user's words (nil: it simply finished).
+local stop_words = {
+  max_tokens = 'the answer reached agent.maxTokens',
+  max_rounds = 'stopped after agent.maxRounds model calls',
+  refusal = 'the model declined',
+  pause_turn = 'paused',
+  error = 'failed',
+  cancelled = 'cancelled',
+}
+
+--- The mark that closes a turn: "[done · 12.3k/200k tokens in context]", "[cancelled]".
+---@param stop_reason string?
+---@param usage compact_lsp.Usage?
+---@return string
+function M.turn_end(stop_reason, usage)
+  local parts = { stop_words[stop_reason or ''] or 'done' }
+  if type(usage) == 'table' and usage.total then
+    table.insert(parts, format.usage(usage) .. ' in context')
+  end
+  return '  [' .. table.concat(parts, ' · ') .. ']'
+end
+
+--- Lines of a past message (from compact/transcript): text labelled, tool calls and results one line each.
+---@param message {role: string, content: string|table[]}
+---@return string[]
+function M.message_lines(message)
+  local label = message.role == 'user' and M.you or M.claude
+  local content = message.content
+  if type(content) == 'string' then
+    content = { { type = 'text', text = content } }
+  end
+  local lines = {}
+  for _, block in ipairs(type(content) == 'table' and content or {}) do
+    if block.type == 'text' and type(block.text) == 'string' and block.text ~= '' then
+      local text = vim.split(block.text, '\n', { plain = true })
+      text[1] = label .. text[1]
+      vim.list_extend(lines, text)
+    elseif block.type == 'tool_use' then
+      table.insert(lines, M.describe_call(block.name, block.input))
+    elseif block.type == 'tool_result' then
+      local mark = block.is_error and '✗' or '↳'
+      table.insert(lines, string.format('  %s %s', mark, M.describe_result(block.content)))
+    end
+  end
+  return lines
+end
+
+--- A marker for a compaction or microcompaction entry of the transcript.
+---@param entry table
+---@return string
+function M.compaction_mark(entry)
+  local change = (entry.tokensBefore and entry.tokensAfter) and (': ' .. format.change(entry.tokensBefore, entry.tokensAfter))
+    or ''
+  if entry.kind == 'microcompaction' then
+    local cleared = type(entry.cleared) == 'table' and #entry.cleared or entry.clearedCount
+    local what = cleared and string.format('cleared %d old tool result%s', cleared, cleared == 1 and '' or 's')
+      or 'cleared old tool results'
+    return '  ── ' .. what .. change .. ' ──'
+  end
+  local how = entry.summarizer and (' (' .. entry.summarizer .. ' summary)') or ''
+  return '  ── conversation compacted' .. change .. how .. ' ──'
+end
+
+--- All the lines of a transcript (compact/transcript entries).
+---@param entries table[]
+---@return string[]
+function M.history_lines(entries)
+  local lines = {}
+  for _, entry in ipairs(entries or {}) do
+    if entry.kind == 'message' and type(entry.message) == 'table' then
+      vim.list_extend(lines, M.message_lines(entry.message))
+    elseif entry.kind == 'message' and entry.role then
+      vim.list_extend(lines, M.message_lines(entry))
+    elseif entry.kind == 'compaction' or entry.kind == 'microcompaction' then
+      table.insert(lines, M.compaction_mark(entry))
+    end
+  end
+  return lines
+end
+
+return M

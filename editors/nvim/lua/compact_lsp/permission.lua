@@ -1,0 +1,63 @@
+--- The agent's permission prompts (`window/showMessageRequest`): the whole question (an edit's diff, a file's
+--- content) goes into the chat, `vim.ui.select` gets a one-line prompt (pickers mangle multi-line ones), and a
+--- write to a file whose buffer has unsaved changes says so before the user answers.
+local M = {}
+
+--- A warning for a pending write to a file with unsaved changes in Neovim, if there is one.
+---@param turn compact_lsp.ChatTurn?
+---@return string?
+local function unsaved_warning(turn)
+  local call = turn and turn.last_call
+  local edits = require('compact_lsp.edits')
+  if not call or not edits.writing_tools[call.name] or type(call.input) ~= 'table' then
+    return nil
+  end
+  local path = type(call.input.file_path) == 'string' and edits.absolute(call.input.file_path, turn.root)
+  if path and edits.modified_buffer(path) then
+    return string.format(
+      '%s has unsaved changes in Neovim; they stay in your buffer either way',
+      vim.fn.fnamemodify(path, ':~:.')
+    )
+  end
+  return nil
+end
+
+--- Handler of `window/showMessageRequest`; runs in the coroutine Neovim gives server requests.
+---@param err lsp.ResponseError?
+---@param params lsp.ShowMessageRequestParams
+---@param ctx lsp.HandlerContext
+---@return lsp.MessageActionItem|vim.NIL
+function M.ask(err, params, ctx)
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx)
+  end
+  local chat = require('compact_lsp.chat')
+  local turn, session_id = chat.busy_turn()
+  local message = params.message or ''
+  local warning = unsaved_warning(turn)
+  chat.show_question(session_id, warning and (message .. '\n⚠ ' .. warning) or message)
+  local prompt = (message:match('^[^\n]*') or '') .. (warning and (' (⚠ ' .. warning .. ')') or '') .. ': '
+  vim.ui.select(params.actions or {}, {
+    prompt = prompt,
+    kind = 'compact_lsp_permission',
+    format_item = function(action)
+      return action.title
+    end,
+  }, function(choice)
+    -- resumed later: the default vim.ui.select calls back before the yield below
+    vim.schedule(function()
+      coroutine.resume(co, choice or vim.NIL)
+    end)
+  end)
+  local choice = coroutine.yield()
+  chat.show_answer(session_id, choice ~= vim.NIL and choice.title or 'dismissed (denied)')
+  require('compact_lsp.handlers').emit('CompactLspPrompt', {
+    message = params.message,
+    choice = choice ~= vim.NIL and choice or nil,
+    warning = warning,
+  })
+  return choice
+end
+
+return M

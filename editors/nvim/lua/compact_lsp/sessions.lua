@@ -1,0 +1,214 @@
+--- Sessions as the server keeps them: the workspace's current session (`compact/currentSession`, persisted by the
+--- server across restarts), choosing one (`compact/selectSession`), the list with titles (`compact/sessions`) and a
+--- session's history for the chat (`compact/transcript`).
+local client = require('compact_lsp.client')
+local format = require('compact_lsp.format')
+local state = require('compact_lsp.state')
+
+local M = {}
+
+--- How long `<Tab>` completion may wait for the session list.
+local COMPLETE_TIMEOUT_MS = 800
+
+---@param err lsp.ResponseError?
+---@return boolean
+local function unknown_method(err)
+  return err ~= nil and err.code == -32601
+end
+
+--- Make `session_id` the one the status line and the commands show, and redraw.
+---@param session_id string?
+function M.set_current(session_id)
+  state.session_id = session_id
+  vim.cmd.redrawstatus({ bang = true })
+end
+
+--- Remember the server's session list: the current one, and each one's usage for the status line.
+---@param items compact_lsp.SessionInfo[]
+function M.remember(items)
+  state.sessions = items
+  for _, item in ipairs(items) do
+    if type(item.usage) == 'table' and item.usage.total and not state.usage[item.sessionId] then
+      state.usage[item.sessionId] = item.usage
+    end
+    if item.current then
+      M.set_current(item.sessionId)
+    end
+  end
+end
+
+--- Fetch the session list (`compact/sessions`) and remember it; `cb(err, items)`.
+---@param cb fun(err: lsp.ResponseError?, items: compact_lsp.SessionInfo[]?)?
+function M.refresh(cb)
+  client.request('compact/sessions', vim.empty_dict(), function(err, items)
+    if not err and type(items) == 'table' then
+      M.remember(items)
+    end
+    if cb then
+      cb(err, items)
+    end
+  end)
+end
+
+--- The current session: the one this Neovim knows, else the server's (nil when the workspace has none).
+---@param cb fun(session_id: string?)
+function M.current(cb)
+  if state.session_id then
+    return cb(state.session_id)
+  end
+  client.request('compact/currentSession', vim.empty_dict(), function(err, result)
+    local id = not err and type(result) == 'table' and result.sessionId or nil
+    if id == vim.NIL then
+      id = nil
+    end
+    if id then
+      M.set_current(id)
+    elseif err and not unknown_method(err) then
+      vim.notify(client.message(err), vim.log.levels.ERROR)
+    end
+    cb(id)
+  end)
+end
+
+--- Make `session_id` the current session on the server too (it then reports its usage).
+---@param session_id string
+---@param cb fun(err: lsp.ResponseError?)?
+function M.select(session_id, cb)
+  client.request('compact/selectSession', { sessionId = session_id }, function(err)
+    if not err or unknown_method(err) then
+      M.set_current(session_id)
+      err = nil
+    end
+    if cb then
+      cb(err)
+    end
+  end)
+end
+
+--- Create a session for a chat; it becomes the current one.
+---@param title string
+---@param cb fun(err: string?, session_id: string?)
+function M.create(title, cb)
+  client.request('compact/newSession', { title = title, source = 'chat' }, function(err, result)
+    if err or type(result) ~= 'table' or not result.sessionId then
+      return cb(err and client.message(err) or 'could not create a session', nil)
+    end
+    M.set_current(result.sessionId)
+    cb(nil, result.sessionId)
+  end)
+end
+
+--- Show a session's history in its chat buffer, above the prompt: messages, then compaction markers where
+--- the model's view was compacted.
+---@param session_id string
+---@param buf integer
+---@param cb fun()?
+function M.show_history(session_id, buf, cb)
+  client.request('compact/transcript', { sessionId = session_id }, function(err, result)
+    local render = require('compact_lsp.chat_render')
+    if vim.api.nvim_buf_is_valid(buf) then
+      if err and not unknown_method(err) then
+        render.append_lines(buf, { '  ! history not available: ' .. client.message(err):gsub('^compact%-lsp: ', ''), '' })
+      elseif not err and type(result) == 'table' then
+        local lines = render.history_lines(result.entries)
+        if #lines > 0 then
+          table.insert(lines, '')
+          render.append_lines(buf, lines)
+        end
+      end
+    end
+    require('compact_lsp.handlers').emit('CompactLspHistory', { session_id = session_id, error = err and err.message })
+    if cb then
+      cb()
+    end
+  end)
+end
+
+--- How long ago an ISO 8601 UTC time was: "5m ago", "3h ago", "2d ago".
+---@param iso string?
+---@return string
+local function ago(iso)
+  if type(iso) ~= 'string' then
+    return ''
+  end
+  local y, mo, d, h, mi, s = iso:match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)')
+  if not y then
+    return ''
+  end
+  local utc_now = os.time(os.date('!*t') --[[@as osdateparam]])
+  local t = os.time({ year = y, month = mo, day = d, hour = h, min = mi, sec = s })
+  local secs = math.max(0, utc_now - t)
+  if secs < 3600 then
+    return string.format('%dm ago', math.floor(secs / 60))
+  elseif secs < 86400 then
+    return string.format('%dh ago', math.floor(secs / 3600))
+  end
+  return string.format('%dd ago', math.floor(secs / 86400))
+end
+
+--- One line per session in the picker: title, where it came from, size, age and marks.
+---@param item compact_lsp.SessionInfo
+---@return string
+function M.describe(item)
+  local title = (item.title and item.title ~= '') and item.title or '(untitled)'
+  local parts = { title }
+  local details = {}
+  if item.source then
+    table.insert(details, item.source)
+  end
+  if item.messages then
+    table.insert(details, string.format('%d message%s', item.messages, item.messages == 1 and '' or 's'))
+  end
+  if item.tokens then
+    table.insert(details, format.tokens(item.tokens) .. ' tokens')
+  end
+  local age = ago(item.updatedAt)
+  if age ~= '' then
+    table.insert(details, age)
+  end
+  table.insert(parts, table.concat(details, ' · '))
+  if item.current then
+    table.insert(parts, '[current]')
+  end
+  if item.damaged then
+    table.insert(parts, '[damaged]')
+  end
+  table.insert(parts, item.sessionId)
+  return table.concat(parts, '  ')
+end
+
+--- Session ids for `<Tab>` after `:Compact session`: fetched now (briefly), else the last list seen.
+---@return string[]
+function M.complete_ids()
+  local c = client.get()
+  if c and c.initialized then
+    local response = c:request_sync('compact/sessions', vim.empty_dict(), COMPLETE_TIMEOUT_MS)
+    if response and not response.err and type(response.result) == 'table' then
+      state.sessions = response.result
+    end
+  end
+  local ids = {}
+  for _, item in ipairs(state.sessions or {}) do
+    table.insert(ids, item.sessionId)
+  end
+  for id in pairs(state.usage) do
+    if not vim.tbl_contains(ids, id) then
+      table.insert(ids, id)
+    end
+  end
+  return ids
+end
+
+--- The title of a known session, if any.
+---@param session_id string?
+---@return string?
+function M.title(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id then
+      return item.title
+    end
+  end
+  return nil
+end
+
+return M
