@@ -413,7 +413,10 @@ def test_agent_edits_reload_clean_buffers_and_never_overwrite_unsaved_changes(tm
     from tests.support.messages_api_stub import MessagesApiStub, StubResponse, reply
 
     def calls(*calls: tuple[str, dict[str, Any]]) -> StubResponse:
-        blocks = [{"type": "tool_use", "id": f"toolu_{i}_{name}", "name": name, "input": args} for i, (name, args) in enumerate(calls)]
+        blocks = [
+            {"type": "tool_use", "id": f"toolu_{i}_{name}", "name": name, "input": args}
+            for i, (name, args) in enumerate(calls)
+        ]
         return StubResponse(content=blocks, stop_reason="tool_use")
 
     def edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
