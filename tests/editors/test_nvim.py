@@ -113,6 +113,10 @@ def test_micro_clears_all_but_the_most_recent_read_and_says_so(commands: NvimRun
     cleared = {c["toolUseId"] for c in micro["result"]["cleared"]}
     assert cleared == {f"toolu_read_{i}" for i in range(1, 6)}
     assert any(m.startswith("compact-lsp: cleared 5 tool results") for m in messages_of(commands))
+    # The figure the message ends on is the one the status line then shows (both count the whole context).
+    after = commands.results["usage_after_micro"]["total"]
+    assert micro["result"]["tokensAfter"] == after
+    assert commands.results["statusline_after_micro"].startswith(f"{k_tokens(after)}/200k ")
 
 
 def section(lines: list[str], heading: str) -> list[str]:
@@ -195,6 +199,16 @@ def test_full_compaction_reports_progress_that_vim_lsp_status_shows(commands: Nv
     assert kinds[0] == "begin" and kinds[-1] == "end", kinds
     assert progress[0]["title"] == "Compacting conversation"
     assert "Compacting conversation" in progress[0]["status"]
+    assert not any(p["status"].count("Compacting conversation") > 1 for p in progress)  # the title once
+    # On by default without a progress plugin: echoed, with figures formatted as everywhere else.
+    before, after = (k_tokens(commands.results["full"]["result"][k]) for k in ("tokensBefore", "tokensAfter"))
+    assert f"compact-lsp: Compacted: {before} → {after} tokens" in commands.results["echoed_after_full"]
+
+
+def test_status_after_a_full_compaction_has_no_stale_cleared_results(commands: NvimRun) -> None:
+    lines = commands.results["status_float_after_full"]["lines"]
+    assert not any(line.startswith("Cleared results") for line in lines), lines
+    assert any(line.startswith("Last compaction: ") for line in lines), lines
 
 
 def test_undo_restores_and_a_second_undo_is_an_error_the_user_sees(commands: NvimRun) -> None:
@@ -462,3 +476,27 @@ def test_agent_edits_reload_clean_buffers_and_never_overwrite_unsaved_changes(tm
     # d.py, read by the agent, changed outside Neovim: one notice. The agent's and Neovim's own writes: none.
     assert [p.rsplit("/", 1)[-1] for p in r["changed"]] == ["d.py"]
     assert any(m.startswith("compact-lsp: d.py changed on disk since the agent read it") for m in messages_of(run))
+
+
+# ---- no server ----
+
+
+def test_a_missing_server_is_one_clear_message_with_an_install_command(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    # PATH without the virtualenv: only the checkout's .venv can provide the server.
+    env = {"PATH": "/usr/bin:/bin"}
+    run = run_scenario("missing", workspace, state, cmd=["compact-lsp-not-installed", "--stdio"], env=env)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    install = r["install_command"]
+    assert install.startswith("cd ") and install.endswith(" && python3 -m venv .venv && .venv/bin/pip install -e .")
+    expected = f"compact-lsp: server `compact-lsp-not-installed` not found. Install: {install}"
+    assert [(n["message"], n["level"]) for n in r["on_open"]] == [(expected, 3)]  # one warning on open
+    assert r["status"]["error"] == expected  # the command says the same, once
+    assert f"  ! {expected}" in r["chat_lines"]
+    assert r["clients"] == 0
+    everything = "\n".join(n["message"] for n in r["notifications"]) + r["messages"]
+    assert "Spawning" not in everything and "traceback" not in everything.lower()
+    assert "compact-lsp: compact-lsp:" not in everything  # no doubled prefix
+    # The default command: no compact-lsp on this PATH, so the checkout's .venv (what .ci/setup makes).
+    assert r["default_cmd"] == [str(Path(PLUGIN_DIR).parents[1] / ".venv" / "bin" / "compact-lsp"), "--stdio"]

@@ -30,6 +30,15 @@ log = logging.getLogger(__name__)
 SummarizerFactory = Callable[[EngineSettings], "Summarizer"]
 
 
+def short_tokens(n: int) -> str:
+    """A token figure as the editors show it: 950, 48.2k, 200k, 1.2M (progress messages are read, not parsed)."""
+    if n >= 999_950:
+        return f"{n / 1e6:.1f}".removesuffix(".0") + "M"
+    if n >= 1000:
+        return f"{n / 1000:.1f}".removesuffix(".0") + "k"
+    return str(n)
+
+
 def default_summarizer(settings: EngineSettings) -> Summarizer:
     """The model summariser when an API key is set (offline fallback), else the offline one."""
     from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
@@ -72,7 +81,7 @@ async def compact_session(
     finally:
         slot.compacting = False
     result = outcome.to_wire()
-    progress.end(f"Compacted: {result['tokensBefore']} → {result['tokensAfter']} tokens")
+    progress.end(f"Compacted: {short_tokens(result['tokensBefore'])} → {short_tokens(result['tokensAfter'])} tokens")
     changed(server, slot, usage)
     did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"])
     return result

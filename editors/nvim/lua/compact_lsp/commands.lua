@@ -217,7 +217,10 @@ function M.dispatch(opts)
     return sub.run(args)
   end
   -- The others act on the current session; with none in the workspace, say how to get one.
-  require('compact_lsp.sessions').current(function(session_id)
+  require('compact_lsp.sessions').current(function(session_id, err)
+    if err then
+      return done(name, err, nil)
+    end
     if not session_id then
       notify('no session in this workspace yet: :CompactChat starts one, :Compact session picks an imported one')
       return done(name, nil, { changed = false, kind = 'no_session' })

@@ -51,10 +51,11 @@ function M.refresh(cb)
 end
 
 --- The current session: the one this Neovim knows, else the server's (nil when the workspace has none).
----@param cb fun(session_id: string?)
+--- `cb(session_id, err)`: `err` when the server could not be asked (it is not running, say).
+---@param cb fun(session_id: string?, err: lsp.ResponseError?)
 function M.current(cb)
   if state.session_id then
-    return cb(state.session_id)
+    return cb(state.session_id, nil)
   end
   client.request('compact/currentSession', vim.empty_dict(), function(err, result)
     local id = not err and type(result) == 'table' and result.sessionId or nil
@@ -63,10 +64,8 @@ function M.current(cb)
     end
     if id then
       M.set_current(id)
-    elseif err and not unknown_method(err) then
-      vim.notify(client.message(err), vim.log.levels.ERROR)
     end
-    cb(id)
+    cb(id, not unknown_method(err) and err or nil)
   end)
 end
 

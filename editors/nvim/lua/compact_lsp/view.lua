@@ -160,7 +160,8 @@ local function item_line(item, with_kind)
   if item.path then
     table.insert(parts, ((item.tool and (item.tool .. ' ')) or '') .. format.path_fit(item.path, PATH_WIDTH))
   elseif item.label then
-    table.insert(parts, format.fit(tostring(item.label), PATH_WIDTH))
+    local label = tostring(item.label):gsub('%s+', ' ')
+    table.insert(parts, vim.fn.strchars(label) > PATH_WIDTH and (vim.fn.strcharpart(label, 0, PATH_WIDTH - 1) .. '…') or label)
   elseif item.tool or item.name then
     table.insert(parts, tostring(item.tool or item.name))
   end
@@ -178,7 +179,9 @@ function M.status_doc(status)
     { 'compact-lsp', 'Title' },
     status.title and ('  ' .. status.title) or '',
     { '  ' .. tostring(status.sessionId), 'Comment' },
-    status.messageCount and { string.format('  %d messages', status.messageCount), 'Comment' } or '',
+    status.messageCount
+        and { string.format('  %d message%s', status.messageCount, status.messageCount == 1 and '' or 's'), 'Comment' }
+      or '',
     status.compacting and { '  compacting…', 'DiagnosticWarn' } or '',
   })
   doc:blank()
