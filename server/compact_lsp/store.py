@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .session_lock import WriterLock
+
 log = logging.getLogger(__name__)
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -83,6 +85,8 @@ class LoadReport:
     """The last line was cut off mid-write (no newline, not valid JSON) and was ignored."""
     lines: list[int] = field(default_factory=list)
     """The line number of each good record, in order."""
+    size: int = 0
+    """Bytes up to the end of the last whole record (a torn tail not counted): where following starts."""
 
     @property
     def clean(self) -> bool:
@@ -146,17 +150,42 @@ def parse_lines(data: bytes, path: Path) -> tuple[list[dict[str, Any]], LoadRepo
         records.append(record)
         report.lines.append(number)
     report.records = len(records)
+    report.size = len(data) if not report.torn_tail else data.rfind(b"\n") + 1
     return records, report
 
 
+class SessionChanged(StoreError):
+    """Another server wrote the session after this one loaded it; this one must catch up before it writes."""
+
+
 class SessionJournal:
-    """Appends records to one session file durably; the engine's ``Journal``."""
+    """Appends records to one session file durably; the engine's ``Journal``.
+
+    The first write takes the session's write lock (session_lock.py) and keeps it until ``close``; a session
+    another server holds raises ``SessionBusy`` and nothing is written."""
 
     def __init__(self, path: Path, write: Writer = os.write) -> None:
         self.path = path
         self._write = write
         self._fd: int | None = None
         self._lock = threading.Lock()
+        self.writer_lock = WriterLock(path)
+        self.known_size: int | None = None
+        """Bytes of the file this process has applied (loaded, followed or written); None: not tracked. A file
+        longer than this when we come to write was appended to by another server meanwhile."""
+
+    def read_new(self) -> bytes:
+        """Whole lines appended since ``known_size`` (another server's records); advances ``known_size``."""
+        start = self.known_size or 0
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(start)
+                data = f.read()
+        except OSError:
+            return b""
+        end = data.rfind(b"\n") + 1  # a line still being written is read next time
+        self.known_size = start + end
+        return data[:end]
 
     def _open(self) -> int:
         if self._fd is None:
@@ -175,8 +204,14 @@ class SessionJournal:
     def write(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         with self._lock:
+            self.writer_lock.acquire()
             fd = self._open()
             before = os.fstat(fd).st_size
+            if self.known_size is not None and before > self.known_size:
+                raise SessionChanged(
+                    f"session {self.path.stem} was changed by another compact-lsp server since this one loaded it; "
+                    "it is being brought up to date, try again"
+                )
             try:
                 view = memoryview(line)
                 while view:
@@ -185,6 +220,8 @@ class SessionJournal:
                         raise OSError(errno.EIO, "write returned no progress")
                     view = view[written:]
                 os.fsync(fd)
+                if self.known_size is not None:
+                    self.known_size = before + len(line)
             except OSError as exc:
                 self._roll_back(fd, before)
                 reason = os.strerror(exc.errno) if exc.errno else str(exc)
@@ -205,6 +242,7 @@ class SessionJournal:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            self.writer_lock.release()
 
 
 def _repair_tail(fd: int, path: Path) -> None:

@@ -173,18 +173,25 @@ class ContextSession:
             created_at=float(created_at),
             write_header=False,
         )
-        for index, record in enumerate(it, start=1):
-            try:
-                session._check_record(record)
-                session._apply(record)
-            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-                skipped.append(SkippedRecord(index, str(exc) or type(exc).__name__))
+        skipped += session.follow(it, first_index=1)
         session.journal = journal or NullJournal()
         session._repair_loaded()
         if on_skipped is not None:
             for bad in skipped:
                 on_skipped(bad)
         return session
+
+    def follow(self, records: Iterable[dict[str, Any]], first_index: int = 0) -> list[SkippedRecord]:
+        """Apply records already in the journal (replay, or another server's appends to a session this one only
+        follows); one that cannot be applied is skipped and returned, the rest apply."""
+        skipped = []
+        for index, record in enumerate(records, start=first_index):
+            try:
+                self._check_record(record)
+                self._apply(record)
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+                skipped.append(SkippedRecord(index, str(exc) or type(exc).__name__))
+        return skipped
 
     def _repair_loaded(self) -> None:
         """After skipped records, make the history one the API accepts again (a skipped middle line may have held
@@ -196,7 +203,7 @@ class ContextSession:
         record = {"type": "repair", "messages": fixed.messages, "actions": fixed.actions, "at": self.clock()}
         try:
             self.journal.write(record)
-        except OSError as exc:
+        except Exception as exc:  # a full disk, or another server owns the session: this one only reads it
             log.warning("session %s: repaired in memory only (%s)", self.id, exc)
         self._apply(record)
         log.warning("session %s: repaired after loading: %s", self.id, "; ".join(fixed.actions))

@@ -15,6 +15,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.settings import SettingsError
+from compact_lsp.session_lock import SessionBusy
 from compact_lsp.store import JournalWriteError, StoreError
 from compact_lsp.tracking.reader import ReadRefused
 
@@ -41,6 +42,8 @@ def to_jsonrpc(exc: Exception) -> JsonRpcException:
         return exc
     if isinstance(exc, CompactionError):
         return request_failed(str(exc), {"kind": exc.kind})
+    if isinstance(exc, SessionBusy):
+        return request_failed(str(exc), {"kind": "read_only", "owner": exc.owner})
     if isinstance(exc, (JournalWriteError, StoreError)):
         return request_failed(str(exc))
     if isinstance(exc, (ReadRefused, SettingsError, ValueError)):  # MessageShapeError, ConversationError

@@ -65,6 +65,8 @@ class SessionRegistry:
         self.workspace_root = workspace_root
         self.clock = clock
         self.slots: dict[str, SessionSlot] = {}
+        self.following: dict[str, str] = {}
+        """Real paths of session files another server may write → session id (lsp/following.py)."""
         self.last_active: str | None = None
         self._encoding: tiktoken.Encoding | None = None
         self._loading: dict[str, asyncio.Future[SessionSlot]] = {}
@@ -140,13 +142,15 @@ class SessionRegistry:
 
     def _replay(self, session_id: str) -> tuple[ContextSession, LoadReport]:
         records, report = self.store.load(session_id)
+        journal = self.store.journal_for(session_id)
+        journal.known_size = report.size  # appends by another server after this point are followed, not lost
         session = ContextSession.replay(
             records,
             settings=self.settings,
             counter=self._counter(),
             clock=self.clock,
             workspace_root=self.workspace_root,
-            journal=self.store.journal_for(session_id),
+            journal=journal,
             on_skipped=lambda bad: report.skipped_record(bad.index, bad.reason),
         )
         if not report.clean and self._on_load_report is not None:

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compact_lsp.engine.file_gate import AllowedRoots
+from compact_lsp.store import SessionChanged
 from compact_lsp.tracking.reader import current_text
 
+from .following import catch_up, on_journal_changed
 from .sessions import SessionSlot
 
 if TYPE_CHECKING:
@@ -38,7 +40,12 @@ async def in_session(
 
 
 def _call_and_measure(slot: SessionSlot, call: Callable[[], T], measure: bool) -> tuple[T, dict[str, Any] | None]:
-    result = call()
+    try:
+        result = call()
+    except SessionChanged:
+        # another server wrote the session since we last read it (and has let go of it): catch up, try once more
+        catch_up(slot)
+        result = call()
     return result, slot.session.usage().to_wire() if measure else None
 
 
@@ -68,6 +75,10 @@ def on_file_changed(server: CompactLanguageServer, path: str) -> None:
     """The watcher saw ``path`` change: re-read it off the loop and notify every session that saw it."""
     registry = server.sessions
     if registry is None:
+        return
+    followed = registry.following.get(path)
+    if followed is not None:
+        on_journal_changed(server, followed)
         return
     slots = [slot for slot in registry.slots.values() if path in slot.watched]
     if slots:

@@ -13,6 +13,7 @@ from compact_lsp.engine.memory import ManagedMemory
 from compact_lsp.store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
+from ..following import follow
 from ..notify import UsageNotifier
 from ..sessions import SessionRegistry
 from ..settings import merge_settings, resolve_paths, settings_or_defaults, unwrap_configuration
@@ -80,6 +81,7 @@ def register(server: CompactLanguageServer) -> None:
 
 def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
     """A session joined the server: it learns the open documents, and the watcher follows its files."""
+    follow(server, slot)
     open_documents_in(server, slot)
     sync_watches(server, slot)
 
