@@ -500,3 +500,20 @@ def test_a_missing_server_is_one_clear_message_with_an_install_command(tmp_path:
     assert "compact-lsp: compact-lsp:" not in everything  # no doubled prefix
     # The default command: no compact-lsp on this PATH, so the checkout's .venv (what .ci/setup makes).
     assert r["default_cmd"] == [str(Path(PLUGIN_DIR).parents[1] / ".venv" / "bin" / "compact-lsp"), "--stdio"]
+
+
+def test_cancelling_a_full_compaction_is_information_not_an_error(tmp_path: Path) -> None:
+    from tests.support.messages_api_stub import MessagesApiStub, hang
+
+    workspace, state = workspace_in(tmp_path)
+    with MessagesApiStub() as stub:
+        stub.default = hang()
+        run = run_scenario(
+            "cancel_full", workspace, state, settings={**SETTINGS, "baseUrl": stub.base_url}, env=chat_env(stub)
+        )
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    assert r["full"].get("error") is None and r["full"]["result"]["cancelled"] is True
+    assert r["total_after"] == r["total_before"]  # nothing changed
+    assert [n["level"] for n in r["notifications"] if n["level"] >= 3] == []
+    assert "compact-lsp: The compaction was cancelled; nothing changed" in messages_of(run)

@@ -196,7 +196,12 @@ function M.compaction_mark(entry)
       or 'cleared old tool results'
     return '  ── ' .. what .. change .. ' ──'
   end
-  local how = entry.summarizer and (' (' .. entry.summarizer .. ' summary)') or ''
+  if entry.kind == 'undo' then
+    return '  ── the compaction before this was undone ──'
+  end
+  local how = entry.fallback and ' (offline summary: the API failed)'
+    or entry.summarizer and (' (' .. entry.summarizer .. ' summary)')
+    or ''
   return '  ── conversation compacted' .. change .. how .. ' ──'
 end
 
@@ -210,7 +215,7 @@ function M.history_lines(entries)
       vim.list_extend(lines, M.message_lines(entry.message))
     elseif entry.kind == 'message' and entry.role then
       vim.list_extend(lines, M.message_lines(entry))
-    elseif entry.kind == 'compaction' or entry.kind == 'microcompaction' then
+    elseif entry.kind == 'compaction' or entry.kind == 'microcompaction' or entry.kind == 'undo' then
       table.insert(lines, M.compaction_mark(entry))
     end
   end

@@ -30,7 +30,7 @@ end
 local unrequested = { auto = true, idle = true, size = true }
 
 --- `compact/didCompact` {sessionId, kind, trigger, tokensBefore, tokensAfter}
----@param result {sessionId: string, kind: string, trigger: string, tokensBefore: integer, tokensAfter: integer}
+---@param result compact_lsp.DidCompact
 ---@param ctx lsp.HandlerContext
 function M.did_compact(_, result, ctx)
   if type(result) ~= 'table' then
@@ -38,14 +38,18 @@ function M.did_compact(_, result, ctx)
   end
   if unrequested[result.trigger] and require('compact_lsp.config').options.notify_auto then
     local what = result.kind == 'micro' and 'cleared old tool results' or 'compacted the conversation'
+    local fallback = result.fallback == true
+        and (' (offline summary: the API failed' .. (type(result.fallbackReason) == 'string' and (': ' .. result.fallbackReason) or '') .. ')')
+      or ''
     vim.notify(
       string.format(
-        'compact-lsp: %s (%s): %s',
+        'compact-lsp: %s (%s): %s%s',
         what,
         result.trigger,
-        format.change(result.tokensBefore, result.tokensAfter)
+        format.change(result.tokensBefore, result.tokensAfter),
+        fallback
       ),
-      vim.log.levels.INFO
+      fallback ~= '' and vim.log.levels.WARN or vim.log.levels.INFO
     )
   end
   M.emit('CompactLspCompacted', vim.tbl_extend('force', { client_id = ctx.client_id }, result))
