@@ -159,6 +159,7 @@ def test_files_float_previews_rehydration_within_the_budget(commands: NvimRun) -
     float_ = commands.results["files_float"]
     assert float_["floating"] is True
     text = "\n".join(float_["lines"])
+    assert "Rehydration preview" not in text  # the border has the title; the text does not repeat it
     included = [c for c in preview["candidates"] if c["included"]]
     assert f"{len(included)} of {len(preview['candidates'])} files" in text
     for candidate in preview["candidates"]:
@@ -387,7 +388,7 @@ def test_help_works_after_a_lazy_style_install_and_the_shipped_tags_are_current(
     assert (PLUGIN_DIR / "doc" / "tags").read_text() == (fresh_doc / "tags").read_text()
 
 
-def test_chat_cancel_then_send_again(tmp_path: Path) -> None:
+def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -> None:
     from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
 
     workspace, state = workspace_in(tmp_path)
@@ -396,16 +397,20 @@ def test_chat_cancel_then_send_again(tmp_path: Path) -> None:
             tool_call("read_file", {"file_path": "app.py"}, text="Reading first."),
             hang(),
             reply("Here is the short answer."),
+            hang(),
+            reply("Yes, on a new server."),
         )
-        flag = state / "hanging"
+        # The scenario waits for these files: the stub holds the 2nd, then the 4th model request.
+        flags = [state / "hanging-2", state / "hanging-4"]
 
         def flag_when_hanging() -> None:
-            if stub.wait_for_requests(2, timeout=60):
+            for count, flag in zip((2, 4), flags, strict=True):
+                if not stub.wait_for_requests(count, timeout=60):
+                    return
                 flag.touch()
 
-        waiter = threading.Thread(target=flag_when_hanging, daemon=True)
-        waiter.start()
-        extra = {"hanging_flag": str(flag)}
+        threading.Thread(target=flag_when_hanging, daemon=True).start()
+        extra = {"hanging_flags": [str(f) for f in flags]}
         run = run_scenario("chat_cancel", workspace, state, settings=SETTINGS, env=chat_env(stub), extra=extra)
     assert run.returncode == 0 and "error" not in run.results, run.explain()
     assert run.results["cancelled"]["data"]["cancelled"] is True
@@ -418,6 +423,14 @@ def test_chat_cancel_then_send_again(tmp_path: Path) -> None:
     assert "Claude: Here is the short answer." in lines
     # No "still answering" refusal, no error shown for a cancel the user asked for.
     assert run.results["warnings"] == []
+    # The server died mid-turn: the turn ended with an error line; the next message got a new server.
+    third = run.results["third"]["data"]
+    assert "server stopped" in third["error"]
+    assert "  ! the server stopped; the turn was not finished" in lines
+    fourth = run.results["fourth"]["data"]
+    assert fourth.get("error") is None and fourth["result"]["stopReason"] == "end_turn"
+    assert run.results["new_client"] != run.results["old_client"]
+    assert "Claude: Yes, on a new server." in lines
 
 
 # ---- agent edits and open buffers ----

@@ -1,5 +1,6 @@
 -- <C-c> during a turn whose model request hangs: the turn ends at once with a "cancelled" mark, and the next
--- message typed at the prompt is answered (the plugin does not stay "still answering").
+-- message typed at the prompt is answered (the plugin does not stay "still answering"). Then the server dies
+-- during a turn: the turn ends with an error line, and the next message starts a new server and is answered.
 local H = require('nvim_harness')
 
 H.run(function()
@@ -14,7 +15,7 @@ H.run(function()
   H.type('iRead app.py and explain it<CR><Esc>')
   -- The model read the file; its next request hangs (the test drops a flag file once the stub holds it).
   H.wait('the hanging model request', function()
-    return vim.uv.fs_stat(H.config.extra.hanging_flag) ~= nil
+    return vim.uv.fs_stat(H.config.extra.hanging_flags[1]) ~= nil
   end)
   H.type('<C-c>')
   H.wait('the cancelled turn to end', function()
@@ -28,6 +29,24 @@ H.run(function()
     return #H.events('CompactLspChatDone') > 1
   end)
   H.record('second', H.events('CompactLspChatDone')[2])
+
+  H.type('iAnd another thing<CR><Esc>')
+  H.wait('the third model request to hang', function()
+    return vim.uv.fs_stat(H.config.extra.hanging_flags[2]) ~= nil
+  end)
+  local old = vim.lsp.get_clients({ name = 'compact_lsp' })[1]
+  H.record('old_client', old.id)
+  old:stop(true)
+  H.wait('the turn of the stopped server to end', function()
+    return #H.events('CompactLspChatDone') > 2
+  end)
+  H.record('third', H.events('CompactLspChatDone')[3])
+  H.type('iAre you back?<CR><Esc>')
+  H.wait('the fourth turn to end', function()
+    return #H.events('CompactLspChatDone') > 3
+  end)
+  H.record('fourth', H.events('CompactLspChatDone')[4])
+  H.record('new_client', vim.lsp.get_clients({ name = 'compact_lsp' })[1].id)
   H.record('lines', H.lines(buf))
   H.record('warnings', vim.tbl_filter(function(n)
     return n.level and n.level >= vim.log.levels.WARN
