@@ -60,6 +60,20 @@ function M.append_lines(buf, lines)
   vim.api.nvim_buf_set_lines(buf, n - 1, n - 1, false, lines)
   highlight(buf, n - 1, lines)
   M.settle(buf)
+  M.follow(buf, n)
+end
+
+--- Keep the prompt in view: windows whose cursor was on the prompt line (`prompt_line`) follow it down.
+---@param buf integer
+---@param prompt_line integer 1-based line of the prompt before the insert
+function M.follow(buf, prompt_line)
+  local last = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local cursor = vim.api.nvim_win_get_cursor(win)
+    if cursor[1] >= prompt_line then
+      pcall(vim.api.nvim_win_set_cursor, win, { last, cursor[2] })
+    end
+  end
 end
 
 --- Continue the streamed answer: the first piece extends the last transcript line when the answer is still

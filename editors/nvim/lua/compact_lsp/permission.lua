@@ -1,7 +1,53 @@
 --- The agent's permission prompts (`window/showMessageRequest`): the whole question (an edit's diff, a file's
 --- content) goes into the chat, `vim.ui.select` gets a one-line prompt (pickers mangle multi-line ones), and a
 --- write to a file whose buffer has unsaved changes says so before the user answers.
+local chat = require('compact_lsp.chat')
+local state = require('compact_lsp.state')
+
 local M = {}
+
+--- The running turn that waits on the server (permission prompts belong to it), with its session.
+---@return compact_lsp.ChatTurn?
+---@return string?
+function M.busy_turn()
+  for session_id, turn in pairs(state.turns) do
+    return turn, session_id
+  end
+  return nil
+end
+
+--- Show a permission question in the chat: the whole question (a diff, a file's content), capped.
+---@param session_id string?
+---@param message string
+function M.show_question(session_id, message)
+  local buf = chat.buffer(session_id)
+  if not buf then
+    return
+  end
+  local turn = session_id and state.turns[session_id]
+  if turn then
+    turn.open_text = false
+  end
+  local max = 20
+  local lines = vim.split(message, '\n', { plain = true })
+  local shown = { '  ? ' .. lines[1] }
+  for i = 2, math.min(#lines, max) do
+    table.insert(shown, '    ' .. lines[i])
+  end
+  if #lines > max then
+    table.insert(shown, string.format('    … %d more lines', #lines - max))
+  end
+  require('compact_lsp.chat_render').append_lines(buf, shown)
+end
+
+---@param session_id string?
+---@param title string
+function M.show_answer(session_id, title)
+  local buf = chat.buffer(session_id)
+  if buf then
+    require('compact_lsp.chat_render').append_lines(buf, { '    → ' .. title })
+  end
+end
 
 --- A warning for a pending write to a file with unsaved changes in Neovim, if there is one.
 ---@param turn compact_lsp.ChatTurn?
@@ -32,11 +78,10 @@ function M.ask(err, params, ctx)
   if not co or is_main then
     return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx)
   end
-  local chat = require('compact_lsp.chat')
-  local turn, session_id = chat.busy_turn()
+  local turn, session_id = M.busy_turn()
   local message = params.message or ''
   local warning = unsaved_warning(turn)
-  chat.show_question(session_id, warning and (message .. '\n⚠ ' .. warning) or message)
+  M.show_question(session_id, warning and (message .. '\n⚠ ' .. warning) or message)
   local prompt = (message:match('^[^\n]*') or '') .. (warning and (' (⚠ ' .. warning .. ')') or '') .. ': '
   vim.ui.select(params.actions or {}, {
     prompt = prompt,
@@ -51,7 +96,7 @@ function M.ask(err, params, ctx)
     end)
   end)
   local choice = coroutine.yield()
-  chat.show_answer(session_id, choice ~= vim.NIL and choice.title or 'dismissed (denied)')
+  M.show_answer(session_id, choice ~= vim.NIL and choice.title or 'dismissed (denied)')
   require('compact_lsp.handlers').emit('CompactLspPrompt', {
     message = params.message,
     choice = choice ~= vim.NIL and choice or nil,
