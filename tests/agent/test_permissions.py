@@ -8,7 +8,6 @@ import pytest
 
 from compact_lsp.agent.permissions import ACTIONS, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.prompts import agent_system_prompt
-from compact_lsp.agent.settings import AgentSettings
 
 EDIT = PermissionRequest(kind="edit", tool="edit_file", target="src/app.py", detail="- a\n+ b")
 
@@ -58,19 +57,6 @@ def test_prompt_text_names_the_change() -> None:
     assert EDIT.prompt == "The agent wants to edit src/app.py\n\n- a\n+ b"
     shell = PermissionRequest(kind="shell", tool="run_shell_command", target="make test")
     assert shell.prompt == "The agent wants to run a shell command: make test"
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
-        pytest.param(None, AgentSettings(), id="absent"),
-        pytest.param({"maxTokens": 1024, "shell": True}, AgentSettings(max_tokens=1024, shell=True), id="values"),
-        pytest.param({"maxRounds": 0, "shell": "yes"}, AgentSettings(), id="invalid-falls-back"),
-        pytest.param({"timeout": 30, "maxRetries": 0}, AgentSettings(timeout=30.0, max_retries=0), id="numbers"),
-    ],
-)
-def test_agent_settings_from_wire(raw: Any, expected: AgentSettings) -> None:
-    assert AgentSettings.from_wire(raw) == expected
 
 
 def test_system_prompt_is_pinned() -> None:

@@ -157,20 +157,24 @@ async def test_settings_change_applies_in_place(client: LanguageClient, workspac
     assert all_text(view["messages"]) == "keep me"
 
 
-async def test_invalid_settings_change_warns_and_falls_back_to_defaults(client: LanguageClient) -> None:
+async def test_an_invalid_settings_change_drops_only_the_bad_keys(client: LanguageClient, workspace: Workspace) -> None:
     session_id = await new_session(client)
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"compactLsp": {"contextWindow": 120_000}})
     )
     shown = asyncio.ensure_future(client.wait_for_notification("window/showMessage"))
     await asyncio.sleep(0)
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"compactLsp": {"autoCompact": {"threshold": "lots"}}})
-    )
-    message = await asyncio.wait_for(shown, GUARD)
-    assert "autoCompact.threshold" in message.message
+    bad = {"autoCompact": {"threshold": "lots"}, "sessionDir": 5, "apiKey": 42, "rehydration": {"maxFiles": 3}}
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"compactLsp": bad}))
+    message = (await asyncio.wait_for(shown, GUARD)).message
+    assert "autoCompact.threshold" in message and "sessionDir" in message and "apiKey" in message
+    assert "maxFiles" not in message
     status = await request(client, "compact/status", {"sessionId": session_id})
-    assert status["usage"]["contextWindow"] == 200_000
+    assert status["usage"]["contextWindow"] == 120_000  # the value in force, not the default
+    # sessionDir kept its value: a new session is still written where the user put the sessions
+    before = set(workspace.sessions.rglob("*.jsonl"))
+    await append(client, await new_session(client), start("still stored"))
+    assert len(set(workspace.sessions.rglob("*.jsonl")) - before) == 1
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from compact_lsp.engine.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, Message, blocks_of
 from compact_lsp.engine.microcompact import microcompact, plan_microcompaction, tool_result_tokens
 from compact_lsp.engine.microcompact_plan import MEDIA_PLACEHOLDER, MicrocompactPlan, MicrocompactResult, apply_plan
-from compact_lsp.engine.settings import MicrocompactSettings
+from compact_lsp.engine.settings import MicrocompactSettings, SettingsError
 from compact_lsp.engine.tokens import TiktokenCounter
 from compact_lsp.engine.validate import validate
 
@@ -365,7 +365,7 @@ def test_never_cleared_and_uses_no_keep_slot(counter: TiktokenCounter, untouched
 
 @pytest.mark.parametrize(
     "keep",
-    [pytest.param(0, id="zero"), pytest.param(-3, id="negative"), pytest.param(1, id="one")],
+    [pytest.param(0, id="zero"), pytest.param(1, id="one")],
 )
 def test_keep_recent_floors_at_one(counter: TiktokenCounter, keep: int) -> None:
     messages = conversation(Call(id="a"), Call(id="b"), Call(id="c"))
@@ -373,6 +373,11 @@ def test_keep_recent_floors_at_one(counter: TiktokenCounter, keep: int) -> None:
     assert cleared_ids(result) == ["a", "b"]
     assert result is not None
     assert result_block(result.messages, "c")["content"] == BIG
+
+
+def test_a_negative_keep_recent_is_refused_where_it_is_built() -> None:
+    with pytest.raises(SettingsError, match=r"microcompact.keepRecent: must be at least 0, got -3"):
+        settings(keep=-3)
 
 
 def test_protected_reads_use_no_keep_slot(counter: TiktokenCounter) -> None:

@@ -33,7 +33,7 @@ def preserve_read(path: str) -> bool:
 
 microcompact_settings = st.builds(
     MicrocompactSettings,
-    keep_recent=st.integers(-1, 4),
+    keep_recent=st.integers(0, 4),  # below 0 is refused where it is built
     idle_minutes=st.sampled_from([-1, 0, 30, 60]),
     # small thresholds too: there the kept results alone exceed the watermark and the window must give way
     size_threshold_tokens=st.one_of(st.just(-1), st.integers(1, 300), st.integers(1, 3_000)),

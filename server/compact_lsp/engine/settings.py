@@ -1,12 +1,17 @@
 """Typed engine settings with the product's defaults.
 
 The server parses ``initializationOptions`` (camelCase) into these once, where they enter; the engine only ever
-sees these objects. ``__post_init__`` validates, so an invalid value fails where it is built.
+sees these objects. Each field's allowed range is declared once, on the field (``limit``); ``__post_init__``
+checks it, so an invalid value fails where it is built, and the server's parser asks the same declaration
+(``check_setting``) about one value before building. Messages name the setting as the user writes it:
+``section.camelCaseKey: must be at least 0, got -2``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
 DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
     # file read
@@ -32,20 +37,77 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True)
+class Limit:
+    """The range of one numeric setting."""
+
+    minimum: float
+    maximum: float | None = None
+    above: bool = False
+    """The minimum itself is not allowed (a percent must be above 0)."""
+    off: bool = False
+    """-1 is allowed too: it turns the feature off."""
+    key: str | None = None
+    """The wire key when it is not the field's name in camelCase."""
+    unit: str = ""
+
+    def check(self, key: str, value: float) -> None:
+        if self.off and value == -1:
+            return
+        low = value > self.minimum if self.above else value >= self.minimum
+        if not low or (self.maximum is not None and value > self.maximum):
+            raise SettingsError(f"{key}: {self.describe()}, got {_number(value)}{self.unit}")
+
+    def describe(self) -> str:
+        text = f"must be {'above' if self.above else 'at least'} {_number(self.minimum)}{self.unit}"
+        if self.maximum is not None:
+            text += f" and at most {_number(self.maximum)}{self.unit}"
+        return text + (" (or -1 to turn it off)" if self.off else "")
+
+
+def limit(minimum: float, **kwargs: Any) -> dict[str, Limit]:
+    """Field metadata declaring the range: ``field(default=5, metadata=limit(0))``."""
+    return {"limit": Limit(minimum, **kwargs)}
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def setting_key(cls: type, name: str) -> str:
+    """The wire key of field ``name`` of the settings class ``cls``: ``microcompact.keepRecent``."""
+    declared = next((f.metadata.get("limit") for f in fields(cls) if f.name == name), None)
+    key = declared.key if declared is not None and declared.key else re.sub(r"_(\w)", lambda m: m[1].upper(), name)
+    section: str = getattr(cls, "SECTION", "")
+    return f"{section}.{key}" if section else key
+
+
+def check_setting(cls: type, name: str, value: Any) -> None:
+    """Raise ``SettingsError`` if ``value`` is outside the range declared on field ``name`` of ``cls``."""
+    for f in fields(cls):
+        declared = f.metadata.get("limit")
+        if f.name == name and declared is not None and isinstance(value, (int, float)):
+            declared.check(setting_key(cls, name), value)
+
+
+def check_limits(settings: Any) -> None:
+    """Check every declared range of a settings object (its ``__post_init__``)."""
+    for f in fields(settings):
+        check_setting(type(settings), f.name, getattr(settings, f.name))
+
+
+@dataclass(frozen=True)
 class MicrocompactSettings:
-    keep_recent: int = 5
+    SECTION: ClassVar[str] = "microcompact"
+    keep_recent: int = field(default=5, metadata=limit(0))
     """The N most recent compactable results are never cleared; floored at 1."""
-    idle_minutes: float = 60.0
+    idle_minutes: float = field(default=60.0, metadata=limit(0, off=True))
     """Idle trigger: minutes since the last assistant response; -1 turns it off."""
-    size_threshold_tokens: int = 40_000
+    size_threshold_tokens: int = field(default=40_000, metadata=limit(1, off=True))
     """Size trigger: tool-result tokens above this clear oldest first down to half of it; -1 turns it off."""
     compactable_tools: tuple[str, ...] = DEFAULT_COMPACTABLE_TOOLS
 
     def __post_init__(self) -> None:
-        if self.idle_minutes != -1 and self.idle_minutes < 0:
-            raise SettingsError("microcompact.idleMinutes must be >= 0, or -1 to turn the idle trigger off")
-        if self.size_threshold_tokens != -1 and self.size_threshold_tokens <= 0:
-            raise SettingsError("microcompact.sizeThresholdTokens must be > 0, or -1 to turn it off")
+        check_limits(self)
 
     @property
     def effective_keep_recent(self) -> int:
@@ -58,33 +120,32 @@ class MicrocompactSettings:
 
 @dataclass(frozen=True)
 class RehydrationSettings:
-    max_files: int = 5
-    token_budget: int = 50_000
-    max_tokens_per_file: int = 5_000
-    skill_tokens_each: int = 5_000
-    skill_tokens_total: int = 25_000
+    SECTION: ClassVar[str] = "rehydration"
+    max_files: int = field(default=5, metadata=limit(0))
+    token_budget: int = field(default=50_000, metadata=limit(0))
+    max_tokens_per_file: int = field(default=5_000, metadata=limit(0))
+    skill_tokens_each: int = field(default=5_000, metadata=limit(0))
+    skill_tokens_total: int = field(default=25_000, metadata=limit(0))
 
     def __post_init__(self) -> None:
-        for name in ("max_files", "token_budget", "max_tokens_per_file", "skill_tokens_each", "skill_tokens_total"):
-            if getattr(self, name) < 0:
-                raise SettingsError(f"rehydration.{name} must be >= 0")
+        check_limits(self)
 
 
 @dataclass(frozen=True)
 class AutoCompactSettings:
+    SECTION: ClassVar[str] = "autoCompact"
     enabled: bool = True
-    threshold_tokens: int | None = None
-    threshold_percent: float | None = None
+    threshold_tokens: int | None = field(default=None, metadata=limit(1, key="threshold"))
+    threshold_percent: float | None = field(
+        default=None, metadata=limit(0, maximum=100, above=True, key="threshold", unit="%")
+    )
     reserved_output_tokens: int = 20_000
     buffer_tokens: int = 13_000
     warning_margin_tokens: int = 20_000
     max_consecutive_failures: int = 3
 
     def __post_init__(self) -> None:
-        if self.threshold_percent is not None and not 0 < self.threshold_percent <= 100:
-            raise SettingsError("autoCompact.threshold as a percent must be in (0, 100]")
-        if self.threshold_tokens is not None and self.threshold_tokens <= 0:
-            raise SettingsError("autoCompact.threshold in tokens must be > 0")
+        check_limits(self)
 
     def threshold_for(self, context_window: int) -> int:
         """min(85% of the window, window - reserved output - buffer), unless configured."""
@@ -102,22 +163,22 @@ class AutoCompactSettings:
 
 @dataclass(frozen=True)
 class SessionMemorySettings:
+    SECTION: ClassVar[str] = "sessionMemory"
     enabled: bool = True
     """Keep background notes that make compaction instant."""
     use_model: bool = True
     """Write them with the model when an API key is set (else, or when off, the offline extractor)."""
-    first_after_tokens: int = 10_000
-    every_tokens: int = 5_000
-    min_tool_calls: int = 3
+    first_after_tokens: int = field(default=10_000, metadata=limit(0))
+    every_tokens: int = field(default=5_000, metadata=limit(0))
+    min_tool_calls: int = field(default=3, metadata=limit(0))
 
     def __post_init__(self) -> None:
-        for name in ("first_after_tokens", "every_tokens", "min_tool_calls"):
-            if getattr(self, name) < 0:
-                raise SettingsError(f"sessionMemory.{name} must be >= 0")
+        check_limits(self)
 
 
 @dataclass(frozen=True)
 class MemorySettings:
+    SECTION: ClassVar[str] = "memory"
     project_root: str | None = None
     user_root: str | None = None
     team_root: str | None = None
@@ -125,7 +186,7 @@ class MemorySettings:
 
 @dataclass(frozen=True)
 class EngineSettings:
-    context_window: int = 200_000
+    context_window: int = field(default=200_000, metadata=limit(1_000))
     model: str = "claude-sonnet-4-5"
     compaction_model: str | None = None
     base_url: str | None = None
@@ -140,10 +201,9 @@ class EngineSettings:
     write_tools: tuple[str, ...] = DEFAULT_WRITE_TOOLS
     edit_tools: tuple[str, ...] = DEFAULT_EDIT_TOOLS
     session_dir: str | None = None
-    read_state_capacity: int = 4096
+    read_state_capacity: int = field(default=4096, metadata=limit(1))
     pre_compact_command: str | None = None
     """A shell command run (in the workspace) before each full compaction; its output adds instructions."""
 
     def __post_init__(self) -> None:
-        if self.context_window < 1_000:
-            raise SettingsError("contextWindow must be at least 1000 tokens")
+        check_limits(self)

@@ -21,7 +21,6 @@ from pygls.exceptions import JsonRpcException
 from compact_lsp.agent.loop import ChatLoop
 from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
-from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.agent.tools import default_tools
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.eviction import EvictionRecord
@@ -107,7 +106,7 @@ def register(server: CompactLanguageServer) -> None:
                 f"The agent is still answering in session {session.id}; wait for it, or cancel that request.",
                 {"kind": "busy"},
             )
-        agent = AgentSettings.from_wire(server.raw_settings.get("agent"))
+        agent = server.agent_settings
         permissions = state.permissions.setdefault(session.id, Permissions(ask=ask))
 
         def emit(event: dict[str, Any]) -> None:

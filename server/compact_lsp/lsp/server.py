@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from compact_lsp import __version__
+from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
@@ -43,7 +44,9 @@ class CompactLanguageServer(LanguageServer):
         self.settings = settings
         """Current engine settings; replaced whole on a configuration change and pushed into every session."""
         self.raw_settings: dict[str, Any] = {}
-        """The last settings object the client sent (camelCase), so a partial change can be merged onto it."""
+        """The settings object as applied (camelCase, invalid values left out), so a partial change merges onto it."""
+        self.agent_settings = AgentSettings()
+        """The ``agent`` settings, parsed with the rest where they enter."""
         self.workspace_root: str | None = None
         """The first workspace folder (or rootUri) as a real path; reads are confined to it."""
         self.sessions: SessionRegistry | None = None

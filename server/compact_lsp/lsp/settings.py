@@ -1,17 +1,21 @@
 """Settings as they enter the server: ``initializationOptions`` and ``workspace/didChangeConfiguration``.
 
-The wire is camelCase (docs/protocol.md); the engine only ever sees ``EngineSettings``. Parsing is explicit so
-that an error names the key a person has to fix (``microcompact.keepRecent: expected an integer, got "5"``).
-Unknown keys are ignored, so a newer client can talk to an older server.
+The wire is camelCase (docs/protocol.md); the engine only ever sees ``EngineSettings`` and the agent
+``AgentSettings``. Each key is parsed on its own (``SETTINGS``), so a bad value costs only that key: it keeps the
+value in force before the change (the default at ``initialize``) and the problem goes back to the user, naming the
+key (``microcompact.keepRecent: expected an integer, got "5"``), as ruff's server does. Types are checked here,
+ranges where they are declared (engine/settings.py ``limit``). Unknown keys are ignored, so a newer client can
+talk to an older server.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.engine.settings import (
     AutoCompactSettings,
     EngineSettings,
@@ -20,6 +24,7 @@ from compact_lsp.engine.settings import (
     RehydrationSettings,
     SessionMemorySettings,
     SettingsError,
+    check_setting,
 )
 
 SECTION = "compactLsp"
@@ -42,19 +47,12 @@ def _describe(value: Any) -> str:
     return f"a{'n' if type(value).__name__[0] in 'aeiou' else ''} {type(value).__name__}"
 
 
-def _int(key: str, raw: Any, minimum: int | None = None, allow_off: bool = False) -> int:
+def _int(key: str, raw: Any) -> int:
     if isinstance(raw, int) and not isinstance(raw, bool):
-        value = raw
-    elif isinstance(raw, float) and raw.is_integer():  # JSON clients may send 200000.0
-        value = int(raw)
-    else:
-        raise SettingsError(f"{key}: expected an integer, got {_describe(raw)}")
-    if allow_off and value == -1:
-        return value
-    if minimum is not None and value < minimum:
-        extra = " (or -1 to turn it off)" if allow_off else ""
-        raise SettingsError(f"{key}: must be at least {minimum}{extra}, got {value}")
-    return value
+        return raw
+    if isinstance(raw, float) and raw.is_integer():  # JSON clients may send 200000.0
+        return int(raw)
+    raise SettingsError(f"{key}: expected an integer, got {_describe(raw)}")
 
 
 def _number(key: str, value: Any) -> float:
@@ -110,10 +108,6 @@ def _object(key: str, value: Any) -> Mapping[str, Any]:
     return value
 
 
-def _field(raw: Mapping[str, Any], key: str) -> Any:
-    return raw.get(key, _MISSING)
-
-
 def _threshold(key: str, value: Any) -> tuple[int | None, float | None]:
     """``autoCompact.threshold``: tokens (150000), a percent string ("80%"), or null for the default."""
     if value is None:
@@ -122,110 +116,165 @@ def _threshold(key: str, value: Any) -> tuple[int | None, float | None]:
         text = value.strip()
         if text.endswith("%"):
             try:
-                percent = float(text[:-1])
+                return None, float(text[:-1])
             except ValueError:
                 raise SettingsError(f'{key}: expected a percent like "80%", got {_describe(value)}') from None
-            if not 0 < percent <= 100:
-                raise SettingsError(f"{key}: a percent must be above 0% and at most 100%, got {text}")
-            return None, percent
         raise SettingsError(f'{key}: expected tokens (150000) or a percent ("80%"), got {_describe(value)}')
-    return _int(key, value, minimum=1), None
+    return _int(key, value), None
 
 
-def _section(raw: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    value = _field(raw, name)
-    return {} if value is _MISSING or value is None else _object(name, value)
+def _secret(key: str, value: Any) -> str | None:
+    """A string whose value never appears in a message (the API key)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{key}: expected a non-empty string")
+    return value.strip()
 
 
-def parse_settings(raw: Any) -> EngineSettings:
-    """Parse the camelCase settings object into ``EngineSettings``; raise ``SettingsError`` naming the key."""
+def _keyed(attr: str, parse: Callable[[str, Any], Any]) -> Callable[[str, Any], dict[str, Any]]:
+    return lambda key, value: {attr: parse(key, value)}
+
+
+def _threshold_fields(key: str, value: Any) -> dict[str, Any]:
+    tokens, percent = _threshold(key, value)
+    return {"threshold_tokens": tokens, "threshold_percent": percent}
+
+
+SECTIONS: dict[str, type] = {
+    "": EngineSettings,
+    "memory": MemorySettings,
+    "microcompact": MicrocompactSettings,
+    "rehydration": RehydrationSettings,
+    "autoCompact": AutoCompactSettings,
+    "sessionMemory": SessionMemorySettings,
+    "agent": AgentSettings,
+}
+"""Each settings object on the wire (``""``: the top level) and the class it fills."""
+
+SETTINGS: dict[str, Callable[[str, Any], dict[str, Any]]] = {
+    "contextWindow": _keyed("context_window", _int),
+    "model": _keyed("model", _str),
+    "compactionModel": _keyed("compaction_model", _optional(_str)),
+    "baseUrl": _keyed("base_url", _optional(_url)),
+    "apiKey": _keyed("api_key", _secret),
+    "readTools": _keyed("read_tools", _names),
+    "sessionDir": _keyed("session_dir", _optional(_path)),
+    "preCompactCommand": _keyed("pre_compact_command", _optional(_str)),
+    "memory.projectRoot": _keyed("project_root", _optional(_path)),
+    "memory.userRoot": _keyed("user_root", _optional(_path)),
+    "memory.teamRoot": _keyed("team_root", _optional(_path)),
+    "microcompact.keepRecent": _keyed("keep_recent", _int),
+    "microcompact.idleMinutes": _keyed("idle_minutes", _number),
+    "microcompact.sizeThresholdTokens": _keyed("size_threshold_tokens", _int),
+    "microcompact.compactableTools": _keyed("compactable_tools", _names),
+    "rehydration.maxFiles": _keyed("max_files", _int),
+    "rehydration.tokenBudget": _keyed("token_budget", _int),
+    "rehydration.maxTokensPerFile": _keyed("max_tokens_per_file", _int),
+    "autoCompact.enabled": _keyed("enabled", _bool),
+    "autoCompact.threshold": _threshold_fields,
+    "sessionMemory.enabled": _keyed("enabled", _bool),
+    "sessionMemory.useModel": _keyed("use_model", _bool),
+    "sessionMemory.firstAfterTokens": _keyed("first_after_tokens", _int),
+    "sessionMemory.everyTokens": _keyed("every_tokens", _int),
+    "sessionMemory.minToolCalls": _keyed("min_tool_calls", _int),
+    "agent.maxTokens": _keyed("max_tokens", _int),
+    "agent.maxRounds": _keyed("max_rounds", _int),
+    "agent.shell": _keyed("shell", _bool),
+    "agent.maxRetries": _keyed("max_retries", _int),
+    "agent.timeout": _keyed("timeout", _number),
+}
+"""Every setting by its wire key: a parser of its type, returning the fields it sets (ranges: ``check_setting``)."""
+
+
+@dataclass(frozen=True)
+class ParsedSettings:
+    engine: EngineSettings
+    agent: AgentSettings
+    accepted: dict[str, Any]
+    """The settings object as applied: every invalid value replaced by the one in force before, or left out.
+    The next partial change merges onto this."""
+    problems: list[str]
+    """One line per ignored value, naming its key; empty when everything applied."""
+
+    def message(self) -> str | None:
+        """What to tell the user (``window/showMessage``), or None."""
+        if not self.problems:
+            return None
+        return "compact-lsp: ignored invalid settings, the values in force stay: " + "; ".join(self.problems)
+
+
+def _lookup(raw: Mapping[str, Any], key: str) -> Any:
+    section, _, name = key.rpartition(".")
+    holder = raw.get(section) if section else raw
+    return holder.get(name, _MISSING) if isinstance(holder, Mapping) else _MISSING
+
+
+def _restore(accepted: dict[str, Any], in_force: Mapping[str, Any], key: str) -> Any:
+    """Put back the value ``key`` had before (or drop the key); returns that value or ``_MISSING``."""
+    section, _, name = key.rpartition(".")
+    previous = _lookup(in_force, key)
+    holder = accepted
+    if section:
+        holder = dict(accepted[section])
+        accepted[section] = holder
+    if previous is _MISSING:
+        holder.pop(name, None)
+    else:
+        holder[name] = previous
+    return previous
+
+
+def _parse_one(key: str, value: Any) -> dict[str, Any]:
+    section = key.rpartition(".")[0]
+    fields = SETTINGS[key](key, value)
+    for attr, parsed in fields.items():
+        check_setting(SECTIONS[section], attr, parsed)
+    return fields
+
+
+def parse_settings(raw: Any, in_force: Mapping[str, Any] | None = None) -> ParsedSettings:
+    """Parse the camelCase settings; a bad value keeps its value from ``in_force`` (the accepted settings before
+    this change; defaults when None) and is reported, every other value applies."""
+    in_force = in_force or {}
+    problems: list[str] = []
     if raw is None:
-        return EngineSettings()
-    raw = _object("settings", raw)
-    top: dict[str, Any] = {}
-    scalar_fields: list[tuple[str, str, Callable[[str, Any], Any]]] = [
-        ("contextWindow", "context_window", lambda k, v: _int(k, v, minimum=1_000)),
-        ("model", "model", _str),
-        ("compactionModel", "compaction_model", _optional(_str)),
-        ("baseUrl", "base_url", _optional(_url)),
-        ("apiKey", "api_key", _optional(_str)),
-        ("readTools", "read_tools", _names),
-        ("sessionDir", "session_dir", _optional(_path)),
-        ("preCompactCommand", "pre_compact_command", _optional(_str)),
-    ]
-    for key, attr, parse in scalar_fields:
-        value = _field(raw, key)
-        if value is not _MISSING:
-            top[attr] = parse(key, value)
-
-    memory = _section(raw, "memory")
-    memory_kwargs = {
-        attr: _optional(_path)(f"memory.{key}", memory[key])
-        for key, attr in (
-            ("projectRoot", "project_root"),
-            ("userRoot", "user_root"),
-            ("teamRoot", "team_root"),
-        )
-        if key in memory
-    }
-
-    micro = _section(raw, "microcompact")
-    micro_kwargs: dict[str, Any] = {}
-    if "keepRecent" in micro:
-        micro_kwargs["keep_recent"] = _int("microcompact.keepRecent", micro["keepRecent"], minimum=0)
-    if "idleMinutes" in micro:
-        minutes = _number("microcompact.idleMinutes", micro["idleMinutes"])
-        if minutes != -1 and minutes < 0:
-            raise SettingsError(f"microcompact.idleMinutes: must be >= 0 or -1 to turn it off, got {minutes:g}")
-        micro_kwargs["idle_minutes"] = minutes
-    if "sizeThresholdTokens" in micro:
-        micro_kwargs["size_threshold_tokens"] = _int(
-            "microcompact.sizeThresholdTokens", micro["sizeThresholdTokens"], minimum=1, allow_off=True
-        )
-    if "compactableTools" in micro:
-        micro_kwargs["compactable_tools"] = _names("microcompact.compactableTools", micro["compactableTools"])
-
-    rehydration = _section(raw, "rehydration")
-    rehydration_kwargs = {
-        attr: _int(f"rehydration.{key}", rehydration[key], minimum=0)
-        for key, attr in (
-            ("maxFiles", "max_files"),
-            ("tokenBudget", "token_budget"),
-            ("maxTokensPerFile", "max_tokens_per_file"),
-        )
-        if key in rehydration
-    }
-
-    auto = _section(raw, "autoCompact")
-    auto_kwargs: dict[str, Any] = {}
-    if "enabled" in auto:
-        auto_kwargs["enabled"] = _bool("autoCompact.enabled", auto["enabled"])
-    if "threshold" in auto:
-        tokens, percent = _threshold("autoCompact.threshold", auto["threshold"])
-        auto_kwargs["threshold_tokens"] = tokens
-        auto_kwargs["threshold_percent"] = percent
-
-    notes = _section(raw, "sessionMemory")
-    notes_kwargs: dict[str, Any] = {}
-    for key, attr in (("enabled", "enabled"), ("useModel", "use_model")):
-        if key in notes:
-            notes_kwargs[attr] = _bool(f"sessionMemory.{key}", notes[key])
-    for key, attr in (
-        ("firstAfterTokens", "first_after_tokens"),
-        ("everyTokens", "every_tokens"),
-        ("minToolCalls", "min_tool_calls"),
-    ):
-        if key in notes:
-            notes_kwargs[attr] = _int(f"sessionMemory.{key}", notes[key], minimum=0)
-
-    return EngineSettings(
-        session_memory=SessionMemorySettings(**notes_kwargs),
-        memory=MemorySettings(**memory_kwargs),
-        microcompact=MicrocompactSettings(**micro_kwargs),
-        rehydration=RehydrationSettings(**rehydration_kwargs),
-        auto_compact=AutoCompactSettings(**auto_kwargs),
-        **top,
+        raw = {}
+    if not isinstance(raw, Mapping):
+        problems.append(f"settings: expected an object, got {_describe(raw)}")
+        raw = in_force
+    accepted: dict[str, Any] = dict(raw)
+    for section in SECTIONS:
+        value = accepted.get(section) if section else None
+        if value is None or isinstance(value, Mapping):
+            continue
+        problems.append(f"{section}: expected an object, got {_describe(value)}")
+        previous = in_force.get(section, _MISSING)
+        if previous is _MISSING:
+            accepted.pop(section)
+        else:
+            accepted[section] = previous
+    values: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
+    for key in SETTINGS:
+        value = _lookup(accepted, key)
+        if value is _MISSING:
+            continue
+        try:
+            values[key.rpartition(".")[0]].update(_parse_one(key, value))
+        except SettingsError as exc:
+            problems.append(str(exc))
+            previous = _restore(accepted, in_force, key)
+            if previous is not _MISSING:
+                values[key.rpartition(".")[0]].update(_parse_one(key, previous))
+    engine = EngineSettings(
+        memory=MemorySettings(**values["memory"]),
+        microcompact=MicrocompactSettings(**values["microcompact"]),
+        rehydration=RehydrationSettings(**values["rehydration"]),
+        auto_compact=AutoCompactSettings(**values["autoCompact"]),
+        session_memory=SessionMemorySettings(**values["sessionMemory"]),
+        **values[""],
     )
+    return ParsedSettings(engine, AgentSettings(**values["agent"]), accepted, problems)
 
 
 def unwrap_configuration(raw: Any) -> Any:
@@ -244,14 +293,6 @@ def merge_settings(base: Mapping[str, Any], change: Mapping[str, Any]) -> dict[s
         else:
             merged[key] = value
     return merged
-
-
-def settings_or_defaults(raw: Any) -> tuple[EngineSettings, str | None]:
-    """Parse; on an invalid value return the defaults and the message to show the user."""
-    try:
-        return parse_settings(raw), None
-    except SettingsError as exc:
-        return EngineSettings(), f"compact-lsp: invalid setting, using the defaults instead. {exc}"
 
 
 def resolve_paths(settings: EngineSettings, workspace_root: str | None) -> EngineSettings:

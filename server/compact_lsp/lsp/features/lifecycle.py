@@ -16,7 +16,7 @@ from compact_lsp.tracking.watcher import FileWatcher
 from ..following import follow
 from ..notify import UsageNotifier
 from ..sessions import SessionRegistry
-from ..settings import merge_settings, resolve_paths, settings_or_defaults, unwrap_configuration
+from ..settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
 from ..work import on_file_changed, sync_watches
 from .documents import open_documents_in
 
@@ -34,9 +34,7 @@ def register(server: CompactLanguageServer) -> None:
 
         server.loop = asyncio.get_running_loop()
         server.workspace_root = workspace_root_from(params)
-        raw = params.initialization_options
-        server.raw_settings = dict(raw) if isinstance(raw, Mapping) else {}
-        apply_settings(server, raw)
+        apply_settings(server, parse_settings(params.initialization_options))
         settings = server.settings
         store = SessionStore(settings.session_dir, server.workspace_root)
         server.sessions = SessionRegistry(
@@ -59,9 +57,8 @@ def register(server: CompactLanguageServer) -> None:
         if not isinstance(change, Mapping):
             server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
             return
-        server.raw_settings = merge_settings(server.raw_settings, change)
         old_dir = server.settings.session_dir
-        apply_settings(server, server.raw_settings)
+        apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
         registry = server.sessions
         if registry is None:
             return
@@ -86,13 +83,15 @@ def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
     sync_watches(server, slot)
 
 
-def apply_settings(server: CompactLanguageServer, raw: Any) -> None:
-    """Parse and swap in the settings; invalid ones are reported and replaced by the defaults."""
-    settings, problem = settings_or_defaults(raw)
-    if problem is not None:
-        log.warning(problem)
-        server.show_warning(problem)
-    server.settings = resolve_paths(settings, server.workspace_root)
+def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> None:
+    """Swap in the parsed settings; the values it ignored are reported to the user, the rest apply."""
+    message = parsed.message()
+    if message is not None:
+        log.warning(message)
+        server.show_warning(message)
+    server.raw_settings = parsed.accepted
+    server.settings = resolve_paths(parsed.engine, server.workspace_root)
+    server.agent_settings = parsed.agent
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:
             server.ignored_roots_warned.add(ignored.warning)

@@ -1,19 +1,33 @@
-"""The settings parser: camelCase wire objects into EngineSettings, with errors that name the key."""
+"""The settings tier: camelCase wire objects into EngineSettings and AgentSettings.
+
+A bad value never costs more than its own key: it keeps the value in force before the change and the problem is
+reported, naming the key. Ranges are declared once on the settings fields, so the engine objects built directly
+say the same thing as the parser.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from compact_lsp.engine.settings import EngineSettings, SettingsError
-from compact_lsp.lsp.settings import (
-    merge_settings,
-    parse_settings,
-    resolve_paths,
-    settings_or_defaults,
-    unwrap_configuration,
+from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.engine.settings import (
+    AutoCompactSettings,
+    EngineSettings,
+    MicrocompactSettings,
+    RehydrationSettings,
+    SessionMemorySettings,
+    SettingsError,
 )
+from compact_lsp.lsp.settings import merge_settings, parse_settings, resolve_paths, unwrap_configuration
+
+
+def engine_of(raw: Any) -> EngineSettings:
+    parsed = parse_settings(raw)
+    assert parsed.problems == []
+    return parsed.engine
 
 
 @pytest.mark.parametrize(
@@ -104,7 +118,7 @@ from compact_lsp.lsp.settings import (
     ],
 )
 def test_valid_settings_parse(raw: Any, check: Any) -> None:
-    assert check(parse_settings(raw))
+    assert check(engine_of(raw))
 
 
 @pytest.mark.parametrize(
@@ -127,7 +141,7 @@ def test_valid_settings_parse(raw: Any, check: Any) -> None:
         ),
         pytest.param(
             {"microcompact": {"idleMinutes": -5}},
-            "microcompact.idleMinutes: must be >= 0 or -1",
+            "microcompact.idleMinutes: must be at least 0 (or -1 to turn it off)",
             id="idle-negative",
         ),
         pytest.param(
@@ -170,20 +184,140 @@ def test_valid_settings_parse(raw: Any, check: Any) -> None:
     ],
 )
 def test_invalid_settings_name_the_key(raw: Any, message: str) -> None:
-    with pytest.raises(SettingsError) as info:
-        parse_settings(raw)
-    assert message in str(info.value)
+    parsed = parse_settings(raw)
+    assert len(parsed.problems) == 1
+    assert message in parsed.problems[0]
+    assert parsed.message() is not None and message in parsed.message()
+    assert parsed.engine == EngineSettings()  # at initialize, the value in force is the default
 
 
-def test_invalid_settings_fall_back_to_defaults_with_a_message() -> None:
-    settings, problem = settings_or_defaults({"contextWindow": 500_000, "microcompact": {"keepRecent": "3"}})
-    assert settings == EngineSettings()
-    assert problem is not None and "microcompact.keepRecent" in problem and "defaults" in problem
+def test_a_bad_key_costs_only_itself() -> None:
+    parsed = parse_settings({"contextWindow": 500_000, "microcompact": {"keepRecent": "3", "idleMinutes": 5}})
+    assert parsed.engine.context_window == 500_000
+    assert parsed.engine.microcompact.idle_minutes == 5
+    assert parsed.engine.microcompact.keep_recent == MicrocompactSettings().keep_recent
+    assert parsed.problems == ['microcompact.keepRecent: expected an integer, got "3"']
+    assert parsed.accepted == {"contextWindow": 500_000, "microcompact": {"idleMinutes": 5}}
 
 
 def test_valid_settings_have_no_message() -> None:
-    settings, problem = settings_or_defaults({"contextWindow": 500_000})
-    assert problem is None and settings.context_window == 500_000
+    parsed = parse_settings({"contextWindow": 500_000})
+    assert parsed.message() is None and parsed.engine.context_window == 500_000
+
+
+IN_FORCE: dict[str, Any] = {
+    "sessionDir": "/data/sessions",
+    "apiKey": "sk-ant-in-force",
+    "contextWindow": 500_000,
+    "microcompact": {"keepRecent": 2, "idleMinutes": 5},
+    "agent": {"maxRounds": 7},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "check"),
+    [
+        pytest.param({"sessionDir": 5}, lambda p: p.engine.session_dir == "/data/sessions", id="session-dir"),
+        pytest.param({"sessionDir": ""}, lambda p: p.engine.session_dir == "/data/sessions", id="session-dir-empty"),
+        pytest.param({"apiKey": 1234}, lambda p: p.engine.api_key == "sk-ant-in-force", id="api-key"),
+        pytest.param({"contextWindow": 10}, lambda p: p.engine.context_window == 500_000, id="range"),
+        pytest.param(
+            {"microcompact": {"keepRecent": -1}}, lambda p: p.engine.microcompact.keep_recent == 2, id="nested"
+        ),
+        pytest.param(
+            {"microcompact": "off"},
+            lambda p: (p.engine.microcompact.keep_recent, p.engine.microcompact.idle_minutes) == (2, 5),
+            id="section-not-an-object",
+        ),
+        pytest.param({"agent": {"maxRounds": 0}}, lambda p: p.agent.max_rounds == 7, id="agent"),
+    ],
+)
+def test_a_bad_change_keeps_the_value_in_force_not_the_default(change: dict[str, Any], check: Any) -> None:
+    parsed = parse_settings(merge_settings(IN_FORCE, change), IN_FORCE)
+    assert check(parsed)
+    assert len(parsed.problems) == 1
+    assert parsed.engine.api_key == "sk-ant-in-force"
+    assert parsed.engine.session_dir == "/data/sessions"
+    # the next change merges onto what was applied, so the bad value does not come back
+    assert parse_settings(parsed.accepted, parsed.accepted).problems == []
+
+
+def test_a_bad_change_still_applies_its_good_keys() -> None:
+    change = {"contextWindow": 300_000, "sessionDir": None, "microcompact": {"keepRecent": "all"}}
+    parsed = parse_settings(merge_settings(IN_FORCE, change), IN_FORCE)
+    assert parsed.engine.context_window == 300_000
+    assert parsed.engine.session_dir is None  # null is a valid value: the user's state dir
+    assert parsed.engine.microcompact.keep_recent == 2
+
+
+def test_a_bad_api_key_is_never_echoed() -> None:
+    parsed = parse_settings({"apiKey": ["sk-ant-secret-value"]})
+    assert parsed.problems == ["apiKey: expected a non-empty string"]
+    assert "sk-ant" not in (parsed.message() or "")
+
+
+def test_settings_that_are_not_an_object_keep_everything() -> None:
+    parsed = parse_settings([1, 2], IN_FORCE)
+    assert parsed.problems == ["settings: expected an object, got a list"]
+    assert parsed.engine.context_window == 500_000 and parsed.agent.max_rounds == 7
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(None, AgentSettings(), id="absent"),
+        pytest.param({"maxTokens": 1024, "shell": True}, AgentSettings(max_tokens=1024, shell=True), id="values"),
+        pytest.param({"timeout": 30, "maxRetries": 0}, AgentSettings(timeout=30.0, max_retries=0), id="numbers"),
+    ],
+)
+def test_agent_settings_parse_with_the_rest(raw: Any, expected: AgentSettings) -> None:
+    parsed = parse_settings({"agent": raw})
+    assert parsed.problems == [] and parsed.agent == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        pytest.param({"maxRounds": 0}, "agent.maxRounds: must be at least 1, got 0", id="rounds"),
+        pytest.param({"shell": "yes"}, 'agent.shell: expected true or false, got "yes"', id="shell"),
+        pytest.param({"timeout": "10"}, 'agent.timeout: expected a number, got "10"', id="timeout"),
+        pytest.param({"maxRetries": -1}, "agent.maxRetries: must be at least 0, got -1", id="retries"),
+    ],
+)
+def test_agent_settings_problems_are_reported(raw: Any, message: str) -> None:
+    parsed = parse_settings({"agent": raw})
+    assert parsed.problems == [message]
+    assert parsed.agent == AgentSettings()
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        pytest.param(lambda: EngineSettings(context_window=999), "contextWindow: must be at least 1000", id="window"),
+        pytest.param(
+            lambda: MicrocompactSettings(idle_minutes=-5),
+            "microcompact.idleMinutes: must be at least 0 (or -1 to turn it off), got -5",
+            id="idle",
+        ),
+        pytest.param(
+            lambda: RehydrationSettings(max_files=-1), "rehydration.maxFiles: must be at least 0, got -1", id="files"
+        ),
+        pytest.param(
+            lambda: AutoCompactSettings(threshold_percent=0),
+            "autoCompact.threshold: must be above 0% and at most 100%, got 0%",
+            id="percent",
+        ),
+        pytest.param(
+            lambda: SessionMemorySettings(every_tokens=-1),
+            "sessionMemory.everyTokens: must be at least 0, got -1",
+            id="notes",
+        ),
+        pytest.param(lambda: AgentSettings(max_tokens=0), "agent.maxTokens: must be at least 1, got 0", id="agent"),
+    ],
+)
+def test_settings_built_directly_say_what_the_parser_says(build: Any, message: str) -> None:
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        build()
 
 
 @pytest.mark.parametrize(
@@ -217,6 +351,6 @@ def test_relative_paths_resolve_against_the_workspace(given: str | None, expecte
     raw: dict[str, Any] = {"memory": {"teamRoot": given}} if given else {}
     if given:
         raw["sessionDir"] = given
-    settings = resolve_paths(parse_settings(raw), "/ws")
+    settings = resolve_paths(engine_of(raw), "/ws")
     assert settings.session_dir == expected
     assert settings.memory.team_root == expected
