@@ -13,6 +13,7 @@ import tiktoken
 from compact_lsp.engine import tokens as tokens_module
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
 from compact_lsp.engine.tokens import (
+    COUNT_PIECE_CHARS,
     IMAGE_TOKENS_CAP,
     TiktokenCounter,
     TokenizerUnavailable,
@@ -135,3 +136,13 @@ def test_usage_levels_and_wire_shape() -> None:
     wire = crit.to_wire()
     assert wire["byKind"]["toolResult"] == 170_000 and wire["reported"] == 169_000
     assert wire["estimated"] == 170_000 and wire["percent"] == 85.0
+
+
+def test_a_long_text_counts_in_pieces_exactly() -> None:
+    """Counted in pieces to bound memory (``COUNT_PIECE_CHARS``), with the same count as counted whole."""
+    encoding = load_encoding()
+    lines = [f"    value_{i} = compute({i}, 'x' * {i % 7})  # step {i}\n" for i in range(20_000)]
+    lines[5000] = "\n\n   indented after blank lines\n"
+    text = "".join(lines) + "tail without newline"
+    assert len(text) > 3 * COUNT_PIECE_CHARS
+    assert TiktokenCounter(encoding).count_text(text) == len(encoding.encode(text, disallowed_special=()))

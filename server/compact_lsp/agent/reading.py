@@ -2,8 +2,9 @@
 
 read_file is the server's own reader (``tracking.reader``, the one behind ``compact/readFile``); the loop
 records each read in the read-file state once its result is in the conversation. grep uses ripgrep when it is
-on PATH (it honours .gitignore and never follows symlinks) and plain Python ``re`` otherwise (skipping hidden
-and dependency folders, big and binary files). Every listing stays inside the workspace by realpath.
+on PATH (it honours .gitignore and never follows symlinks) and otherwise Python ``re`` in a child process killed
+after 30 s (``python_grep``: a pattern that backtracks forever must not freeze the server). Every listing stays
+inside the workspace by realpath.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
+from . import python_grep
+from .python_grep import GREP_TIMEOUT, MAX_GREP_LINES, SKIPPED_DIRS
 from .tools import (
-    MAX_OUTPUT_CHARS,
     Tool,
     ToolContext,
     ToolError,
@@ -35,11 +36,6 @@ MAX_READ_CHARS = 100_000
 
 MAX_LIST_ENTRIES = 1_000
 MAX_GLOB_MATCHES = 500
-MAX_GREP_LINES = 300
-MAX_GREP_FILE_BYTES = 2 * 1024 * 1024
-GREP_TIMEOUT = 30.0
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache"})
-"""Folders the Python grep and glob never enter (ripgrep uses .gitignore instead)."""
 
 
 def _inside(real: str, roots: list[str]) -> bool:
@@ -208,49 +204,6 @@ def glob_tool() -> Tool:
 # -- grep --------------------------------------------------------------------------------------------------
 
 
-def _walk(base: str, roots: list[str]) -> Iterator[str]:
-    if os.path.isfile(base):
-        yield base
-        return
-    for folder, dirs, files in os.walk(base):  # followlinks=False: a symlinked folder is not entered
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            if _inside(os.path.realpath(path), roots):
-                yield path
-
-
-def _python_grep(ctx: ToolContext, base_real: str, pattern: str, file_glob: str, ignore_case: bool) -> str:
-    try:
-        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
-    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
-    out: list[str] = []
-    size = 0
-    for path in _walk(base_real, _allowed_roots(ctx)):
-        if file_glob and not Path(path).match(file_glob):
-            continue
-        try:
-            if os.path.getsize(path) > MAX_GREP_FILE_BYTES:
-                continue
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        if b"\x00" in data[:8192]:
-            continue
-        shown = os.path.relpath(path, workspace) if _inside(path, [workspace]) else path
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            if regex.search(line):
-                out.append(f"{shown}:{number}:{line[:500]}")
-                size += len(out[-1])
-                if len(out) >= MAX_GREP_LINES or size >= MAX_OUTPUT_CHARS:
-                    out.append(f"[... stopped after {len(out)} matching lines; narrow the search]")
-                    return "\n".join(out)
-    return "\n".join(out)
-
-
 async def _ripgrep(rg: str, cwd: str, target: str, pattern: str, file_glob: str, ignore_case: bool) -> str:
     argv = [rg, "--line-number", "--with-filename", "--no-heading", "--color=never", "--max-columns=500"]
     argv += ["-e", pattern]
@@ -293,7 +246,11 @@ def grep_tool(ripgrep: str | None = None) -> Tool:
             target = os.path.relpath(real, cwd) if _inside(real, [cwd]) else real
             text = await _ripgrep(ripgrep, cwd, target, pattern, file_glob, ignore_case)
         else:
-            text = await asyncio.to_thread(_python_grep, ctx, real, pattern, file_glob, ignore_case)
+            workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else real
+            try:
+                text = await python_grep.search(real, _allowed_roots(ctx), workspace, pattern, file_glob, ignore_case)
+            except python_grep.GrepFailed as exc:
+                raise ToolError(str(exc)) from None
         return ToolOutput(bound(text) if text else f"[no matches for {pattern!r} in {display}]")
 
     return Tool(

@@ -86,6 +86,43 @@ def image_block_tokens(block: Block) -> int:
     return image_tokens(width, height)
 
 
+COUNT_PIECE_CHARS = 256 * 1024
+"""Texts longer than this are counted piece by piece: tiktoken's token list costs about 30 bytes per token, so a
+10 MB text counted whole would take some 200 MB for a moment."""
+
+
+def _safe_cut(text: str, at: int) -> bool:
+    """No cl100k token spans ``at``: it follows a newline, and the whitespace from ``at`` on holds no newline (the
+    pre-tokeniser's ``\\s*[\\r\\n]+`` ends a whitespace run at its last newline, so a piece ends right here)."""
+    if text[at - 1] != "\n":
+        return False
+    end = at
+    while end < len(text) and text[end].isspace():
+        if text[end] in "\r\n":
+            return False
+        end += 1
+    return True
+
+
+def _count_pieces(text: str) -> list[str]:
+    """``text`` cut where no token can span (``_safe_cut``), so the pieces' counts add up to the whole's; a long
+    stretch with no such place is cut where it must (the count may then differ by a token)."""
+    if len(text) <= COUNT_PIECE_CHARS:
+        return [text]
+    pieces: list[str] = []
+    begin = 0
+    while len(text) - begin > COUNT_PIECE_CHARS:
+        hard = begin + COUNT_PIECE_CHARS
+        at = text.rfind("\n", begin + 1, hard)
+        while at > begin and not _safe_cut(text, at + 1):
+            at = text.rfind("\n", begin + 1, at)
+        cut = at + 1 if at > begin else hard
+        pieces.append(text[begin:cut])
+        begin = cut
+    pieces.append(text[begin:])
+    return pieces
+
+
 class TiktokenCounter:
     """Exact cl100k counts with an LRU cache keyed by the text counted.
 
@@ -114,7 +151,7 @@ class TiktokenCounter:
             return cached
         self.misses += 1
         # disallowed_special=() counts special-token text like any other text instead of raising.
-        n = len(self._encoding.encode(text, disallowed_special=()))
+        n = sum(len(self._encoding.encode(piece, disallowed_special=())) for piece in _count_pieces(text))
         self._cache[text] = n
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

@@ -171,23 +171,44 @@ def _read(display: str, real: str, start: int, limit: int | None, ranged: bool, 
         return _read_range(f, display, real, start, limit, max_bytes)
 
 
+READ_CHUNK_BYTES = 64 * 1024
+"""Reads scan the file in chunks of this size: memory stays at the range read plus one chunk, whatever the lines."""
+
+
 def _read_range(f: Any, display: str, real: str, start: int, limit: int | None, max_bytes: int) -> FileRead:
-    """Lines ``start`` to ``start + limit - 1`` (``limit`` None: to the end), never over ``max_bytes``."""
-    selected: list[bytes] = []
-    size = 0
-    total = 0
-    for total, line in enumerate(f, start=1):
-        if b"\x00" in line:
+    """Lines ``start`` to ``start + limit - 1`` (``limit`` None: to the end), never over ``max_bytes``.
+
+    Streams the file in ``READ_CHUNK_BYTES`` chunks and keeps only the bytes of the range: a 400 MB line before
+    or after the range, or a sparse file's gigabyte hole, is counted, never held in memory.
+    """
+    end = None if limit is None else start + limit  # first line number after the range
+    picked = bytearray()
+    line = 1  # the line the next byte belongs to
+    partial = False  # the current line has bytes but no newline yet
+    while chunk := f.read(READ_CHUNK_BYTES):
+        if b"\x00" in chunk:
             raise ReadRefused(f"{display} looks binary (it contains NUL bytes); only text files can be read")
-        if start <= total and (limit is None or total < start + limit):
-            size += len(line)
-            if size > max_bytes:
-                raise ReadRefused(
-                    f"{display}: lines {start}-{total} are over the {max_bytes / 1_048_576:.0f} MiB limit; "
-                    "read a smaller range"
-                )
-            selected.append(line)
-    raw = b"".join(selected)
+        newlines = chunk.count(b"\n")
+        if line + newlines < start or (end is not None and line >= end):  # wholly before or after the range
+            line += newlines
+            partial = not chunk.endswith(b"\n")
+            continue
+        pos = 0
+        while pos < len(chunk):
+            nl = chunk.find(b"\n", pos)
+            stop = len(chunk) if nl < 0 else nl + 1
+            if start <= line and (end is None or line < end):
+                picked += chunk[pos:stop]
+                if len(picked) > max_bytes:
+                    raise ReadRefused(
+                        f"{display}: lines {start}-{line} are over the {max_bytes / 1_048_576:.0f} MiB limit; "
+                        "read a smaller range"
+                    )
+            partial = nl < 0
+            line += 0 if nl < 0 else 1
+            pos = stop
+    total = line if partial else line - 1
+    raw = bytes(picked)
     try:
         content = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -196,7 +217,7 @@ def _read_range(f: Any, display: str, real: str, start: int, limit: int | None, 
         content = content[1:]
     if start > total and total > 0:
         raise ReadRefused(f"{display} has {total} lines; 'offset' {start} is past the end")
-    num = len(selected)
+    num = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
     return FileRead(
         path=display,
         real_path=real,
