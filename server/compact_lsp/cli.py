@@ -26,7 +26,12 @@ def _server_parser() -> argparse.ArgumentParser:
     transport.add_argument("--stdio", action="store_true", help="speak LSP on stdio (the default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP for one client (debugging)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
-    parser.add_argument("--log-file", help="also write logs to this file")
+    parser.add_argument("--log-file", help="also write logs to this file (created 0600)")
+    parser.add_argument(
+        "--log-bodies",
+        action="store_true",
+        help="with -vv, also log JSON-RPC message bodies (file contents, conversation text); off by default",
+    )
     return parser
 
 
@@ -50,15 +55,68 @@ class SecretFilter(logging.Filter):
         return True
 
 
-def configure_logging(verbose: int, log_file: str | None) -> None:
-    """Logs go to stderr (never stdout: it carries JSON-RPC) and optionally to a file; API keys masked."""
+_BODY_RECORDS = (
+    "Sending data: ",
+    "Received result for message",
+    "Received error response to message",
+    "Sending notification: ",
+    "Sending request with id",
+    "Client response for",
+    "Language server initialized",
+    "Workspace folders changed: ",
+)
+"""pygls' log records that carry a whole message (some at INFO): file contents and conversation text."""
+
+
+class BodyFilter(logging.Filter):
+    """Message bodies never reach the log unless ``--log-bodies`` is given, and then only at DEBUG: pygls logs
+    every response it sends at INFO, and responses carry file contents."""
+
+    def __init__(self, bodies: bool) -> None:
+        super().__init__()
+        self.bodies = bodies
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "body_filtered", False):  # another handler's filter already did it
+            return logging.getLogger().isEnabledFor(logging.DEBUG)
+        ours = getattr(record, "message_body", False)  # compact_lsp's own body records say so
+        if not ours and not (
+            record.name.startswith("pygls") and isinstance(record.msg, str) and record.msg.startswith(_BODY_RECORDS)
+        ):
+            return True
+        record.body_filtered = True
+        if not self.bodies:
+            args = record.args if isinstance(record.args, tuple) else ()
+            size = sum(len(a) if isinstance(a, (str, bytes)) else 0 for a in args)
+            head = record.msg.split("%", 1)[0].rstrip(": ")
+            record.msg, record.args = f"{head}: [{size} characters; bodies are logged only with --log-bodies]", None
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
+
+
+def _private_file(path: str) -> str:
+    """Create (or narrow) the log file as 0600 before logging opens it: logs hold paths and errors."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
+def configure_logging(verbose: int, log_file: str | None, *, bodies: bool = False) -> None:
+    """Logs go to stderr (never stdout: it carries JSON-RPC) and optionally to a file; API keys masked; message
+    bodies only with ``bodies`` at DEBUG."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
-        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+        handlers.append(logging.FileHandler(_private_file(log_file), encoding="utf-8"))
     for handler in handlers:
+        handler.addFilter(BodyFilter(bodies and level <= logging.DEBUG))
         handler.addFilter(SecretFilter())
     logging.basicConfig(level=level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if bodies and level <= logging.DEBUG:
+        logging.getLogger(__name__).warning("--log-bodies: message bodies (file contents, conversation) are logged")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return offline_main(args)
     ns = _server_parser().parse_args(args)
-    configure_logging(ns.verbose, ns.log_file)
+    configure_logging(ns.verbose, ns.log_file, bodies=ns.log_bodies)
     from compact_lsp.lsp.server import run
 
     return run(tcp=ns.tcp)

@@ -39,7 +39,9 @@ def test_the_api_key_appears_nowhere(tmp_path: Path, key_in_settings: bool) -> N
         stub.default = reply("<summary>fine</summary>")
         env = server_env(ANTHROPIC_BASE_URL=stub.base_url, **({} if key_in_settings else {"ANTHROPIC_API_KEY": key}))
         options = workspace.options(**({"apiKey": key} if key_in_settings else {}))
-        with RawServer(workspace, options, env=env, args=("-vv", "--log-file", str(log_file)), stderr=stderr) as server:
+        with RawServer(
+            workspace, options, env=env, args=("-vv", "--log-bodies", "--log-file", str(log_file)), stderr=stderr
+        ) as server:
             session_id = server.new_session()
             server.append(session_id, [{"role": "user", "content": "Hi"}, *read_round("t1", "a.py", "x = 1\n" * 300)])
             seen: list[object] = [server.command("compact.compact", {"sessionId": session_id})]

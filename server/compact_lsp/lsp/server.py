@@ -137,6 +137,7 @@ def run(tcp: str | None = None) -> int:
             log.error("--tcp expects HOST:PORT, got %r", tcp)
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+        return 0
+    from .framing import serve_stdio
+
+    return serve_stdio(server)

@@ -7,10 +7,16 @@ notifications keep their params as dicts and lists.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
 from typing import Any, cast
 
 import attrs
 from cattrs import Converter
+from lsprotocol.types import ResponseError, ResponseErrorMessage
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import (
     JsonRPCNotification,
@@ -19,6 +25,8 @@ from pygls.protocol import (
     LanguageServerProtocol,
     default_converter,
 )
+
+log = logging.getLogger(__name__)
 
 
 def _keep_json(obj: dict[str, Any], cls: type[Any]) -> Any:
@@ -55,6 +63,9 @@ class AnsweringProtocol(LanguageServerProtocol):
     ``"arguments": 5``) after logging it, and the client waits forever; this one answers it with the error."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" in data and log.isEnabledFor(logging.DEBUG):  # the envelope, not a nested params object
+            with contextlib.suppress(ValueError, RecursionError):  # cli.BodyFilter: only with --log-bodies
+                log.debug("Received data: %s", json.dumps(data), extra={"message_body": True})
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -71,3 +82,34 @@ class AnsweringProtocol(LanguageServerProtocol):
             self._send_response(message.id, error=message.error.to_response_error())
             return
         super().handle_message(message)
+
+    _writes: set[asyncio.Future[Any]] = set()  # noqa: RUF012 - pending async writes, kept until done
+
+    def _send_data(self, data: Any) -> None:
+        """pygls logs a message it cannot serialise (a value nested hundreds deep) and sends nothing, so the
+        client waits forever; here the request gets an error answer instead. Bodies are never logged here."""
+        if not data or self.writer is None:
+            super()._send_data(data)
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except (TypeError, ValueError, RecursionError) as exc:
+            msg_id = getattr(data, "id", None)
+            log.error("could not serialise the message for request %r: %s", msg_id, type(exc).__name__)
+            if msg_id is None or not hasattr(data, "result"):
+                return
+            error = ResponseError(
+                code=-32603,
+                message=f"compact-lsp could not serialise its answer ({type(exc).__name__}: {exc}); "
+                "nothing was sent. A value nested too deep? See the server log.",
+            )
+            super()._send_data(ResponseErrorMessage(id=msg_id, error=error))
+            return
+        header = f"Content-Length: {len(body.encode(self.CHARSET))}\r\n"
+        header += f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        log.debug("Sending data: %s", body, extra={"message_body": True})  # cli.BodyFilter: only with --log-bodies
+        res = self.writer.write((header + body).encode(self.CHARSET))
+        if inspect.isawaitable(res):  # the TCP and websocket writers
+            task = asyncio.ensure_future(res)
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)

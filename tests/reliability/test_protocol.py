@@ -1,0 +1,136 @@
+"""Clear errors on the wire, through the real server process: every request gets an answer or the server exits
+at once with a log line; the exit code follows the LSP spec; logs are private and carry no message bodies unless
+asked to.
+"""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compact_lsp.engine.messages import MAX_NESTING
+from compact_lsp.lsp.framing import FRAMING_EXIT_CODE
+from compact_lsp.lsp.server import create_server
+
+from .rpc import RawServer, RpcError, Workspace
+
+pytestmark = pytest.mark.timeout(60)
+
+INVALID_PARAMS = -32602
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(depth - 1):
+        value = {"n": value}
+    return value
+
+
+def deep_call(depth: int) -> list[dict[str, Any]]:
+    # the message is level 1, its content list 2, the block 3, the input 4: the input's own depth is depth - 3
+    call = {"type": "tool_use", "id": "toolu_deep", "name": "bash", "input": nested(depth - 3)}
+    return [{"role": "user", "content": "Go"}, {"role": "assistant", "content": [call]}]
+
+
+def test_nesting_past_the_documented_depth_is_refused_and_every_request_is_answered(tmp_path: Path) -> None:
+    with RawServer(Workspace(tmp_path)) as server:
+        session_id = server.new_session()
+        with pytest.raises(RpcError) as refused:
+            server.append(session_id, deep_call(350))
+        assert refused.value.code == INVALID_PARAMS
+        assert f"nested more than {MAX_NESTING} levels deep" in refused.value.message
+        assert server.messages(session_id) == []  # answered (on main: silence, the client waited forever)
+        server.append(session_id, deep_call(MAX_NESTING))  # at the limit: accepted, stored, sent back
+        assert len(server.messages(session_id)) == 2
+
+
+def test_an_answer_that_cannot_be_serialised_becomes_an_error_answer() -> None:
+    """No request can produce one now (appends are bounded), so the fallback is driven directly."""
+    server = create_server()
+    protocol = server.protocol
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(data)
+
+        def close(self) -> None:
+            return None
+
+    protocol.set_writer(Writer())
+    protocol._send_response(7, result=nested(5_000))
+    assert len(written) == 1
+    assert b'"id": 7' in written[0] and b'"error"' in written[0] and b"could not serialise" in written[0]
+
+
+def exit_code(server: RawServer) -> int:
+    return server.proc.wait(timeout=15)
+
+
+def test_exit_without_shutdown_exits_with_code_1(tmp_path: Path) -> None:
+    server = RawServer(Workspace(tmp_path))
+    server.notify("exit", None)
+    assert exit_code(server) == 1
+    server.stop()
+
+
+def test_shutdown_then_exit_exits_with_code_0(tmp_path: Path) -> None:
+    server = RawServer(Workspace(tmp_path))
+    server.request("shutdown", None)
+    server.notify("exit", None)
+    assert exit_code(server) == 0
+    server.stop()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pytest.param(b"Content-Length: twelve\r\n\r\n{}", id="not-a-number"),
+        pytest.param(b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}", id="missing"),
+        pytest.param(b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}\r\n\r\n', id="no-header-at-all"),
+    ],
+)
+def test_a_frame_with_a_bad_content_length_ends_the_server_at_once_with_a_log_line(
+    tmp_path: Path, frame: bytes
+) -> None:
+    server = RawServer(Workspace(tmp_path), stderr=subprocess.PIPE)
+    assert server.proc.stdin is not None
+    server.proc.stdin.write(frame)
+    server.proc.stdin.flush()
+    assert exit_code(server) == FRAMING_EXIT_CODE
+    assert server.proc.stderr is not None
+    assert b"so the editor can restart the server" in server.proc.stderr.read()
+    server.stop()
+
+
+MARKER = "SECRET_FILE_BODY_1f6e"
+
+
+@pytest.mark.parametrize(
+    ("args", "bodies"),
+    [
+        pytest.param(("-v",), False, id="info"),
+        pytest.param(("-vv",), False, id="debug"),
+        pytest.param(("-vv", "--log-bodies"), True, id="debug-with-log-bodies"),
+    ],
+)
+def test_logs_are_private_and_hold_message_bodies_only_when_asked(
+    tmp_path: Path, args: tuple[str, ...], bodies: bool
+) -> None:
+    workspace = Workspace(tmp_path)
+    workspace.write("src/secret.py", f"token = '{MARKER}'\n")
+    log_file = tmp_path / "server.log"
+    with RawServer(workspace, args=(*args, "--log-file", str(log_file))) as server:
+        session_id = server.new_session()
+        server.request("compact/readFile", {"sessionId": session_id, "path": "src/secret.py"})
+        server.append(session_id, [{"role": "user", "content": f"what is {MARKER}?"}])
+        server.messages(session_id)
+    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+    text = log_file.read_text(encoding="utf-8")
+    assert (MARKER in text) is bodies
+    if bodies:
+        assert "--log-bodies: message bodies (file contents, conversation) are logged" in text
