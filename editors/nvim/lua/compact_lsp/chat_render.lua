@@ -219,12 +219,21 @@ function M.compaction_mark(entry)
   return '  ── conversation compacted' .. change .. how .. ' ──'
 end
 
---- All the lines of a transcript (compact/transcript entries).
+--- A chat shows at most this many entries of a session's history (the newest); a line says how many are not shown.
+M.HISTORY_ENTRIES = 400
+
+--- All the lines of a transcript (compact/transcript entries), the newest `HISTORY_ENTRIES` of them.
 ---@param entries table[]
 ---@return string[]
 function M.history_lines(entries)
   local lines = {}
-  for _, entry in ipairs(entries or {}) do
+  entries = entries or {}
+  local first = math.max(1, #entries - M.HISTORY_ENTRIES + 1)
+  if first > 1 then
+    table.insert(lines, string.format('  … %d earlier entries not shown', first - 1))
+  end
+  for i = first, #entries do
+    local entry = entries[i]
     if entry.kind == 'message' and type(entry.message) == 'table' then
       vim.list_extend(lines, M.message_lines(entry.message))
     elseif entry.kind == 'message' and entry.role then
