@@ -146,3 +146,21 @@ def test_a_tool_call_whose_path_holds_a_nul_byte_is_applied_and_reloads(tmp_path
         session.append([message])
     session.append([{"role": "assistant", "content": "done"}])
     assert reload(store, tmp_path).view() == session.view()
+
+
+def test_a_change_notice_is_journalled_when_it_arises_and_withdrawn_the_same_way(tmp_path: Path) -> None:
+    session, store = open_session(tmp_path)
+    session.append([{"role": "user", "content": "hi"}])
+    session.add_change_notice("src/a.py", "src/a.py changed on disk since you read it.")
+    session.add_change_notice("src/b.py", "src/b.py changed on disk since you read it.")
+    session.discard_change_notice("src/b.py")
+    records, _ = store.load(session.id)
+    pending = [r for r in records if r["type"] == "pending"]
+    assert all(set(r) == {"type", "path", "text", "at"} for r in pending)
+    assert [(r["path"], r["text"]) for r in pending] == [
+        ("src/a.py", "src/a.py changed on disk since you read it."),
+        ("src/b.py", "src/b.py changed on disk since you read it."),
+        ("src/b.py", None),
+    ]
+    assert reload(store, tmp_path).view() == session.view()
+    assert "src/a.py changed" in str(session.view()[-1]) and "src/b.py" not in str(session.view()[-1])

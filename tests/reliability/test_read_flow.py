@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +54,33 @@ def test_read_then_relative_call_is_one_read_and_a_change_comes_with_its_diff(tm
         eviction = server.command("compact.microcompact", {"sessionId": session_id})
         cleared = {entry["toolUseId"]: entry for entry in eviction["cleared"]}
         assert cleared["t1"]["paths"] == ["src/a.py"], cleared
+
+
+def notice_in(messages: list[dict[str, Any]]) -> str:
+    return " ".join(b.get("text", "") for b in messages[-1]["content"] if b.get("type") == "text")
+
+
+def test_a_pending_change_notice_survives_a_crash(tmp_path: Path) -> None:
+    """The notice is journalled when it arises: a server killed before the next append loses nothing of it."""
+    workspace = Workspace(tmp_path)
+    target = workspace.write("src/a.py", "alpha = 1\nbeta = 2\n")
+    server = RawServer(workspace)
+    session_id = server.new_session()
+    call = {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "src/a.py"}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": target.read_text()}
+    turn = [{"role": "user", "content": "Look at a.py"}, {"role": "assistant", "content": [call]}]
+    server.append(session_id, [*turn, {"role": "user", "content": [result]}])
+    target.write_text("alpha = 1\nbeta = 3\n", encoding="utf-8")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and "changed on disk" not in notice_in(server.messages(session_id)):
+        time.sleep(0.1)
+    before = server.messages(session_id)
+    assert "+beta = 3" in notice_in(before)
+    server.kill()
+
+    with RawServer(workspace) as again:
+        assert again.messages(session_id) == before
+        # and the next append folds it into history exactly once
+        again.append(session_id, [{"role": "assistant", "content": "I will re-read it."}])
+        after = again.messages(session_id)
+        assert sum("+beta = 3" in str(m["content"]) for m in after) == 1

@@ -167,6 +167,9 @@ class ChangeNotices:
     def add(self, path: str, text: str) -> None:
         self._pending[path] = text
 
+    def has(self, path: str, workspace_root: str | None) -> bool:
+        return any(key in self._pending for key in {path, display_path(path, workspace_root)})
+
     def discard(self, path: str, workspace_root: str | None) -> None:
         """Forget the notice for ``path``, however it was keyed."""
         for key in {path, display_path(path, workspace_root)}:

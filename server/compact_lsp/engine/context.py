@@ -26,7 +26,15 @@ from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_noti
 from .compaction import CompactionOutcome, ProgressFn
 from .eviction import EvictionRecord, Trigger
 from .file_gate import AllowedRoots, gated_reader
-from .journal import Journal, NullJournal, compaction_record, eviction_from_record, header_record, rewrite_record
+from .journal import (
+    Journal,
+    NullJournal,
+    compaction_record,
+    eviction_from_record,
+    header_record,
+    pending_record,
+    rewrite_record,
+)
 from .managed_history import ManagedHistory
 from .memory import ManagedMemory, make_preserve_read
 from .messages import (
@@ -338,11 +346,13 @@ class ContextSession:
 
     def discard_change_notice(self, path: str) -> None:
         """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""
-        self._notices.discard(path, self.workspace_root)
+        if self._notices.has(path, self.workspace_root):
+            self._write_and_apply(pending_record(path, None, at=self.clock()))
 
     def add_change_notice(self, path: str, text: str) -> None:
-        """A file the model saw changed on disk: tell it on the next view (one bounded notice per path)."""
-        self._notices.add(path, text)
+        """A file the model saw changed on disk: tell it on the next view (one bounded notice per path). Journalled
+        as it arises, so a restart before the next append still tells the model."""
+        self._write_and_apply(pending_record(path, text, at=self.clock()))
 
     def notice_for(self, path: str, text_now: str | None, *, exists: bool = True) -> str | None:
         """What to tell the model now that the file at real path ``path`` holds ``text_now``; None: nothing.
@@ -576,6 +586,8 @@ class ContextSession:
         at = float(record.get("at", self.clock()))
         if kind == "append":
             new = [normalize_message(m) for m in record["messages"]]
+            writers = {*self.settings.write_tools, *self.settings.edit_tools}
+            self._notices.discard_written(new, writers, self.workspace_root)  # done before writing, live; replay
             self._history.extend(new)
             # observe only what is new: the read-file state remembers the calls still awaiting results
             for read, block in self.read_state.observe(new):
@@ -585,6 +597,11 @@ class ContextSession:
             reported = reported_input_tokens(record.get("usage"))
             if reported is not None:
                 self._history.reported = reported
+        elif kind == "pending":
+            if record["text"] is None:
+                self._notices.discard(record["path"], self.workspace_root)
+            else:
+                self._notices.add(record["path"], record["text"])
         elif kind == "notice":
             self._history.attach_to_last(record["text"])
             self._notices.clear()

@@ -6,6 +6,11 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``header``: ``version`` (``JOURNAL_VERSION``), ``sessionId``, ``title``, ``system``, ``createdAt``; first, once.
 - ``append``: ``messages`` (normalised), optionally ``usage`` (the API's reported usage for the last response).
 - ``notice``: ``text``, the pending change notices folded into the last user message.
+- ``pending``: ``path`` (as shown to the model), ``text``: a change notice queued for the next view when it arose,
+  so a restart keeps it; ``text`` null withdraws the path's notice (the change was the agent's own). An
+  ``append`` also withdraws the notices of files its assistant messages write or edit.
+- ``repair``: ``messages``, ``actions``: the history after loading skipped records it could not apply, repaired
+  so the API accepts it (engine/record_checks.py).
 - ``rewrite``: microcompaction; ``changes`` (``index`` and the new ``message``), ``eviction`` (what was cleared).
 - ``read``: a read the server served itself; ``path``, ``content``, ``toolUseId``, ``startLine``, ``numLines``,
   ``totalLines``.
@@ -55,6 +60,11 @@ def header_record(session_id: str, *, title: str, system: str, created_at: float
         "system": system,
         "createdAt": created_at,
     }
+
+
+def pending_record(path: str, text: str | None, *, at: float) -> dict[str, Any]:
+    """A change notice queued for the next view (``text`` None: withdrawn)."""
+    return {"type": "pending", "path": path, "text": text, "at": at}
 
 
 def rewrite_record(changes: list[dict[str, Any]], eviction: EvictionRecord, *, at: float) -> dict[str, Any]:

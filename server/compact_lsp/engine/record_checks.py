@@ -19,7 +19,7 @@ from .messages import MessageShapeError, blocks_of, normalize_message
 from .summarize.session_memory import SessionNotes
 
 RECORD_TYPES = frozenset(
-    {"append", "notice", "rewrite", "read", "deny", "notes", "compaction", "undo", "repair", "header"}
+    {"append", "notice", "pending", "rewrite", "read", "deny", "notes", "compaction", "undo", "repair", "header"}
 )
 
 
@@ -76,6 +76,10 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
         _messages(record.get("messages"))
         if record.get("usage") is not None and not isinstance(record["usage"], dict):
             raise BadRecord("'usage' must be an object")
+    elif kind == "pending":
+        _text(record, "path", path=True)
+        if record.get("text") is not None:
+            _text(record, "text")
     elif kind == "notice":
         _text(record, "text")
         if history_len == 0:

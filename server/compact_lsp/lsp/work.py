@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compact_lsp.engine.file_gate import AllowedRoots
+from compact_lsp.session_lock import SessionBusy
 from compact_lsp.store import SessionChanged
 from compact_lsp.tracking.reader import current_text
 
@@ -101,6 +102,10 @@ def _notice_and_measure(
     slot: SessionSlot, path: str, now: str | None, exists: bool
 ) -> tuple[bool, dict[str, Any] | None]:
     session = slot.session
-    if not session.notice_change(path, now, exists=exists):
+    try:
+        noticed = session.notice_change(path, now, exists=exists)
+    except SessionBusy:  # another server writes this session: it journals the notice, this one follows it
+        return False, None
+    if not noticed:
         return False, None  # touched, or changed and changed back: the model's copy is still right
     return True, session.usage().to_wire()
