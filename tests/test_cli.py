@@ -65,3 +65,14 @@ def test_import_then_reimport_is_refused(corpus_dir: Path, tmp_path: Path) -> No
 def test_version() -> None:
     done = cli("--version")
     assert done.returncode == 0 and done.stdout.startswith("compact-lsp ")
+
+
+def test_help_lists_every_subcommand() -> None:
+    from compact_lsp.cli import SUBCOMMANDS
+
+    done = cli("--help")
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("subcommands:", 1)[1]
+    names = {line.split()[0] for line in listed.strip().splitlines()}
+    assert names == {"serve", *SUBCOMMANDS}
+    assert "serve" in cli("serve", "--help").stdout  # 'serve' is accepted and takes the server's options

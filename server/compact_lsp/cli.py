@@ -1,7 +1,8 @@
 """Command line: the language server (default) and offline subcommands.
 
 ``compact-lsp`` / ``compact-lsp --stdio`` speak LSP on stdio; ``--tcp HOST:PORT`` listens for one client.
-``compact-lsp inspect SESSION.jsonl`` prints context usage and what microcompaction would clear.
+``compact-lsp inspect SESSION.jsonl`` prints context usage and what microcompaction would clear; ``--help`` lists
+every subcommand (``serve``, the default, and the offline ones).
 Only the offline subcommands print to stdout; the server writes JSON-RPC there and nothing else.
 """
 
@@ -19,8 +20,15 @@ from compact_lsp import __version__
 SUBCOMMANDS = ("inspect", "import", "eval")
 
 
-def _server_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp language server")
+def _server_parser(epilog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="compact-lsp",
+        usage="compact-lsp [serve] [--stdio | --tcp HOST:PORT] [-v] [--log-file PATH]\n"
+        "       compact-lsp SUBCOMMAND ... (see below; compact-lsp SUBCOMMAND --help for its options)",
+        description="compact-lsp language server: manages the context window of an in-editor AI coding agent",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"compact-lsp {__version__}")
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="speak LSP on stdio (the default)")
@@ -119,13 +127,29 @@ def configure_logging(verbose: int, log_file: str | None, *, bodies: bool = Fals
         logging.getLogger(__name__).warning("--log-bodies: message bodies (file contents, conversation) are logged")
 
 
+def subcommands_help() -> str:
+    """Every subcommand with its one-line help: ``serve`` (the default) and the offline ones, read from their
+    parser so a new one is listed without another edit here."""
+    from compact_lsp.offline import _parser as offline_parser
+
+    lines = [("serve", "run the language server (the default when no subcommand is given)")]
+    for action in offline_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            lines += [(choice.dest, choice.help or "") for choice in action._choices_actions]
+    width = max(len(name) for name, _ in lines) + 2
+    return "subcommands:\n" + "\n".join(f"  {name.ljust(width)}{text}" for name, text in lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         from compact_lsp.offline import main as offline_main
 
         return offline_main(args)
-    ns = _server_parser().parse_args(args)
+    if args and args[0] == "serve":
+        args = args[1:]
+    wants_help = any(a in ("-h", "--help") for a in args)
+    ns = _server_parser(subcommands_help() if wants_help else None).parse_args(args)
     configure_logging(ns.verbose, ns.log_file, bodies=ns.log_bodies)
     from compact_lsp.lsp.server import run
 

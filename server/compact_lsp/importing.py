@@ -60,6 +60,7 @@ def import_into_store(
         title=imported.session.title or Path(path).stem,
         workspace_root=workspace_root,
         journal=store.journal_for(session_id),
+        source="import",
     )
     if imported.session.messages:
         session.append(imported.session.messages)

@@ -72,6 +72,7 @@ async def test_microcompaction_with_nothing_to_clear_says_so(client: LanguageCli
     await append(client, session_id, start())
     result = await command(client, "compact.microcompact", {"sessionId": session_id})
     assert result["cleared"] == [] and result["tokensBefore"] == result["tokensAfter"]
+    assert result["changed"] is False and result["kind"] == "nothing_to_clear"
 
 
 async def test_commands_without_a_session_id_use_the_most_recent_session(client: LanguageClient) -> None:
@@ -92,8 +93,6 @@ async def test_commands_before_any_session_explain_what_to_do(client: LanguageCl
         pytest.param("compact.status", {"sessionId": "ses_gone"}, "unknown session 'ses_gone'", id="unknown-session"),
         pytest.param("compact.status", {"sessionId": 3}, "'sessionId' must be a string", id="session-id-number"),
         pytest.param("compact.compact", {"instructions": ["x"]}, "'instructions' must be a string", id="instructions"),
-        pytest.param("compact.undo", {}, "no compaction to undo", id="nothing-to-undo"),
-        pytest.param("compact.compact", {}, "nothing to compact yet", id="empty-session"),
     ],
 )
 async def test_bad_command_input_gets_a_readable_error(
@@ -102,6 +101,26 @@ async def test_bad_command_input_gets_a_readable_error(
     await new_session(client)
     with pytest.raises(Exception, match=message):
         await command(client, name, argument)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "reason"),
+    [
+        pytest.param("compact.undo", "nothing_to_undo", "no compaction to undo", id="nothing-to-undo"),
+        pytest.param("compact.compact", "empty", "nothing to compact yet", id="empty-session"),
+        pytest.param("compact.microcompact", "nothing_to_clear", "Nothing to clear", id="nothing-to-clear"),
+    ],
+)
+async def test_a_refusal_that_is_no_failure_is_a_result_with_the_reason(
+    client: LanguageClient, name: str, kind: str, reason: str
+) -> None:
+    session_id = await new_session(client)
+    before = await request(client, "compact/messages", {"sessionId": session_id})
+    result = await command(client, name, {})
+    assert result["changed"] is False and result["kind"] == kind
+    assert reason.lower() in result["reason"].lower()
+    assert "cancelled" not in result
+    assert await request(client, "compact/messages", {"sessionId": session_id}) == before
 
 
 async def test_a_command_argument_must_be_an_object(client: LanguageClient) -> None:
@@ -136,7 +155,9 @@ async def test_full_compaction_with_progress_notification_and_undo(
         assert note == {
             "sessionId": session_id, "kind": "full", "trigger": "manual",
             "tokensBefore": result["tokensBefore"], "tokensAfter": result["tokensAfter"],
+            "summarizer": "anthropic", "fallback": False, "fallbackReason": None,
         }  # fmt: skip
+        assert result["fallback"] is False and result["fallbackReason"] is None and result["changed"] is True
         assert "Keep failures." in messages_api.requests[0].last_user_text()
         (reports,) = lsp.progress_reports.values()
         kinds = [p.kind for p in reports]
@@ -177,8 +198,9 @@ async def test_cancelled_compaction_changes_nothing(workspace: Workspace, messag
 
         lsp.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
 
-        with pytest.raises(Exception, match="cancelled"):
-            await asyncio.wait_for(running, GUARD)
+        cancelled = await asyncio.wait_for(running, GUARD)  # the user's cancel is an outcome, not an error
+        assert cancelled["cancelled"] is True and cancelled["changed"] is False
+        assert "nothing changed" in cancelled["reason"]
         await asyncio.wait_for(queued, GUARD)
         after = await request(lsp, "compact/messages", {"sessionId": session_id})
         assert after["messages"] == [*before["messages"], late]  # nothing lost, nothing compacted

@@ -119,12 +119,31 @@ def test_reported_usage_sums_cache_fields() -> None:
         pytest.param(AutoCompactSettings(), 200_000, 167_000, id="default-window-minus-reserve"),
         pytest.param(AutoCompactSettings(), 100_000, 67_000, id="small-window"),
         pytest.param(AutoCompactSettings(), 1_000_000, 850_000, id="large-window-85pct"),
+        pytest.param(AutoCompactSettings(), 50_000, 25_000, id="window-too-small-for-the-reserve-half"),
+        pytest.param(AutoCompactSettings(), 8_000, 4_000, id="tiny-window-half"),
         pytest.param(AutoCompactSettings(threshold_percent=50), 200_000, 100_000, id="percent"),
         pytest.param(AutoCompactSettings(threshold_tokens=120_000), 200_000, 120_000, id="tokens"),
     ],
 )
 def test_auto_compact_threshold(auto: AutoCompactSettings, window: int, threshold: int) -> None:
     assert auto.threshold_for(window) == threshold
+
+
+@pytest.mark.parametrize(
+    ("window", "warning"),
+    [
+        pytest.param(200_000, 147_000, id="default-20k-below-threshold"),
+        pytest.param(50_000, 20_000, id="small-80pct-of-threshold"),
+        pytest.param(8_000, 3_200, id="tiny-80pct-of-threshold"),
+        pytest.param(1_000, 400, id="smallest-allowed-window"),
+    ],
+)
+def test_warning_level_stays_below_the_threshold_and_above_zero(window: int, warning: int) -> None:
+    auto = AutoCompactSettings()
+    assert auto.warning_for(window) == warning
+    assert 0 < auto.warning_for(window) < auto.threshold_for(window) < window
+    usage = build_usage({"user_text": 10}, EngineSettings(context_window=window))
+    assert usage.level == "ok"  # an almost empty context is never a warning, whatever the window
 
 
 def test_usage_levels_and_wire_shape() -> None:

@@ -144,7 +144,7 @@ class CompactionOutcome:
             "boundaryId": self.boundary.id,
             "trigger": self.boundary.trigger,
             # why the model did not write the summary ("rate_limit: ..."), so the user sees the API failed
-            **({"fallbackReason": self.summary.fallback_reason} if self.boundary.fallback else {}),
+            "fallbackReason": self.summary.fallback_reason if self.boundary.fallback else None,
         }
 
 

@@ -96,9 +96,12 @@ class ContextSession:
         journal: Journal | None = None,
         created_at: float | None = None,
         write_header: bool = True,
+        source: str | None = None,
     ) -> None:
         self.id = session_id
         self.title = title
+        self.source = source
+        """Who made the session (``chat``, ``import``, ``api``) as its header says; None in older journals."""
         self.settings = settings
         self.counter = counter
         self.clock = clock
@@ -128,7 +131,9 @@ class ContextSession:
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
         if write_header:
-            self.journal.write(header_record(session_id, title=title, system=system, created_at=self.created_at))
+            self.journal.write(
+                header_record(session_id, title=title, system=system, created_at=self.created_at, source=source)
+            )
 
     # -- construction -----------------------------------------------------------------------------------------
 
@@ -180,6 +185,7 @@ class ContextSession:
             journal=None,
             created_at=float(created_at),
             write_header=False,
+            source=header["source"] if isinstance(header.get("source"), str) else None,
         )
         skipped += session.follow(it, first_index=1)
         session.journal = journal or NullJournal()

@@ -3,7 +3,8 @@
 One JSON object per line, in order; ``ContextSession.replay`` rebuilds the same state from them. Every record
 but the header carries ``at`` (the session clock when it happened). The record types and what each carries:
 
-- ``header``: ``version`` (``JOURNAL_VERSION``), ``sessionId``, ``title``, ``system``, ``createdAt``; first, once.
+- ``header``: ``version`` (``JOURNAL_VERSION``), ``sessionId``, ``title``, ``system``, ``createdAt``, optionally
+  ``source`` (``chat``, ``import`` or ``api``: who made the session); first, once.
 - ``append``: ``messages`` (normalised), optionally ``usage`` (the API's reported usage for the last response).
 - ``notice``: ``text``, the pending change notices folded into the last user message.
 - ``pending``: ``path`` (as shown to the model), ``text``: a change notice queued for the next view when it arose,
@@ -50,9 +51,11 @@ class NullJournal:
         return None
 
 
-def header_record(session_id: str, *, title: str, system: str, created_at: float) -> dict[str, Any]:
+def header_record(
+    session_id: str, *, title: str, system: str, created_at: float, source: str | None = None
+) -> dict[str, Any]:
     """The first record of every journal."""
-    return {
+    record: dict[str, Any] = {
         "type": "header",
         "version": JOURNAL_VERSION,
         "sessionId": session_id,
@@ -60,6 +63,9 @@ def header_record(session_id: str, *, title: str, system: str, created_at: float
         "system": system,
         "createdAt": created_at,
     }
+    if source is not None:
+        record["source"] = source
+    return record
 
 
 def pending_record(path: str, text: str | None, *, at: float) -> dict[str, Any]:

@@ -148,17 +148,19 @@ class AutoCompactSettings:
         check_limits(self)
 
     def threshold_for(self, context_window: int) -> int:
-        """min(85% of the window, window - reserved output - buffer), unless configured."""
+        """min(85% of the window, window - reserved output - buffer) but at least half the window, unless
+        configured (a small window cannot hold the reserve: compacting at once would be no help)."""
         if self.threshold_tokens is not None:
             return min(self.threshold_tokens, context_window)
         if self.threshold_percent is not None:
-            return int(context_window * self.threshold_percent / 100)
-        return max(
-            1, min(int(context_window * 0.85), context_window - self.reserved_output_tokens - self.buffer_tokens)
-        )
+            return max(1, int(context_window * self.threshold_percent / 100))
+        reserved = context_window - self.reserved_output_tokens - self.buffer_tokens
+        return max(1, context_window // 2, min(int(context_window * 0.85), reserved))
 
     def warning_for(self, context_window: int) -> int:
-        return max(0, self.threshold_for(context_window) - self.warning_margin_tokens)
+        """The margin below the threshold, but never below 80% of it: a warning means "compaction is near"."""
+        threshold = self.threshold_for(context_window)
+        return max(threshold - self.warning_margin_tokens, threshold * 4 // 5)
 
 
 @dataclass(frozen=True)

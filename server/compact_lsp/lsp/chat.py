@@ -98,7 +98,7 @@ def register(server: CompactLanguageServer) -> None:
     @rpc_errors
     async def chat(params: Any) -> dict[str, Any]:
         args = as_object(params, CHAT)
-        slot = await server.registry().get(required_str(args, "sessionId", CHAT), CHAT)
+        slot = await server.registry().select(required_str(args, "sessionId", CHAT), CHAT)  # now the current one
         text = required_str(args, "text", CHAT)
         session = slot.session
         if session.id in state.running:

@@ -72,6 +72,7 @@ async def compact_session(
                 cancel=progress.cancel,
             )
             usage = session.usage().to_wire()
+            server.registry().index_slot(slot)
     except CompactionError as exc:
         progress.end(f"Compaction did not happen: {exc}")
         raise
@@ -80,10 +81,24 @@ async def compact_session(
         raise
     finally:
         slot.compacting = False
-    result = outcome.to_wire()
+    result = {"changed": True, **outcome.to_wire()}
     progress.end(f"Compacted: {short_tokens(result['tokensBefore'])} → {short_tokens(result['tokensAfter'])} tokens")
     changed(server, slot, usage)
-    did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"])
+    did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"], result)
+    return result
+
+
+OUTCOME_KINDS = frozenset({"cancelled", "not_smaller", "empty", "nothing_to_undo"})
+"""Compactions and undos that did not happen for a reason that is no failure: answered as results."""
+
+
+def outcome(exc: CompactionError) -> dict[str, Any] | None:
+    """The ``{changed: false, kind, reason}`` result for a refusal that is an outcome, else None."""
+    if exc.kind not in OUTCOME_KINDS:
+        return None
+    result: dict[str, Any] = {"changed": False, "kind": exc.kind, "reason": str(exc)}
+    if exc.kind == "cancelled":  # the summariser's own wording varies with where the cancel caught it
+        result.update(cancelled=True, reason="The compaction was cancelled; nothing changed.")
     return result
 
 
@@ -97,6 +112,8 @@ async def refresh_notes(server: CompactLanguageServer, slot: SessionSlot) -> Non
     await job.run()
     async with slot.lock:
         committed = await asyncio.to_thread(session.commit_notes, job)
+        if committed:
+            await asyncio.to_thread(server.registry().index_slot, slot)
     log.debug("session notes of %s %s", session.id, "updated" if committed else "dropped (history replaced)")
 
 

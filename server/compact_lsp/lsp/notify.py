@@ -63,8 +63,15 @@ class UsageNotifier:
 
 
 def did_compact(
-    server: CompactLanguageServer, session_id: str, kind: str, trigger: str, before: int, after: int
+    server: CompactLanguageServer,
+    session_id: str,
+    kind: str,
+    trigger: str,
+    before: int,
+    after: int,
+    full: dict[str, Any] | None = None,
 ) -> None:
+    """``compact/didCompact``; ``full`` is a full compaction's result (its summariser and any fallback)."""
     server.send_notification(
         DID_COMPACT,
         {
@@ -73,6 +80,9 @@ def did_compact(
             "trigger": trigger,
             "tokensBefore": before,
             "tokensAfter": after,
+            "summarizer": full.get("summarizer") if full else None,
+            "fallback": bool(full.get("fallback")) if full else False,
+            "fallbackReason": full.get("fallbackReason") if full else None,
         },
     )
 

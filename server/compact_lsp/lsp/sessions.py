@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from compact_lsp.engine.context import ContextSession
 from compact_lsp.engine.messages import new_id
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
+from compact_lsp.session_index import SessionIndex, SessionSummary, first_request, first_request_in_records, source_of
 from compact_lsp.store import LoadReport, SessionStore, StoreError
 
 from .errors import invalid_params
@@ -45,6 +47,8 @@ class SessionSlot:
     load_report: LoadReport | None = None
     """What loading the session's file found (None: created by this server); ``damaged_records`` counts the lines
     and records that were skipped."""
+    first_request: str | None = None
+    """The user's first own request, the title of a session that was given none (found once, kept)."""
 
 
 class SessionRegistry:
@@ -67,7 +71,8 @@ class SessionRegistry:
         self.slots: dict[str, SessionSlot] = {}
         self.following: dict[str, str] = {}
         """Real paths of session files another server may write → session id (lsp/following.py)."""
-        self.last_active: str | None = None
+        self.index = SessionIndex(store.directory)
+        """What ``compact/sessions`` lists, and the current session, beside the session files."""
         self._encoding: tiktoken.Encoding | None = None
         self._loading: dict[str, asyncio.Future[SessionSlot]] = {}
         self._on_load_report = on_load_report
@@ -79,7 +84,13 @@ class SessionRegistry:
             self._encoding = load_encoding()
         return TiktokenCounter(self._encoding)
 
-    def create(self, title: str) -> SessionSlot:
+    def use_store(self, store: SessionStore) -> None:
+        """Sessions now live elsewhere (``sessionDir`` changed); loaded ones stay loaded."""
+        self.store = store
+        self.index = SessionIndex(store.directory)
+
+    def create(self, title: str, source: str = "api") -> SessionSlot:
+        """A new session, which becomes the current one (call off the loop: it writes the journal)."""
         session_id = new_id("ses")
         session = ContextSession(
             session_id,
@@ -89,10 +100,12 @@ class SessionRegistry:
             clock=self.clock,
             workspace_root=self.workspace_root,
             journal=self.store.journal_for(session_id),
+            source=source,
         )
         slot = SessionSlot(session)
         self.slots[session_id] = slot
-        self.last_active = session_id
+        self.index_slot(slot)
+        self.index.set_current(session_id)
         return slot
 
     def loaded(self, slot: SessionSlot) -> None:
@@ -100,16 +113,123 @@ class SessionRegistry:
             self._on_loaded(slot)
 
     async def get(self, session_id: str | None, method: str) -> SessionSlot:
-        """The session by id (loading it from disk if needed), or the most recently active one."""
+        """The session by id (loading it from disk if needed), or the current one."""
         if session_id is None:
-            if self.last_active is None:
+            session_id = self.current()
+            if session_id is None:
                 raise invalid_params(f"{method}: no session yet; create one with compact/newSession")
-            session_id = self.last_active
         slot = self.slots.get(session_id)
         if slot is None:
             slot = await self._load(session_id, method)
-        self.last_active = session_id
         return slot
+
+    def current(self) -> str | None:
+        """The session the user chose last, else the most recently updated one, else None (reads the disk)."""
+        chosen = self.index.current()
+        if chosen is not None and (chosen in self.slots or self._exists(chosen)):
+            return chosen
+        stored = self.store.list_sessions()
+        return stored[0].session_id if stored else None
+
+    def require_stored(self, session_id: str, method: str) -> None:
+        """Raise InvalidParams with what to do when there is no such session on disk."""
+        try:
+            known = self.store.exists(session_id)
+        except StoreError as exc:
+            raise invalid_params(f"{method}: {exc}") from None
+        if not known:
+            raise invalid_params(
+                f"{method}: unknown session {session_id!r}; list sessions with compact/sessions "
+                "or create one with compact/newSession"
+            )
+
+    def _exists(self, session_id: str) -> bool:
+        try:
+            return self.store.exists(session_id)
+        except StoreError:
+            return False
+
+    async def select(self, session_id: str, method: str) -> SessionSlot:
+        """Make ``session_id`` the current session (persisted); loads it."""
+        slot = await self.get(session_id, method)
+        await asyncio.to_thread(self.index.set_current, session_id)
+        return slot
+
+    # -- the index --------------------------------------------------------------------------------------------
+
+    def summarize(self, slot: SessionSlot) -> SessionSummary:
+        """The slot's ``compact/sessions`` item as stored; call under the session's lock (it measures)."""
+        session = slot.session
+        if not session.title and slot.first_request is None:
+            slot.first_request = first_request(session.messages)
+        usage = session.usage()
+        size, mtime_ns = self._stat(session.id)
+        return SessionSummary(
+            session_id=session.id,
+            title=session.title or slot.first_request or "",
+            source=source_of({"source": session.source}, session.id),
+            created_at=session.created_at,
+            updated_at=session.updated_at,
+            messages=len(session.messages),
+            by_kind=dict(usage.by_kind),
+            reported=usage.reported,
+            damaged_records=slot.load_report.damaged_records if slot.load_report is not None else 0,
+            size=size,
+            mtime_ns=mtime_ns,
+        )
+
+    def index_slot(self, slot: SessionSlot) -> None:
+        """Bring the slot's index entry up to date; under the session's lock, right after it changed."""
+        try:
+            self.index.put(self.summarize(slot))
+        except (OSError, StoreError) as exc:
+            log.warning("could not index session %s: %s", slot.session.id, exc)
+
+    def _stat(self, session_id: str) -> tuple[int, int]:
+        try:
+            st = os.stat(self.store.path_for(session_id))
+        except OSError:
+            return -1, -1
+        return st.st_size, st.st_mtime_ns
+
+    async def summaries(self) -> list[SessionSummary]:
+        """Every stored session's summary, most recently updated first; a stale or missing index entry is
+        rebuilt from its journal (once), a valid one costs a ``stat``."""
+        stored = await asyncio.to_thread(self.store.list_sessions)
+        result: list[SessionSummary] = []
+        for entry in stored:
+            try:
+                st = os.stat(entry.path)
+            except OSError:
+                continue
+            summary = self.index.get(entry.session_id, st.st_size, st.st_mtime_ns)
+            if summary is None:
+                summary = await self._rebuild_summary(entry.session_id)
+            if summary is not None:
+                result.append(summary)
+        if stored:
+            self.index.forget(s.session_id for s in stored)
+        return sorted(result, key=lambda s: s.updated_at, reverse=True)
+
+    async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:
+        slot = self.slots.get(session_id)
+        try:
+            if slot is not None:
+                async with slot.lock:
+                    summary = await asyncio.to_thread(self.summarize, slot)
+            else:  # replayed for its figures only: listing does not keep sessions in memory
+                summary = await asyncio.to_thread(self._summary_from_disk, session_id)
+        except Exception as exc:
+            log.warning("skipping saved session %s: %s", session_id, exc)
+            return None
+        await asyncio.to_thread(self.index.put, summary)
+        return summary
+
+    def _summary_from_disk(self, session_id: str) -> SessionSummary:
+        session, report, records = self._replay_records(session_id, tell=False)
+        slot = SessionSlot(session, load_report=report)
+        slot.first_request = first_request_in_records(records)
+        return self.summarize(slot)
 
     async def _load(self, session_id: str, method: str) -> SessionSlot:
         pending = self._loading.get(session_id)
@@ -118,19 +238,16 @@ class SessionRegistry:
         future: asyncio.Future[SessionSlot] = asyncio.get_running_loop().create_future()
         self._loading[session_id] = future
         try:
-            try:
-                known = self.store.exists(session_id)
-            except StoreError as exc:
-                raise invalid_params(f"{method}: {exc}") from None
-            if not known:
-                raise invalid_params(
-                    f"{method}: unknown session {session_id!r}; list sessions with compact/sessions "
-                    "or create one with compact/newSession"
-                )
-            session, report = await asyncio.to_thread(self._replay, session_id)
+            self.require_stored(session_id, method)
+            session, report, records = await asyncio.to_thread(self._replay_records, session_id)
             slot = SessionSlot(session, load_report=report)
+            known = self.index.known(session_id)
+            slot.first_request = known.title if known and known.title else first_request_in_records(records)
+            del records
             self.slots[session_id] = slot
             self.loaded(slot)
+            async with slot.lock:
+                await asyncio.to_thread(self.index_slot, slot)
             future.set_result(slot)
             return slot
         except BaseException as exc:
@@ -140,7 +257,11 @@ class SessionRegistry:
         finally:
             del self._loading[session_id]
 
-    def _replay(self, session_id: str) -> tuple[ContextSession, LoadReport]:
+    def _replay_records(
+        self, session_id: str, *, tell: bool = True
+    ) -> tuple[ContextSession, LoadReport, list[dict[str, Any]]]:
+        """Load and replay a journal; ``tell`` the user about damage (once: when a session is opened, not when
+        it is only measured for the list, which flags it as ``damaged``)."""
         records, report = self.store.load(session_id)
         journal = self.store.journal_for(session_id)
         journal.known_size = report.size  # appends by another server after this point are followed, not lost
@@ -153,19 +274,9 @@ class SessionRegistry:
             journal=journal,
             on_skipped=lambda bad: report.skipped_record(bad.index, bad.reason),
         )
-        if not report.clean and self._on_load_report is not None:
+        if tell and not report.clean and self._on_load_report is not None:
             self._on_load_report(report)
-        return session, report
-
-    async def load_all(self) -> list[SessionSlot]:
-        """All sessions of the workspace, loading those only on disk (unreadable ones are logged, skipped)."""
-        for stored in self.store.list_sessions():
-            if stored.session_id not in self.slots:
-                try:
-                    await self._load(stored.session_id, "compact/sessions")
-                except Exception as exc:
-                    log.warning("skipping saved session %s: %s", stored.session_id, exc)
-        return sorted(self.slots.values(), key=lambda s: s.session.updated_at, reverse=True)
+        return session, report, records
 
     def update_settings(self, settings: EngineSettings) -> None:
         self.settings = settings

@@ -34,20 +34,26 @@ async def in_session(
 ) -> T:
     """Run ``call`` in a thread under the session's lock; when it ``changes`` the session, tell the client."""
     async with slot.lock:
-        result, usage = await asyncio.to_thread(_call_and_measure, slot, call, changes)
+        result, usage = await asyncio.to_thread(_call_and_measure, server, slot, call, changes)
     if changes:
         changed(server, slot, usage)
     return result
 
 
-def _call_and_measure(slot: SessionSlot, call: Callable[[], T], measure: bool) -> tuple[T, dict[str, Any] | None]:
+def _call_and_measure(
+    server: CompactLanguageServer, slot: SessionSlot, call: Callable[[], T], measure: bool
+) -> tuple[T, dict[str, Any] | None]:
     try:
         result = call()
     except SessionChanged:
         # another server wrote the session since we last read it (and has let go of it): catch up, try once more
         catch_up(slot)
         result = call()
-    return result, slot.session.usage().to_wire() if measure else None
+    if not measure:
+        return result, None
+    if server.sessions is not None:  # the listing's entry, taken under the same lock as the change
+        server.sessions.index_slot(slot)
+    return result, slot.session.usage().to_wire()
 
 
 def changed(server: CompactLanguageServer, slot: SessionSlot, usage: dict[str, Any] | None) -> None:

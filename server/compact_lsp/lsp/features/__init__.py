@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import chat
-from . import commands, documents, importing, lifecycle, methods
+from . import commands, documents, importing, lifecycle, methods, session_picker
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer
@@ -15,6 +15,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     lifecycle.register,
     documents.register,
     methods.register,
+    session_picker.register,
     commands.register,
     importing.register,
     chat.register,

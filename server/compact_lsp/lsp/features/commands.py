@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..compacting import compact_session, rehydration_preview
+from compact_lsp.engine.compaction import CompactionError
+
+from ..compacting import compact_session, outcome, rehydration_preview
 from ..errors import rpc_errors
 from ..notify import did_compact
 from ..params import command_argument, optional_str
@@ -39,10 +41,13 @@ def register(server: CompactLanguageServer) -> None:
         def run() -> dict[str, Any]:
             eviction = session.microcompact("forced")
             if eviction is not None:
-                wire: dict[str, Any] = eviction.to_wire()
-                return wire
+                return {"changed": True, **eviction.to_wire()}
             total = session.usage().total
+            keep = session.settings.microcompact.effective_keep_recent
             return {
+                "changed": False,
+                "kind": "nothing_to_clear",
+                "reason": f"Nothing to clear: no clearable tool result is older than the {keep} most recent.",
                 "trigger": "forced",
                 "tokensBefore": total,
                 "tokensAfter": total,
@@ -51,7 +56,7 @@ def register(server: CompactLanguageServer) -> None:
             }
 
         result = await in_session(server, slot, run)
-        if result["cleared"]:
+        if result["changed"]:
             did_compact(server, session.id, "micro", "forced", result["tokensBefore"], result["tokensAfter"])
         return result
 
@@ -60,7 +65,13 @@ def register(server: CompactLanguageServer) -> None:
     async def compact(ls: object, *args: object) -> dict[str, Any]:
         slot, arg = await target(args, COMPACT)
         instructions = optional_str(arg, "instructions", COMPACT)
-        return await compact_session(server, slot, trigger="manual", instructions=instructions)
+        try:
+            return await compact_session(server, slot, trigger="manual", instructions=instructions)
+        except CompactionError as exc:
+            result = outcome(exc)
+            if result is None:
+                raise
+            return result
 
     @server.command(UNDO)
     @rpc_errors
@@ -72,9 +83,15 @@ def register(server: CompactLanguageServer) -> None:
             before = session.usage().total
             return before, session.undo()
 
-        before, result = await in_session(server, slot, run)
+        try:
+            before, result = await in_session(server, slot, run)
+        except CompactionError as exc:
+            refusal = outcome(exc)
+            if refusal is None:
+                raise
+            return refusal
         did_compact(server, session.id, "undo", "manual", before, int(result.get("tokensAfter", 0)))
-        return result
+        return {"changed": True, **result}
 
     @server.command(STATUS)
     @rpc_errors

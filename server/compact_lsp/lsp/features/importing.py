@@ -49,5 +49,5 @@ def register(server: CompactLanguageServer) -> None:
             return result.to_wire()
 
         wire = await asyncio.to_thread(run)
-        await registry.get(str(wire["sessionId"]), IMPORT_SESSION)  # load it like any saved session; now active
+        await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
         return wire

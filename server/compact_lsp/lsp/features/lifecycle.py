@@ -17,7 +17,7 @@ from ..following import follow
 from ..notify import UsageNotifier
 from ..sessions import SessionRegistry
 from ..settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
-from ..work import on_file_changed, sync_watches
+from ..work import in_session, on_file_changed, sync_watches
 from .documents import open_documents_in
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ def register(server: CompactLanguageServer) -> None:
             return
         registry.update_settings(server.settings)
         if server.settings.session_dir != old_dir:
-            registry.store = SessionStore(server.settings.session_dir, server.workspace_root)
+            registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
+        server.run_task(usage_after_settings(server), name="usage after a settings change")
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:
@@ -74,6 +75,17 @@ def register(server: CompactLanguageServer) -> None:
             server.usage_notifier.close()
         if server.sessions is not None:
             server.sessions.store.close()
+
+
+async def usage_after_settings(server: CompactLanguageServer) -> None:
+    """New settings change every loaded session's figures (window, thresholds): tell the client at once."""
+    registry = server.sessions
+    if registry is None:
+        return
+    for slot in list(registry.slots.values()):
+        if slot.compacting:
+            continue  # its result will carry the new figures
+        await in_session(server, slot, lambda: None, changes=True)
 
 
 def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:

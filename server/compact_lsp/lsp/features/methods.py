@@ -1,4 +1,4 @@
-"""The custom requests: compact/newSession, sessions, append, messages, readFile, status."""
+"""The custom requests: compact/newSession, append, messages, readFile, status."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.utc import iso_utc
+from compact_lsp.engine.transcript import compaction_result
 from compact_lsp.tracking.reader import read_text_file
 
 from ..compacting import compact_session, refresh_notes
@@ -18,15 +18,12 @@ from ..params import as_object, optional_int, optional_object, optional_str, req
 from ..work import in_session
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.context import ContextSession
-
     from ..server import CompactLanguageServer
     from ..sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 
 NEW_SESSION = "compact/newSession"
-SESSIONS = "compact/sessions"
 APPEND = "compact/append"
 MESSAGES = "compact/messages"
 READ_FILE = "compact/readFile"
@@ -43,29 +40,13 @@ def register(server: CompactLanguageServer) -> None:
     async def new_session(params: Any) -> dict[str, Any]:
         args = as_object(params, NEW_SESSION)
         title = optional_str(args, "title", NEW_SESSION) or ""
+        source = optional_str(args, "source", NEW_SESSION) or "api"
+        if source not in ("chat", "api"):
+            raise invalid_params(f'{NEW_SESSION}: \'source\' must be "chat" or "api", got {source!r}')
         registry = server.registry()
-        slot = await asyncio.to_thread(registry.create, title)
+        slot = await asyncio.to_thread(registry.create, title, source)
         registry.loaded(slot)
         return {"sessionId": slot.session.id}
-
-    @server.feature(SESSIONS)
-    @rpc_errors
-    async def sessions(params: Any) -> list[dict[str, Any]]:
-        as_object(params, SESSIONS)
-        listed = []
-        for slot in await server.registry().load_all():
-            session = slot.session
-            usage = await in_session(server, slot, functools.partial(_usage, session), changes=False)
-            listed.append(
-                {
-                    "sessionId": session.id,
-                    "title": session.title,
-                    "updatedAt": iso_utc(session.updated_at),
-                    "usage": usage,
-                    **damage(slot),
-                }
-            )
-        return listed
 
     @server.feature(APPEND)
     @rpc_errors
@@ -80,7 +61,7 @@ def register(server: CompactLanguageServer) -> None:
         outcome = await in_session(server, slot, functools.partial(session.append, messages, usage))
         result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
         if outcome.microcompaction is not None:
-            eviction = outcome.microcompaction.to_wire()
+            eviction = {"changed": True, **outcome.microcompaction.to_wire()}
             result["microcompaction"] = eviction
             did_compact(
                 server,
@@ -136,17 +117,9 @@ def register(server: CompactLanguageServer) -> None:
     @server.feature(STATUS)
     @rpc_errors
     async def status(params: Any) -> dict[str, Any]:
-        return await session_status(server, await session_for(params, STATUS))
-
-
-def damage(slot: SessionSlot) -> dict[str, Any]:
-    """``damaged`` and ``damagedRecords`` of a listed session: lines of its file that loading had to skip."""
-    count = slot.load_report.damaged_records if slot.load_report is not None else 0
-    return {"damaged": count > 0, "damagedRecords": count}
-
-
-def _usage(session: ContextSession) -> dict[str, Any]:
-    return session.usage().to_wire()
+        args = as_object(params, STATUS)
+        slot = await server.registry().get(optional_str(args, "sessionId", STATUS), STATUS)
+        return await session_status(server, slot)
 
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
@@ -159,4 +132,8 @@ async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> di
 def _status(slot: SessionSlot) -> dict[str, Any]:
     status: dict[str, Any] = slot.session.status()
     status["compacting"] = slot.compacting or bool(status.get("compacting"))
+    if status.get("lastCompaction") is not None:
+        status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
+    if status.get("lastMicrocompaction") is not None:
+        status["lastMicrocompaction"] = {"changed": True, **status["lastMicrocompaction"]}
     return status

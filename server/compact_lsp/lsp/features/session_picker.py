@@ -1,0 +1,106 @@
+"""What editors need to follow the user across sessions: the list, the current session, choosing one, and a
+session's whole transcript for a chat view (compact/sessions, currentSession, selectSession, transcript)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.engine.transcript import transcript_entries
+from compact_lsp.engine.usage import build_usage
+from compact_lsp.engine.utc import iso_utc
+
+from ..errors import rpc_errors
+from ..params import as_object, required_str
+from ..work import in_session
+
+if TYPE_CHECKING:
+    from compact_lsp.session_index import SessionSummary
+
+    from ..server import CompactLanguageServer
+
+SESSIONS = "compact/sessions"
+CURRENT_SESSION = "compact/currentSession"
+SELECT_SESSION = "compact/selectSession"
+TRANSCRIPT = "compact/transcript"
+
+
+async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict[str, Any]]:
+    """``compact/sessions``: from the index; no session is loaded to list it."""
+    as_object(params, SESSIONS)
+    registry = server.registry()
+    summaries = await registry.summaries()
+    current = await asyncio.to_thread(registry.current)
+    return [session_item(server, summary, summary.session_id == current) for summary in summaries]
+
+
+def session_item(server: CompactLanguageServer, summary: SessionSummary, current: bool) -> dict[str, Any]:
+    usage = build_usage(summary.by_kind, server.settings, summary.reported)
+    return {
+        "sessionId": summary.session_id,
+        "title": summary.title,
+        "source": summary.source,
+        "createdAt": iso_utc(summary.created_at),
+        "updatedAt": iso_utc(summary.updated_at),
+        "messages": summary.messages,
+        "tokens": usage.total,
+        "current": current,
+        "damaged": summary.damaged_records > 0,
+        "damagedRecords": summary.damaged_records,
+        "usage": usage.to_wire(),
+    }
+
+
+async def current_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    as_object(params, CURRENT_SESSION)
+    return {"sessionId": await asyncio.to_thread(server.registry().current)}
+
+
+async def select_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    """Make a session current, then tell the client its usage so a status line shows it at once."""
+    args = as_object(params, SELECT_SESSION)
+    slot = await server.registry().select(required_str(args, "sessionId", SELECT_SESSION), SELECT_SESSION)
+    await in_session(server, slot, lambda: None, changes=True)
+    return {}
+
+
+async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    """The whole history from the journal, under the session's lock when it is loaded (no torn reads)."""
+    args = as_object(params, TRANSCRIPT)
+    session_id = required_str(args, "sessionId", TRANSCRIPT)
+    registry = server.registry()
+
+    def read() -> list[dict[str, Any]]:
+        records, _report = registry.store.load(session_id)
+        return transcript_entries(records)
+
+    slot = registry.slots.get(session_id)
+    if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
+        registry.require_stored(session_id, TRANSCRIPT)
+        entries = await asyncio.to_thread(read)
+    else:
+        async with slot.lock:
+            entries = await asyncio.to_thread(read)
+    return {"sessionId": session_id, "entries": entries}
+
+
+def register(server: CompactLanguageServer) -> None:
+    @server.feature(SESSIONS)
+    @rpc_errors
+    async def on_sessions(params: Any) -> list[dict[str, Any]]:
+        return await list_sessions(server, params)
+
+    @server.feature(CURRENT_SESSION)
+    @rpc_errors
+    async def on_current_session(params: Any) -> dict[str, Any]:
+        return await current_session(server, params)
+
+    @server.feature(SELECT_SESSION)
+    @rpc_errors
+    async def on_select_session(params: Any) -> dict[str, Any]:
+        return await select_session(server, params)
+
+    @server.feature(TRANSCRIPT)
+    @rpc_errors
+    async def on_transcript(params: Any) -> dict[str, Any]:
+        return await transcript(server, params)
