@@ -27,8 +27,9 @@ pytestmark = pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not
 
 CLEARED = "[Old tool result content cleared]"
 
-# Small figures so that a few reads reach the warning level (threshold 30k: warning from 10k) and one
-# forced microcompaction brings the context back to ok.
+# Small figures so that six reads reach the warning level (threshold 30k: warning from 24k, 80% of it; 10k
+# before the servers kept the warning within 20% of the threshold) and one forced microcompaction brings the
+# context back to ok.
 SETTINGS: dict[str, Any] = {
     "autoCompact": {"enabled": False, "threshold": 30000},
     "microcompact": {"keepRecent": 1, "idleMinutes": -1, "sizeThresholdTokens": -1},
@@ -212,7 +213,7 @@ def test_status_after_a_full_compaction_has_no_stale_cleared_results(commands: N
     assert any(line.startswith("Last compaction: ") for line in lines), lines
 
 
-def test_undo_restores_and_a_second_undo_is_an_error_the_user_sees(commands: NvimRun) -> None:
+def test_undo_restores_and_a_second_undo_says_there_is_nothing_to_undo(commands: NvimRun) -> None:
     undo = commands.results["undo"]
     assert undo["result"]["restored"] is True
     assert undo["result"]["tokensAfter"] == commands.results["full"]["result"]["tokensBefore"]
@@ -220,9 +221,10 @@ def test_undo_restores_and_a_second_undo_is_an_error_the_user_sees(commands: Nvi
     assert "Read the modules and tell me what they do." in restored
     assert "keep the handler names" not in restored
     again = commands.results["undo_again"]
-    assert "result" not in again and again["error"]
-    errors = [n for n in commands.results["notifications"] if n["level"] == 4]
-    assert any(again["error"] in n["message"] for n in errors)
+    # an outcome, not a failure: said once, as information
+    assert again.get("error") is None and again["result"]["changed"] is False
+    said = [n for n in commands.results["notifications"] if "no compaction to undo" in n["message"]]
+    assert [n["level"] for n in said] == [2], said
 
 
 def test_completion_offers_subcommands(commands: NvimRun) -> None:
@@ -513,6 +515,54 @@ def test_a_missing_server_is_one_clear_message_with_an_install_command(tmp_path:
     assert "compact-lsp: compact-lsp:" not in everything  # no doubled prefix
     # The default command: no compact-lsp on this PATH, so the checkout's .venv (what .ci/setup makes).
     assert r["default_cmd"] == [str(Path(PLUGIN_DIR).parents[1] / ".venv" / "bin" / "compact-lsp"), "--stdio"]
+
+
+# ---- sessions ----
+
+
+def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path: Path, corpus_dir: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    settings = {**SETTINGS, "memory": {"userRoot": str(state / "user-memory")}}
+    log = corpus_dir / "proj_Users-dain-workspace-claude-code-log-sample" / "71c9afe9-d9cc-4583-86b3-e62ba682b83a.jsonl"
+    extra = {"phase": "first", "import": str(log)}
+    first = run_scenario("sessions", workspace, state, settings=settings, extra=extra)
+    assert first.returncode == 0 and "error" not in first.results, first.explain()
+    r = first.results
+    login, notes, imported = (r["sessions"][k] for k in ("login", "notes", "imported"))
+    # <Tab> completes every session of the workspace, not only those this Neovim has seen
+    assert {login, notes, imported} <= set(r["completion"])
+    # the picker shows titles, where each came from and its size; the current one (the import) marked
+    (picker,) = r["prompts"]
+    items = {item.rsplit("  ", 1)[-1]: item for item in picker["items"]}
+    assert items[login].startswith("Fix the login form  api · 8 messages · ")
+    assert items[notes].startswith("Write the release notes  api · ")
+    assert "  import · " in items[imported] and "[current]" in items[imported]
+    assert [i for i in picker["items"] if "[current]" in i] == [items[imported]]
+    assert r["select"]["result"]["sessionId"] == login
+    used = r["chosen_usage"]
+    assert r["statusline_after_select"].startswith(f"{k_tokens(used['total'])}/200k ")
+    assert r["micro"]["result"]["cleared"]  # :Compact micro acted on the chosen session
+
+    extra = {"phase": "second", "imported": imported}
+    second = run_scenario("sessions", workspace, state, settings=settings, extra=extra)
+    assert second.returncode == 0 and "error" not in second.results, second.explain()
+    s = second.results
+    assert s["session"] == login
+    assert s["status"]["result"]["sessionId"] == login
+    assert s["statusline"].startswith(k_tokens(s["status"]["result"]["usage"]["total"]) + "/200k ")
+    assert s["chat_name"] == f"compact-lsp://chat/{login}"
+    lines = s["chat_lines"]
+    assert lines[0] == "You: Fix the login form"
+    assert "  ⚙ read_file login1.py" in lines
+    assert "Claude: Done with login." in lines
+    marker = next(line for line in lines if line.startswith("  ── cleared"))
+    assert re.fullmatch(r"  ── cleared 2 old tool results: [\d.]+k? → [\d.]+k? tokens ──", marker), marker
+    assert lines[-1] == "> "
+    # the imported Claude Code session: completed by id, its conversation shown
+    assert imported in s["completion"]
+    assert s["imported_name"] == f"compact-lsp://chat/{imported}"
+    shown = s["imported_lines"]
+    assert any(line.startswith("You: ") for line in shown) and any(line.startswith("Claude: ") for line in shown)
 
 
 def test_cancelling_a_full_compaction_is_information_not_an_error(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ H.run(function()
   local files = {}
   for i = 1, 6 do
     local path = ws .. '/src/mod' .. i .. '.py'
-    local content = H.text('mod' .. i, 120)
+    local content = H.text('mod' .. i, 225)
     H.write_file(path, content)
     files[i] = { path = path, content = content }
   end
