@@ -563,6 +563,7 @@ def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path
     assert s["imported_name"] == f"compact-lsp://chat/{imported}"
     shown = s["imported_lines"]
     assert any(line.startswith("You: ") for line in shown) and any(line.startswith("Claude: ") for line in shown)
+    assert s["new_chat_lines"] == ["> "]  # :CompactChat! is a new, empty chat
 
 
 def test_cancelling_a_full_compaction_is_information_not_an_error(tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ end, {
 })
 
 vim.api.nvim_create_user_command('CompactChat', function(opts)
-  require('compact_lsp.chat').open(opts.args)
-end, { nargs = '*', desc = 'compact-lsp: chat with the built-in agent' })
+  require('compact_lsp.chat').open(opts.args, { new = opts.bang })
+end, { nargs = '*', bang = true, desc = 'compact-lsp: chat with the built-in agent (! starts a new chat)' })
 
 local function highlights()
   local links = {

@@ -249,7 +249,9 @@ local function submit(buf, text)
       return
     end
     bind(buf, new_id)
-    state.session_id = new_id
+    if state.new_chat == buf then
+      state.new_chat = nil
+    end
     M.send(new_id, text, true)
   end)
 end
@@ -314,17 +316,18 @@ end
 local submit_text
 
 --- Open (or focus) the chat of the current session: the one chosen with `:Compact session`, else the server's
---- current session (its history is shown), else a new chat whose first message creates a session. Then send
---- `text` if given.
+--- current session (its history is shown), else a new chat whose first message creates a session. With
+--- `opts.new` (`:CompactChat!`), a new chat in any case. Then send `text` if given.
 ---@param text string?
----@param on_ready fun(session_id: string?, buf: integer)?
-function M.open(text, on_ready)
+---@param opts {new: boolean?, on_ready: fun(session_id: string?, buf: integer)?}?
+function M.open(text, opts)
+  opts = opts or {}
   local sessions = require('compact_lsp.sessions')
   local function ready(session_id)
     local buf = M.buffer(session_id)
     if not buf then
-      buf = (not session_id and state.new_chat and vim.api.nvim_buf_is_valid(state.new_chat)) and state.new_chat
-        or create_buffer(session_id)
+      local pending = state.new_chat and vim.api.nvim_buf_is_valid(state.new_chat) and state.new_chat or nil
+      buf = (not session_id and pending) or create_buffer(session_id)
       if session_id then
         sessions.show_history(session_id, buf)
       else
@@ -335,9 +338,12 @@ function M.open(text, on_ready)
     if text and text ~= '' then
       submit_text(buf, text)
     end
-    if on_ready then
-      on_ready(vim.b[buf].compact_lsp_session, buf)
+    if opts.on_ready then
+      opts.on_ready(vim.b[buf].compact_lsp_session, buf)
     end
+  end
+  if opts.new then
+    return ready(nil)
   end
   sessions.current(function(session_id)
     ready(session_id)

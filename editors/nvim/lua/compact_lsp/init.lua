@@ -62,10 +62,12 @@ function M.run(name, args)
   require('compact_lsp.commands').dispatch({ fargs = vim.list_extend({ name }, args or {}) })
 end
 
---- Open the chat (creating a session when none is tracked) and optionally send `text`.
+--- Open the chat of the current session (a new chat when there is none, or with `opts.new`) and optionally
+--- send `text`.
 ---@param text string?
-function M.chat(text)
-  require('compact_lsp.chat').open(text)
+---@param opts {new: boolean?}?
+function M.chat(text, opts)
+  require('compact_lsp.chat').open(text, opts)
 end
 
 return M

@@ -75,6 +75,13 @@ local function second()
   end)
   H.record('imported_name', vim.api.nvim_buf_get_name(0))
   H.record('imported_lines', H.lines(0))
+
+  -- :CompactChat! starts a new chat even though there is a current session.
+  vim.cmd('CompactChat!')
+  H.wait('the new chat', function()
+    return vim.api.nvim_buf_get_name(0):match('/chat/new$') ~= nil
+  end)
+  H.record('new_chat_lines', H.lines(0))
 end
 
 H.run(function()
