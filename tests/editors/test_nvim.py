@@ -155,6 +155,14 @@ def test_status_float_shows_usage_bar_cleared_results_and_read_files(commands: N
     assert any(line.endswith("src/mod1.py  (open)") for line in read), read  # the buffer Neovim has open
 
 
+def test_a_file_the_agent_read_changing_on_disk_is_noticed(commands: NvimRun) -> None:
+    changed = Path(commands.results["changed"])
+    assert changed == commands.workspace / "src" / "mod2.py"
+    assert "compact-lsp: src/mod2.py changed on disk since the agent read it; the agent is told at its next turn" in (
+        messages_of(commands)
+    )
+
+
 def test_files_float_previews_rehydration_within_the_budget(commands: NvimRun) -> None:
     preview = commands.results["files"]["result"]
     float_ = commands.results["files_float"]

@@ -131,6 +131,7 @@ M.subcommands = {
         if not err then
           local view = require('compact_lsp.view')
           view.show(view.status_doc(result), 'Context')
+          require('compact_lsp.watch').from_status(result, (client.get() or {}).root_dir)
         end
         done('status', err, result)
       end)

@@ -108,6 +108,19 @@ function M.read(path)
   watched[path] = entry
 end
 
+--- Watch the files the model saw, as a status lists them (an agent that talks to the server directly reads files
+--- this Neovim never saw being read): reads, writes and edits still fresh.
+---@param status compact_lsp.Status
+---@param root string?
+function M.from_status(status, root)
+  local edits = require('compact_lsp.edits')
+  for _, file in ipairs(type(status) == 'table' and status.readFiles or {}) do
+    if file.kind ~= 'editor' and file.freshness == 'fresh' and type(file.path) == 'string' then
+      M.read(edits.absolute(file.path, root))
+    end
+  end
+end
+
 --- Stop watching everything.
 function M.clear()
   for path in pairs(watched) do

@@ -90,4 +90,13 @@ H.run(function()
   H.record('completion_all', vim.fn.getcompletion('Compact ', 'cmdline'))
   H.record('completion_f', vim.fn.getcompletion('Compact f', 'cmdline'))
   H.record('completion_session', vim.fn.getcompletion('Compact session ', 'cmdline'))
+
+  -- The reads came from an agent over compact/append, not from this Neovim's chat: :Compact status (above) made
+  -- the plugin watch them, so a change outside Neovim is noticed.
+  local seen_changes = #H.events('CompactLspFileChanged')
+  H.write_file(files[2].path, 'print("changed outside")\n')
+  H.wait('the change notice', function()
+    return #H.events('CompactLspFileChanged') > seen_changes
+  end)
+  H.record('changed', H.events('CompactLspFileChanged')[seen_changes + 1].data.path)
 end)
