@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
     ev = sub.add_parser("eval", help="replay real sessions: what compaction keeps and what gets re-read")
     ev.add_argument("paths", nargs="+", help="session files or project folders")
-    ev.add_argument("--out", default=None, help="write the report (markdown) and plot here")
+    ev.add_argument("--out", default=None, help="write the report (markdown), its JSON and a plot here")
+    ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
     return parser
 
 
@@ -49,7 +50,7 @@ def main(argv: Sequence[str]) -> int:
         if ns.command == "eval":
             from compact_lsp.evaluation import eval_command
 
-            return eval_command(ns.paths, out=ns.out)
+            return eval_command(ns.paths, out=ns.out, as_json=ns.json)
     except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:
         sys.stderr.write(f"compact-lsp {ns.command}: {exc}\n")
         return 2

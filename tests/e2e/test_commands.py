@@ -221,6 +221,6 @@ async def test_rehydration_preview_ranks_files_read(client: LanguageClient, work
         conversation += read_round(f"toolu_{i}", path, read["content"])
     await append(client, session_id, conversation)
     preview = await command(client, "compact.rehydrationPreview", {"sessionId": session_id})
-    assert preview["budget"] == {"maxFiles": 5, "tokenBudget": 50_000, "maxTokensPerFile": 5_000}
+    assert preview["budget"] == {"maxFiles": 50, "tokenBudget": 20_000, "maxTokensPerFile": 8_000}
     assert [c["path"] for c in preview["candidates"]] == ["src/file_2.py", "src/file_1.py", "src/file_0.py"]
     assert all(isinstance(c["reason"], str) and c["reason"] for c in preview["candidates"])

@@ -93,10 +93,23 @@ def reason_of(result: RehydrationResult, path: str) -> str:
 def test_files_come_back_newest_first_within_max_files(ws: Workspace) -> None:
     for i in range(7):
         ws.read(f"src/m{i}.py", numbered(20, f"m{i}"))
-    result = ws.rehydrate()
+    result = ws.rehydrate(settings=RehydrationSettings(max_files=5))
     assert file_paths(result) == [f"src/m{i}.py" for i in (6, 5, 4, 3, 2)]
     assert reason_of(result, "src/m0.py") == "beyond the 5-file limit"
     assert [c.included for c in result.candidates] == [True] * 5 + [False] * 2
+
+
+def test_by_default_the_token_budget_not_a_file_count_decides(ws: Workspace) -> None:
+    for i in range(12):  # twelve small files: Claude Code's rule would bring back five
+        ws.read(f"src/s{i}.py", numbered(5, f"s{i}"))
+    for i in range(30):  # then thirty of ~960 tokens: the 20k budget runs out first
+        ws.read(f"lib/b{i}.py", numbered(50, f"b{i}"))
+    result = ws.rehydrate()
+    included = [c for c in result.candidates if c.included]
+    assert len(included) > 5
+    assert included[0].path == "lib/b29.py"
+    assert result.file_tokens <= RehydrationSettings().token_budget
+    assert all("file limit" not in c.reason for c in result.candidates)
 
 
 def test_attachments_are_ordered_plan_files_skills_memory(ws: Workspace) -> None:
@@ -311,7 +324,7 @@ def _denied(ws: Workspace) -> frozenset[str]:
         pytest.param(_outside, "outside the workspace roots", id="outside-workspace"),
         pytest.param(_symlink_escape, "outside the workspace roots", id="symlink-escape"),
         pytest.param(_symlink_repointed, "outside the workspace roots", id="symlink-repointed-after-read"),
-        pytest.param(_failed_read, "the last access failed: Permission denied", id="failed-read"),
+        pytest.param(_failed_read, "the last read failed: Permission denied", id="failed-read"),
         pytest.param(_denied, "access denied by permissions", id="denied-path"),
     ],
 )
@@ -322,6 +335,21 @@ def test_never_rehydrated(ws: Workspace, setup: Callable[[Workspace], Any], reas
     assert all("hunter2" not in a.text for a in result.attachments)
     assert file_paths(result) == ["ok.py"]
     assert [c.reason for c in result.candidates if not c.included] == [reason]
+
+
+def test_a_file_whose_edit_was_rejected_still_comes_back(ws: Workspace) -> None:
+    ws.read("app.py", "x = 1\n")
+    ws.state.observe(
+        [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t8", "name": "Edit",
+             "input": {"file_path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t8", "is_error": True,
+             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected."}]},
+        ]
+    )  # fmt: skip
+    result = ws.rehydrate()
+    assert file_paths(result) == ["app.py"]
+    assert "x = 1" in by_path(result, "app.py").text
 
 
 def test_no_workspace_roots_means_no_files(ws: Workspace, counter: TiktokenCounter) -> None:
@@ -403,7 +431,7 @@ def test_preview_candidates_say_why(ws: Workspace, counter: TiktokenCounter) -> 
     candidates = rehydration_candidates(
         ws.state,
         kept_messages=[],
-        settings=RehydrationSettings(),
+        settings=RehydrationSettings(max_files=5),
         counter=counter,
         workspace_roots=[str(ws.root)],
     )

@@ -69,6 +69,42 @@ def test_score_point(attached: list[Attached], rereads: list[ReRead], expected: 
         assert getattr(score, name) == value, name
 
 
+SLICE = Attached(
+    A, 100, partial=True, lines="10-12", text="<file>\ndef f():\n    return 1\n[... lines 13-90 omitted ...]\n</file>"
+)
+
+
+@pytest.mark.parametrize(
+    ("attached", "need", "met", "strict"),
+    [
+        pytest.param([Attached(A, 100)], ReRead(A, tool="Edit", old_strings=("zzz",)), True, True, id="whole-file"),
+        pytest.param([SLICE], ReRead(A, tool="Edit", old_strings=("def f():\n    return 1",)), True, True,
+                     id="edit-inside-the-slice"),
+        pytest.param([SLICE], ReRead(A, tool="MultiEdit", old_strings=("return 1", "return 2")), True, False,
+                     id="one-old-string-not-in-the-slice"),
+        pytest.param([SLICE], ReRead(A, tool="Edit", old_strings=("return 1\n\nx",)), True, False,
+                     id="old-string-across-an-omission"),
+        pytest.param([SLICE], ReRead(A, tool="Write"), True, False, id="write-needs-the-whole-file"),
+        pytest.param([SLICE], ReRead(A, offset=10, limit=3), True, True, id="read-inside-the-slice"),
+        pytest.param([SLICE], ReRead(A), True, False, id="whole-read-of-a-slice"),
+        pytest.param([], ReRead(A, tool="Edit", old_strings=("x",)), False, False, id="not-attached"),
+    ],
+)  # fmt: skip
+def test_strict_needs(attached: list[Attached], need: ReRead, met: bool, strict: bool) -> None:
+    score = score_point(attached, [need])
+    assert score.needed == 1
+    assert score.needed_misses == (not met)
+    assert score.strict_misses == (not strict)
+    assert score.strict_miss_rate == (0.0 if strict else 1.0)
+
+
+def test_needs_outside_the_allowed_roots_are_counted_apart() -> None:
+    needs = [ReRead(A), ReRead("/elsewhere/x.py", where="outside"), ReRead("/added/y.py", where="added")]
+    score = score_point([Attached(A, 10)], needs)
+    assert (score.needed, score.outside_needs, score.added_needs, score.added_misses) == (2, 1, 1, 1)
+    assert score.strict_misses == score.needed_misses == 1
+
+
 def test_scores_add_up_and_rates_follow() -> None:
     one = score_point([Attached(A, 300)], [ReRead(A), ReRead(B)])
     two = score_point([Attached(B, 100)], [ReRead(B)])

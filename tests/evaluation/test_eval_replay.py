@@ -52,7 +52,9 @@ SMALL_FILES = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_p
     ("spec", "expected"),
     [
         pytest.param(
-            RankerSpec("one file", recency_ranker, settings=RehydrationSettings(max_files=1)),
+            RankerSpec(
+                "one file", recency_ranker, settings=RehydrationSettings(max_files=1, max_tokens_per_file=5_000)
+            ),
             {"rereads": 2, "misses": 1, "full_hits": 1, "partial_covering": 0, "attached_files": 1},
             id="one-file-budget-misses-the-older-file",
         ),
@@ -68,8 +70,8 @@ SMALL_FILES = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_p
         ),
         pytest.param(
             RankerSpec("whole", recency_ranker, settings=RehydrationSettings(max_tokens_per_file=50_000)),
-            {"rereads": 2, "misses": 0, "full_hits": 2, "attached_files": 2},
-            id="generous-budget-attaches-both-whole",
+            {"rereads": 2, "misses": 0, "full_hits": 2, "attached_files": 3, "strict_misses": 0},
+            id="generous-budget-attaches-all-three-whole",
         ),
     ],
 )
@@ -80,7 +82,7 @@ def test_rankers_at_a_compaction_point(
     assert result.points == [11]  # the assistant message of turn 5
     score = result.rankers[spec.name]
     assert score.points == 1
-    assert score.needed == score.rereads == 2  # the note outside the project is never counted
+    assert score.needed == score.rereads == 2  # the note in an added directory is not used again
     for name, value in expected.items():
         assert getattr(score, name) == value, name
 
@@ -157,3 +159,35 @@ def test_compaction_points(
             assistant_turn[i] = len(assistant_turn)
     points = compaction_points(messages, counter, every, fractions)
     assert [assistant_turn[p] for p in points] == expected_turns
+
+
+def sibling_repo_session(tmp_path: Path) -> Path:
+    """The agent reads app.py, then works in a sibling repository the user cloned (reads and edits lib.py there);
+    after the point (turn 5) it edits lib.py again and writes a new file there."""
+    log = SessionLog()
+    log.read("app.py", "import lib\n")
+    lib = "def helper():\n    return 1\n"
+    log.call("Read", {"file_path": "/home/dev/sibling/lib.py"}, "     1→def helper():\n     2→    return 1",
+             {"file": {"filePath": "/home/dev/sibling/lib.py", "content": lib.rstrip("\n"), "startLine": 1,
+                       "numLines": 2, "totalLines": 2}})  # fmt: skip
+    for step in ("Looking.", "Still looking.", "Planning."):
+        log.say(step)
+        log.user("go on")
+    log.call("Edit", {"file_path": "/home/dev/sibling/lib.py", "old_string": "return 1", "new_string": "return 2"},
+             "The file has been updated.", {"originalFile": lib})  # fmt: skip
+    log.call("Write", {"file_path": "/home/dev/sibling/new.py", "content": "x = 1\n"}, "File created.",
+             {"type": "create"})  # fmt: skip
+    log.say("Done.")
+    return log.write(tmp_path)
+
+
+def test_a_directory_the_agent_worked_in_is_an_allowed_root(tmp_path: Path, counter: TiktokenCounter) -> None:
+    budget = RehydrationSettings(max_tokens_per_file=5_000)
+    allowed = RankerSpec("allowed roots", recency_ranker, settings=budget)
+    workspace_only = RankerSpec("workspace only", recency_ranker, settings=budget, workspace_only=True)
+    result = replay_session(import_claude_code(sibling_repo_session(tmp_path)), config(allowed, workspace_only),
+                            counter)  # fmt: skip
+    with_added, without = result.rankers["allowed roots"], result.rankers["workspace only"]
+    # one need: the edit of lib.py (the Write created new.py: not a need)
+    assert (with_added.needed, with_added.added_needs, with_added.strict_misses) == (1, 1, 0)
+    assert (without.needed, without.outside_needs, without.strict_misses) == (0, 1, 0)

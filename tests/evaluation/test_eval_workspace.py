@@ -100,3 +100,24 @@ def test_nothing_is_written_without_honest_content(ws: ReplayWorkspace, tool: st
     tool_input = {"file_path": target, "old_string": "a", "new_string": "b"}
     assert ws.apply_result(tool, tool_input, side) is None  # type: ignore[arg-type]
     assert not Path(target).exists()
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        pytest.param("1\tone\n2\ttwo\n", "one\ntwo", id="tab-gutter"),
+        pytest.param("     3→three\n     4→four", "\n\nthree\nfour", id="arrow-gutter-from-line-3"),
+        pytest.param("1\tone\nnot numbered", None, id="a-line-without-gutter"),
+        pytest.param("1\tone\n3\tthree", None, id="numbers-skip"),
+        pytest.param("", None, id="empty"),
+    ],
+)
+def test_a_read_without_side_data_is_taken_from_its_numbered_lines(
+    ws: ReplayWorkspace, result: str, expected: str | None
+) -> None:
+    target = str(ws.root / "a.py")
+    path = ws.apply_result("Read", {"file_path": target}, None, result)
+    if expected is None:
+        assert path is None and not Path(target).exists()
+    else:
+        assert Path(target).read_text() == expected

@@ -2,7 +2,8 @@
 
 ``file_activities`` gathers every file the read-file state or the editor knows (one entry per realpath, the
 newest access first), scores them with a ``Ranker`` and marks those that may never come back: outside the
-workspace roots, denied, last access failed, or a skill (skills come back with the skills). Rehydration packs
+workspace roots, denied, last read failed, or a skill (skills come back with the skills). A file whose last
+edit or write failed (a rejected edit) stays a candidate: the agent usually goes back to it. Rehydration packs
 the rest, best first; ``compact_lsp.evaluation`` replays sessions to compare rankers.
 """
 
@@ -192,8 +193,8 @@ def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -
         return "outside the workspace roots"
     if act.realpath in denied:
         return "access denied by permissions"
-    if act.record is not None and act.record.error is not None:
-        return f"the last access failed: {act.record.error}"
+    if act.record is not None and act.record.error is not None and act.record.error_kind == "read":
+        return f"the last read failed: {act.record.error}"
     if is_skill_path(act.realpath):
         return "a skill file: re-attached with the skills"
     return None

@@ -92,6 +92,9 @@ class ReadRecord:
     written_at: float | None = None
     error: str | None = None
     """The last attempt on this path failed (error, denied); content fields describe the last success."""
+    error_kind: RecordKind | None = None
+    """What the failed attempt was: a failed read keeps the file out of rehydration, a failed (rejected) edit
+    or write does not (the agent usually goes back to that file)."""
     history_ids: set[str] = field(default_factory=set)
     """tool_use ids whose content makes up the model's copy; clearing any of them takes the copy out."""
     display_path: str = ""

@@ -120,7 +120,7 @@ class ReadFileState:
             return None
         use_id = use.tool_use_id
         if block.get("is_error"):
-            self._note_error(use.path, result_text(block))
+            self._note_error(use.path, result_text(block), use.kind)
         elif use.kind == "read":
             if is_empty_result(block):
                 return None
@@ -218,10 +218,11 @@ class ReadFileState:
             record.history_ids.add(tool_use_id)
         return self._put(record)
 
-    def _note_error(self, path: str, text: str) -> None:
+    def _note_error(self, path: str, text: str, kind: RecordKind) -> None:
         record = self._records.get(self.resolve(path)[1])
         if record is not None:
             record.error = (text.strip().splitlines() or ["error"])[0][:200]
+            record.error_kind = kind
 
     def _new_record(self, path: str, kind: RecordKind) -> ReadRecord:
         resolved, real = self.resolve(path)

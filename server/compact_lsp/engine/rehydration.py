@@ -2,10 +2,11 @@
 
 Seed: ``createPostCompactFileAttachments`` and ``createPlanAttachmentIfNeeded``. Candidates are the read-file
 state's successful reads, writes and edits plus the documents open in the editor, never a path outside the
-workspace roots (realpath containment; no roots means no files) and never a path whose last access failed or
-was denied. Each is re-read at rehydration time, through the file gate (``file_gate``: by default over the
-workspace roots) — from disk, or from the editor's unsaved buffer when the
-document is dirty — so what comes back is never stale. A file over the per-file budget comes back as the
+allowed roots (realpath containment; no roots means no files) and never a path whose last read failed or was
+denied (a rejected edit keeps its file: the agent edits it again). Each is re-read at rehydration time, through
+the file gate (``file_gate``: by default over the allowed roots) — from disk, or from the editor's unsaved buffer
+when the document is dirty — so what comes back is never stale. Files come back best ranked first until the
+token budget is spent (``max_files`` only bounds the count). A file over the per-file budget comes back as the
 ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
 
 Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
@@ -73,6 +74,8 @@ class Candidate:
     deleted: bool = False
     source: Source = "disk"
     lines: str | None = None
+    realpath: str = ""
+    text: str = field(default="", repr=False)  # what was attached, for the evaluation; not on the wire
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -204,8 +207,9 @@ def _pack_one(
         "score": item.score,
     }
     candidate = Candidate(
-        act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label
-    )
+        act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label,
+        realpath=act.realpath, text=rendered,
+    )  # fmt: skip
     return _Packed(Attachment("file", rendered, act.path, meta), candidate)
 
 

@@ -121,9 +121,12 @@ class MicrocompactSettings:
 @dataclass(frozen=True)
 class RehydrationSettings:
     SECTION: ClassVar[str] = "rehydration"
-    max_files: int = field(default=5, metadata=limit(0))
-    token_budget: int = field(default=50_000, metadata=limit(0))
-    max_tokens_per_file: int = field(default=5_000, metadata=limit(0))
+    max_files: int = field(default=50, metadata=limit(0))
+    """A bound on how many files (and deleted-file notices) come back; the token budget decides which."""
+    token_budget: int = field(default=20_000, metadata=limit(0))
+    """Files are re-attached best ranked first until this many tokens (docs/evaluation.md says why 20k)."""
+    max_tokens_per_file: int = field(default=8_000, metadata=limit(0))
+    """A file over this comes back as the lines the agent read or edited (else its head)."""
     skill_tokens_each: int = field(default=5_000, metadata=limit(0))
     skill_tokens_total: int = field(default=25_000, metadata=limit(0))
 

@@ -1,7 +1,8 @@
-"""Real-session evaluation: ``compact-lsp eval PATH... [--out DIR]``.
+"""Real-session evaluation: ``compact-lsp eval PATH... [--out DIR] [--json]``.
 
-Replays Claude Code sessions through the engine (see ``replay``) and reports, per rehydration ranker, how
-often the agent went back for a file that rehydration had left out, and what microcompaction saved and cost.
+Replays Claude Code sessions through the engine (see ``replay``) and reports, per rehydration policy, how often
+the agent went on to need a file that rehydration had left out (strictly: or left out the lines it needed), and
+what each microcompaction policy saves and costs with prompt caching.
 """
 
 from __future__ import annotations
@@ -14,45 +15,52 @@ from pathlib import Path
 
 from .config import EvalConfig
 from .replay import replay_session
-from .report import EvalReport, plot, render_markdown, session_files
+from .report import EvalReport, plot, render_markdown
+from .sources import session_sources
 
 log = logging.getLogger(__name__)
 
 
 def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> EvalReport:
-    """Replay every session (and its sub-agents) under ``paths``; sessions that fail to import are listed."""
+    """Replay every session (its sub-agents, and orphan sub-agent logs); what cannot be replayed is listed."""
     from compact_lsp.engine.claude_code import import_claude_code
     from compact_lsp.engine.tokens import TiktokenCounter
 
     config = config or EvalConfig()
     counter = TiktokenCounter()
     report = EvalReport(config)
-    for path in session_files([str(p) for p in paths]):
+    for source in session_sources([str(p) for p in paths]):
         try:
-            imported = import_claude_code(path)
+            imported = import_claude_code(source.path, with_subagents=source.orphan is None)
         except (OSError, ValueError) as exc:
-            report.failures.append(f"{path}: {exc}")
+            report.failures.append(f"{source.path}: {exc}")
             continue
         for session in [imported, *imported.subagents]:
             if sum(1 for m in session.session.messages if m["role"] == "assistant") < 2:
+                if source.orphan is not None:
+                    report.skipped.append(f"{source.path.name}: {source.orphan}; fewer than 2 assistant turns")
                 continue
-            report.sessions.append(replay_session(session, config, counter, cwd=session.cwd or imported.cwd))
+            result = replay_session(session, config, counter, cwd=session.cwd or imported.cwd)
+            result.orphan = source.orphan
+            report.sessions.append(result)
     return report
 
 
-def eval_command(paths: list[str], out: str | None) -> int:
-    """The CLI entry: print the markdown report; with ``out``, also write evaluation.md/.json/.png there."""
+def eval_command(paths: list[str], out: str | None, as_json: bool = False) -> int:
+    """The CLI entry: print the markdown report (``--json``: the figures as JSON); with ``out``, also write
+    evaluation.md/.json/.png there."""
     report = evaluate(paths)
     if not report.sessions:
         sys.stderr.write("compact-lsp eval: no session with at least two assistant turns under the given paths\n")
         return 2
     text = render_markdown(report)
-    sys.stdout.write(text)
+    data = report.to_json()
+    sys.stdout.write(json.dumps(data, indent=2) + "\n" if as_json else text)
     if out is not None:
         target = Path(out)
         target.mkdir(parents=True, exist_ok=True)
         (target / "evaluation.md").write_text(text, encoding="utf-8")
-        (target / "evaluation.json").write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        (target / "evaluation.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         if plot(report, target / "evaluation.png"):
             sys.stderr.write(f"wrote {target / 'evaluation.png'}\n")
     return 0

@@ -1,14 +1,26 @@
-"""What an evaluation compares: the rehydration rankers, the microcompaction configurations, the points."""
+"""What an evaluation compares: the rehydration policies, the microcompaction policies, the points."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from compact_lsp.engine.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
 
+from .cost import DEFAULT_TTL_SECONDS
+
 CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=5_000)
+"""Claude Code's (and Qwen Code's) rule: the five most recent files, 5k tokens each, 50k in all."""
 TIGHT_BUDGET = RehydrationSettings(max_files=2, token_budget=10_000, max_tokens_per_file=5_000)
+
+DEFAULT_SETTINGS = RehydrationSettings()
+"""The product's defaults (engine/settings.py): a token budget filled by rank; the file count only bounds."""
+
+
+def budget(tokens: int, per_file: int = 5_000) -> RehydrationSettings:
+    """A token budget filled by rank, with the product's (loose) file-count bound."""
+    return RehydrationSettings(max_files=DEFAULT_SETTINGS.max_files, token_budget=tokens, max_tokens_per_file=per_file)
 
 
 @dataclass(frozen=True)
@@ -21,40 +33,59 @@ class RankerSpec:
     """Give rehydration the summarised history, so a big file comes back as the lines read or edited
     (False: it comes back as its head, as a plain truncation would)."""
     settings: RehydrationSettings = CLAUDE_CODE_BUDGET
+    default: bool = False
+    """The product's default policy (its settings and ranker)."""
+    workspace_only: bool = False
+    """Attach only files in the workspace folder (no added directories), as before allowed roots."""
 
 
 @dataclass(frozen=True)
 class MicroSpec:
-    """One microcompaction configuration; ``size_scale`` sets the size threshold to that share of the
-    session's tool-result tokens (sessions in logs are small beside the 40k default)."""
+    """One microcompaction policy; ``size_scale`` sets the size threshold to that share of the session's
+    tool-result tokens (sessions in logs are small beside the 40k default).
+
+    ``style`` "engine" runs the engine's own triggers with ``settings``; "qwen" is a plain size trigger: whenever
+    the tool results pass the threshold, everything outside the keep-recent window is cleared (no low watermark,
+    no idle trigger).
+    """
 
     name: str
     settings: MicrocompactSettings = field(default_factory=MicrocompactSettings)
     size_scale: float | None = None
     min_threshold: int = 2_000
+    style: Literal["engine", "qwen"] = "engine"
 
 
 def default_rankers() -> tuple[RankerSpec, ...]:
+    ours = DEFAULT_SETTINGS
     return (
-        RankerSpec("recency (Claude Code / Qwen)", recency_ranker, slices=False),
-        RankerSpec("recency + slices", recency_ranker),
-        RankerSpec("boosted: edits", boosted_ranker(edit_boost=0.5, focus_boost=0.0)),
-        RankerSpec("boosted: frequency", boosted_ranker(edit_boost=0.0, focus_boost=0.0, frequency=0.5)),
-        RankerSpec("boosted: edits + frequency", boosted_ranker(edit_boost=0.5, focus_boost=0.0, frequency=0.5)),
+        RankerSpec("Claude Code / Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
+        RankerSpec("5 most recent files, slices of big ones", recency_ranker),
+        RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),
+        RankerSpec("budget 10k, 8k per file", recency_ranker, settings=budget(10_000, 8_000)),
+        RankerSpec("budget 20k, 5k per file", recency_ranker, settings=budget(20_000)),
+        RankerSpec("budget 20k, 8k per file", recency_ranker, settings=ours, default=True),
+        RankerSpec("budget 30k, 8k per file", recency_ranker, settings=budget(30_000, 8_000)),
+        RankerSpec("budget 20k, 12k per file", recency_ranker, settings=budget(20_000, 12_000)),
+        RankerSpec("default + edits boosted", boosted_ranker(edit_boost=0.5, focus_boost=0.0), settings=ours),
+        RankerSpec("default + editor focus boosted", boosted_ranker(edit_boost=0.0, focus_boost=0.5), settings=ours),
+        RankerSpec("default, workspace folder only", recency_ranker, settings=ours, workspace_only=True),
         RankerSpec("recency, 2 files", recency_ranker, slices=False, settings=TIGHT_BUDGET),
-        RankerSpec(
-            "boosted: edits + frequency, 2 files",
-            boosted_ranker(edit_boost=0.5, focus_boost=0.0, frequency=0.5),
-            settings=TIGHT_BUDGET,
-        ),
     )
+
+
+CLAUDE_CODE_IDLE = MicrocompactSettings(keep_recent=5, idle_minutes=60.0, size_threshold_tokens=-1)
+SIZE_ONLY = MicrocompactSettings(keep_recent=5, idle_minutes=-1, size_threshold_tokens=40_000)
 
 
 def default_micro() -> tuple[MicroSpec, ...]:
     return (
-        MicroSpec("defaults (size 40k, idle 60 min)"),
-        MicroSpec("size at 1/4 of the session's results", size_scale=0.25),
-        MicroSpec("size at 1/8 of the session's results", size_scale=0.125),
+        MicroSpec("none", MicrocompactSettings(idle_minutes=-1, size_threshold_tokens=-1)),
+        MicroSpec("Qwen-style size trigger (40k)", SIZE_ONLY, style="qwen"),
+        MicroSpec("Claude Code idle rule (60 min, keep 5)", CLAUDE_CODE_IDLE),
+        MicroSpec("ours (size 40k to 20k, idle 60 min)"),
+        MicroSpec("Qwen-style, size at 1/4 of the session's results", SIZE_ONLY, size_scale=0.25, style="qwen"),
+        MicroSpec("ours, size at 1/4 of the session's results", size_scale=0.25),
     )
 
 
@@ -67,6 +98,7 @@ class EvalConfig:
     lookahead_turns: int = 10
     rankers: tuple[RankerSpec, ...] = field(default_factory=default_rankers)
     micro: tuple[MicroSpec, ...] = field(default_factory=default_micro)
+    cache_ttl_seconds: float = DEFAULT_TTL_SECONDS
 
 
 OFF = MicrocompactSettings(idle_minutes=-1, size_threshold_tokens=-1)
@@ -74,14 +106,24 @@ OFF = MicrocompactSettings(idle_minutes=-1, size_threshold_tokens=-1)
 
 
 def micro_settings(spec: MicroSpec, result_tokens: int) -> MicrocompactSettings:
-    """The settings ``spec`` means for a session with ``result_tokens`` of tool results."""
-    if spec.size_scale is None:
-        return spec.settings
-    threshold = max(spec.min_threshold, int(result_tokens * spec.size_scale))
+    """The settings ``spec`` means for a session with ``result_tokens`` of tool results (a "qwen" spec's
+    session runs with the engine's triggers off; the replay applies its rule)."""
     s = spec.settings
+    threshold = s.size_threshold_tokens
+    if spec.size_scale is not None:
+        threshold = max(spec.min_threshold, int(result_tokens * spec.size_scale))
+    if spec.style == "qwen":
+        return MicrocompactSettings(keep_recent=s.keep_recent, idle_minutes=-1, size_threshold_tokens=-1,
+                                    compactable_tools=s.compactable_tools)  # fmt: skip
     return MicrocompactSettings(
         keep_recent=s.keep_recent,
         idle_minutes=s.idle_minutes,
         size_threshold_tokens=threshold,
         compactable_tools=s.compactable_tools,
     )
+
+
+def qwen_threshold(spec: MicroSpec, result_tokens: int) -> int:
+    if spec.size_scale is not None:
+        return max(spec.min_threshold, int(result_tokens * spec.size_scale))
+    return spec.settings.size_threshold_tokens

@@ -1,13 +1,15 @@
-"""Scoring: what rehydration attached at a compaction point against what the agent went on to read.
+"""Scoring: what rehydration attached at a compaction point against what the agent went on to need.
 
 Pure functions over small records, so the arithmetic is testable on a hand-made case. Definitions:
 
-- A *re-read* is the first Read (or, for the "needed" figure, Read or Edit) of a file in the K assistant turns
-  after the compaction point, of a file the read-file state knew before it (read, written or edited).
-- A re-read is a *full hit* when the whole file was attached; a *partial hit* when a slice was attached, and
-  then *covering* when the slice holds every line the re-read asked for (a read with offset/limit); a *miss*
-  when the file was not attached.
-- Miss rate = misses / re-reads. Attached tokens are the file attachments' tokens (plan and skills aside).
+- A *need* is the first use, in the K assistant turns after the compaction point, of a file the read-file state
+  knew before it (read, written or edited), by a tool that needs its text: a Read, an Edit, a MultiEdit, or a
+  Write of an existing file. A need of a file outside the allowed roots (the workspace folders and the added
+  directories) is counted apart: no policy may attach it.
+- A need is *met* when the file was attached at all; *strictly met* when what was attached holds what the use
+  needed: the whole file, or a slice holding the Read's ``offset``/``limit`` range, or every ``old_string`` of
+  the Edit (a Write replaces the file, so only the whole file meets it strictly; so does a Read without a limit).
+- The headline is the strict miss rate over needs; the old re-read figure (Reads only) stays as a second figure.
 """
 
 from __future__ import annotations
@@ -25,17 +27,23 @@ class Attached:
     partial: bool = False
     lines: str | None = None
     """For a partial attachment: the line ranges shown, "a-b,c-d"."""
+    text: str = ""
+    """The attachment's text as the model would read it (a slice holds only its lines)."""
 
 
 @dataclass(frozen=True)
 class ReRead:
-    """The agent's first use of a previously seen file after the compaction point."""
+    """The agent's first use of a previously seen file after the compaction point (a *need*)."""
 
     path: str
     tool: str = "Read"
     offset: int | None = None
     limit: int | None = None
     turns_after: int = 0
+    old_strings: tuple[str, ...] = ()
+    """For an Edit or MultiEdit: the text it replaced, which the model must have had."""
+    where: str = "workspace"
+    """``workspace`` (a workspace folder), ``added`` (an added directory) or ``outside`` (no allowed root)."""
 
 
 @dataclass
@@ -43,15 +51,24 @@ class PointScore:
     """One ranker at one compaction point (or a sum of them)."""
 
     points: int = 0
+    needed: int = 0
+    """Needs inside the allowed roots."""
+    needed_misses: int = 0
+    """... whose file was not attached at all."""
+    strict_misses: int = 0
+    """... whose file was not attached, or attached without what the use needed."""
+    added_needs: int = 0
+    """Needs in an added directory (outside the workspace folder, inside an allowed root); part of ``needed``."""
+    added_misses: int = 0
+    outside_needs: int = 0
+    """Needs of files outside every allowed root: counted, never attachable, not in ``needed``."""
     rereads: int = 0
+    """Needs whose first use is a Read (the old headline, kept as a second figure)."""
+    misses: int = 0
     full_hits: int = 0
     partial_covering: int = 0
     partial_short: int = 0
-    """Partial hits whose slice does not hold what the re-read asked for."""
-    misses: int = 0
-    needed: int = 0
-    """Re-reads plus first edits of previously seen files (an edit needs the file's text)."""
-    needed_misses: int = 0
+    """Re-reads whose attached slice does not hold what the read asked for."""
     attached_files: int = 0
     attached_tokens: int = 0
     attached_unused: int = 0
@@ -65,12 +82,24 @@ class PointScore:
         return self.partial_covering + self.partial_short
 
     @property
+    def read_strict_misses(self) -> int:
+        return self.misses + self.partial_short
+
+    @property
     def miss_rate(self) -> float | None:
         return self.misses / self.rereads if self.rereads else None
 
     @property
+    def read_strict_miss_rate(self) -> float | None:
+        return self.read_strict_misses / self.rereads if self.rereads else None
+
+    @property
     def needed_miss_rate(self) -> float | None:
         return self.needed_misses / self.needed if self.needed else None
+
+    @property
+    def strict_miss_rate(self) -> float | None:
+        return self.strict_misses / self.needed if self.needed else None
 
     @property
     def tokens_per_point(self) -> float | None:
@@ -81,7 +110,9 @@ class PointScore:
         data.update(
             partial_hits=self.partial_hits,
             miss_rate=self.miss_rate,
+            read_strict_miss_rate=self.read_strict_miss_rate,
             needed_miss_rate=self.needed_miss_rate,
+            strict_miss_rate=self.strict_miss_rate,
             tokens_per_point=self.tokens_per_point,
         )
         return data
@@ -119,17 +150,35 @@ def slice_covers(label: str | None, offset: int | None, limit: int | None) -> bo
     return False
 
 
-def score_point(attached: Sequence[Attached], rereads: Iterable[ReRead]) -> PointScore:
-    """Score one ranker's attachments at one compaction point against the re-reads that followed it."""
+def strictly_met(hit: Attached, use: ReRead) -> bool:
+    """Whether the attachment holds what the use needed (see the module doc)."""
+    if not hit.partial:
+        return True
+    if use.tool == "Read":
+        return slice_covers(hit.lines, use.offset, use.limit)
+    if use.tool in ("Edit", "MultiEdit"):
+        return bool(use.old_strings) and all(old and old in hit.text for old in use.old_strings)
+    return False
+
+
+def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointScore:
+    """Score one ranker's attachments at one compaction point against the needs that followed it."""
     by_path = {a.path: a for a in attached}
     score = PointScore(points=1, attached_files=len(attached), attached_tokens=sum(a.tokens for a in attached))
     used: set[str] = set()
-    for use in rereads:
-        hit = by_path.get(use.path)
+    for use in needs:
         used.add(use.path)
+        if use.where == "outside":
+            score.outside_needs += 1
+            continue
+        hit = by_path.get(use.path)
+        strict = hit is not None and strictly_met(hit, use)
         score.needed += 1
-        if hit is None:
-            score.needed_misses += 1
+        score.needed_misses += hit is None
+        score.strict_misses += not strict
+        if use.where == "added":
+            score.added_needs += 1
+            score.added_misses += not strict
         if use.tool != "Read":
             continue
         score.rereads += 1
@@ -137,7 +186,7 @@ def score_point(attached: Sequence[Attached], rereads: Iterable[ReRead]) -> Poin
             score.misses += 1
         elif not hit.partial:
             score.full_hits += 1
-        elif slice_covers(hit.lines, use.offset, use.limit):
+        elif strict:
             score.partial_covering += 1
         else:
             score.partial_short += 1
@@ -164,6 +213,13 @@ class MicroScore:
     """Cleared Read results whose file the agent read again later in the session."""
     cleared_reads_reread_soon: int = 0
     """... within the look-ahead (K assistant turns)."""
+    cache_read: int = 0
+    """Prompt tokens served from the prompt cache (billed at 0.1), summed over the model's turns."""
+    cache_write: int = 0
+    """Prompt tokens written to the cache (billed at 1.25): what is new since the last request, everything
+    after a rewritten message, and the whole prompt when the cache has expired."""
+    uncached: int = 0
+    """Prompt tokens billed at 1.0 (none in this model: every request ends with a cache breakpoint)."""
     by_trigger: dict[str, int] = field(default_factory=dict)
 
     def __add__(self, other: MicroScore) -> MicroScore:
@@ -174,6 +230,11 @@ class MicroScore:
             for key, value in source.items():
                 out.by_trigger[key] = out.by_trigger.get(key, 0) + value
         return out
+
+    @property
+    def billed(self) -> float:
+        """Billed input token-equivalents: uncached 1.0, cache write 1.25, cache read 0.1."""
+        return self.uncached + 1.25 * self.cache_write + 0.1 * self.cache_read
 
     @property
     def input_reduction(self) -> float | None:
@@ -193,6 +254,7 @@ class MicroScore:
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
         data.update(
+            billed=self.billed,
             input_reduction=self.input_reduction,
             saved_per_rewrite=self.saved_per_rewrite,
             reread_rate=self.reread_rate,

@@ -20,15 +20,17 @@ from typing import Any
 
 from compact_lsp.engine.claude_code import ImportedSession
 from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import Message, blocks_of, tool_uses
+from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.microcompact import tool_result_tokens
 from compact_lsp.engine.rehydration import rehydration_candidates
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.tokens import TokenCounter
 
-from .config import OFF, EvalConfig, micro_settings
+from .config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
+from .cost import CacheMeter
+from .focus import focus_signals
 from .metrics import Attached, MicroScore, PointScore, score_point
-from .timeline import FileUse, compaction_points, file_uses, lookahead, turns_of
+from .timeline import FileUse, added_directories, compaction_points, file_uses, lookahead, turns_of
 from .workspace import ReplayWorkspace
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,10 @@ class SessionResult:
     files_materialised: int = 0
     reads_without_content: int = 0
     """Successful Reads whose log carries no file content: those files are missing from the workspace."""
+    focus_signals: int = 0
+    """``<ide_opened_file>`` and selection notices: the editor's focus, fed to the read-file state."""
+    orphan: str | None = None
+    """For a sub-agent log replayed on its own: why (its parent session is not in the folder)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +66,8 @@ class SessionResult:
             "points": self.points,
             "filesMaterialised": self.files_materialised,
             "readsWithoutContent": self.reads_without_content,
+            "focusSignals": self.focus_signals,
+            "orphan": self.orphan,
             "rankers": {k: v.to_json() for k, v in self.rankers.items()},
             "rankersToEnd": {k: v.to_json() for k, v in self.rankers_to_end.items()},
             "micro": {k: v.to_json() for k, v in self.micro.items()},
@@ -108,7 +116,7 @@ def _replay(
     root = str(ws.root)
     messages = ws.map_messages(imported.session.messages)
     turns = turns_of(messages)
-    uses = file_uses(messages, root)
+    uses = file_uses(messages, root, imported.tool_results_side)
     points = set(compaction_points(messages, counter, config.every_turns, config.token_fractions))
     requests = {str(u.get("id")): u for m in messages for u in tool_uses(m)}
     result_tokens = tool_result_tokens(messages, counter)
@@ -126,6 +134,7 @@ def _replay(
     micro_sessions = {
         spec.name: new_session(micro_settings(spec, result_tokens), journals[spec.name]) for spec in config.micro
     }
+    meters = {spec.name: CacheMeter(counter, config.cache_ttl_seconds) for spec in config.micro}
     result = SessionResult(
         path=str(imported.path),
         session_id=imported.session.id,
@@ -137,6 +146,7 @@ def _replay(
         rankers_to_end={spec.name: PointScore() for spec in config.rankers},
         micro={spec.name: MicroScore(sessions=1) for spec in config.micro},
     )
+    version = [0]
     for i, message in enumerate(messages):
         stamp = _epoch(imported.timestamps[i]) if i < len(imported.timestamps) else None
         now[0] = stamp if stamp is not None else now[0] + 1.0
@@ -144,10 +154,20 @@ def _replay(
             if i in points:
                 _score_point(plain, config, counter, root, uses, i, turns[i], result)
             for spec in config.micro:
+                session = micro_sessions[spec.name]
+                journal = journals[spec.name]
+                before = len(journal.rewrites)
+                _before_request(spec, session, counter, result_tokens)
+                for record in journal.rewrites[before:]:
+                    _score_rewrite(result.micro[spec.name], record, uses, i, turns[i], config.lookahead_turns, root)
+                meters[spec.name].request(session.messages, now[0])
                 result.micro[spec.name].input_tokens_plain += plain.usage().total
-                result.micro[spec.name].input_tokens_micro += micro_sessions[spec.name].usage().total
+                result.micro[spec.name].input_tokens_micro += session.usage().total
         else:
             _materialise(ws, message, requests, imported.tool_results_side, result)
+            for path in focus_signals(message, ws.map_path):
+                _focus(plain, path, version)
+                result.focus_signals += 1
         plain.append([message])
         for spec in config.micro:
             journal = journals[spec.name]
@@ -155,8 +175,34 @@ def _replay(
             micro_sessions[spec.name].append([message])
             for record in journal.rewrites[before:]:
                 _score_rewrite(result.micro[spec.name], record, uses, i, turns[i], config.lookahead_turns, root)
+    for spec in config.micro:
+        score, meter = result.micro[spec.name], meters[spec.name]
+        score.cache_read, score.cache_write = meter.cache_read, meter.cache_write
     result.files_materialised = sum(1 for p in ws.files if os.path.isfile(p))
     return result
+
+
+def _before_request(spec: MicroSpec, session: ContextSession, counter: TokenCounter, result_tokens: int) -> None:
+    """What runs before the model is called: the engine's idle trigger (the live server runs it before each
+    request; the session would otherwise run it only when the answer is appended), or the Qwen-style rule."""
+    if spec.style == "qwen":
+        if tool_result_tokens(session.messages, counter) > qwen_threshold(spec, result_tokens):
+            session.microcompact("forced")
+    elif session.settings.microcompact.idle_minutes != -1:
+        session.microcompact("idle")
+
+
+def _focus(plain: ContextSession, path: str, version: list[int]) -> None:
+    """The editor focused ``path`` (an ``<ide_opened_file>`` or selection notice): open it there, as the live
+    server learns from the editor."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return
+    version[0] += 1
+    plain.read_state.open_document(path, text, version[0])
+    plain.read_state.focus_document(path)
 
 
 def _materialise(
@@ -174,7 +220,7 @@ def _materialise(
         if request is None or not isinstance(request.get("input"), dict):
             continue
         name = str(request.get("name"))
-        touched = ws.apply_result(name, request["input"], side.get(use_id))
+        touched = ws.apply_result(name, request["input"], side.get(use_id), result_text(block))
         if touched is None and name == "Read":
             result.reads_without_content += 1
 
@@ -189,28 +235,28 @@ def _score_point(
     turn: int,
     result: SessionResult,
 ) -> None:
-    known = {
-        r.realpath for r in plain.read_state.ranked() if r.kind != "editor" and r.realpath.startswith(root + os.sep)
-    }
-    rereads = lookahead(uses, index, turn, config.lookahead_turns, known)
-    rereads_to_end = lookahead(uses, index, turn, len(uses) + result.assistant_turns + 1, known)
+    known = {r.realpath for r in plain.read_state.ranked() if r.kind != "editor"}
+    allowed = [root, *added_directories(uses, index, [root])]
+    horizons = ((result.rankers, config.lookahead_turns), (result.rankers_to_end, result.assistant_turns + 1))
     for spec in config.rankers:
+        roots = [root] if spec.workspace_only else allowed
         candidates = rehydration_candidates(
             plain.read_state,
             kept_messages=[],
             settings=spec.settings,
             counter=counter,
-            workspace_roots=[root],
+            workspace_roots=roots,
             ranker=spec.ranker,
             history=plain.messages if spec.slices else (),
         )
         attached = [
-            Attached(os.path.normpath(os.path.join(root, c.path)), c.tokens, c.partial, c.lines)
+            Attached(c.realpath, c.tokens, c.partial, c.lines, c.text)
             for c in candidates
             if c.included and not c.deleted
         ]
-        result.rankers[spec.name] = result.rankers[spec.name] + score_point(attached, rereads)
-        result.rankers_to_end[spec.name] = result.rankers_to_end[spec.name] + score_point(attached, rereads_to_end)
+        for scores, horizon in horizons:
+            needs = lookahead(uses, index, turn, horizon, known, workspace=[root], allowed=roots)
+            scores[spec.name] = scores[spec.name] + score_point(attached, needs)
 
 
 def _score_rewrite(

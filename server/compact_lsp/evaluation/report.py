@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,8 @@ class EvalReport:
     config: EvalConfig
     sessions: list[SessionResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Orphan sub-agent logs not replayed, with the reason."""
 
     def ranker_totals(self, *, to_end: bool = False) -> dict[str, PointScore]:
         """Scores summed over sessions; ``to_end``: with the look-ahead running to each session's end."""
@@ -36,30 +37,90 @@ class EvalReport:
                 totals[name] = totals[name] + score
         return totals
 
+    def cheapest_counts(self) -> dict[str, int]:
+        """For each microcompaction policy, in how many sessions it is billed least (ties count for each)."""
+        counts = {spec.name: 0 for spec in self.config.micro}
+        for session in self.sessions:
+            if not session.micro:
+                continue
+            least = min(m.billed for m in session.micro.values())
+            for name, m in session.micro.items():
+                counts[name] += m.billed <= least + 1e-9
+        return counts
+
     def to_json(self) -> dict[str, Any]:
+        totals, to_end = self.ranker_totals(), self.ranker_totals(to_end=True)
+        micro = self.micro_totals()
+        none = next(iter(micro.values())).billed if micro else 0.0
+        cheapest = self.cheapest_counts()
         return {
             "config": {
                 "everyTurns": self.config.every_turns,
                 "tokenFractions": list(self.config.token_fractions),
                 "lookaheadTurns": self.config.lookahead_turns,
-                "rankers": [
-                    {
-                        "name": s.name,
-                        "slices": s.slices,
-                        "maxFiles": s.settings.max_files,
-                        "tokenBudget": s.settings.token_budget,
-                        "maxTokensPerFile": s.settings.max_tokens_per_file,
-                    }
-                    for s in self.config.rankers
-                ],
-                "micro": [s.name for s in self.config.micro],
+                "cacheTtlSeconds": self.config.cache_ttl_seconds,
             },
-            "rankers": {k: v.to_json() for k, v in self.ranker_totals().items()},
-            "rankersToEnd": {k: v.to_json() for k, v in self.ranker_totals(to_end=True).items()},
-            "micro": {k: v.to_json() for k, v in self.micro_totals().items()},
+            "corpus": self.corpus(),
+            "rankers": [
+                _ranker_json(spec.name, spec.default, spec.slices, spec.settings, totals[spec.name], to_end[spec.name])
+                for spec in self.config.rankers
+            ],
+            "micro": [
+                {
+                    "name": name,
+                    **m.to_json(),
+                    "billedVsNone": m.billed / none - 1 if none else None,
+                    "cheapestSessions": cheapest[name],
+                }
+                for name, m in micro.items()
+            ],
             "sessions": [s.to_json() for s in self.sessions],
+            "skipped": self.skipped,
             "failures": self.failures,
         }
+
+    def corpus(self) -> dict[str, int]:
+        sessions = self.sessions
+        return {
+            "sessions": len(sessions),
+            "subagents": sum(1 for s in sessions if Path(s.path).name.startswith("agent-")),
+            "orphans": sum(1 for s in sessions if s.orphan is not None),
+            "skipped": len(self.skipped),
+            "messages": sum(s.messages for s in sessions),
+            "assistantTurns": sum(s.assistant_turns for s in sessions),
+            "points": sum(len(s.points) for s in sessions),
+            "focusSignals": sum(s.focus_signals for s in sessions),
+            "readsWithoutContent": sum(s.reads_without_content for s in sessions),
+        }
+
+
+def _ranker_json(
+    name: str, default: bool, slices: bool, settings: Any, t: PointScore, end: PointScore
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "default": default,
+        "points": t.points,
+        "needed": t.needed,
+        "neededMisses": t.needed_misses,
+        "neededMissRate": t.needed_miss_rate,
+        "strictMisses": t.strict_misses,
+        "strictMissRate": t.strict_miss_rate,
+        "outsideNeeds": t.outside_needs,
+        "meanTokens": t.tokens_per_point,
+        "addedNeeds": t.added_needs,
+        "addedMisses": t.added_misses,
+        "rereads": t.rereads,
+        "rereadMisses": t.misses,
+        "rereadStrictMisses": t.read_strict_misses,
+        "rereadStrictMissRate": t.read_strict_miss_rate,
+        "attachedFiles": t.attached_files,
+        "attachedUnused": t.attached_unused,
+        "toEnd": {"needed": end.needed, "strictMisses": end.strict_misses, "strictMissRate": end.strict_miss_rate,
+                  "neededMissRate": end.needed_miss_rate, "outsideNeeds": end.outside_needs},
+        "policy": {"slices": slices, "maxFiles": settings.max_files, "tokenBudget": settings.token_budget,
+                   "maxTokensPerFile": settings.max_tokens_per_file},
+    }  # fmt: skip
 
 
 def _pct(value: float | None) -> str:
@@ -70,75 +131,115 @@ def _num(value: float | None, digits: int = 0) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
+def _name(spec_name: str, default: bool) -> str:
+    return f"**{spec_name}** (default)" if default else spec_name
+
+
 def render_markdown(report: EvalReport) -> str:
     cfg = report.config
-    sessions = report.sessions
-    points = sum(len(s.points) for s in sessions)
+    c = report.corpus()
+    defaults = {spec.name: spec.default for spec in cfg.rankers}
     lines = [
-        "## Rehydration rankers",
+        "## Corpus",
         "",
-        f"{len(sessions)} sessions (sub-agents counted as sessions), {sum(s.messages for s in sessions):,} "
-        f"messages, {points} compaction points (every {cfg.every_turns} assistant turns and at "
-        f"{', '.join(f'{int(f * 100)}%' for f in cfg.token_fractions)} of each session's size); look-ahead "
+        "| sessions | of them sub-agents | orphan sub-agents replayed alone | orphans skipped | messages "
+        "| assistant turns | compaction points | editor-focus notices | reads without content |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {c['sessions']} | {c['subagents']} | {c['orphans']} | {c['skipped']} | {c['messages']:,} | "
+        f"{c['assistantTurns']:,} | {c['points']} | {c['focusSignals']} | {c['readsWithoutContent']} |",
+        "",
+        f"Compaction points every {cfg.every_turns} assistant turns and at "
+        f"{', '.join(f'{int(f * 100)}%' for f in cfg.token_fractions)} of each session's size; look-ahead "
         f"{cfg.lookahead_turns} assistant turns.",
         "",
-        "| ranker | re-reads | misses | miss rate | full hits | partial (covering / short) "
-        "| needed (read+edit) miss rate | files attached | tokens / point | attached, not used |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "## Rehydration: needed files, strict",
+        "",
+        "| policy | needed | not attached | strict misses | **strict miss rate** | miss rate (any part attached) "
+        "| mean tokens / point | re-reads | re-reads strictly missed | files attached | attached, not used |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, t in report.ranker_totals().items():
         lines.append(
-            f"| {name} | {t.rereads} | {t.misses} | {_pct(t.miss_rate)} | {t.full_hits} | "
-            f"{t.partial_covering} / {t.partial_short} | {_pct(t.needed_miss_rate)} | {t.attached_files} | "
-            f"{_num(t.tokens_per_point)} | {t.attached_unused} |"
+            f"| {_name(name, defaults[name])} | {t.needed} | {t.needed_misses} | {t.strict_misses} | "
+            f"**{_pct(t.strict_miss_rate)}** | {_pct(t.needed_miss_rate)} | {_num(t.tokens_per_point)} | "
+            f"{t.rereads} | {t.read_strict_misses} ({_pct(t.read_strict_miss_rate)}) | {t.attached_files} | "
+            f"{t.attached_unused} |"
         )
     lines += [
         "",
         "With the look-ahead running to the end of each session:",
         "",
-        "| ranker | re-reads | misses | miss rate | partial (covering / short) | needed (read+edit) miss rate |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| policy | needed | strict misses | strict miss rate | miss rate (any part attached) |",
+        "|---|---:|---:|---:|---:|",
     ]
     for name, t in report.ranker_totals(to_end=True).items():
         lines.append(
-            f"| {name} | {t.rereads} | {t.misses} | {_pct(t.miss_rate)} | {t.partial_covering} / "
-            f"{t.partial_short} | {_pct(t.needed_miss_rate)} |"
+            f"| {_name(name, defaults[name])} | {t.needed} | {t.strict_misses} | {_pct(t.strict_miss_rate)} | "
+            f"{_pct(t.needed_miss_rate)} |"
         )
     lines += [
         "",
-        "## Microcompaction",
+        "## Needs outside the workspace folder",
         "",
-        "| configuration | rewrites (cache breaks) | by trigger | tokens saved | saved / rewrite "
-        "| input tokens over turns saved | cleared results | cleared reads | re-read later "
-        "| re-read within look-ahead |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| policy | needs in added directories | strictly missed there | needs outside every allowed root |",
+        "|---|---:|---:|---:|",
     ]
-    for name, m in report.micro_totals().items():
+    for name, t in report.ranker_totals().items():
+        lines.append(f"| {name} | {t.added_needs} | {t.added_misses} | {t.outside_needs} |")
+    lines += _cost_lines(report) + _session_lines(report)
+    if report.skipped:
+        lines += ["", "Orphan sub-agent logs not replayed:", *[f"- {s}" for s in report.skipped]]
+    if report.failures:
+        lines += ["", "Not evaluated:", *[f"- {f}" for f in report.failures]]
+    return "\n".join(lines) + "\n"
+
+
+def _cost_lines(report: EvalReport) -> list[str]:
+    micro = report.micro_totals()
+    if not micro:
+        return []
+    none = next(iter(micro.values())).billed
+    cheapest = report.cheapest_counts()
+    lines = [
+        "",
+        "## Cost with prompt caching",
+        "",
+        f"Billed input token-equivalents over every replayed session (cache write 1.25, cache read 0.1, uncached "
+        f"1.0; cache lifetime {report.config.cache_ttl_seconds / 60:g} min), first policy as the reference.",
+        "",
+        "| policy | **billed** | vs first | cache writes | cache reads | rewrites (cache breaks) | by trigger "
+        "| tokens cleared | cheapest in sessions | cleared reads re-read later |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for name, m in micro.items():
         triggers = ", ".join(f"{k} {v}" for k, v in sorted(m.by_trigger.items())) or "–"
+        versus = _pct(m.billed / none - 1) if none else "–"
         lines.append(
-            f"| {name} | {m.rewrites} | {triggers} | {m.tokens_saved:,} | {_num(m.saved_per_rewrite)} | "
-            f"{_pct(m.input_reduction)} | {m.cleared_results} | {m.cleared_reads} | "
-            f"{m.cleared_reads_reread} ({_pct(m.reread_rate)}) | {m.cleared_reads_reread_soon} |"
+            f"| {name} | **{m.billed:,.0f}** | {versus} | {m.cache_write:,} | {m.cache_read:,} | {m.rewrites} | "
+            f"{triggers} | {m.tokens_saved:,} | {cheapest[name]} of {len(report.sessions)} | "
+            f"{m.cleared_reads_reread} of {m.cleared_reads} |"
         )
-    lines += [
+    return lines
+
+
+def _session_lines(report: EvalReport) -> list[str]:
+    lines = [
         "",
         "## Per session",
         "",
-        "Misses / re-reads for each ranker, in the order of the first table.",
+        "Strict misses / needs for each policy, in the order of the first table.",
         "",
-        "| session | messages | turns | points | files on disk | reads without content | misses / re-reads |",
+        "| session | messages | turns | points | files on disk | reads without content | strict misses / needs |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
-    for s in sessions:
-        cells = " · ".join(f"{score.misses}/{score.rereads}" for score in s.rankers.values())
-        label = Path(s.path).parent.name[-24:] + "/" + Path(s.path).stem[:14]
+    for s in report.sessions:
+        cells = " · ".join(f"{score.strict_misses}/{score.needed}" for score in s.rankers.values())
+        label = Path(s.path).parent.name[-24:] + "/" + Path(s.path).stem[:14] + (" (orphan)" if s.orphan else "")
         lines.append(
             f"| {label} | {s.messages} | {s.assistant_turns} | {len(s.points)} | {s.files_materialised} | "
             f"{s.reads_without_content} | {cells} |"
         )
-    if report.failures:
-        lines += ["", "Not evaluated:", *[f"- {f}" for f in report.failures]]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def plot(report: EvalReport, path: str | Path) -> bool:
@@ -159,16 +260,15 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     ax = axes[0]
     height = 0.27
     series = (
-        ("re-reads missed", [rankers[n].miss_rate for n in names], "#c0504d"),
-        ("re-reads + edits missed", [rankers[n].needed_miss_rate for n in names], "#f79646"),
-        ("partial, lines not covered", [_share(rankers[n].partial_short, rankers[n].rereads) for n in names],
-         "#8064a2"),
-    )  # fmt: skip
+        ("needed, strictly missed", [rankers[n].strict_miss_rate for n in names], "#c0504d"),
+        ("needed, not attached", [rankers[n].needed_miss_rate for n in names], "#f79646"),
+        ("re-reads, strictly missed", [rankers[n].read_strict_miss_rate for n in names], "#8064a2"),
+    )
     for k, (label, values, color) in enumerate(series):
         ys = [i + (k - 1) * height for i in range(len(names))]
         ax.barh(ys, [100 * (v or 0) for v in values], height, color=color, label=label)
     ax.set_yticks(range(len(names)), short)
-    ax.set_xlabel("% of re-reads (or re-reads + edits)")
+    ax.set_xlabel("% of needed files (or re-reads)")
     ax.legend(fontsize=7)
     ax.invert_yaxis()
     ax = axes[1]
@@ -178,12 +278,14 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     ax.invert_yaxis()
     ax = axes[2]
     mnames = list(micro)
-    ax.barh([_wrap(n) for n in mnames], [100 * (micro[n].input_reduction or 0) for n in mnames], color="#9bbb59")
+    none = micro[mnames[0]].billed if mnames else 0.0
+    ax.barh([_wrap(n) for n in mnames], [micro[n].billed / 1e6 for n in mnames], color="#9bbb59")
     for y, n in enumerate(mnames):
-        ax.text(1, y, f"{micro[n].rewrites} rewrites", va="center", fontsize=8)
-    ax.set_xlabel("input tokens saved over all turns (%)")
+        ax.text(0, y, f" {100 * (micro[n].billed / none - 1):+.1f}%" if none else "", va="center", fontsize=8)
+    ax.set_xlabel("billed input (M token-equivalents, with caching)")
     ax.invert_yaxis()
-    fig.suptitle("compact-lsp on real Claude Code sessions: rehydration rankers and microcompaction", fontsize=10)
+    fig.suptitle("compact-lsp on real Claude Code sessions: rehydration policies and microcompaction cost",
+                 fontsize=10)  # fmt: skip
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -205,21 +307,3 @@ def _wrap(name: str, width: int = 22) -> str:
             line = f"{line} {word}".strip()
     out.append(line)
     return "\n".join(out)
-
-
-def session_files(paths: Sequence[str]) -> list[Path]:
-    """Session logs named directly, or found in folders (a project folder, or a folder of project folders)."""
-    from compact_lsp.engine.claude_code import iter_session_files
-
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():
-            folders = [path, *sorted(p for p in path.rglob("*") if p.is_dir() and "subagents" not in p.parts)]
-            for folder in folders:
-                found.extend(iter_session_files(folder))
-        else:
-            raise FileNotFoundError(f"{raw}: no such file or directory")
-    return list(dict.fromkeys(found))

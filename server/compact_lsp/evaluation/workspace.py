@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,25 @@ class KnownFile:
         for offset, line in enumerate(shown):
             self.lines[start_line + offset] = line
         self.total_lines = max(total_lines or 0, start_line + len(shown) - 1, self.total_lines)
+
+
+_GUTTER = re.compile(r"^ *(\d+)(?:→|\t)(.*)$")
+
+
+def _numbered_lines(text: str) -> dict[str, Any] | None:
+    """A Read result's text as side data (``content``, ``startLine``), when every line has a line-number gutter
+    and the numbers follow each other; the total stays unknown."""
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    parsed = [_GUTTER.match(line) for line in lines]
+    if not lines or any(m is None for m in parsed):
+        return None
+    numbers = [int(m.group(1)) for m in parsed if m is not None]
+    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return None
+    content = "\n".join(m.group(2) for m in parsed if m is not None)
+    return {"content": content, "startLine": numbers[0]}
 
 
 class ReplayWorkspace:
@@ -111,10 +131,13 @@ class ReplayWorkspace:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(self.files[mapped].render(), encoding="utf-8", errors="surrogatepass")
 
-    def apply_result(self, tool: str, tool_input: dict[str, Any], side: dict[str, Any] | None) -> str | None:
+    def apply_result(
+        self, tool: str, tool_input: dict[str, Any], side: dict[str, Any] | None, result_text: str = ""
+    ) -> str | None:
         """Materialise what one successful file tool call shows; returns the mapped path it touched, if any.
 
-        ``tool_input`` is the request's input with paths already mapped; ``side`` is the log's side data.
+        ``tool_input`` is the request's input with paths already mapped; ``side`` is the log's side data; a Read
+        whose side data carries no content (sub-agent logs) is taken from ``result_text``'s numbered lines.
         """
         side = side or {}
         path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
@@ -124,6 +147,8 @@ class ReplayWorkspace:
         file_side = side.get("file")
         if tool == "Read":
             if not isinstance(file_side, dict) or not isinstance(file_side.get("content"), str):
+                file_side = _numbered_lines(result_text)
+            if file_side is None:
                 return None
             start = file_side.get("startLine")
             total = file_side.get("totalLines")
