@@ -358,7 +358,7 @@ async def test_idle_microcompaction_runs_before_the_request_after_a_pause(make_c
 
 
 async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_chat, workspace) -> None:
-    from compact_lsp.engine.settings import AutoCompactSettings
+    from compact_lsp.engine.settings import AutoCompactSettings, RehydrationSettings
     from compact_lsp.engine.summarize.offline import OfflineSummarizer
 
     chat: Chat = make_chat(summarizer=OfflineSummarizer())
@@ -366,8 +366,15 @@ async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_ch
     chat.stub.push(tool_call("read_file", {"file_path": "big.txt"}, input_tokens=100), reply("read", input_tokens=100))
     await chat.say("Read big.txt")
     settings = chat.session.settings
+    small_files = RehydrationSettings(max_tokens_per_file=1_000)  # a 9k-token window: the big log comes back cut
     chat.session.update_settings(
-        settings.__class__(**{**settings.__dict__, "auto_compact": AutoCompactSettings(threshold_tokens=9_000)})
+        settings.__class__(
+            **{
+                **settings.__dict__,
+                "auto_compact": AutoCompactSettings(threshold_tokens=9_000),
+                "rehydration": small_files,
+            }
+        )
     )
     chat.stub.push(reply("answered"))
     await chat.say("QUESTION-MARKER: what did the log say?")

@@ -16,7 +16,7 @@ from tests.strategies import conversations, raw_messages
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import ContextSession, ConversationError
 from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, MessageShapeError
-from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
+from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings, RehydrationSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.engine.tokens import TiktokenCounter
 from compact_lsp.engine.validate import validate
@@ -65,6 +65,8 @@ def make_session(workspace: Path, counter: TiktokenCounter, **kw: Any) -> tuple[
         EngineSettings(
             memory=MemorySettings(project_root=str(workspace / ".compact" / "memory")),
             microcompact=MicrocompactSettings(keep_recent=2, size_threshold_tokens=-1, idle_minutes=-1),
+            # these small sessions are all file reads: five files of ~2k tokens leave compaction something to save
+            rehydration=RehydrationSettings(max_files=5, max_tokens_per_file=5_000),
         ),
     )
     session = ContextSession(
