@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,31 @@ async def test_shell_timeout_stops_the_command(workspace: Workspace) -> None:
     shell = Harness(workspace, shell=True)
     message = await shell.refused("run_shell_command", command="sleep 30 & wait", timeout_seconds=0.2)
     assert "did not finish within 0.2 s" in message
+
+
+# -- allowed roots: other workspace folders and added directories --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        pytest.param("additional_directories", id="added-directory"),
+        pytest.param("workspace_folders", id="second-folder"),
+    ],
+)
+async def test_an_allowed_root_can_be_read_and_written(workspace: Workspace, outside: Path, setting: str) -> None:
+    tools = Harness(workspace)
+    tools.session.update_settings(replace(tools.session.settings, **{setting: (str(outside),)}))
+    assert await tools.call("read_file", file_path=str(outside / "key.txt")) == "SECRET-TIMEOUT = 1\n"
+    await tools.call("write_file", file_path=str(outside / "new.txt"), content="hello\n")
+    assert (outside / "new.txt").read_text() == "hello\n"
+    sibling = outside.parent / "sibling"
+    sibling.mkdir()
+    (sibling / "x.txt").write_text("no\n")
+    assert "outside the workspace" in await tools.refused("read_file", file_path=str(sibling / "x.txt"))
+    assert "additionalDirectories" in await tools.refused("write_file", file_path=str(sibling / "y.txt"), content="x")
+    assert not (sibling / "y.txt").exists()
+
+
+async def test_without_the_setting_an_outside_directory_stays_closed(tools: Harness, outside: Path) -> None:
+    assert "outside the workspace" in await tools.refused("read_file", file_path=str(outside / "key.txt"))

@@ -7,6 +7,7 @@ say the same thing as the parser.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -82,6 +83,11 @@ def engine_of(raw: Any) -> EngineSettings:
                 (s.rehydration.max_files, s.rehydration.token_budget, s.rehydration.max_tokens_per_file) == (0, 10, 5)
             ),
             id="rehydration",
+        ),
+        pytest.param(
+            {"additionalDirectories": ["/srv/lib", "/srv/lib", "../sibling"]},
+            lambda s: s.additional_directories == ("/srv/lib", "../sibling"),
+            id="additional-directories-deduplicated",
         ),
         pytest.param({"autoCompact": {"enabled": False}}, lambda s: not s.auto_compact.enabled, id="auto-off"),
         pytest.param(
@@ -181,6 +187,16 @@ def test_valid_settings_parse(raw: Any, check: Any) -> None:
         pytest.param({"autoCompact": {"threshold": 0}}, "autoCompact.threshold: must be at least 1", id="zero-tokens"),
         pytest.param({"readTools": [""]}, "readTools[0]: expected a non-empty string", id="empty-tool-name"),
         pytest.param({"sessionDir": 5}, "sessionDir: expected a non-empty string", id="session-dir-number"),
+        pytest.param(
+            {"additionalDirectories": "/srv"},
+            "additionalDirectories: expected a list of directory paths",
+            id="additional-directories-not-a-list",
+        ),
+        pytest.param(
+            {"additionalDirectories": ["/srv", ""]},
+            "additionalDirectories[1]: expected a non-empty string",
+            id="additional-directory-empty",
+        ),
     ],
 )
 def test_invalid_settings_name_the_key(raw: Any, message: str) -> None:
@@ -354,3 +370,11 @@ def test_relative_paths_resolve_against_the_workspace(given: str | None, expecte
     settings = resolve_paths(engine_of(raw), "/ws")
     assert settings.session_dir == expected
     assert settings.memory.team_root == expected
+
+
+def test_additional_directories_are_resolved_against_the_workspace_root() -> None:
+    settings = resolve_paths(
+        parse_settings({"additionalDirectories": ["../sibling", "/srv/lib", "~/notes"]}).engine, "/ws/app"
+    )
+    assert settings.additional_directories[:2] == ("/ws/sibling", "/srv/lib")
+    assert os.path.isabs(settings.additional_directories[2]) and "~" not in settings.additional_directories[2]

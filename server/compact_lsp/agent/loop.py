@@ -124,6 +124,7 @@ class ChatLoop:
             today=today,
             tools=[(tool.name, tool.summary) for tool in self.tools.values()],
             session_system=session.system_prompt(),
+            other_roots=session.work_roots.paths[1:] if session.workspace_root else session.work_roots.paths,
         )
 
     def _request(self) -> tuple[dict[str, Any], int]:

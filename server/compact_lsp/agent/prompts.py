@@ -34,6 +34,8 @@ WORKSPACE_FACTS = """\
 - Platform: {platform}
 - Today: {today}"""
 
+OTHER_ROOTS_LINE = "- Also allowed (other workspace folders, added directories): {roots}"
+
 NO_WORKSPACE = "(no folder is open: only absolute paths inside the managed-memory folders can be used)"
 
 TOOLS_HEADING = "# Tools"
@@ -63,9 +65,12 @@ def agent_system_prompt(
     today: str,
     tools: Sequence[tuple[str, str]],
     session_system: str,
+    other_roots: Sequence[str] = (),
 ) -> str:
     """The whole system prompt: intro, workspace facts, tool list, then the session's own (memory indexes)."""
     facts = WORKSPACE_FACTS.format(root=workspace_root or NO_WORKSPACE, platform=platform, today=today)
+    if other_roots:
+        facts += "\n" + OTHER_ROOTS_LINE.format(roots=", ".join(other_roots))
     tool_lines = "\n".join(TOOL_LINE.format(name=name, summary=summary) for name, summary in tools)
     parts = [AGENT_INTRO, facts, f"{TOOLS_HEADING}\n{tool_lines}"]
     if session_system.strip():

@@ -47,16 +47,21 @@ class ToolContext:
     tool_use_id: str = ""
 
     @property
+    def write_roots(self) -> list[str]:
+        """Where writes may go: the workspace folders and the added directories (the session's work roots)."""
+        return list(self.session.work_roots.paths)
+
+    @property
     def read_roots(self) -> list[str]:
-        """Where reads may go besides the workspace: the managed-memory roots."""
-        return [root.path for root in self.session.memory.roots]
+        """Where reads may go: the work roots and the managed-memory roots that passed their rule."""
+        return list(self.session.allowed_roots.paths)
 
     def resolve(self, path: Any, *, for_write: bool = False) -> tuple[str, str]:
         """(display path, real path) inside the allowed roots, else ``ToolError``."""
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a non-empty 'file_path' (or 'path') is required")
         try:
-            return resolve_inside(path, self.workspace_root, () if for_write else self.read_roots)
+            return resolve_inside(path, self.workspace_root, self.write_roots if for_write else self.read_roots)
         except ReadRefused as exc:
             raise ToolError(str(exc)) from None
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .allowed_roots import work_roots
 from .biggest import ContextItem, biggest_items
 from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_notice, display_path
 from .compaction import CompactionOutcome, ProgressFn
@@ -232,6 +233,12 @@ class ContextSession:
     def view(self) -> list[Message]:
         """Exactly what to send to the model next: history plus pending change notices."""
         return self._notices.folded_into(self.messages)
+
+    @property
+    def work_roots(self) -> AllowedRoots:
+        """Where the agent may work and rehydration may draw files from: every workspace folder and the added
+        directories (``additionalDirectories``), the workspace root first; never anything else."""
+        return work_roots(self.workspace_root, self.settings)
 
     def system_prompt(self) -> str:
         section = self.memory.system_prompt_section()
@@ -495,8 +502,8 @@ class ContextSession:
 
     @property
     def allowed_roots(self) -> AllowedRoots:
-        """Where the server may re-read files on its own (the file gate): the workspace and the memory roots."""
-        return AllowedRoots.of(self.workspace_root, *(root.path for root in self.memory.roots))
+        """Where the server may re-read files on its own (the file gate): the work roots and the memory roots."""
+        return self.work_roots.plus(*(root.path for root in self.memory.roots))
 
     def rehydration(self, kept: list[Message]) -> RehydrationResult:
         """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
@@ -505,7 +512,7 @@ class ContextSession:
             kept_messages=kept,
             settings=self.settings.rehydration,
             counter=self.counter,
-            workspace_roots=[self.workspace_root] if self.workspace_root else [],
+            workspace_roots=list(self.work_roots.paths),
             read_text=gated_reader(self.allowed_roots),
             plan=extract_plan(self.messages),
             skills=skills_from_read_state(self.read_state, roots=skill_roots(self.allowed_roots)),

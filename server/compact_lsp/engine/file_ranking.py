@@ -87,8 +87,9 @@ def root_of(path: str, roots: Sequence[str]) -> str | None:
 
 
 def _display(path: str, real: str, roots: Sequence[str], real_roots: Sequence[str]) -> str:
-    """Relative to the root holding it (as given, else resolved), else absolute."""
-    for candidate, holders in ((path, roots), (real, real_roots)):
+    """Relative to the first root (the workspace root, which relative paths are taken against) when it holds the
+    file (as given, else resolved), else absolute: a path relative to another root would mislead the model."""
+    for candidate, holders in ((path, roots[:1]), (real, real_roots[:1])):
         root = root_of(candidate, holders)
         if root is not None:
             return candidate[len(root) :].lstrip(os.sep) or "."

@@ -209,6 +209,11 @@ class EngineSettings:
     read_state_capacity: int = field(default=4096, metadata=limit(1))
     pre_compact_command: str | None = None
     """A shell command run (in the workspace) before each full compaction; its output adds instructions."""
+    additional_directories: tuple[str, ...] = ()
+    """Directories beyond the workspace folders that the agent may use and rehydration may draw from (Claude
+    Code's ``/add-dir``); absolute once the server has resolved them against the workspace root."""
+    workspace_folders: tuple[str, ...] = ()
+    """Every workspace folder the client opened (multi-root), set by the server; not a user setting."""
 
     def __post_init__(self) -> None:
         check_limits(self)

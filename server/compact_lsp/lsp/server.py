@@ -48,7 +48,9 @@ class CompactLanguageServer(LanguageServer):
         self.agent_settings = AgentSettings()
         """The ``agent`` settings, parsed with the rest where they enter."""
         self.workspace_root: str | None = None
-        """The first workspace folder (or rootUri) as a real path; reads are confined to it."""
+        """The first workspace folder (or rootUri) as a real path; relative paths are relative to it."""
+        self.workspace_folders: tuple[str, ...] = ()
+        """Every workspace folder (multi-root), real paths: with ``additionalDirectories``, the allowed roots."""
         self.sessions: SessionRegistry | None = None
         """Loaded sessions and their store; set in ``initialize``."""
         self.watcher: FileWatcher | None = None
@@ -117,6 +119,14 @@ def workspace_root_from(params: types.InitializeParams) -> str | None:
         uri = params.root_uri
     path = to_fs_path(uri) if uri else params.root_path
     return os.path.realpath(path) if path else None
+
+
+def workspace_folders_from(params: types.InitializeParams) -> tuple[str, ...]:
+    """Every workspace folder (multi-root) as a real path, the first one first."""
+    from pygls.uris import to_fs_path
+
+    paths = (to_fs_path(folder.uri) for folder in params.workspace_folders or ())
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if p))
 
 
 def create_server(settings: EngineSettings | None = None) -> CompactLanguageServer:

@@ -91,6 +91,12 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _paths(key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise SettingsError(f"{key}: expected a list of directory paths, got {_describe(value)}")
+    return tuple(dict.fromkeys(_path(f"{key}[{i}]", item) for i, item in enumerate(value)))
+
+
 def _url(key: str, value: Any) -> str:
     text = _str(key, value)
     if not text.startswith(("http://", "https://")):
@@ -161,6 +167,7 @@ SETTINGS: dict[str, Callable[[str, Any], dict[str, Any]]] = {
     "readTools": _keyed("read_tools", _names),
     "sessionDir": _keyed("session_dir", _optional(_path)),
     "preCompactCommand": _keyed("pre_compact_command", _optional(_str)),
+    "additionalDirectories": _keyed("additional_directories", _paths),
     "memory.projectRoot": _keyed("project_root", _optional(_path)),
     "memory.userRoot": _keyed("user_root", _optional(_path)),
     "memory.teamRoot": _keyed("team_root", _optional(_path)),
@@ -309,6 +316,7 @@ def resolve_paths(settings: EngineSettings, workspace_root: str | None) -> Engin
     return replace(
         settings,
         session_dir=absolute(settings.session_dir),
+        additional_directories=tuple(p for p in map(absolute, settings.additional_directories) if p),
         memory=MemorySettings(
             project_root=absolute(memory.project_root),
             user_root=absolute(memory.user_root),

@@ -86,7 +86,8 @@ def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[
     if not any(_inside(real, root) for root in roots):
         raise ReadRefused(
             f"{path} is outside the workspace ({roots[0]}) after resolving symlinks; "
-            "only files inside the workspace or the managed-memory folders can be read"
+            "only files inside the workspace folders, the added directories (additionalDirectories) or the "
+            "managed-memory folders can be used"
         )
     workspace_real = roots[0] if workspace_root else None
     display = os.path.relpath(real, workspace_real) if workspace_real and _inside(real, workspace_real) else real

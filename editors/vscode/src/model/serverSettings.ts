@@ -27,6 +27,7 @@ export const SERVER_SETTING_KEYS: ReadonlyArray<readonly [string, Kind]> = [
   ["rehydration.maxFiles", "int"],
   ["rehydration.tokenBudget", "int"],
   ["rehydration.maxTokensPerFile", "int"],
+  ["additionalDirectories", "strings"],
   ["autoCompact.enabled", "bool"],
   ["autoCompact.threshold", "threshold"],
   ["sessionMemory.enabled", "bool"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -30,10 +31,11 @@ log = logging.getLogger(__name__)
 def register(server: CompactLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        from ..server import workspace_root_from
+        from ..server import workspace_folders_from, workspace_root_from
 
         server.loop = asyncio.get_running_loop()
         server.workspace_root = workspace_root_from(params)
+        server.workspace_folders = workspace_folders_from(params)
         apply_settings(server, parse_settings(params.initialization_options))
         settings = server.settings
         store = SessionStore(settings.session_dir, server.workspace_root)
@@ -102,7 +104,8 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
         log.warning(message)
         server.show_warning(message)
     server.raw_settings = parsed.accepted
-    server.settings = resolve_paths(parsed.engine, server.workspace_root)
+    settings = resolve_paths(parsed.engine, server.workspace_root)
+    server.settings = replace(settings, workspace_folders=server.workspace_folders)
     server.agent_settings = parsed.agent
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:

@@ -1,0 +1,40 @@
+"""Multi-root workspaces and added directories, end to end: rehydration draws from every allowed root only."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from .conftest import SERVER, Workspace, initialize_params, stop_server
+from .conversation import append, command, new_session, read_round, start
+
+
+async def test_rehydration_uses_every_workspace_folder_and_added_directory(workspace: Workspace) -> None:
+    second = workspace.root.parent / "second-folder"
+    added = workspace.root.parent / "added"
+    elsewhere = workspace.root.parent / "elsewhere"
+    files = {
+        "main": workspace.write("main.py", "x = 1\n"),
+        "second": second / "b.py",
+        "added": added / "c.py",
+        "elsewhere": elsewhere / "d.py",
+    }
+    for path in list(files.values())[1:]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {path.name}\n")
+    params = initialize_params(workspace, workspace.options(additionalDirectories=[str(added)]))
+    params.workspace_folders = [*(params.workspace_folders or []), types.WorkspaceFolder(second.as_uri(), "second")]
+    lsp = await SERVER.start()
+    await lsp.initialize_session(params)
+    try:
+        session_id = await new_session(lsp)
+        conversation = start()
+        for i, path in enumerate(files.values()):
+            conversation += read_round(f"toolu_{i}", str(path), path.read_text())
+        await append(lsp, session_id, conversation)
+        preview = await command(lsp, "compact.rehydrationPreview", {"sessionId": session_id})
+        included = {c["path"] for c in preview["candidates"] if c["included"]}
+        assert included == {"main.py", str(files["second"]), str(files["added"])}
+        [left_out] = [c for c in preview["candidates"] if not c["included"]]
+        assert left_out["path"] == str(files["elsewhere"]) and left_out["reason"] == "outside the workspace roots"
+    finally:
+        await stop_server(lsp)
