@@ -190,6 +190,24 @@ def test_compaction_then_undo_is_byte_exact(workspace: Path, counter: TiktokenCo
     assert json.dumps(replayed.view()) == json.dumps(pre)
 
 
+def test_compaction_drops_pending_notices_of_files_it_re_attached(workspace: Path, counter: TiktokenCounter) -> None:
+    session, _, _ = reads_session(workspace, counter)
+    for name in ("mod6.py", "mod1.py"):  # mod6 comes back whole after compaction, mod1 (the oldest) does not
+        path = workspace / "src" / name
+        path.write_text(path.read_text().replace("= 1", "= 111", 1) + "CHANGED_BEFORE = True\n")
+        assert session.notice_change(str(path), path.read_text())
+    run(session.compact(OfflineSummarizer()))
+    view = all_text(session.view())
+    assert "src/mod6.py changed on disk" not in view  # re-attached fresh: the notice would re-add stale lines
+    assert "src/mod1.py changed on disk" in view
+    # a later change is diffed against what was re-attached, not against the read from before the compaction
+    mod6 = workspace / "src" / "mod6.py"
+    mod6.write_text(mod6.read_text() + "CHANGED_AFTER = True\n")
+    notice = session.notice_for(str(mod6), mod6.read_text())
+    assert notice is not None and "+CHANGED_AFTER = True" in notice
+    assert "+CHANGED_BEFORE" not in notice and "-x = 1\n" not in notice
+
+
 def test_undo_keeps_messages_added_after_compaction(workspace: Path, counter: TiktokenCounter) -> None:
     session, _, _ = reads_session(workspace, counter)
     pre = copy.deepcopy(session.view())

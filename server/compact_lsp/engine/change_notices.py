@@ -92,6 +92,14 @@ def strip_line_numbers(text: str) -> str:
     return "\n".join(LINE_NUMBER_PREFIX.sub("", line, count=1) for line in lines)
 
 
+def attached_body(rendered: str) -> str:
+    """The file text inside a rehydrated ``<file ...>`` attachment (``file_excerpts.render_file``); other text
+    is returned as is."""
+    if rendered.startswith("<file ") and rendered.endswith("\n</file>") and "\n" in rendered:
+        return rendered[rendered.index("\n") + 1 : -len("\n</file>")]
+    return rendered
+
+
 @dataclass(frozen=True)
 class SeenText:
     """What the model saw of a file: ``text`` starting at 1-based line ``start_line``."""

@@ -23,7 +23,15 @@ from typing import Any
 
 from .allowed_roots import work_roots
 from .biggest import ContextItem, biggest_items
-from .change_notices import ChangeNotices, SeenFiles, absolute_path, change_notice, display_path
+from .change_notices import (
+    ChangeNotices,
+    SeenFiles,
+    SeenText,
+    absolute_path,
+    attached_body,
+    change_notice,
+    display_path,
+)
 from .compaction import CompactionOutcome, ProgressFn
 from .eviction import EvictionRecord, Trigger
 from .file_gate import AllowedRoots, gated_reader
@@ -661,7 +669,14 @@ class ContextSession:
         self._history.replace(compacted.messages, compacted.attachment_texts)
         self.read_state.mark_all_out_of_history()
         for path, text in compacted.whole_files:
-            self.read_state.record_read(absolute_path(path, self.workspace_root), text)
+            read = self.read_state.record_read(absolute_path(path, self.workspace_root), text)
+            # fresh means fresh: what the model now has is the re-attached text, so later notices diff against it
+            self._seen.put(read.realpath, SeenText(attached_body(text)))
+        for path in compacted.partial_files:
+            self._seen.discard(self.read_state.resolve(absolute_path(path, self.workspace_root))[1])
+        for path in [p for p, _ in compacted.whole_files] + compacted.partial_files:
+            # a pending "changed on disk" notice for a file just re-attached would re-add the stale text as "-" lines
+            self._notices.discard(absolute_path(path, self.workspace_root), self.workspace_root)
         self.read_state.observe(compacted.messages)
         # the notes now stand for the summary message; later notes build on it
         self.session_memory.rebase(1, compacted.tokens_after)

@@ -40,6 +40,8 @@ class CompactedView:
     whole_files: list[tuple[str, str]]
     """``(path, text)`` of files re-attached whole: back in the model's context (partial ones are not)."""
     tokens_after: int
+    partial_files: list[str] = field(default_factory=list)
+    """Paths of files re-attached as slices (or as a deleted-file notice): fresh, but not whole."""
 
 
 class SessionCompactions:
@@ -126,8 +128,14 @@ class SessionCompactions:
             for entry, text in attached
             if entry.get("kind") == "file" and not entry.get("partial") and entry.get("path")
         ]
+        partial_files = [
+            str(entry["path"])
+            for entry, _ in attached
+            if entry.get("kind") in ("file", "file-deleted") and entry.get("path") and (entry.get("partial") or
+                                                                                     entry.get("kind") != "file")
+        ]  # fmt: skip
         tokens_after = int(record["result"].get("tokensAfter", 0))
-        return CompactedView(new, [text for _, text in attached], whole_files, tokens_after)
+        return CompactedView(new, [text for _, text in attached], whole_files, tokens_after, partial_files)
 
     def pop(self, messages: list[Message]) -> list[Message]:
         """Apply an ``undo`` record: the view from before the newest compaction plus what was added since."""
