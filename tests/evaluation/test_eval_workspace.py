@@ -121,3 +121,13 @@ def test_a_read_without_side_data_is_taken_from_its_numbered_lines(
         assert path is None and not Path(target).exists()
     else:
         assert Path(target).read_text() == expected
+
+
+def test_messages_as_logged_name_the_authors_paths_again(ws: ReplayWorkspace) -> None:
+    original = [{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": f"{CWD}/src/a.py"}},
+        {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/etc/hosts"}},
+    ]}]  # fmt: skip
+    [mapped] = ws.map_messages(original)
+    assert mapped != original[0]
+    assert ws.as_logged(mapped) == original[0]

@@ -13,7 +13,7 @@ The system prompt and tool definitions are left out: they are the same for every
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from compact_lsp.engine.messages import Message
@@ -32,6 +32,9 @@ class CacheMeter:
 
     counter: TokenCounter
     ttl: float = DEFAULT_TTL_SECONDS
+    as_logged: Callable[[Message], Message] = lambda m: m
+    """The message as the log had it, to count (a replay's paths name its temporary directory, whose random
+    name would make the figures vary from run to run)."""
     cache_read: int = 0
     cache_write: int = 0
     requests: int = 0
@@ -44,7 +47,7 @@ class CacheMeter:
         known = self._tokens.get(key)
         if known is not None and known[0] is message:
             return known[1]
-        tokens = self.counter.count_message(message)
+        tokens = self.counter.count_message(self.as_logged(message))
         self._tokens[key] = (message, tokens)  # the message is kept, so its id is not reused while cached here
         return tokens
 

@@ -134,7 +134,7 @@ def _replay(
     micro_sessions = {
         spec.name: new_session(micro_settings(spec, result_tokens), journals[spec.name]) for spec in config.micro
     }
-    meters = {spec.name: CacheMeter(counter, config.cache_ttl_seconds) for spec in config.micro}
+    meters = {spec.name: CacheMeter(counter, config.cache_ttl_seconds, ws.as_logged) for spec in config.micro}
     result = SessionResult(
         path=str(imported.path),
         session_id=imported.session.id,

@@ -254,9 +254,10 @@ def plot(report: EvalReport, path: str | Path) -> bool:
         return False
     rankers = report.ranker_totals()
     micro = report.micro_totals()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), dpi=80)
+    rows = max(len(rankers), len(micro))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 1.5 + 0.55 * rows), dpi=80)
     names = list(rankers)
-    short = [_wrap(n) for n in names]
+    short = [_wrap(n, 32) for n in names]
     ax = axes[0]
     height = 0.27
     series = (
@@ -279,10 +280,10 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     ax = axes[2]
     mnames = list(micro)
     none = micro[mnames[0]].billed if mnames else 0.0
-    ax.barh([_wrap(n) for n in mnames], [micro[n].billed / 1e6 for n in mnames], color="#9bbb59")
+    ax.barh([_wrap(n, 26) for n in mnames], [micro[n].billed / 1e6 for n in mnames], color="#9bbb59")
     for y, n in enumerate(mnames):
         ax.text(0, y, f" {100 * (micro[n].billed / none - 1):+.1f}%" if none else "", va="center", fontsize=8)
-    ax.set_xlabel("billed input (M token-equivalents, with caching)")
+    ax.set_xlabel("billed input (M token-equivalents, cached)")
     ax.invert_yaxis()
     fig.suptitle("compact-lsp on real Claude Code sessions: rehydration policies and microcompaction cost",
                  fontsize=10)  # fmt: skip

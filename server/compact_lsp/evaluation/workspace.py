@@ -13,6 +13,7 @@ file is smaller on disk than it was on the author's machine.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -120,6 +121,15 @@ class ReplayWorkspace:
                 new_blocks.append(block)
             mapped.append({**message, "content": new_blocks})
         return mapped
+
+    def as_logged(self, message: Message) -> Message:
+        """``message`` with the replay's paths put back as the author's (the cwd, else the path as it was)."""
+        text = json.dumps(message, ensure_ascii=False)
+        root, outside = json.dumps(str(self.root))[1:-1], json.dumps(str(self.outside))[1:-1]
+        if root not in text and outside not in text:
+            return message
+        cwd = json.dumps(self.original_cwd or "")[1:-1]
+        return json.loads(text.replace(root, cwd).replace(outside, ""))  # type: ignore[no-any-return]
 
     def _known(self, mapped: str) -> KnownFile:
         return self.files.setdefault(mapped, KnownFile())
