@@ -1,8 +1,12 @@
-// End to end in a real VS Code (code-server), driven by playwright-core in Debian's chromium:
-// a session with reads (made over the protocol, as an agent would) → the status bar gauge shows it → the palette runs
-// "Compact: Compact Conversation…" → the notification says what it did, the gauge drops → a click on the gauge
-// opens the usage view → "Compact: Open Chat" answers through the agent (the Messages API is a loopback stub).
-// Run `bash e2e/setup.sh` first (or `npm run e2e`). Screenshots land in e2e/.work/screens.
+// End to end in a real VS Code (code-server), driven by playwright-core in Debian's chromium, as a user would:
+// a session with reads (made over the protocol, as an agent would) → the gauge shows it → the palette compacts it
+// (the toast names the summariser) → the usage view → the chat in the Compact side bar shows that session, answers
+// in Markdown, asks to edit a file inline (Show diff opens the diff editor; Allow once edits it and the open editor
+// shows the change) → an automatic compaction whose model summary fails (API 529) shows a marker naming the
+// fallback → a settings change moves the gauge → a slow compaction is cancelled from its notification ("Compaction
+// cancelled") → a reload restores the chat. The Messages API is a loopback stub.
+// Run `bash e2e/setup.sh` first (or `npm run e2e`). Screenshots land in e2e/.work/screens; `--docs` also copies
+// the ones the READMEs show into docs/img/.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +25,8 @@ const CODE_SERVER = path.join(WORK, "cs", "node_modules", ".bin", "code-server")
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const VSIX = path.join(EXTENSION, "compact-lsp.vsix");
 const SCREENS = path.join(WORK, "screens");
+const DOCS_IMG = path.join(REPO, "docs", "img");
+const COPY_TO_DOCS = process.argv.includes("--docs");
 const STEP_TIMEOUT = 60_000;
 
 const { chromium } = createRequire(path.join(WORK, "pw", "package.json"))("playwright-core");
@@ -57,7 +63,8 @@ async function seedSession(dirs, files) {
   const rootUri = pathToFileURL(dirs.workspace).href;
   await connection.sendRequest("initialize", {
     processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: "workspace" }], capabilities: {},
-    initializationOptions: { sessionDir: dirs.sessions },
+    // No background notes: the chat's automatic compaction must go to the model (which then fails: the fallback).
+    initializationOptions: { sessionDir: dirs.sessions, sessionMemory: { enabled: false } },
   });
   await connection.sendNotification("initialized", {});
   const { sessionId } = await connection.sendRequest("compact/newSession", { title: "How is the report built?" });
@@ -100,9 +107,19 @@ function prepare() {
     fs.writeFileSync(file, text);
     return file;
   });
-  const settings = JSON.stringify({
+  // Read by the chat's second turn: big enough to cross the auto-compact threshold.
+  fs.writeFileSync(
+    path.join(workspace, "src", "big.py"),
+    Array.from({ length: 900 }, (_, i) => `def handler_${i}(request, context):\n    return context.render("page_${i}", request.args)\n`).join("\n"),
+  );
+  const settings = {
     "compactLsp.server.pythonPath": PYTHON,
     "compactLsp.sessionDir": sessions,
+    // Automatic compaction once the chat has read big.py (the seeded session is compacted by hand first).
+    "compactLsp.autoCompact.threshold": AUTO_COMPACT_AT,
+    "compactLsp.rehydration.tokenBudget": 6000,
+    // Background notes would call the model too: off, so the stub's script is the whole conversation.
+    "compactLsp.sessionMemory.enabled": false,
     "workbench.startupEditor": "none",
     "security.workspace.trust.enabled": false,
     "telemetry.telemetryLevel": "off",
@@ -111,21 +128,101 @@ function prepare() {
     "update.mode": "none",
     "workbench.tips.enabled": false,
     "chat.disableAIFeatures": true,
-  }, null, 2);
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+  };
   // code-server is a remote window: machine-scoped settings (the server's path) are read from Machine/, the rest
   // from User/.
+  const settingsFiles = {};
   for (const scope of ["User", "Machine"]) {
     fs.mkdirSync(path.join(user, scope), { recursive: true });
-    fs.writeFileSync(path.join(user, scope, "settings.json"), settings);
+    settingsFiles[scope] = path.join(user, scope, "settings.json");
+    fs.writeFileSync(settingsFiles[scope], JSON.stringify(settings, null, 2));
   }
-  return { run, workspace, sessions, user, files, extensions: path.join(run, "extensions") };
+  const changeSettings = (changes) => {
+    Object.assign(settings, changes);
+    for (const file of Object.values(settingsFiles)) {
+      fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+    }
+  };
+  return { run, workspace, sessions, user, files, changeSettings, extensions: path.join(run, "extensions") };
 }
+
+const AUTO_COMPACT_AT = 12000;
 
 function check(result, what) {
   if (result.status !== 0) {
     throw new Error(`${what} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   }
   return result.stdout;
+}
+
+/** The frame of the webview that has `selector` (webviews are nested iframes: outer, then #active-frame). */
+async function webviewFrame(page, selector, timeout = STEP_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (frame !== page.mainFrame()) {
+        const count = await Promise.race([
+          frame.locator(selector).count().catch(() => 0),
+          new Promise((resolve) => setTimeout(() => resolve(0), 500)),
+        ]);
+        if (count > 0) {
+          return frame;
+        }
+      }
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`no webview shows ${selector}`);
+}
+
+/** The text of `selector` in whichever webview shows it; a webview redrawn meanwhile is looked up again. */
+async function webviewText(page, selector) {
+  for (let attempt = 0; ; attempt++) {
+    const frame = await webviewFrame(page, selector);
+    try {
+      return (await frame.locator(selector).first().innerText({ timeout: 5000 })).trim();
+    } catch (error) {
+      if (attempt >= 5) {
+        throw error;
+      }
+    }
+  }
+}
+
+async function runCommand(page, title, category = "Compact") {
+  const quickInput = page.locator(".quick-input-widget input");
+  await page.keyboard.press("F1");
+  try {
+    await quickInput.waitFor({ timeout: 1500 });
+  } catch {
+    // the focus is in a webview or nowhere: open the palette from the title bar's command center instead
+    await page.locator(".part.titlebar .command-center").first().click();
+    await quickInput.waitFor();
+  }
+  await quickInput.fill(category === null ? `>${title}` : `>${category}: ${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
+  await page.keyboard.press("Enter");
+}
+
+/** Closes the toasts shown so far (they would cover what comes next). */
+async function dismissToasts(page) {
+  await runCommand(page, "Clear All Notifications", "Notifications");
+}
+
+const shots = [];
+async function screenshot(page, name, docsName) {
+  const file = path.join(SCREENS, `${name}.png`);
+  await page.screenshot({ path: file });
+  if (docsName !== undefined) {
+    shots.push([file, docsName]);
+  }
+}
+
+function expect(condition, message) {
+  if (!condition) {
+    throw new Error(message);
+  }
 }
 
 async function main() {
@@ -139,15 +236,26 @@ async function main() {
   step(`workspace ${dirs.workspace}`);
   const seeded = await seedSession(dirs, dirs.files);
   step(`seeded ${seeded.sessionId} with 3 reads, a test run and a long discussion: ${seeded.usage.total} tokens`);
-  // The Messages API is a loopback stub: first the compaction's summary, then the chat's two model calls.
-  const stub = await startMessagesApiStub([
-    [{ type: "text", text: "<summary>The user asked how the report is built: report.py formats the rows that data.py loads; main.py wires them.</summary>" }],
+  // The Messages API stub: the agent's turns in order; the summariser's requests (no tools) have their own script.
+  const stub = await startMessagesApiStub(
     [
-      { type: "text", text: "Let me look at data.py." },
-      { type: "tool_use", id: "toolu_chat_1", name: "read_file", input: { file_path: "src/data.py" } },
+      [
+        { type: "text", text: "Let me read data.py first." },
+        { type: "tool_use", id: "toolu_chat_1", name: "read_file", input: { file_path: "src/data.py" } },
+      ],
+      [{ type: "tool_use", id: "toolu_chat_2", name: "edit_file", input: { file_path: "src/data.py", old_string: "def field_0(row):", new_string: "def first_field(row):" } }],
+      [{ type: "text", text: "## Done\n\nRenamed **field_0** to `first_field` in [data.py](src/data.py):\n\n```python\ndef first_field(row):\n    return row[0].strip()\n```" }],
+      [{ type: "tool_use", id: "toolu_chat_3", name: "read_file", input: { file_path: "src/big.py" } }],
+      [{ type: "text", text: "big.py defines **900 handlers**, one per page." }],
     ],
-    [{ type: "text", text: "data.py defines field_0 to field_119, each one strips a column." }],
-  ]);
+    [
+      [{ type: "text", text: "<summary>The user asked how the report is built: report.py formats the rows that data.py loads; main.py wires them.</summary>" }],
+      // The automatic compaction's summary: the API is overloaded (529) on the first try and both retries.
+      { error: { status: 529, type: "overloaded_error", message: "Overloaded" }, repeat: 3 },
+      // The compaction that the user cancels: the model is slow.
+      { delayMs: 60_000, blocks: [{ type: "text", text: "<summary>too late</summary>" }] },
+    ],
+  );
   const env = { ...process.env, PATH: `${NODE24_BIN}:${process.env.PATH}`, ANTHROPIC_BASE_URL: stub.baseUrl };
   env.ANTHROPIC_API_KEY = "test-key";
   const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
@@ -162,8 +270,8 @@ async function main() {
     { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   const serverLog = fs.createWriteStream(path.join(WORK, "code-server.log"));
-  codeServer.stdout.pipe(serverLog);
-  codeServer.stderr.pipe(serverLog);
+  codeServer.stdout.pipe(serverLog, { end: false });
+  codeServer.stderr.pipe(serverLog, { end: false });
   const stopCodeServer = () => {
     try {
       process.kill(-codeServer.pid, "SIGTERM"); // its own process group: code-server, its extension host, our server
@@ -195,71 +303,146 @@ async function main() {
       headless: true,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
     });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(STEP_TIMEOUT);
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
     await page.locator(".monaco-workbench").waitFor();
     step("workbench loaded");
 
+    // 1. The gauge follows the seeded session; the palette compacts it; the toast names the summariser.
     const gauge = page.locator(".statusbar-item", { hasText: /\/ 200k/ });
     await gauge.waitFor();
     const before = (await gauge.innerText()).trim();
     step(`status bar before: "${before}"`);
-    await page.screenshot({ path: path.join(SCREENS, "1-before.png") });
-
-    await page.keyboard.press("F1");
-    const quickInput = page.locator(".quick-input-widget input");
-    await quickInput.waitFor();
-    await quickInput.fill(">Compact: Compact Conversation");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Compact Conversation" }).first().waitFor();
-    await page.keyboard.press("Enter");
+    await runCommand(page, "Compact Conversation");
     await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
-    await quickInput.fill("keep how the report is built");
-    await page.screenshot({ path: path.join(SCREENS, "2-instructions.png") });
+    await page.locator(".quick-input-widget input").fill("keep how the report is built");
     await page.keyboard.press("Enter");
     step("ran Compact: Compact Conversation… from the palette");
-
     const toast = page.locator(".notification-toast", { hasText: "Conversation compacted" });
     await toast.waitFor();
     const notice = (await toast.innerText()).trim().split("\n")[0];
     step(`notification: "${notice}"`);
+    expect(notice.includes("Summary by the model"), `the toast does not name the summariser: ${notice}`);
     await page.waitForFunction(
       ([text]) => [...document.querySelectorAll(".statusbar-item")].some((e) => /\/ 200k/.test(e.textContent) && !e.textContent.includes(text)),
       [before.replace(/^\S*\s*/, "")],
     );
     const after = (await gauge.innerText()).trim();
     step(`status bar after: "${after}"`);
-    await page.screenshot({ path: path.join(SCREENS, "3-compacted.png") });
+    await dismissToasts(page);
 
+    // 2. The usage view: one panel in the active group.
     await gauge.click();
-    const webview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-    const summary = webview.locator("#summary");
-    await summary.waitFor();
-    const view = (await summary.innerText()).trim();
-    await webview.locator("h2", { hasText: "Read files" }).waitFor();
+    const view = await webviewText(page, "#summary");
+    await webviewText(page, "h2 >> text=Read files");
     step(`usage view: "${view}"`);
-    await page.screenshot({ path: path.join(SCREENS, "4-usage-view.png") });
-    if (!/\/ 200k/.test(view)) {
-      throw new Error(`the usage view does not show the usage: ${view}`);
-    }
+    expect(/\/ 200k/.test(view), `the usage view does not show the usage: ${view}`);
+    await screenshot(page, "1-usage-view", "vscode-usage.png");
+    await page.keyboard.press("Control+W"); // close it again: the chat is next
 
-    await page.keyboard.press("F1");
-    await quickInput.waitFor();
-    await quickInput.fill(">Compact: Open Chat");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Open Chat" }).first().waitFor();
-    await page.keyboard.press("Enter");
-    const chat = page.frameLocator("iframe.webview.ready >> nth=-1").frameLocator("#active-frame");
-    await chat.locator("#input").fill("What is in data.py?");
-    await chat.locator("#input").press("Enter");
-    await chat.locator("#log", { hasText: "field_0 to field_119" }).waitFor();
-    await chat.locator(".entry.tool.done", { hasText: "read_file" }).waitFor();
-    const transcript = (await chat.locator("#log").innerText()).trim().replace(/\s*\n\s*/g, " | ");
-    step(`chat: "${transcript.slice(0, 160)}"`);
-    await page.screenshot({ path: path.join(SCREENS, "5-chat.png") });
-    if (stub.requests.length !== 3) {
-      throw new Error(`expected 3 Messages API calls (summary, 2 chat rounds), got ${stub.requests.length}`);
+    // 3. The chat in the side bar shows the current session (the seeded one, compacted: a marker says so).
+    await runCommand(page, "Open Chat");
+    const chat = await webviewFrame(page, "#input");
+    // Widen the side bar as a user would (drag its edge), so the screenshots read well.
+    const sidebar = await page.locator(".part.sidebar").boundingBox();
+    if (sidebar !== null) {
+      const edge = sidebar.x + sidebar.width + 1;
+      await page.mouse.move(edge, sidebar.y + 300);
+      await page.mouse.down();
+      await page.mouse.move(edge + 150, sidebar.y + 300, { steps: 5 });
+      await page.mouse.up();
     }
-    console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}`);
+    await chat.locator(".entry.boundary.full").first().waitFor();
+    step(`chat restored: "${(await chat.locator(".entry.boundary").first().innerText()).trim()}"`);
+    await page.locator(".monaco-list-row", { hasText: "How is the report built?" }).waitFor();
+    step("sessions tree lists the seeded session");
+
+    // 4. A turn that edits a file (open in an editor): the approval is inline, Show diff opens VS Code's diff
+    // editor; after "Allow once" the open editor shows the agent's change.
+    await runCommand(page, "Go to File", null);
+    await page.locator(".quick-input-widget input").fill("data.py");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "data.py" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-line", { hasText: "def field_0(row):" }).first().waitFor();
+    await chat.locator("#input").fill("Rename field_0 in data.py to first_field");
+    await chat.locator("#input").press("Enter");
+    const approval = chat.locator(".entry.approval.pending");
+    await approval.waitFor();
+    const waiting = (await chat.locator(".entry.status").innerText()).trim();
+    step(`approval inline: "${(await approval.locator(".approval-head").innerText()).trim()}"; chat says "${waiting}"`);
+    expect(waiting.includes("Waiting for your approval"), `the chat does not say it waits: ${waiting}`);
+    await approval.locator("button[data-action=diff]").click();
+    await page.locator(".tab", { hasText: "the agent's proposal" }).waitFor();
+    await page.locator(".monaco-diff-editor").first().waitFor();
+    await page.locator(".monaco-diff-editor .view-line", { hasText: "def first_field(row):" }).first().waitFor();
+    step("Show diff opened the diff editor with the proposed change");
+    await screenshot(page, "2-approval-diff", "vscode-approval.png");
+    await approval.locator("button", { hasText: "Allow once" }).click();
+    await chat.locator(".entry.approval.decided", { hasText: "Allowed once" }).waitFor();
+    await chat.locator(".entry.tool.done", { hasText: "edit_file" }).waitFor();
+    await chat.locator(".entry.assistant h2", { hasText: "Done" }).waitFor();
+    await chat.locator(".entry.assistant strong", { hasText: "field_0" }).waitFor();
+    await chat.locator(".code-block button[data-action=copy]").first().waitFor();
+    const edited = fs.readFileSync(path.join(dirs.workspace, "src", "data.py"), "utf8");
+    expect(edited.startsWith("def first_field(row):"), "the edit did not reach the file");
+    await page.keyboard.press("Control+W"); // the diff editor
+    await page.locator(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-line", { hasText: "def first_field(row):" }).first().waitFor();
+    step("the open editor of data.py shows the agent's edit");
+    step("allowed: data.py edited, the answer is rendered Markdown with a copy button");
+    await screenshot(page, "3-chat", "vscode-chat.png");
+
+    // 5. Automatic compaction in the chat; the model summary fails (529), the fallback is named.
+    await chat.locator("#input").fill("What is in big.py?");
+    await chat.locator("#input").press("Enter");
+    const autoMarker = chat.locator(".entry.boundary.full.fallback");
+    await autoMarker.waitFor();
+    const autoText = (await autoMarker.innerText()).trim();
+    step(`auto-compaction marker: "${autoText}"`);
+    expect(/compacted automatically/.test(autoText) && /offline summary, because the model failed/.test(autoText),
+      `the marker does not say what happened: ${autoText}`);
+    await chat.locator(".entry.assistant", { hasText: "900 handlers" }).waitFor();
+    const autoToast = page.locator(".notification-toast", { hasText: "compacted automatically" });
+    await autoToast.waitFor();
+    step(`auto-compaction toast: "${(await autoToast.locator(".notification-list-item-message").innerText()).trim()}"`);
+    await screenshot(page, "4-auto-compaction", "vscode-auto-compaction.png");
+
+    // 6. A settings change reaches the gauge without a reload.
+    dirs.changeSettings({ "compactLsp.contextWindow": 100000 });
+    await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).waitFor();
+    step(`settings change: gauge "${(await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).innerText()).trim()}"`);
+
+    // 7. A slow compaction, cancelled from its notification: an outcome, not a failure.
+    await runCommand(page, "Compact Conversation");
+    await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
+    await page.keyboard.press("Enter");
+    const progress = page.locator(".notification-toast", { hasText: "Compacting conversation" });
+    await progress.waitFor();
+    await progress.locator(".monaco-button", { hasText: "Cancel" }).click();
+    const cancelled = page.locator(".notification-toast", { hasText: "Compaction cancelled" });
+    await cancelled.waitFor();
+    const cancelText = (await cancelled.innerText()).trim().split("\n")[0];
+    step(`cancel: "${cancelText}"`);
+    expect(!/failed/i.test(cancelText), `a cancel is reported as a failure: ${cancelText}`);
+
+    // 8. A reload restores the chat (messages and markers) from the server.
+    await page.reload();
+    await page.locator(".monaco-workbench").waitFor();
+    const restored = await webviewFrame(page, ".entry.boundary.fallback");
+    await restored.locator(".entry.user", { hasText: "Rename field_0" }).waitFor();
+    await restored.locator(".entry.assistant", { hasText: "900 handlers" }).waitFor();
+    step(`reload: chat restored with ${await restored.locator(".entry.boundary").count()} markers`);
+    await screenshot(page, "5-reloaded");
+
+    const calls = stub.requests.length;
+    console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);
+    if (COPY_TO_DOCS) {
+      fs.mkdirSync(DOCS_IMG, { recursive: true });
+      for (const [file, name] of shots) {
+        fs.copyFileSync(file, path.join(DOCS_IMG, name));
+      }
+      console.log(`copied ${shots.length} screenshots to ${DOCS_IMG}`);
+    }
   } catch (error) {
     keep = true;
     console.error(`kept ${dirs.run} (logs under user/logs)`);

@@ -1,11 +1,14 @@
-// The connection to the compact-lsp server: starts it, keeps per-session usage from its notifications, and offers
-// typed requests to the commands and views.
+// The connection to the compact-lsp server: starts it, follows the current session (the gauge, the commands and
+// the chat act on it), keeps per-session usage from its notifications, and offers typed requests.
 import * as vscode from "vscode";
-import type { LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import type { LanguageClientOptions, ServerOptions, ShowMessageRequestParams } from "vscode-languageclient/node";
 import {
   DidChangeConfigurationNotification,
+  ErrorCodes,
   ExecuteCommandRequest,
   LanguageClient,
+  ResponseError,
+  ShowMessageRequest,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -13,11 +16,20 @@ import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams, serverEnvironment } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
 import { mostRecentSession } from "./model/sessions";
-import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Usage } from "./protocol";
+import { registerWorkDoneProgress } from "./progress";
+import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
 import { Methods } from "./protocol";
 import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./settings";
 
 const NO_CANCELLATION = new vscode.CancellationTokenSource().token;
+
+/** Session methods newer than some servers: a MethodNotFound from them is not a failure. */
+export const SessionMethods = {
+  currentSession: "compact/currentSession",
+  selectSession: "compact/selectSession",
+  transcript: "compact/transcript",
+  importSession: "compact/importSession",
+} as const;
 
 export class ServerNotRunningError extends Error {
   constructor() {
@@ -25,24 +37,50 @@ export class ServerNotRunningError extends Error {
   }
 }
 
+export function isMethodNotFound(error: unknown): boolean {
+  return error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound;
+}
+
+/** The language client, except that a server which exits cleanly (code 0, on stop or restart) is not an error. */
+class CompactLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    if (/^Server process exited with code 0\.?$/.test(message)) {
+      this.info(message, data, false);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
+}
+
+export type MessageRequestHandler = (params: ShowMessageRequestParams) => Promise<{ title: string } | null>;
+
 export class CompactClient implements vscode.Disposable {
   /** The running language client; undefined while stopped. */
   private client: LanguageClient | undefined;
-  /** Latest usage per session, from compact/didChangeUsage. */
+  /** Latest usage per session, from compact/didChangeUsage and compact/sessions. */
   private readonly usageBySession = new Map<string, Usage>();
-  /** The session whose usage changed last: the status bar follows it, commands act on it. */
-  private activeSession: string | undefined;
+  /** The current session: the gauge shows it, commands act on it, the chat shows it. */
+  private current: string | undefined;
   private serverState: ServerState = "stopped";
+  /** A session was chosen in this window (or "new chat"): usage elsewhere no longer moves the gauge. */
+  private chosen = false;
+  /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
+  private messageRequestHandler: MessageRequestHandler | undefined;
 
   private readonly usageEmitter = new vscode.EventEmitter<DidChangeUsageParams>();
   private readonly compactEmitter = new vscode.EventEmitter<DidCompactParams>();
   private readonly chatEmitter = new vscode.EventEmitter<ChatEvent>();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly currentEmitter = new vscode.EventEmitter<string | undefined>();
+  private readonly sessionsEmitter = new vscode.EventEmitter<void>();
 
   readonly onDidChangeUsage = this.usageEmitter.event;
   readonly onDidCompact = this.compactEmitter.event;
   readonly onChatEvent = this.chatEmitter.event;
   readonly onDidChangeState = this.stateEmitter.event;
+  readonly onDidChangeCurrentSession = this.currentEmitter.event;
+  /** A session was created, renamed, imported or updated: lists should refresh. */
+  readonly onDidChangeSessions = this.sessionsEmitter.event;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -54,11 +92,19 @@ export class CompactClient implements vscode.Disposable {
   }
 
   get sessionId(): string | undefined {
-    return this.activeSession;
+    return this.current;
   }
 
   get usage(): Usage | undefined {
-    return this.activeSession === undefined ? undefined : this.usageBySession.get(this.activeSession);
+    return this.current === undefined ? undefined : this.usageBySession.get(this.current);
+  }
+
+  usageOf(sessionId: string): Usage | undefined {
+    return this.usageBySession.get(sessionId);
+  }
+
+  setMessageRequestHandler(handler: MessageRequestHandler): void {
+    this.messageRequestHandler = handler;
   }
 
   async start(): Promise<void> {
@@ -93,10 +139,16 @@ export class CompactClient implements vscode.Disposable {
     for (const problem of problems) {
       this.log.warn(problem);
     }
-    const client = new LanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
+    const client = new CompactLanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
     client.onNotification(Methods.didChangeUsage, (params: DidChangeUsageParams) => this.handleUsage(params));
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
+    client.onRequest(ShowMessageRequest.type, async (params) => {
+      if (this.messageRequestHandler !== undefined) {
+        return this.messageRequestHandler(params);
+      }
+      return (await vscode.window.showWarningMessage(params.message, ...(params.actions ?? []))) ?? null;
+    });
     client.onDidChangeState((event) => {
       if (event.newState === State.Running) {
         this.setState("running");
@@ -112,23 +164,87 @@ export class CompactClient implements vscode.Disposable {
       this.setState("stopped");
       throw error;
     }
-    await this.followMostRecentSession();
+    // After start: replaces the language client's own handler, which shows progress only in the status bar.
+    registerWorkDoneProgress(client, this.log);
+    await this.followCurrentSession();
   }
 
-  /** After a (re)start nothing is active: follow the session updated last, so the gauge and commands have one. */
-  private async followMostRecentSession(): Promise<void> {
-    if (this.activeSession !== undefined) {
+  /** After a (re)start: the server's current session, else the one updated last, so the gauge has one. */
+  private async followCurrentSession(): Promise<void> {
+    try {
+      const sessions = await this.listSessions();
+      let sessionId = this.current;
+      if (sessionId === undefined) {
+        try {
+          const answer = await this.request<{ sessionId?: string | null } | null>(SessionMethods.currentSession, {});
+          sessionId = answer?.sessionId ?? undefined;
+        } catch (error) {
+          if (!isMethodNotFound(error)) {
+            throw error;
+          }
+        }
+      }
+      sessionId ??= mostRecentSession(sessions)?.sessionId;
+      if (sessionId !== undefined && sessions.some((session) => session.sessionId === sessionId)) {
+        await this.selectSession(sessionId);
+      }
+    } catch (error) {
+      this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** compact/sessions; remembers each session's usage. */
+  async listSessions(): Promise<SessionInfo[]> {
+    const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
+    for (const session of sessions) {
+      if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
+        this.usageBySession.set(session.sessionId, session.usage);
+      }
+    }
+    return sessions;
+  }
+
+  /**
+   * Makes a session the current one here and on the server (compact/selectSession), so commands without a
+   * sessionId act on it too. `undefined`: a new chat that has no session yet.
+   */
+  async selectSession(sessionId: string | undefined): Promise<void> {
+    const changed = sessionId !== this.current;
+    this.current = sessionId;
+    this.chosen = true;
+    if (sessionId !== undefined) {
+      try {
+        await this.request(SessionMethods.selectSession, { sessionId });
+      } catch (error) {
+        if (!isMethodNotFound(error)) {
+          this.log.warn(`Selecting session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      if (!this.usageBySession.has(sessionId)) {
+        await this.refreshUsage();
+      }
+    }
+    if (changed) {
+      this.currentEmitter.fire(sessionId);
+    }
+  }
+
+  /** Asks the server for the current session's usage (after a settings change, say) and shows it. */
+  async refreshUsage(): Promise<void> {
+    const sessionId = this.current;
+    if (sessionId === undefined) {
       return;
     }
     try {
-      const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
-      const recent = mostRecentSession(sessions);
-      if (recent !== undefined && this.activeSession === undefined) {
-        this.handleUsage({ sessionId: recent.sessionId, usage: recent.usage });
-      }
+      const status = await this.request<Status>(Methods.status, { sessionId });
+      this.handleUsage({ sessionId, usage: status.usage });
     } catch (error) {
-      this.log.warn(`Listing sessions: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.warn(`Refreshing the usage of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  sessionsChanged(): void {
+    this.sessionsEmitter.fire();
   }
 
   async stop(): Promise<void> {
@@ -149,7 +265,10 @@ export class CompactClient implements vscode.Disposable {
     await this.start();
   }
 
-  /** Sends the current settings; the server applies them in place (sessions and read-file state survive). */
+  /**
+   * Sends the current settings; the server applies them in place (sessions and read-file state survive), then
+   * the gauge is redrawn from the server's usage under the new settings (window, thresholds).
+   */
   async pushSettings(): Promise<void> {
     if (this.client === undefined || !this.client.isRunning()) {
       return;
@@ -161,6 +280,8 @@ export class CompactClient implements vscode.Disposable {
       void vscode.window.showWarningMessage(`Compact: ${problem}`);
     }
     await this.client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(settings));
+    this.usageBySession.clear();
+    await this.refreshUsage();
   }
 
   // Always pass a token: vscode-jsonrpc counts a trailing `undefined` as a second parameter and would send the
@@ -173,17 +294,14 @@ export class CompactClient implements vscode.Disposable {
     return this.running().sendRequest<T>(method, params, token ?? NO_CANCELLATION);
   }
 
-  /** Makes a session the active one (e.g. the chat's) before the server has reported its usage. */
-  focusSession(sessionId: string): void {
-    this.activeSession = sessionId;
-  }
-
   dispose(): void {
     void this.stop();
     this.usageEmitter.dispose();
     this.compactEmitter.dispose();
     this.chatEmitter.dispose();
     this.stateEmitter.dispose();
+    this.currentEmitter.dispose();
+    this.sessionsEmitter.dispose();
   }
 
   private running(): LanguageClient {
@@ -194,9 +312,18 @@ export class CompactClient implements vscode.Disposable {
   }
 
   private handleUsage(params: DidChangeUsageParams): void {
+    const known = this.usageBySession.has(params.sessionId);
     this.usageBySession.set(params.sessionId, params.usage);
-    this.activeSession = params.sessionId;
+    if (this.current === undefined && !this.chosen) {
+      // nothing current yet (a first session, made by an agent over the protocol): follow it
+      this.current = params.sessionId;
+      this.chosen = true;
+      this.currentEmitter.fire(params.sessionId);
+    }
     this.usageEmitter.fire(params);
+    if (!known) {
+      this.sessionsEmitter.fire(); // a session this window had not seen (created by another client, imported)
+    }
   }
 
   private setState(state: ServerState): void {

@@ -1,52 +1,59 @@
-// The "Compact" commands of the palette. Each one builds its arguments with model/commandModel.ts, asks the
-// server, and says what happened.
+// The "Compact" commands of the palette and the side bar. Each one builds its arguments with
+// model/commandModel.ts, asks the server, and says what happened: outcomes as information, failures as errors
+// with a way on (Show Server Log, Set API Key, Open Settings).
 import * as vscode from "vscode";
-import type { ChatView } from "./chatView";
+import type { ChatViewProvider } from "./chatView";
 import type { CompactClient } from "./client";
+import { SessionMethods } from "./client";
 import {
+  compactOutcome,
   compactParams,
-  describeCompact,
   describeMicrocompact,
   describeUndo,
   executeCommandParams,
+  failureOutcome,
 } from "./model/commandModel";
 import { Commands } from "./model/commandIds";
+import type { SessionItem } from "./model/sessions";
+import { notify } from "./notify";
 import type { CompactResult, MicrocompactResult, UndoResult } from "./protocol";
 import { ServerCommands } from "./protocol";
 import { API_KEY_SECRET } from "./settings";
+import type { SessionsView } from "./sessionsView";
 import type { UsageViews } from "./usageView";
 
 export { Commands };
 
-
 export interface CommandDependencies {
   client: CompactClient;
   views: UsageViews;
-  chat: ChatView;
+  chat: ChatViewProvider;
+  sessions: SessionsView;
   log: vscode.LogOutputChannel;
   secrets: vscode.SecretStorage;
 }
 
 export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
-  const { client, views, chat, log, secrets } = deps;
-  const guarded =
-    (name: string, run: () => Promise<unknown>) =>
-    async (): Promise<void> => {
+  const { client, views, chat, sessions, log, secrets } = deps;
+  const register = (id: string, name: string, run: (...args: unknown[]) => Promise<unknown>): vscode.Disposable =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
-        await run();
+        await run(...args);
       } catch (error) {
-        await reportFailure(name, error, log);
+        const outcome = failureOutcome(name, error);
+        log[outcome.severity === "error" ? "error" : "info"](outcome.text);
+        notify(outcome);
       }
-    };
-  const register = (id: string, name: string, run: () => Promise<unknown>): vscode.Disposable =>
-    vscode.commands.registerCommand(id, guarded(name, run));
+    });
+  const sessionArgument = (arg: unknown): string | undefined =>
+    typeof arg === "string" ? arg : typeof (arg as SessionItem | undefined)?.sessionId === "string" ? (arg as SessionItem).sessionId : undefined;
 
   return [
     register(Commands.microcompactNow, "Microcompaction", async () => {
       const result = await client.executeCommand<MicrocompactResult>(
         executeCommandParams(ServerCommands.microcompact, client.sessionId),
       );
-      void vscode.window.showInformationMessage(describeMicrocompact(result));
+      notify({ severity: "info", text: describeMicrocompact(result) });
     }),
     register(Commands.compactConversation, "Compaction", async () => {
       const instructions = await vscode.window.showInputBox({
@@ -58,20 +65,56 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       if (instructions === undefined) {
         return; // Escape: the user changed their mind
       }
-      // The server reports cancellable $/progress itself (shown as a notification); this is the status bar spinner.
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: "Compacting conversation" },
-        () => client.executeCommand<CompactResult>(compactParams(client.sessionId, instructions)),
-      );
-      void vscode.window.showInformationMessage(describeCompact(result));
+      // Progress: the server's cancellable $/progress, shown as a notification (progress.ts).
+      const result = await client.executeCommand<CompactResult>(compactParams(client.sessionId, instructions));
+      notify(compactOutcome(result));
     }),
     register(Commands.undoCompaction, "Undo", async () => {
       const result = await client.executeCommand<UndoResult>(executeCommandParams(ServerCommands.undo, client.sessionId));
-      void vscode.window.showInformationMessage(describeUndo(result));
+      notify({ severity: "info", text: describeUndo(result) });
     }),
     register(Commands.showUsage, "Show Context Usage", () => views.showUsage()),
     register(Commands.showRehydrationPreview, "Rehydration preview", () => views.showRehydrationPreview()),
-    register(Commands.openChat, "Open Chat", async () => chat.show()),
+    register(Commands.openChat, "Open Chat", () => chat.show()),
+    register(Commands.newChat, "New Chat", () => chat.newChat()),
+    register(Commands.selectSession, "Open Session", async (arg) => {
+      const sessionId = sessionArgument(arg) ?? (await pickSession(client));
+      if (sessionId !== undefined) {
+        await client.selectSession(sessionId);
+        await chat.show();
+      }
+    }),
+    register(Commands.showSessionUsage, "Show Context Usage", async (arg) => {
+      const sessionId = sessionArgument(arg);
+      if (sessionId !== undefined) {
+        await client.selectSession(sessionId);
+      }
+      await views.showUsage();
+    }),
+    register(Commands.importSession, "Import", async () => {
+      const picked = await vscode.window.showOpenDialog({
+        title: "Import a Claude Code session",
+        openLabel: "Import",
+        canSelectMany: false,
+        filters: { "Claude Code session": ["jsonl"] },
+      });
+      if (picked?.[0] === undefined) {
+        return;
+      }
+      const result = await client.request<{ sessionId: string; title: string; problems: string[]; repairs: string[] }>(
+        SessionMethods.importSession,
+        { path: picked[0].fsPath },
+      );
+      await client.selectSession(result.sessionId);
+      client.sessionsChanged();
+      await chat.show();
+      const notes = [...result.repairs, ...result.problems];
+      notify({
+        severity: "info",
+        text: `Imported “${result.title}”: continue it in the chat.${notes.length > 0 ? ` ${notes.length} note(s): ${notes.slice(0, 3).join("; ")}` : ""}`,
+      });
+    }),
+    register(Commands.refreshSessions, "Refresh", async () => sessions.refresh()),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {
       await client.restart();
@@ -94,18 +137,19 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       }
       // The key reaches the server through its environment, so it takes a restart.
       await client.restart();
-      void vscode.window.showInformationMessage(
-        key.trim() === "" ? "Compact: API key removed." : "Compact: API key saved; the server restarted with it.",
-      );
+      notify({
+        severity: "info",
+        text: key.trim() === "" ? "API key removed." : "API key saved; the server restarted with it.",
+      });
     }),
   ];
 }
 
-async function reportFailure(name: string, error: unknown, log: vscode.LogOutputChannel): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error);
-  log.error(`${name} failed: ${message}`);
-  const choice = await vscode.window.showErrorMessage(`Compact: ${name} failed: ${message}`, "Show Server Log");
-  if (choice === "Show Server Log") {
-    log.show();
-  }
+async function pickSession(client: CompactClient): Promise<string | undefined> {
+  const sessions = await client.listSessions();
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((session) => ({ label: session.title || session.sessionId, description: session.sessionId, id: session.sessionId })),
+    { title: "Open a session in the chat" },
+  );
+  return picked?.id;
 }

@@ -1,9 +1,15 @@
 // Activation only: build the pieces, wire them together, start the server. Each piece lives in its own module.
 import * as vscode from "vscode";
-import { ChatView } from "./chatView";
+import { watchAgentEdits } from "./agentEdits";
+import { answerMessageRequest } from "./approvals";
+import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
 import { CompactClient } from "./client";
-import { Commands, registerCommands } from "./commands";
+import { registerCommands } from "./commands";
 import { createLog } from "./logging";
+import { failureOutcome } from "./model/commandModel";
+import { announceAutoCompactions, notify } from "./notify";
+import { ProposedChanges } from "./proposedChanges";
+import { SessionsView } from "./sessionsView";
 import { affectsLaunch, affectsServerSettings } from "./settings";
 import { createStatusBar } from "./statusBar";
 import { UsageViews } from "./usageView";
@@ -13,21 +19,33 @@ let client: CompactClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = createLog();
   client = new CompactClient(context.secrets, log);
+  const changes = new ProposedChanges();
+  const chat = new ChatViewProvider(context.extensionUri, client, changes, log);
+  client.setMessageRequestHandler((params) => answerMessageRequest(chat, params));
   const views = new UsageViews(client);
-  const chat = new ChatView(client, log);
+  const sessions = new SessionsView(client, (list) => {
+    for (const session of list) {
+      chat.rememberTitle(session.sessionId, session.title);
+    }
+  });
   context.subscriptions.push(
     log,
     client,
-    views,
+    changes,
     chat,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    views,
+    sessions,
     createStatusBar(client),
-    ...registerCommands({ client, views, chat, log, secrets: context.secrets }),
+    watchAgentEdits(client, log),
+    announceAutoCompactions(client.onDidCompact),
+    ...registerCommands({ client, views, chat, sessions, log, secrets: context.secrets }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (client === undefined) {
         return;
       }
       if (affectsLaunch(event)) {
-        void client.restart().catch((error: unknown) => log.error(`Restart failed: ${String(error)}`));
+        void client.restart().catch((error: unknown) => notify(failureOutcome("Restart", error)));
       } else if (affectsServerSettings(event)) {
         void client.pushSettings();
       }
@@ -36,13 +54,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   try {
     await client.start();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    log.error(`The server did not start: ${message}`);
-    void vscode.window.showErrorMessage(`Compact: ${message}`, "Show Server Log").then((choice) => {
-      if (choice !== undefined) {
-        void vscode.commands.executeCommand(Commands.showServerLog);
-      }
-    });
+    const outcome = failureOutcome("Starting the server", error);
+    log.error(outcome.text);
+    notify(outcome);
   }
 }
 

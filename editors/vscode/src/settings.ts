@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ServerLaunch, ServerSettings } from "./model/serverSettings";
-import { LAUNCH_SETTING_KEYS, serverLaunch, toServerSettings } from "./model/serverSettings";
+import { LAUNCH_SETTING_KEYS, checkLaunch, serverLaunch, toServerSettings } from "./model/serverSettings";
 
 export const SECTION = "compactLsp";
 export const API_KEY_SECRET = "compactLsp.anthropicApiKey";
@@ -16,8 +16,26 @@ export function currentServerSettings(problems: string[] = []): ServerSettings {
   return toServerSettings(configuration(), problems);
 }
 
+/**
+ * How to start the server: the one place that decides it (model/serverSettings.ts holds the rules). Throws a
+ * ServerNotFoundError that names the setting to fix.
+ */
 export function currentServerLaunch(): ServerLaunch {
-  return serverLaunch(configuration(), findOnPath);
+  const launch = serverLaunch(configuration(), findOnPath);
+  checkLaunch(launch, checkFile);
+  return launch;
+}
+
+function checkFile(file: string): "missing" | "not-executable" | "ok" {
+  try {
+    if (!fs.statSync(file).isFile()) {
+      return "not-executable";
+    }
+    fs.accessSync(file, fs.constants.X_OK);
+    return "ok";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "not-executable";
+  }
 }
 
 export function affectsServerSettings(event: vscode.ConfigurationChangeEvent): boolean {

@@ -1,4 +1,4 @@
-// The status bar gauge; what it shows comes from model/statusBarState.ts.
+// The status bar gauge of the current session; what it shows comes from model/statusBarState.ts.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
 import { statusBarState } from "./model/statusBarState";
@@ -16,5 +16,10 @@ export function createStatusBar(client: CompactClient): vscode.Disposable {
     item.show();
   };
   update();
-  return vscode.Disposable.from(item, client.onDidChangeUsage(update), client.onDidChangeState(update));
+  return vscode.Disposable.from(
+    item,
+    client.onDidChangeUsage(update),
+    client.onDidChangeState(update),
+    client.onDidChangeCurrentSession(update),
+  );
 }

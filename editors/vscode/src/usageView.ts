@@ -1,42 +1,102 @@
-// The "Context usage" and "Rehydration preview" webviews: HTML from model/usagePage.ts, refreshed while visible.
+// The "Context usage" and "Rehydration preview" pages share one reusable webview panel: it opens in the active
+// editor group (never a new group), redraws while visible, and comes back after a reload (a panel serializer), so
+// no empty groups are left behind.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
 import { executeCommandParams } from "./model/commandModel";
 import type { ContextItem } from "./model/contextPicture";
+import type { PageOptions } from "./model/html";
 import { contextItems } from "./model/contextPicture";
-import { escapeHtml, page } from "./model/html";
+import { escapeHtml, nonce, page } from "./model/html";
 import { renderRehydrationPage, renderUsagePage } from "./model/usagePage";
 import type { MessagesView, RehydrationPreview, Status } from "./protocol";
 import { Methods, ServerCommands } from "./protocol";
 
-/** A single webview panel that redraws itself from the server on demand. */
-class ReportPanel implements vscode.Disposable {
+export const REPORT_VIEW_TYPE = "compactLsp.report";
+
+type Report = "usage" | "rehydration";
+
+const TITLES: Record<Report, string> = { usage: "Context usage", rehydration: "Rehydration preview" };
+
+export class UsageViews implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
+  private report: Report = "usage";
   private pending: NodeJS.Timeout | undefined;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(
-    private readonly viewType: string,
-    private readonly title: string,
-    private readonly render: (cspSource: string) => Promise<string>,
-  ) {}
+  constructor(private readonly client: CompactClient) {
+    this.subscriptions = [
+      client.onDidChangeUsage((event) => {
+        if (event.sessionId === client.sessionId) {
+          this.scheduleRefresh();
+        }
+      }),
+      client.onDidCompact(() => this.scheduleRefresh()),
+      client.onDidChangeCurrentSession(() => this.scheduleRefresh()),
+      vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
+          const report = (state as { report?: unknown } | undefined)?.report;
+          this.adopt(panel, report === "rehydration" ? "rehydration" : "usage");
+          await this.refresh();
+        },
+      }),
+    ];
+  }
 
-  async show(): Promise<void> {
+  showUsage(): Promise<void> {
+    return this.show("usage");
+  }
+
+  showRehydrationPreview(): Promise<void> {
+    return this.show("rehydration");
+  }
+
+  dispose(): void {
+    clearTimeout(this.pending);
+    this.panel?.dispose();
+    for (const subscription of this.subscriptions) {
+      subscription.dispose();
+    }
+  }
+
+  private async show(report: Report): Promise<void> {
     if (this.panel === undefined) {
-      this.panel = vscode.window.createWebviewPanel(this.viewType, this.title, vscode.ViewColumn.Beside, {
-        enableScripts: false,
-      });
-      this.panel.onDidDispose(() => {
-        this.panel = undefined;
-      });
+      const panel = vscode.window.createWebviewPanel(
+        REPORT_VIEW_TYPE,
+        TITLES[report],
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+        { enableScripts: true },
+      );
+      this.adopt(panel, report);
     } else {
-      this.panel.reveal(undefined, true);
+      this.report = report;
+      this.panel.title = TITLES[report];
+      this.panel.reveal(undefined, false);
     }
     await this.refresh();
   }
 
+  private adopt(panel: vscode.WebviewPanel, report: Report): void {
+    this.panel?.dispose();
+    this.panel = panel;
+    this.report = report;
+    panel.title = TITLES[report];
+    panel.webview.options = { enableScripts: true };
+    panel.onDidDispose(() => {
+      if (this.panel === panel) {
+        this.panel = undefined;
+      }
+    });
+    panel.onDidChangeViewState(() => {
+      if (panel.visible) {
+        this.scheduleRefresh();
+      }
+    });
+  }
+
   /** Redraws soon, coalescing bursts of usage notifications. */
-  scheduleRefresh(): void {
-    if (this.panel === undefined || this.pending !== undefined) {
+  private scheduleRefresh(): void {
+    if (this.panel === undefined || !this.panel.visible || this.pending !== undefined) {
       return;
     }
     this.pending = setTimeout(() => {
@@ -45,62 +105,26 @@ class ReportPanel implements vscode.Disposable {
     }, 250);
   }
 
-  async refresh(): Promise<void> {
+  private async refresh(): Promise<void> {
     const panel = this.panel;
     if (panel === undefined) {
       return;
     }
-    const cspSource = panel.webview.cspSource;
+    const report = this.report;
+    const options = { cspSource: panel.webview.cspSource, nonce: nonce() };
+    let html: string;
     try {
-      panel.webview.html = await this.render(cspSource);
+      html = report === "usage" ? await this.renderUsage(options) : await this.renderRehydration(options);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      panel.webview.html = page(this.title, `<h1>${escapeHtml(this.title)}</h1><p>${escapeHtml(message)}</p>`, { cspSource });
+      html = page(TITLES[report], `<h1>${escapeHtml(TITLES[report])}</h1><p>${escapeHtml(message)}</p>`, options);
     }
+    // The serializer gets the report back after a reload: a one-line script stores it as the webview's state.
+    const state = `<script nonce="${options.nonce}">acquireVsCodeApi().setState(${JSON.stringify({ report })});</script>`;
+    panel.webview.html = html.replace("</body>", `${state}</body>`);
   }
 
-  dispose(): void {
-    clearTimeout(this.pending);
-    this.panel?.dispose();
-  }
-}
-
-export class UsageViews implements vscode.Disposable {
-  private readonly usage: ReportPanel;
-  private readonly rehydration: ReportPanel;
-  private readonly subscriptions: vscode.Disposable[];
-
-  constructor(private readonly client: CompactClient) {
-    this.usage = new ReportPanel("compactLsp.usage", "Context usage", (csp) => this.renderUsage(csp));
-    this.rehydration = new ReportPanel("compactLsp.rehydration", "Rehydration preview", (csp) =>
-      this.renderRehydration(csp),
-    );
-    this.subscriptions = [
-      client.onDidChangeUsage(() => {
-        this.usage.scheduleRefresh();
-        this.rehydration.scheduleRefresh();
-      }),
-      client.onDidCompact(() => this.usage.scheduleRefresh()),
-    ];
-  }
-
-  showUsage(): Promise<void> {
-    return this.usage.show();
-  }
-
-  showRehydrationPreview(): Promise<void> {
-    return this.rehydration.show();
-  }
-
-  dispose(): void {
-    this.usage.dispose();
-    this.rehydration.dispose();
-    for (const subscription of this.subscriptions) {
-      subscription.dispose();
-    }
-  }
-
-  private async renderUsage(cspSource: string): Promise<string> {
+  private async renderUsage(options: PageOptions): Promise<string> {
     const status = await this.client.executeCommand<Status>(
       executeCommandParams(ServerCommands.status, this.client.sessionId),
     );
@@ -111,13 +135,13 @@ export class UsageViews implements vscode.Disposable {
     } catch {
       items = undefined; // the picture still shows kinds and read files
     }
-    return renderUsagePage(status, items, { cspSource });
+    return renderUsagePage(status, items, options);
   }
 
-  private async renderRehydration(cspSource: string): Promise<string> {
+  private async renderRehydration(options: PageOptions): Promise<string> {
     const preview = await this.client.executeCommand<RehydrationPreview>(
       executeCommandParams(ServerCommands.rehydrationPreview, this.client.sessionId),
     );
-    return renderRehydrationPage(preview, { cspSource });
+    return renderRehydrationPage(preview, options);
   }
 }

@@ -3,10 +3,38 @@
 import type { ChatEvent, ChatResult } from "../protocol";
 import { formatUsage } from "./usageFormat";
 
+/** The answer to a permission prompt: a button's title, or dismissed (a denial). */
+export type ApprovalState = "pending" | "Allow once" | "Allow for this session" | "Deny" | "dismissed";
+
+/** A compaction boundary or microcompaction clearing, drawn as a marker line in the transcript. */
+export interface CompactionMarker {
+  kind: "marker";
+  compaction: "full" | "micro" | "undo";
+  trigger: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  summarizer?: string;
+  fallback?: boolean;
+  fallbackReason?: string;
+  /** Tool results a microcompaction cleared. */
+  cleared?: number;
+}
+
 export type ChatEntry =
   | { kind: "user"; text: string }
   | { kind: "assistant"; text: string }
-  | { kind: "tool"; id: string; name: string; summary: string; state: "running" | "done" | "error"; result: string }
+  | {
+      kind: "tool";
+      id: string;
+      name: string;
+      summary: string;
+      state: "running" | "done" | "error";
+      result: string;
+      /** The tool's input, kept for "Show diff" on a permission prompt. */
+      input?: unknown;
+    }
+  | { kind: "approval"; id: string; prompt: string; tool: string; toolUseId: string; input: unknown; state: ApprovalState }
+  | CompactionMarker
   | { kind: "error"; text: string }
   | { kind: "notice"; text: string };
 
@@ -42,7 +70,11 @@ export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): Ch
     case "tool_use": {
       const id = stringField(event, "id", "toolUseId");
       const name = stringField(event, "name", "tool") || "tool";
-      entries.push({ kind: "tool", id, name, summary: summariseInput(event.input), state: "running", result: "" });
+      const tool: ChatEntry = { kind: "tool", id, name, summary: summariseInput(event.input), state: "running", result: "" };
+      if (event.input !== undefined) {
+        tool.input = event.input;
+      }
+      entries.push(tool);
       return { ...transcript, entries };
     }
     case "tool_result": {
@@ -68,10 +100,53 @@ export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): Ch
   }
 }
 
+/**
+ * A permission prompt arrived while this chat's turn runs: it belongs to the tool call the agent just announced
+ * (tool_use is sent before the tool runs, and the tool asks before it writes).
+ */
+export function requestApproval(transcript: ChatTranscript, id: string, prompt: string): ChatTranscript {
+  const running = transcript.entries.findLast(
+    (entry): entry is Extract<ChatEntry, { kind: "tool" }> => entry.kind === "tool" && entry.state === "running",
+  );
+  const entry: ChatEntry = {
+    kind: "approval",
+    id,
+    prompt,
+    tool: running?.name ?? "",
+    toolUseId: running?.id ?? "",
+    input: running?.input,
+    state: "pending",
+  };
+  return { ...transcript, entries: [...transcript.entries, entry] };
+}
+
+export function resolveApproval(transcript: ChatTranscript, id: string, state: ApprovalState): ChatTranscript {
+  return {
+    ...transcript,
+    entries: transcript.entries.map((entry) =>
+      entry.kind === "approval" && entry.id === id && entry.state === "pending" ? { ...entry, state } : entry,
+    ),
+  };
+}
+
+export function pendingApproval(transcript: ChatTranscript): Extract<ChatEntry, { kind: "approval" }> | undefined {
+  return transcript.entries.find(
+    (entry): entry is Extract<ChatEntry, { kind: "approval" }> => entry.kind === "approval" && entry.state === "pending",
+  );
+}
+
+export function addMarker(transcript: ChatTranscript, marker: CompactionMarker): ChatTranscript {
+  return { ...transcript, entries: [...transcript.entries, marker] };
+}
+
 /** The turn ended (the compact/chat request returned): tools still "running" never got a result. */
 export function endTurn(transcript: ChatTranscript, result: ChatResult | undefined, failure?: string): ChatTranscript {
   const entries: ChatEntry[] = transcript.entries.map((entry) =>
-    entry.kind === "tool" && entry.state === "running" ? { ...entry, state: "error", result: "(no result)" } : entry,
+    entry.kind === "tool" && entry.state === "running"
+      ? { ...entry, state: "error", result: "(no result)" }
+      : entry.kind === "approval" && entry.state === "pending"
+        ? { ...entry, state: "dismissed" }
+        : entry,
   );
   if (failure !== undefined) {
     entries.push({ kind: "error", text: failure });

@@ -1,7 +1,75 @@
 // Arguments for the server's workspace/executeCommand commands and the messages shown after they run.
 import type { CompactResult, MicrocompactResult, UndoResult } from "../protocol";
 import { ServerCommands } from "../protocol";
+import { describeSummarizer } from "./compactionText";
 import { formatReduction, formatTokens } from "./usageFormat";
+
+/** What a command tells the user: outcomes are information, a fallback is a warning, failures are errors. */
+export interface Outcome {
+  severity: "info" | "warning" | "error";
+  text: string;
+  /** Buttons, in order. */
+  actions?: OutcomeAction[];
+  /** The setting "Open Settings" opens. */
+  setting?: string;
+}
+
+export type OutcomeAction = "Show Server Log" | "Set API Key" | "Open Settings";
+
+/** Result fields of outcomes that change nothing (newer servers answer these instead of an error). */
+interface NoChange {
+  cancelled?: boolean;
+  changed?: boolean;
+  kind?: string;
+  reason?: string;
+}
+
+/**
+ * An outcome result that changed nothing (docs/protocol.md, "Outcomes are results"): "Compaction cancelled.", or
+ * the server's reason ("There is no compaction to undo in this session.").
+ */
+export function noChangeOutcome(result: unknown, what: string): Outcome | undefined {
+  const r = (typeof result === "object" && result !== null ? result : {}) as NoChange;
+  if (r.cancelled === true || r.kind === "cancelled") {
+    return { severity: "info", text: `${what} cancelled.` };
+  }
+  if (r.changed === false) {
+    const reason = typeof r.reason === "string" && r.reason.trim() !== "" ? r.reason.trim() : `${what}: nothing changed.`;
+    return { severity: "info", text: reason };
+  }
+  return undefined;
+}
+
+const OUTCOME_KINDS: Record<string, (what: string) => string> = {
+  cancelled: (what) => `${what} cancelled.`,
+  nothing_to_undo: () => "Nothing to undo: there is no compaction to take back.",
+  cannot_undo: () => "This compaction cannot be undone any more.",
+  not_smaller: () => "Compaction skipped: the summary would not make the context smaller.",
+  empty: () => "Nothing to compact yet: the conversation is empty.",
+  in_progress: () => "A compaction of this session is already running.",
+};
+
+/**
+ * A failed request as the user should read it. Errors the server marks as outcomes (`data.kind` cancelled,
+ * nothing_to_undo, ...) are information; a missing API key offers Set API Key; a bad launch setting offers Open
+ * Settings; anything else is an error with the server log at hand.
+ */
+export function failureOutcome(name: string, error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  const data = (error as { data?: { kind?: unknown } } | undefined)?.data;
+  const kind = typeof data?.kind === "string" ? data.kind : undefined;
+  if (kind !== undefined && OUTCOME_KINDS[kind] !== undefined) {
+    return { severity: "info", text: OUTCOME_KINDS[kind](name) };
+  }
+  if (kind === "auth" || /api key/i.test(message)) {
+    return { severity: "error", text: `${name} failed: ${message}`, actions: ["Set API Key", "Show Server Log"] };
+  }
+  const setting = (error as { setting?: unknown } | undefined)?.setting;
+  if (typeof setting === "string") {
+    return { severity: "error", text: message, actions: ["Open Settings", "Show Server Log"], setting };
+  }
+  return { severity: "error", text: `${name} failed: ${message}`, actions: ["Show Server Log"] };
+}
 
 export interface ExecuteCommandParams {
   command: string;
@@ -35,11 +103,15 @@ export function compactParams(sessionId: string | undefined, instructions: strin
 }
 
 export function describeMicrocompact(result: MicrocompactResult): string {
-  const cleared = result.cleared.length;
+  const unchanged = noChangeOutcome(result, "Microcompaction");
+  if (unchanged !== undefined) {
+    return unchanged.text;
+  }
+  const cleared = (result.cleared ?? []).length;
   if (cleared === 0) {
     return `Microcompaction found nothing to clear (${formatTokens(result.tokensAfter)} tokens).`;
   }
-  const kept = result.protected.length > 0 ? `; kept ${plural(result.protected.length, "managed-memory read")}` : "";
+  const kept = (result.protected ?? []).length > 0 ? `; kept ${plural(result.protected.length, "managed-memory read")}` : "";
   return (
     `Microcompaction cleared ${plural(cleared, "tool result")}: ` +
     `${formatReduction(result.tokensBefore, result.tokensAfter)}${kept}.`
@@ -47,12 +119,32 @@ export function describeMicrocompact(result: MicrocompactResult): string {
 }
 
 export function describeCompact(result: CompactResult): string {
-  const files = result.rehydrated.filter((item) => item.kind === "file").length;
+  const files = (result.rehydrated ?? []).filter((item) => item.kind === "file").length;
   const restored = files > 0 ? `, ${plural(files, "file")} re-attached` : "";
-  return `Conversation compacted: ${formatReduction(result.tokensBefore, result.tokensAfter)}${restored}.`;
+  const summary = describeSummarizer(result as CompactResult & { fallback?: boolean; fallbackReason?: string });
+  const by = summary !== "" ? ` ${summary.charAt(0).toUpperCase()}${summary.slice(1)}.` : "";
+  return `Conversation compacted: ${formatReduction(result.tokensBefore, result.tokensAfter)}${restored}.${by}`;
+}
+
+/** compact.compact's answer: compacted (a warning when the offline summariser stood in), cancelled or unchanged. */
+export function compactOutcome(result: CompactResult): Outcome {
+  const unchanged = noChangeOutcome(result, "Compaction");
+  if (unchanged !== undefined) {
+    return unchanged;
+  }
+  const fallback = (result as { fallback?: boolean }).fallback === true;
+  return {
+    severity: fallback ? "warning" : "info",
+    text: describeCompact(result),
+    actions: fallback ? ["Set API Key", "Show Server Log"] : undefined,
+  };
 }
 
 export function describeUndo(result: UndoResult): string {
+  const unchanged = noChangeOutcome(result, "Undo");
+  if (unchanged !== undefined) {
+    return unchanged.text;
+  }
   return `Compaction undone: the conversation is back to ${formatTokens(result.tokensAfter)} tokens.`;
 }
 

@@ -136,7 +136,37 @@ export interface ServerLaunch {
   source: "server.command" | "server.pythonPath" | "PATH";
 }
 
-export class ServerNotFoundError extends Error {}
+/** The server cannot be started as configured; `setting` names the setting to fix (for an "Open Settings" button). */
+export class ServerNotFoundError extends Error {
+  constructor(
+    message: string,
+    readonly setting?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a launch check needs to know about a file: "missing", "not-executable" or "ok". */
+export type FileCheck = (file: string) => "missing" | "not-executable" | "ok";
+
+/**
+ * Refuses a launch whose command is a path that does not exist or cannot run, naming the setting, so the user reads
+ * the cause ("… does not exist") instead of the language client's "couldn't create connection". Bare command names
+ * are left to the spawn (they are looked up on PATH).
+ */
+export function checkLaunch(launch: ServerLaunch, check: FileCheck): void {
+  if (launch.source === "PATH" || !/[\\/]/.test(launch.command)) {
+    return;
+  }
+  const state = check(launch.command);
+  const setting = `compactLsp.${launch.source}`;
+  if (state === "missing") {
+    throw new ServerNotFoundError(`${setting} is ${launch.command}, which does not exist (ENOENT).`, setting);
+  }
+  if (state === "not-executable") {
+    throw new ServerNotFoundError(`${setting} is ${launch.command}, which is not an executable file.`, setting);
+  }
+}
 
 /**
  * How to start the server, without `--stdio` (the language client appends it): `compactLsp.server.command`, else

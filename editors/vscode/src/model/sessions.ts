@@ -1,5 +1,16 @@
-// Which session the extension follows when it starts: the server forgets the active one across restarts.
+// Sessions as the side bar lists them, and which one the extension follows when it starts. Pure.
 import type { SessionInfo } from "../protocol";
+import { formatTokens } from "./usageFormat";
+
+/** A compact/sessions item with the fields newer servers add (all optional here). */
+export type SessionItem = SessionInfo & {
+  source?: string;
+  createdAt?: string;
+  messages?: number;
+  tokens?: number;
+  current?: boolean;
+  damaged?: boolean;
+};
 
 /** The most recently updated session (compact/sessions is sorted already; this does not rely on it). */
 export function mostRecentSession(sessions: readonly SessionInfo[]): SessionInfo | undefined {
@@ -10,4 +21,64 @@ export function mostRecentSession(sessions: readonly SessionInfo[]): SessionInfo
     }
   }
   return best;
+}
+
+/** "3 min ago", "yesterday", "2 Dec". */
+export function relativeTime(iso: string, now: Date): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) {
+    return "";
+  }
+  const minutes = Math.round((now.getTime() - then) / 60_000);
+  if (minutes < 1) {
+    return "just now";
+  }
+  if (minutes < 60) {
+    return `${minutes} min ago`;
+  }
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) {
+    return `${hours} h ago`;
+  }
+  if (hours < 48) {
+    return "yesterday";
+  }
+  return new Date(then).toLocaleDateString("en-GB", { day: "numeric", month: "short" });
+}
+
+/** The tree item's grey text: "current · 35.8k · 3 min ago · imported". */
+export function sessionDescription(session: SessionItem, current: boolean, now: Date): string {
+  const tokens = session.tokens ?? session.usage?.total;
+  return [
+    current ? "current" : "",
+    tokens !== undefined ? formatTokens(tokens) : "",
+    relativeTime(session.updatedAt, now),
+    session.source === "claude-code" || session.source === "import" ? "imported" : "",
+    session.damaged === true ? "damaged" : "",
+  ]
+    .filter((part) => part !== "")
+    .join(" · ");
+}
+
+export function sessionTooltip(session: SessionItem, current: boolean): string {
+  const lines = [`**${escapeMarkdown(session.title || session.sessionId)}**${current ? " (current)" : ""}`, ""];
+  lines.push(`Session \`${session.sessionId}\``);
+  if (session.messages !== undefined) {
+    lines.push(`${session.messages} messages`);
+  }
+  const tokens = session.tokens ?? session.usage?.total;
+  if (tokens !== undefined) {
+    lines.push(`${formatTokens(tokens)} tokens in the context`);
+  }
+  if (session.source !== undefined) {
+    lines.push(`Source: ${session.source}`);
+  }
+  if (session.damaged === true) {
+    lines.push("Its journal is damaged: it was read up to the last good record.");
+  }
+  return lines.join("  \n");
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&");
 }

@@ -29,11 +29,13 @@ test("a tool call is shown running, then with its result", () => {
   const running = play([{ kind: "tool_use", id: "toolu_1", name: "read_file", input: { file_path: "src/app.py" } }]);
   assert.deepEqual(running.entries[1], {
     kind: "tool", id: "toolu_1", name: "read_file", summary: "src/app.py", state: "running", result: "",
+    input: { file_path: "src/app.py" },
   });
   const done = play([{ kind: "tool_result", toolUseId: "toolu_1", content: "print(1)" }], running);
   assert.equal(done.entries.length, 2);
   assert.deepEqual(done.entries[1], {
     kind: "tool", id: "toolu_1", name: "read_file", summary: "src/app.py", state: "done", result: "print(1)",
+    input: { file_path: "src/app.py" },
   });
 });
 
@@ -104,7 +106,9 @@ test("a turn stopped at the round limit says so", () => {
 
 test("a turn that fails or is stopped leaves no tool spinning", () => {
   const t = endTurn(play([{ kind: "tool_use", id: "t1", name: "grep", input: {} }]), undefined, "Stopped.");
-  assert.deepEqual(t.entries[1], { kind: "tool", id: "t1", name: "grep", summary: "{}", state: "error", result: "(no result)" });
+  assert.deepEqual(t.entries[1], {
+    kind: "tool", id: "t1", name: "grep", summary: "{}", state: "error", result: "(no result)", input: {},
+  });
   assert.deepEqual(t.entries[2], { kind: "error", text: "Stopped." });
 });
 

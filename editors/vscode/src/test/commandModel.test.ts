@@ -52,7 +52,7 @@ describe("result messages", () => {
     const message = describeCompact({
       tokensBefore: 160000,
       tokensAfter: 14000,
-      summarizer: "api",
+      summarizer: "anthropic",
       rehydrated: [
         { kind: "file", path: "a.py", tokens: 3000 },
         { kind: "file", path: "b.py", tokens: 2000 },
@@ -60,7 +60,7 @@ describe("result messages", () => {
       ],
       boundaryId: "b1",
     });
-    assert.equal(message, "Conversation compacted: 160k → 14k (−146k), 2 files re-attached.");
+    assert.equal(message, "Conversation compacted: 160k → 14k (−146k), 2 files re-attached. Summary by the model.");
   });
   test("undo gives the restored size", () => {
     assert.equal(

@@ -1,12 +1,26 @@
 // A loopback stub of the Anthropic Messages API: POST /v1/messages answers, in order, the scripted turns, as
 // server-sent events exactly as the API streams them (or as one JSON message when the request does not stream).
-// Used by the chat check and by e2e/run.mjs.
+// A turn can also be an API error (repeated for the SDK's retries) or a slow answer (to cancel it). With a second
+// script, requests without tools (the summariser's) take their turns from it, so background summaries never eat
+// the agent's turns. Used by the chat check and by e2e/run.mjs.
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type StubBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+
+/** A scripted turn: content blocks, or an error or a delay. */
+export type StubTurn =
+  | StubBlock[]
+  | {
+      blocks?: StubBlock[];
+      /** Answer only after this long (a client that gives up meanwhile closes the connection). */
+      delayMs?: number;
+      /** Answer with this API error instead, `repeat` times in a row (the SDK retries 429/5xx). */
+      error?: { status: number; type: string; message: string };
+      repeat?: number;
+    };
 
 export interface StubServer {
   baseUrl: string;
@@ -15,9 +29,18 @@ export interface StubServer {
   close(): Promise<void>;
 }
 
-export async function startMessagesApiStub(turns: StubBlock[][]): Promise<StubServer> {
+export async function startMessagesApiStub(turns: StubTurn[], summaries?: StubTurn[]): Promise<StubServer> {
   const requests: Record<string, unknown>[] = [];
   const queue = turns.slice();
+  const summaryQueue = summaries?.slice();
+  const next = (q: StubTurn[]): StubTurn | undefined => {
+    const turn = q[0];
+    if (turn !== undefined && !Array.isArray(turn) && turn.error !== undefined && (turn.repeat ?? 1) > 1) {
+      q[0] = { ...turn, repeat: (turn.repeat ?? 1) - 1 };
+      return turn;
+    }
+    return q.shift();
+  };
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
@@ -29,18 +52,37 @@ export async function startMessagesApiStub(turns: StubBlock[][]): Promise<StubSe
       }
       const request = JSON.parse(body) as Record<string, unknown>;
       requests.push(request);
-      const blocks = queue.shift();
+      const turn = summaryQueue !== undefined && request.tools === undefined ? next(summaryQueue) : next(queue);
+      const spec = Array.isArray(turn) ? { blocks: turn } : turn;
+      if (spec?.error !== undefined) {
+        res.writeHead(spec.error.status, { "content-type": "application/json", "retry-after-ms": "10" });
+        res.end(JSON.stringify({ type: "error", error: { type: spec.error.type, message: spec.error.message } }));
+        return;
+      }
+      const blocks = spec?.blocks;
       if (blocks === undefined) {
         res.writeHead(400, { "content-type": "application/json" });
         res.end(JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stub: no turn scripted" } }));
         return;
       }
-      if (request.stream === true) {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        res.end(events(blocks, requests.length));
+      const n = requests.length;
+      const answer = (): void => {
+        if (res.destroyed) {
+          return;
+        }
+        if (request.stream === true) {
+          res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+          res.end(events(blocks, n));
+        } else {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(message(blocks, n)));
+        }
+      };
+      if (spec?.delayMs !== undefined) {
+        const timer = setTimeout(answer, spec.delayMs);
+        res.on("close", () => clearTimeout(timer));
       } else {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(message(blocks, requests.length)));
+        answer();
       }
     });
   });
@@ -49,7 +91,11 @@ export async function startMessagesApiStub(turns: StubBlock[][]): Promise<StubSe
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -1,0 +1,41 @@
+// Shows an Outcome (model/commandModel.ts) as a VS Code message whose buttons do what they say.
+import * as vscode from "vscode";
+import { Commands } from "./model/commandIds";
+import type { Outcome } from "./model/commandModel";
+import { describeMarker } from "./model/compactionText";
+import type { DidCompactParams } from "./protocol";
+
+export function notify(outcome: Outcome): void {
+  const show =
+    outcome.severity === "error"
+      ? vscode.window.showErrorMessage
+      : outcome.severity === "warning"
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  void show(`Compact: ${outcome.text}`, ...(outcome.actions ?? [])).then((choice) => {
+    if (choice === "Show Server Log") {
+      void vscode.commands.executeCommand(Commands.showServerLog);
+    } else if (choice === "Set API Key") {
+      void vscode.commands.executeCommand(Commands.setApiKey);
+    } else if (choice === "Open Settings") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", outcome.setting ?? "compactLsp");
+    }
+  });
+}
+
+/** An automatic full compaction (the chat's, an agent's append) gets a toast naming its summariser; manual ones are
+ * reported by their command. */
+export function announceAutoCompactions(onDidCompact: vscode.Event<DidCompactParams>): vscode.Disposable {
+  return onDidCompact((event) => {
+    if (event.kind !== "full" || event.trigger === "manual") {
+      return;
+    }
+    const facts = event as DidCompactParams & { summarizer?: string; fallback?: boolean; fallbackReason?: string };
+    const text = describeMarker({ ...facts, compaction: "full" });
+    notify({
+      severity: facts.fallback === true ? "warning" : "info",
+      text: `${text}.`,
+      actions: facts.fallback === true ? ["Set API Key", "Show Server Log"] : undefined,
+    });
+  });
+}

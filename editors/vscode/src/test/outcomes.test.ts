@@ -1,0 +1,95 @@
+// Outcomes read as outcomes (information), a fallback is named, failures say what to do next.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ResponseError } from "vscode-jsonrpc";
+import { compactOutcome, describeMicrocompact, describeUndo, failureOutcome } from "../model/commandModel";
+import { proposedChange } from "../model/proposedChange";
+import { ServerNotFoundError, checkLaunch } from "../model/serverSettings";
+import { sessionDescription } from "../model/sessions";
+import { usage } from "./fixtures";
+
+const compacted = { tokensBefore: 35800, tokensAfter: 5000, summarizer: "anthropic", rehydrated: [], boundaryId: "b1" };
+
+describe("compaction outcomes", () => {
+  test("a model summary is information and says so", () => {
+    assert.deepEqual(compactOutcome(compacted), {
+      severity: "info",
+      text: "Conversation compacted: 35.8k → 5k (−30.8k). Summary by the model.",
+      actions: undefined,
+    });
+  });
+  test("a fallback is a warning that names the reason and offers the key", () => {
+    const outcome = compactOutcome({ ...compacted, summarizer: "offline", fallback: true, fallbackReason: "overloaded: 529" } as never);
+    assert.equal(outcome.severity, "warning");
+    assert.match(outcome.text, /Offline summary, because the model failed: overloaded: 529\.$/);
+    assert.deepEqual(outcome.actions, ["Set API Key", "Show Server Log"]);
+  });
+  test("a cancel reads 'Compaction cancelled', as a result and as an error kind", () => {
+    const cancelled = { changed: false, cancelled: true, kind: "cancelled", reason: "The compaction was cancelled; nothing changed." };
+    assert.deepEqual(compactOutcome(cancelled as never), { severity: "info", text: "Compaction cancelled." });
+    const error = new ResponseError(-32803, "cancelled by the user", { kind: "cancelled" });
+    assert.deepEqual(failureOutcome("Compaction", error), { severity: "info", text: "Compaction cancelled." });
+  });
+  test("nothing to do is information", () => {
+    const empty = { changed: false, kind: "empty", reason: "There is nothing to compact yet: the conversation has no history." };
+    assert.deepEqual(compactOutcome(empty as never), { severity: "info", text: empty.reason });
+    const noUndo = { changed: false, kind: "nothing_to_undo", reason: "There is no compaction to undo in this session." };
+    assert.equal(describeUndo(noUndo as never), noUndo.reason);
+    const noClear = { changed: false, kind: "nothing_to_clear", reason: "Nothing to clear: no tool result is clearable.", tokensBefore: 9, tokensAfter: 9 };
+    assert.equal(describeMicrocompact(noClear as never), noClear.reason);
+    const error = new ResponseError(-32803, "nothing to undo", { kind: "nothing_to_undo" });
+    assert.equal(failureOutcome("Undo", error).severity, "info");
+  });
+});
+
+describe("failures", () => {
+  test("a missing key offers Set API Key", () => {
+    const outcome = failureOutcome("Compaction", new ResponseError(-32803, "No Anthropic API key: set ANTHROPIC_API_KEY", { kind: "auth" }));
+    assert.equal(outcome.severity, "error");
+    assert.deepEqual(outcome.actions, ["Set API Key", "Show Server Log"]);
+  });
+  test("a bad pythonPath names the setting and the cause, and opens it", () => {
+    let error: unknown;
+    try {
+      checkLaunch({ command: "/nowhere/python", args: ["-m", "compact_lsp"], source: "server.pythonPath" }, () => "missing");
+    } catch (caught) {
+      error = caught;
+    }
+    assert.ok(error instanceof ServerNotFoundError);
+    const outcome = failureOutcome("Starting the server", error);
+    assert.equal(outcome.text, "compactLsp.server.pythonPath is /nowhere/python, which does not exist (ENOENT).");
+    assert.deepEqual(outcome.actions, ["Open Settings", "Show Server Log"]);
+    assert.equal(outcome.setting, "compactLsp.server.pythonPath");
+  });
+  test("a command found on PATH or a bare name is left to the spawn", () => {
+    assert.doesNotThrow(() => checkLaunch({ command: "python3", args: [], source: "server.pythonPath" }, () => "missing"));
+  });
+});
+
+describe("the proposed change behind Show diff", () => {
+  const cases: [string, string, unknown, string | undefined, string | undefined, string | undefined][] = [
+    ["edit-first", "edit_file", { file_path: "a.py", old_string: "x", new_string: "y" }, "x x", "y x", undefined],
+    ["edit-all", "edit_file", { file_path: "a.py", old_string: "x", new_string: "y", replace_all: true }, "x x", "y y", undefined],
+    ["edit-dollar-kept", "edit_file", { file_path: "a.py", old_string: "x", new_string: "$&$1" }, "x", "$&$1", undefined],
+    ["edit-missing-text", "edit_file", { file_path: "a.py", old_string: "z", new_string: "y" }, "x", "x", "The text to replace is not in the file (any more)."],
+    ["write-new-file", "write_file", { file_path: "b.py", content: "new" }, undefined, "new", undefined],
+  ];
+  for (const [id, tool, input, before, after, problem] of cases) {
+    test(id, () => {
+      const change = proposedChange(tool, input, before);
+      assert.equal(change?.after, after);
+      assert.equal(change?.problem, problem);
+    });
+  }
+  test("a shell command changes no file", () => assert.equal(proposedChange("run_shell_command", { command: "ls" }, ""), undefined));
+});
+
+test("a session in the side bar reads: current · size · age · imported", () => {
+  const now = new Date("2026-12-01T01:00:00Z");
+  const text = sessionDescription(
+    { sessionId: "cc-1", title: "x", updatedAt: "2026-12-01T00:57:00Z", usage: usage(), source: "claude-code" },
+    true,
+    now,
+  );
+  assert.equal(text, "current · 48.2k · 3 min ago · imported");
+});
