@@ -32,7 +32,10 @@ def _missing() -> list[str]:
 
 
 @pytest.mark.slow
-def test_compact_conversation_from_the_palette_in_code_server() -> None:
+def test_a_day_of_use_in_code_server() -> None:
+    """Compaction from the palette, the chat in the side bar (inline approval with the diff editor), an automatic
+    compaction whose fallback is named, a cancel that reads "Compaction cancelled", a reload that restores the chat.
+    """
     missing = _missing()
     if missing:
         pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
@@ -49,5 +52,8 @@ def test_compact_conversation_from_the_palette_in_code_server() -> None:
     output = run.stdout + run.stderr
     assert run.returncode == 0, output
     assert "Conversation compacted" in output, output
-    assert "chat:" in output, output
+    assert "Show diff opened the diff editor" in output, output
+    assert "offline summary, because the model failed" in output, output
+    assert 'cancel: "Compact: Compaction cancelled."' in output, output
+    assert "reload: chat restored" in output, output
     assert "PASS" in output, output

@@ -36,3 +36,24 @@ test("@types/vscode is not newer than engines.vscode (vsce refuses to package ot
     `@types/vscode ${types.version} is newer than engines.vscode ${manifest.engines.vscode}`,
   );
 });
+
+test("the extension page has an icon and README links that resolve (relative ones become absolute in the .vsix)", () => {
+  const icon = fs.readFileSync(path.join(PACKAGE_ROOT, manifest.icon));
+  assert.deepEqual([...icon.subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
+  assert.ok(icon.readUInt32BE(16) >= 128 && icon.readUInt32BE(20) >= 128, "the icon is at least 128×128");
+  assert.match(manifest.scripts.package, /--baseContentUrl \S+ --baseImagesUrl \S+/);
+  const readme = fs.readFileSync(path.join(PACKAGE_ROOT, "README.md"), "utf8");
+  const targets = [...readme.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]);
+  assert.ok(targets.length > 0);
+  for (const target of targets.filter((t) => !/^[a-z]+:/.test(t))) {
+    assert.ok(fs.existsSync(path.resolve(PACKAGE_ROOT, target)), `README links to a missing file: ${target}`);
+  }
+});
+
+test("every view and view container the manifest names has its icon, and each view a provider id", () => {
+  for (const container of manifest.contributes.viewsContainers.activitybar) {
+    assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, container.icon)), container.icon);
+  }
+  const ids = manifest.contributes.views.compact.map((view: { id: string }) => view.id);
+  assert.deepEqual(ids, ["compactLsp.chat", "compactLsp.sessions"]);
+});
