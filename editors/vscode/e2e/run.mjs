@@ -67,6 +67,18 @@ async function seedSession(dirs, files) {
     initializationOptions: { sessionDir: dirs.sessions, sessionMemory: { enabled: false } },
   });
   await connection.sendNotification("initialized", {});
+  // An earlier Claude Code session of this workspace, imported: it can be continued from the Sessions tree.
+  const log = path.join(dirs.run, "claude-code.jsonl");
+  const cc = (type, uuid, parentUuid, at, message) =>
+    JSON.stringify({ type, uuid, parentUuid, sessionId: "e2e-cc-1", cwd: dirs.workspace, timestamp: at, isSidechain: false, message });
+  fs.writeFileSync(log, [
+    cc("user", "u1", null, "2026-11-30T09:00:00.000Z", { role: "user", content: "Add a CSV export to report.py" }),
+    cc("assistant", "a1", "u1", "2026-11-30T09:00:05.000Z", {
+      id: "msg_cc_1", type: "message", role: "assistant", model: "claude-sonnet-4-5",
+      content: [{ type: "text", text: "I'll add it after the column functions." }], usage: { input_tokens: 10, output_tokens: 5 },
+    }),
+  ].join("\n") + "\n");
+  const imported = await connection.sendRequest("compact/importSession", { path: log });
   const { sessionId } = await connection.sendRequest("compact/newSession", { title: "How is the report built?" });
   const messages = [{ role: "user", content: "Read the source files and explain how the report is built." }];
   files.forEach((file, i) => {
@@ -88,7 +100,7 @@ async function seedSession(dirs, files) {
   await connection.sendNotification("exit");
   await new Promise((resolve) => child.once("exit", resolve));
   connection.dispose();
-  return { sessionId, usage };
+  return { sessionId, usage, imported: imported.sessionId };
 }
 
 function prepare() {
@@ -219,6 +231,17 @@ async function screenshot(page, name, docsName) {
   }
 }
 
+/** Every line of the files called `name` under `dir`. */
+function logLines(dir, name) {
+  const lines = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name === name) {
+      lines.push(...fs.readFileSync(path.join(entry.parentPath ?? entry.path, entry.name), "utf8").split("\n"));
+    }
+  }
+  return lines;
+}
+
 function expect(condition, message) {
   if (!condition) {
     throw new Error(message);
@@ -247,6 +270,7 @@ async function main() {
       [{ type: "text", text: "## Done\n\nRenamed **field_0** to `first_field` in [data.py](src/data.py):\n\n```python\ndef first_field(row):\n    return row[0].strip()\n```" }],
       [{ type: "tool_use", id: "toolu_chat_3", name: "read_file", input: { file_path: "src/big.py" } }],
       [{ type: "text", text: "big.py defines **900 handlers**, one per page." }],
+      [{ type: "text", text: "Picking up the imported session: the CSV export goes after `column_149` in report.py." }],
     ],
     [
       [{ type: "text", text: "<summary>The user asked how the report is built: report.py formats the rows that data.py loads; main.py wires them.</summary>" }],
@@ -338,7 +362,15 @@ async function main() {
     await webviewText(page, "h2 >> text=Read files");
     step(`usage view: "${view}"`);
     expect(/\/ 200k/.test(view), `the usage view does not show the usage: ${view}`);
+    const thresholds = await webviewText(page, "p.muted >> text=/warning at/");
+    expect(!/warning at 0\b/.test(thresholds), `a small threshold gives "warning at 0": ${thresholds}`);
+    expect((await page.locator(".editor-group-container").count()) === 1, "the usage view opened a new editor group");
     await screenshot(page, "1-usage-view", "vscode-usage.png");
+    await runCommand(page, "Show Rehydration Preview");
+    const preview = await webviewText(page, "#summary >> text=/re-attached/");
+    step(`rehydration preview: "${preview}" (${thresholds})`);
+    expect(!/NaN/.test(preview), `the rehydration preview reads NaN: ${preview}`);
+    expect((await page.locator(".editor-group-container").count()) === 1, "the rehydration preview opened a new editor group");
     await page.keyboard.press("Control+W"); // close it again: the chat is next
 
     // 3. The chat in the side bar shows the current session (the seeded one, compacted: a marker says so).
@@ -389,6 +421,11 @@ async function main() {
     await page.keyboard.press("Control+W"); // the diff editor
     await page.locator(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-line", { hasText: "def first_field(row):" }).first().waitFor();
     step("the open editor of data.py shows the agent's edit");
+    await runCommand(page, "Show Context Usage");
+    const dataRow = await webviewText(page, "tr:has(code:text-is('src/data.py'))");
+    expect(!/unsaved/.test(dataRow), `the agent's clean edit is flagged unsaved: ${dataRow}`);
+    step(`usage view after the edit: "${dataRow.replace(/\s+/g, " ")}"`);
+    await page.keyboard.press("Control+W");
     step("allowed: data.py edited, the answer is rendered Markdown with a copy button");
     await screenshot(page, "3-chat", "vscode-chat.png");
 
@@ -424,8 +461,19 @@ async function main() {
     const cancelText = (await cancelled.innerText()).trim().split("\n")[0];
     step(`cancel: "${cancelText}"`);
     expect(!/failed/i.test(cancelText), `a cancel is reported as a failure: ${cancelText}`);
+    await dismissToasts(page);
 
-    // 8. A reload restores the chat (messages and markers) from the server.
+    // 8. A pythonPath that does not exist: the toast says so and opens the setting; fixing it starts the server.
+    dirs.changeSettings({ "compactLsp.server.pythonPath": "/nonexistent/bin/python" });
+    const badPath = page.locator(".notification-toast", { hasText: "does not exist" });
+    await badPath.waitFor();
+    await badPath.locator(".monaco-button", { hasText: "Open Settings" }).waitFor();
+    step(`bad pythonPath: "${(await badPath.locator(".notification-list-item-message").innerText()).trim()}"`);
+    dirs.changeSettings({ "compactLsp.server.pythonPath": PYTHON });
+    await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).waitFor();
+    await dismissToasts(page);
+
+    // 9. A reload restores the chat (messages and markers) from the server.
     await page.reload();
     await page.locator(".monaco-workbench").waitFor();
     const restored = await webviewFrame(page, ".entry.boundary.fallback");
@@ -433,6 +481,19 @@ async function main() {
     await restored.locator(".entry.assistant", { hasText: "900 handlers" }).waitFor();
     step(`reload: chat restored with ${await restored.locator(".entry.boundary").count()} markers`);
     await screenshot(page, "5-reloaded");
+    const exitErrors = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => /\[error\].*exited with code 0/i.test(line));
+    expect(exitErrors.length === 0, `a clean server exit is logged as an error: ${exitErrors.join("\n")}`);
+
+    // 10. New Chat starts empty; the imported Claude Code session is continued from the Sessions tree.
+    await page.locator(".pane-header .action-label[aria-label='New Chat']").first().click();
+    await restored.locator(".welcome").waitFor();
+    await page.locator(".monaco-list-row", { hasText: "Add a CSV export" }).click();
+    await restored.locator(".entry.user", { hasText: "Add a CSV export to report.py" }).waitFor();
+    await restored.locator("#input").fill("Go on");
+    await restored.locator("#input").press("Enter");
+    await restored.locator(".entry.assistant", { hasText: "Picking up the imported session" }).waitFor();
+    await page.locator(".monaco-list-row.selected, .monaco-list-row", { hasText: /Add a CSV export.*current/ }).first().waitFor();
+    step("imported session continued from the Sessions tree; it is the current one");
 
     const calls = stub.requests.length;
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);

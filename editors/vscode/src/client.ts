@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import type { LanguageClientOptions, ServerOptions, ShowMessageRequestParams } from "vscode-languageclient/node";
 import {
   DidChangeConfigurationNotification,
+  DidSaveTextDocumentNotification,
   ErrorCodes,
   ExecuteCommandRequest,
   LanguageClient,
@@ -135,6 +136,19 @@ export class CompactClient implements vscode.Disposable {
       initializationOptions: currentServerSettings(problems),
       outputChannel: this.log,
       traceOutputChannel: this.log,
+      middleware: {
+        // A document that is clean after a change (reloaded from disk after the agent's edit, or undone back to
+        // what is saved) matches the file again: tell the server, which would otherwise flag it "unsaved".
+        didChange: async (event, next) => {
+          await next(event);
+          const document = event.document;
+          if (!document.isDirty && document.uri.scheme === "file" && event.contentChanges.length > 0) {
+            await this.client?.sendNotification(DidSaveTextDocumentNotification.type, {
+              textDocument: { uri: document.uri.toString() },
+            });
+          }
+        },
+      },
     };
     for (const problem of problems) {
       this.log.warn(problem);
