@@ -2,6 +2,8 @@
 import type { RehydrationPreview, Status } from "../protocol";
 import type { ContextItem } from "./contextPicture";
 import { biggestItems, clearedItems, contextPicture } from "./contextPicture";
+import type { SummaryFacts } from "./compactionText";
+import { describeSummarizer } from "./compactionText";
 import type { PageOptions } from "./html";
 import { escapeHtml, page } from "./html";
 import { formatPercent, formatReduction, formatTokens, formatUsage, kindLabel } from "./usageFormat";
@@ -79,9 +81,10 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
   }
   if (status.lastCompaction !== null) {
     const c = status.lastCompaction;
+    const summary = describeSummarizer(c as typeof c & SummaryFacts);
     parts.push(
-      `<p class="muted">Last compaction (${escapeHtml(c.summarizer)}): ` +
-        `${escapeHtml(formatReduction(c.tokensBefore, c.tokensAfter))}</p>`,
+      `<p class="muted">Last compaction: ${escapeHtml(formatReduction(c.tokensBefore, c.tokensAfter))}` +
+        `${summary !== "" ? ` · ${escapeHtml(summary)}` : ""}</p>`,
     );
   }
   parts.push(`<h2>Read files (${status.readFiles.length})</h2>`, readFilesTable(status));
@@ -100,7 +103,7 @@ function itemsTable(items: ContextItem[], empty: string, showTokens = true): str
         `${escapeHtml(kindLabel(item.kind))}</td>${showTokens ? `<td class="num">${formatTokens(item.tokens)}</td>` : ""}</tr>`,
     )
     .join("");
-  return `<table>${head}${rows}</table>`;
+  return `<div class="table-wrap"><table>${head}${rows}</table></div>`;
 }
 
 function readFilesTable(status: Status): string {
@@ -115,12 +118,24 @@ function readFilesTable(status: Status): string {
       return (
         `<tr><td><code>${escapeHtml(file.path)}</code></td>` +
         `<td class="${escapeHtml(file.freshness)}">${escapeHtml(file.freshness)}</td>` +
-        `<td>${escapeHtml(file.range)}</td><td class="num">${formatTokens(file.tokens)}</td>` +
+        `<td class="optional">${escapeHtml(file.range)}</td><td class="num">${formatTokens(file.tokens)}</td>` +
         `<td class="muted">${escapeHtml(flags)}</td></tr>`
       );
     })
     .join("");
-  return `<table><tr><th>File</th><th>Freshness</th><th>Range</th><th class="num">Tokens</th><th></th></tr>${rows}</table>`;
+  return (
+    `<div class="table-wrap"><table><tr><th>File</th><th>Freshness</th><th class="optional">Range</th>` +
+    `<th class="num">Tokens</th><th></th></tr>${rows}</table></div>`
+  );
+}
+
+/** The token budget: `budget.tokenBudget` (docs/protocol.md); older servers sent the number itself. */
+function budgetTokens(budget: unknown): number {
+  if (typeof budget === "number") {
+    return budget;
+  }
+  const tokens = (budget as { tokenBudget?: unknown } | null)?.tokenBudget;
+  return typeof tokens === "number" ? tokens : 0;
 }
 
 export function renderRehydrationPage(preview: RehydrationPreview, options: PageOptions): string {
@@ -130,18 +145,18 @@ export function renderRehydrationPage(preview: RehydrationPreview, options: Page
     .map(
       (c, index) =>
         `<tr><td class="num">${index + 1}</td><td><code>${escapeHtml(c.path)}</code></td>` +
-        `<td>${c.included ? "✓ re-attached" : "✗ left out"}</td><td class="num">${formatTokens(c.tokens)}</td>` +
-        `<td class="num">${c.score.toFixed(2)}</td><td class="muted">${escapeHtml(c.reason)}</td></tr>`,
+        `<td>${c.included ? "re-attached" : "left out"}</td><td class="num">${formatTokens(c.tokens)}</td>` +
+        `<td class="num optional">${c.score.toFixed(2)}</td><td class="muted">${escapeHtml(c.reason)}</td></tr>`,
     )
     .join("");
   const body = [
     `<h1>Rehydration preview</h1>`,
     `<p id="summary">After a compaction now, ${included.length} of ${preview.candidates.length} files would be ` +
-      `re-attached: ${formatTokens(used)} of the ${formatTokens(preview.budget)} token budget.</p>`,
+      `re-attached: ${formatTokens(used)} of the ${formatTokens(budgetTokens(preview.budget))} token budget.</p>`,
     preview.candidates.length === 0
       ? `<p class="muted">No candidates: no files have been read in this session.</p>`
-      : `<table><tr><th class="num">#</th><th>File</th><th>Decision</th><th class="num">Tokens</th>` +
-        `<th class="num">Score</th><th>Why</th></tr>${rows}</table>`,
+      : `<div class="table-wrap"><table><tr><th class="num">#</th><th>File</th><th>Decision</th><th class="num">Tokens</th>` +
+        `<th class="num optional">Score</th><th>Why</th></tr>${rows}</table></div>`,
   ].join("\n");
   return page("Rehydration preview", body, options);
 }

@@ -90,6 +90,6 @@ test("the rehydration preview says which files fit the budget and why", () => {
     OPTIONS,
   );
   assert.match(html, /1 of 2 files would be re-attached: 4k of the 50k token budget/);
-  assert.match(html, /data\.json<\/code><\/td><td>✗ left out/);
+  assert.match(html, /data\.json<\/code><\/td><td>left out/);
   assert.match(html, /over the per-file limit/);
 });
