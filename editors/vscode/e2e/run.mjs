@@ -133,6 +133,7 @@ function prepare() {
     // Background notes would call the model too: off, so the stub's script is the whole conversation.
     "compactLsp.sessionMemory.enabled": false,
     "workbench.startupEditor": "none",
+    "files.autoSave": "off",
     "security.workspace.trust.enabled": false,
     "telemetry.telemetryLevel": "off",
     "extensions.autoCheckUpdates": false,
@@ -268,6 +269,8 @@ async function main() {
       ],
       [{ type: "tool_use", id: "toolu_chat_2", name: "edit_file", input: { file_path: "src/data.py", old_string: "def field_0(row):", new_string: "def first_field(row):" } }],
       [{ type: "text", text: "## Done\n\nRenamed **field_0** to `first_field` in [data.py](src/data.py):\n\n```python\ndef first_field(row):\n    return row[0].strip()\n```" }],
+      [{ type: "tool_use", id: "toolu_chat_4", name: "edit_file", input: { file_path: "src/data.py", old_string: "def field_1(row):", new_string: "def second_field(row):" } }],
+      [{ type: "text", text: "Renamed field_1 too." }],
       [{ type: "tool_use", id: "toolu_chat_3", name: "read_file", input: { file_path: "src/big.py" } }],
       [{ type: "text", text: "big.py defines **900 handlers**, one per page." }],
       [{ type: "text", text: "Picking up the imported session: the CSV export goes after `column_149` in report.py." }],
@@ -429,7 +432,26 @@ async function main() {
     step("allowed: data.py edited, the answer is rendered Markdown with a copy button");
     await screenshot(page, "3-chat", "vscode-chat.png");
 
-    // 5. Automatic compaction in the chat; the model summary fails (529), the fallback is named.
+    // 5. The user has unsaved changes in data.py when the agent edits it again: never overwritten, the user is asked.
+    await page.locator(".editor-instance .monaco-editor .view-line", { hasText: "def first_field(row):" }).first().click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("# my own note\n");
+    await page.locator(".tab.dirty", { hasText: "data.py" }).waitFor();
+    await chat.locator("#input").fill("Rename field_1 to second_field as well");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".entry.approval.pending").waitFor();
+    await chat.locator(".entry.approval.pending button", { hasText: "Allow for this session" }).click();
+    const conflict = page.locator(".notification-toast", { hasText: "has unsaved changes" });
+    await conflict.waitFor();
+    step(`dirty editor: "${(await conflict.locator(".notification-list-item-message").innerText()).trim()}"`);
+    await conflict.locator(".monaco-button", { hasText: "Keep My Changes" }).click();
+    await chat.locator(".entry.assistant", { hasText: "Renamed field_1 too" }).waitFor();
+    expect(fs.readFileSync(path.join(dirs.workspace, "src", "data.py"), "utf8").includes("def second_field(row):"), "the second edit did not reach the file");
+    await page.locator(".editor-instance .monaco-editor .view-line", { hasText: "# my own note" }).first().waitFor();
+    expect((await page.locator(".tab.dirty", { hasText: "data.py" }).count()) === 1, "the unsaved editor was overwritten");
+    step("the unsaved editor was kept as the user asked; the file on disk has the agent's edit");
+
+    // 6. Automatic compaction in the chat; the model summary fails (529), the fallback is named.
     await chat.locator("#input").fill("What is in big.py?");
     await chat.locator("#input").press("Enter");
     const autoMarker = chat.locator(".entry.boundary.full.fallback");
@@ -444,12 +466,12 @@ async function main() {
     step(`auto-compaction toast: "${(await autoToast.locator(".notification-list-item-message").innerText()).trim()}"`);
     await screenshot(page, "4-auto-compaction", "vscode-auto-compaction.png");
 
-    // 6. A settings change reaches the gauge without a reload.
+    // 7. A settings change reaches the gauge without a reload.
     dirs.changeSettings({ "compactLsp.contextWindow": 100000 });
     await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).waitFor();
     step(`settings change: gauge "${(await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).innerText()).trim()}"`);
 
-    // 7. A slow compaction, cancelled from its notification: an outcome, not a failure.
+    // 8. A slow compaction, cancelled from its notification: an outcome, not a failure.
     await runCommand(page, "Compact Conversation");
     await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
     await page.keyboard.press("Enter");
@@ -463,7 +485,7 @@ async function main() {
     expect(!/failed/i.test(cancelText), `a cancel is reported as a failure: ${cancelText}`);
     await dismissToasts(page);
 
-    // 8. A pythonPath that does not exist: the toast says so and opens the setting; fixing it starts the server.
+    // 9. A pythonPath that does not exist: the toast says so and opens the setting; fixing it starts the server.
     dirs.changeSettings({ "compactLsp.server.pythonPath": "/nonexistent/bin/python" });
     const badPath = page.locator(".notification-toast", { hasText: "does not exist" });
     await badPath.waitFor();
@@ -473,7 +495,7 @@ async function main() {
     await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).waitFor();
     await dismissToasts(page);
 
-    // 9. A reload restores the chat (messages and markers) from the server.
+    // 10. A reload restores the chat (messages and markers) from the server.
     await page.reload();
     await page.locator(".monaco-workbench").waitFor();
     const restored = await webviewFrame(page, ".entry.boundary.fallback");
@@ -484,7 +506,7 @@ async function main() {
     const exitErrors = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => /\[error\].*exited with code 0/i.test(line));
     expect(exitErrors.length === 0, `a clean server exit is logged as an error: ${exitErrors.join("\n")}`);
 
-    // 10. New Chat starts empty; the imported Claude Code session is continued from the Sessions tree.
+    // 11. New Chat starts empty; the imported Claude Code session is continued from the Sessions tree.
     await page.locator(".pane-header .action-label[aria-label='New Chat']").first().click();
     await restored.locator(".welcome").waitFor();
     await page.locator(".monaco-list-row", { hasText: "Add a CSV export" }).click();
