@@ -9,6 +9,7 @@ Only the offline subcommands print to stdout; the server writes JSON-RPC there a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
@@ -153,4 +154,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(ns.verbose, ns.log_file, bodies=ns.log_bodies)
     from compact_lsp.lsp.server import run
 
-    return run(tcp=ns.tcp)
+    code = run(tcp=ns.tcp)
+    _exit_now(code)
+    return code  # not reached
+
+
+def _exit_now(code: int) -> None:
+    """End the process once the client is gone, without waiting for worker threads: one stuck on a file that
+    never answers would otherwise keep a server whose client closed stdin alive for good (interpreter exit joins
+    every pool thread). Sessions lose nothing: every record was fsynced when it was written."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)

@@ -6,7 +6,9 @@ Without ripgrep the agent's grep runs Python ``re`` in a child process killed af
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
+from .crash import read_round
 from .rpc import RawServer, RpcError, Workspace, server_env
 
 pytestmark = pytest.mark.timeout(150)
@@ -89,3 +92,62 @@ def test_a_one_line_read_of_a_huge_file_stays_under_twice_the_resting_memory(tmp
             assert "binary" in refused.message  # the hole is NUL bytes
         peak = _peak_kib(server.proc.pid)
     assert peak < 2 * resting, f"peak {peak / 1024:.0f} MiB against {resting / 1024:.0f} MiB resting"
+
+
+STUCK_READS = """
+import threading
+import compact_lsp.lsp.work as work
+work.current_text = lambda *args, **kwargs: threading.Event().wait()  # a read that never comes back
+"""
+
+
+def _server_whose_file_reads_hang(tmp_path: Path) -> tuple[Workspace, dict[str, str]]:
+    """Fault injection: the watcher's re-read of a changed file never returns, as on a mount that hangs."""
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(STUCK_READS)
+    env = server_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(inject), env.get("PYTHONPATH", "")])
+    return Workspace(tmp_path), env
+
+
+def _change_a_dozen_read_files(server: RawServer, workspace: Workspace) -> str:
+    session_id = server.new_session()
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Read them all."}]
+    for i in range(12):
+        workspace.write(f"src/m{i}.py", f"x = {i}\n")
+        read = server.request(
+            "compact/readFile", {"sessionId": session_id, "path": f"src/m{i}.py", "toolUseId": f"t{i}"}
+        )
+        messages += read_round(f"t{i}", f"src/m{i}.py", read["content"])
+    server.append(session_id, messages)
+    for i in range(12):
+        workspace.write(f"src/m{i}.py", f"x = {i + 1}\n")
+    return session_id
+
+
+def test_a_dozen_hung_file_reads_starve_no_request(tmp_path: Path) -> None:
+    workspace, env = _server_whose_file_reads_hang(tmp_path)
+    with RawServer(workspace, env=env) as server:
+        session_id = _change_a_dozen_read_files(server, workspace)
+        time.sleep(1.0)  # the watcher's debounce: let all twelve re-reads start (and hang)
+        assert server.request("compact/newSession", {"title": "after"}, timeout=10)["sessionId"]
+        assert server.request("compact/status", {"sessionId": session_id}, timeout=10)["sessionId"] == session_id
+        server.kill()
+
+
+def test_a_server_whose_client_closed_stdin_exits_with_a_thread_stuck(tmp_path: Path) -> None:
+    workspace, env = _server_whose_file_reads_hang(tmp_path)
+    server = RawServer(workspace, env=env)
+    try:
+        _change_a_dozen_read_files(server, workspace)
+        time.sleep(1.0)  # as above: the reads are hanging now
+        assert server.proc.stdin is not None
+        server.proc.stdin.close()
+        try:
+            code = server.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server did not exit within 15 s of its client closing stdin")
+        assert code == 0
+    finally:
+        server.kill()

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.io_threads import run_io
 from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
 from . import python_grep
@@ -69,7 +70,7 @@ async def _read_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
     display, _real = ctx.resolve(path)
     try:
-        read = await asyncio.to_thread(
+        read = await run_io(
             read_text_file, path, ctx.workspace_root, offset=offset, limit=limit, extra_roots=ctx.read_roots
         )
     except ReadRefused as exc:
@@ -129,7 +130,7 @@ def _list(real: str, display: str) -> str:
 async def _list_directory(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = path_arg(args) or "."
     display, real = ctx.resolve(path)
-    return ToolOutput(await asyncio.to_thread(_list, real, display))
+    return ToolOutput(await run_io(_list, real, display))
 
 
 def list_directory_tool() -> Tool:
@@ -175,7 +176,7 @@ def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
 async def _glob_tool(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     pattern = string_arg(args, "pattern")
     _display, real = ctx.resolve(path_arg(args) or ".")
-    return ToolOutput(await asyncio.to_thread(_glob, ctx, real, pattern))
+    return ToolOutput(await run_io(_glob, ctx, real, pattern))
 
 
 def glob_tool() -> Tool:

@@ -19,6 +19,7 @@ from typing import Any
 from compact_lsp.engine.file_gate import AllowedRoots, read_gated
 from compact_lsp.engine.memory import INDEX_FILE
 from compact_lsp.engine.read_record import Freshness
+from compact_lsp.io_threads import run_io
 
 from .atomic_files import WriteFailed, replace_file
 from .permissions import PermissionKind, PermissionRequest
@@ -112,7 +113,7 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if old == new:
         raise ToolError("old_string and new_string are the same: there is nothing to change")
     await _require_fresh_read(ctx, display, real)
-    text = await asyncio.to_thread(_read_text, real, display)
+    text = await run_io(_read_text, real, display)
     count = text.count(old)
     if count == 0:
         raise ToolError(
@@ -127,7 +128,7 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     detail = f"{_preview(old, '- ')}\n{_preview(new, '+ ')}"
     await _allowed(ctx, "edit", "edit_file", display, detail, real)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-    await asyncio.to_thread(_write_text, real, updated)
+    await run_io(_write_text, real, updated)
     await ctx.runner.run(lambda: ctx.session.read_state.record_edit(real, ctx.tool_use_id or None))
     times = f"{count} occurrences" if replace_all and count > 1 else "1 occurrence"
     return ToolOutput(f"Edited {display}: replaced {times}.")
@@ -164,14 +165,14 @@ async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = path_arg(args)
     content = string_arg(args, "content", allow_empty=True)
     display, real = ctx.resolve(path, for_write=True)
-    exists = await asyncio.to_thread(os.path.lexists, real)
+    exists = await run_io(os.path.lexists, real)
     if exists:
-        if await asyncio.to_thread(os.path.isdir, real):
+        if await run_io(os.path.isdir, real):
             raise ToolError(f"{display} is a directory")
         await _require_fresh_read(ctx, display, real)
     verb = "overwrite" if exists else "create"
     await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
-    await asyncio.to_thread(_write_text, real, content)
+    await run_io(_write_text, real, content)
     await ctx.runner.run(lambda: ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content))
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} lines).")
@@ -242,13 +243,13 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         )
     topic_path = os.path.join(root.path, f"{slug}.md")
     index_path = os.path.join(root.path, INDEX_FILE)
-    await asyncio.to_thread(os.makedirs, root.path, exist_ok=True)
+    await run_io(os.makedirs, root.path, exist_ok=True)
     if memory.root_kind(topic_path) != "project" or memory.root_kind(index_path) != "project":
         raise ToolError(f"{topic_path} resolves outside the project memory folder; refusing to write it")
     display = os.path.relpath(topic_path, ctx.workspace_root) if ctx.workspace_root else topic_path
     await _allowed(ctx, "memory", "remember", display, _preview(content), os.path.realpath(topic_path))
-    await asyncio.to_thread(_write_text, os.path.realpath(topic_path), f"# {name}\n\n{content.strip()}\n")
-    await asyncio.to_thread(_update_index, os.path.realpath(index_path), slug, index_line(name, slug, description))
+    await run_io(_write_text, os.path.realpath(topic_path), f"# {name}\n\n{content.strip()}\n")
+    await run_io(_update_index, os.path.realpath(index_path), slug, index_line(name, slug, description))
     # the absolute path: memory reads are protected from microcompaction by their resolved path
     return ToolOutput(f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path.")
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compact_lsp.engine.file_gate import AllowedRoots
+from compact_lsp.io_threads import run_io
 from compact_lsp.session_lock import SessionBusy
 from compact_lsp.store import SessionChanged
 from compact_lsp.tracking.reader import current_text
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+NOTICE_READ_TIMEOUT = 10.0
+"""Seconds the watcher waits to re-read a changed file for its notice before giving up on it."""
 
 
 async def in_session(
@@ -95,8 +99,12 @@ def on_file_changed(server: CompactLanguageServer, path: str) -> None:
 async def _notice_change(server: CompactLanguageServer, path: str, slots: list[SessionSlot]) -> None:
     """Read the file once, off the loop; each session decides what its model should be told."""
     roots = AllowedRoots().plus(*(root for slot in slots for root in slot.session.allowed_roots.paths))
-    now = await asyncio.to_thread(current_text, path, roots)
-    exists = now is not None or await asyncio.to_thread(os.path.lexists, path)
+    try:  # on the I/O threads, and not forever: a file on a mount that hangs must not hold the notice up for good
+        now = await asyncio.wait_for(run_io(current_text, path, roots), NOTICE_READ_TIMEOUT)
+        exists = now is not None or await asyncio.wait_for(run_io(os.path.lexists, path), NOTICE_READ_TIMEOUT)
+    except TimeoutError:
+        log.warning("no change notice for %s: reading it took over %g s", path, NOTICE_READ_TIMEOUT)
+        return
     for slot in slots:
         async with slot.lock:
             noticed, usage = await asyncio.to_thread(_notice_and_measure, slot, path, now, exists)

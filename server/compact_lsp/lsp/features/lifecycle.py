@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from compact_lsp.engine.memory import ManagedMemory
+from compact_lsp.io_threads import SessionThreads
 from compact_lsp.store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
@@ -34,6 +35,7 @@ def register(server: CompactLanguageServer) -> None:
         from ..server import workspace_folders_from, workspace_root_from
 
         server.loop = asyncio.get_running_loop()
+        server.loop.set_default_executor(SessionThreads(thread_name_prefix="compact-session"))
         server.workspace_root = workspace_root_from(params)
         server.workspace_folders = workspace_folders_from(params)
         apply_settings(server, parse_settings(params.initialization_options))

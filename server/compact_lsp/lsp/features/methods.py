@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.transcript import compaction_result
+from compact_lsp.io_threads import run_io
 from compact_lsp.tracking.reader import read_text_file
 
 from ..compacting import compact_session, refresh_notes
@@ -108,7 +109,7 @@ def register(server: CompactLanguageServer) -> None:
         tool_use_id = optional_str(args, "toolUseId", READ_FILE)
         session = slot.session
         memory_roots = [root.path for root in session.memory.roots]
-        read = await asyncio.to_thread(
+        read = await run_io(
             read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=memory_roots
         )
         await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))

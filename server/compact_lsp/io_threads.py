@@ -1,0 +1,51 @@
+"""Threads for file I/O on paths a repository or the model chose, kept apart from the threads sessions work on.
+
+The watcher's re-reads and the tools' reads, listings and writes touch files anyone may have put in the
+workspace: a FIFO the gate missed, a dead network mount, a FUSE file system that never answers. Run on asyncio's
+default executor (six threads on two cores), a dozen such calls would take every thread and starve
+``compact/newSession`` and every other request that works under a session's lock. ``run_io`` runs them on a pool
+of their own (``IO_THREADS`` threads): a hang there can fill that pool, never the session threads; a caller that
+must not wait for good wraps it in ``asyncio.wait_for`` (the watcher does).
+
+``SessionThreads`` is the default executor the server installs: it never waits for a stuck thread when the loop
+closes, so a client that closes stdin is never kept waiting on one (the process then ends with ``os._exit``,
+see ``cli.main``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import ParamSpec, TypeVar
+
+IO_THREADS = 8
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+class SessionThreads(ThreadPoolExecutor):
+    """A thread pool whose ``shutdown`` never blocks on a stuck thread (asyncio's loop close calls it)."""
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=False, cancel_futures=True)
+
+
+def _io_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = SessionThreads(max_workers=IO_THREADS, thread_name_prefix="compact-io")
+        return _pool
+
+
+async def run_io(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``call(*args, **kwargs)`` on the I/O pool (see the module doc); for blocking file I/O only."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_io_pool(), functools.partial(call, *args, **kwargs))
