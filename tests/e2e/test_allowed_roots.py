@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from .conftest import SERVER, Workspace, initialize_params, stop_server
 from .conversation import append, command, new_session, read_round, start
@@ -38,3 +39,25 @@ async def test_rehydration_uses_every_workspace_folder_and_added_directory(works
         assert left_out["path"] == str(files["elsewhere"]) and left_out["reason"] == "outside the workspace roots"
     finally:
         await stop_server(lsp)
+
+
+async def test_a_folder_added_to_the_workspace_later_becomes_an_allowed_root(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    later = workspace.root.parent / "added-later"
+    later.mkdir()
+    (later / "lib.py").write_text("y = 2\n")
+    session_id = await new_session(client)
+    await append(client, session_id, start() + read_round("toolu_1", str(later / "lib.py"), "y = 2\n"))
+
+    async def included() -> set[str]:
+        preview = await command(client, "compact.rehydrationPreview", {"sessionId": session_id})
+        return {c["path"] for c in preview["candidates"] if c["included"]}
+
+    assert await included() == set()
+    added = types.WorkspaceFoldersChangeEvent(added=[types.WorkspaceFolder(later.as_uri(), "later")], removed=[])
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=added))
+    assert await included() == {str(later / "lib.py")}
+    removed = types.WorkspaceFoldersChangeEvent(added=[], removed=[types.WorkspaceFolder(later.as_uri(), "later")])
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=removed))
+    assert await included() == set()

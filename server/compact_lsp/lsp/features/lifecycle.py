@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,10 @@ def register(server: CompactLanguageServer) -> None:
             registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
         server.run_task(usage_after_settings(server), name="usage after a settings change")
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def _did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        did_change_workspace_folders(server, params)
+
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:
         if server.watcher is not None:
@@ -90,6 +95,22 @@ async def usage_after_settings(server: CompactLanguageServer) -> None:
         if slot.compacting:
             continue  # its result will carry the new figures
         await in_session(server, slot, lambda: None, changes=True)
+
+
+def did_change_workspace_folders(server: CompactLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """Folders added to or removed from a multi-root workspace: the allowed roots follow, sessions keep going."""
+    from pygls.uris import to_fs_path
+
+    def paths(folders: Sequence[types.WorkspaceFolder]) -> list[str]:
+        return [os.path.realpath(p) for p in (to_fs_path(f.uri) for f in folders) if p]
+
+    removed = set(paths(params.event.removed))
+    kept = [f for f in server.workspace_folders if f not in removed]
+    server.workspace_folders = tuple(dict.fromkeys([*kept, *paths(params.event.added)]))
+    server.settings = replace(server.settings, workspace_folders=server.workspace_folders)
+    if server.sessions is not None:
+        server.sessions.update_settings(server.settings)
+    log.info("compact-lsp: workspace folders now %s", ", ".join(server.workspace_folders) or "none")
 
 
 def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
