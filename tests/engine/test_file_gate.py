@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from compact_lsp.engine.claude_code import import_claude_code
 from compact_lsp.engine.file_gate import (
     AllowedRoots,
     FileTooLarge,
@@ -116,3 +117,20 @@ def test_a_fifo_memory_index_does_not_block(root: Path) -> None:
 def test_a_plan_file_swapped_for_a_link_out_is_not_used(root: Path) -> None:
     (root / "PLAN.md").symlink_to(root.parent / "outside.txt")
     assert plan_from_file(str(root / "PLAN.md")) is None
+
+
+def test_importing_a_fifo_named_by_mistake_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "session.jsonl")
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            import_claude_code(tmp_path / "session.jsonl")
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "importing a FIFO blocked"
+    assert isinstance(outcome[0], ValueError) and "a FIFO" in str(outcome[0])

@@ -16,7 +16,14 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
-from compact_lsp.engine.file_gate import AllowedRoots, read_gated
+from compact_lsp.engine.file_gate import (
+    MAX_READ_BYTES,
+    AllowedRoots,
+    FileTooLarge,
+    NotRegularFile,
+    open_regular,
+    read_gated,
+)
 from compact_lsp.engine.memory import INDEX_FILE
 from compact_lsp.engine.read_record import Freshness
 from compact_lsp.io_threads import run_io
@@ -82,13 +89,17 @@ def _resolved_if_different(ctx: ToolContext, target: str, real: str | None) -> s
 
 
 def _read_text(real: str, display: str) -> str:
+    """The file's whole text (CRLF kept): a regular file up to the read cap, never blocking on a FIFO."""
     try:
-        with open(real, encoding="utf-8", newline="") as f:  # newline="": keep CRLF as it is
-            return f.read()
+        with open_regular(real, max_bytes=MAX_READ_BYTES) as f:
+            return f.read().decode("utf-8")
     except FileNotFoundError:
         raise ToolError(f"{display}: no such file") from None
-    except IsADirectoryError:
-        raise ToolError(f"{display} is a directory") from None
+    except FileTooLarge:
+        limit = MAX_READ_BYTES // (1024 * 1024)
+        raise ToolError(f"{display} is over {limit} MiB; edit_file works on files up to {limit} MiB") from None
+    except NotRegularFile as exc:
+        raise ToolError(f"{display}: {str(exc).rsplit(' is ', 1)[-1]}") from None
     except UnicodeDecodeError:
         raise ToolError(f"{display} is not UTF-8 text; it cannot be edited as text") from None
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.file_gate import NotRegularFile, open_regular
 from compact_lsp.engine.messages import Message, MessageShapeError, Session, blocks_of, normalize_message
 from compact_lsp.engine.validate import repair
 
@@ -142,7 +143,11 @@ def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
         raise FileNotFoundError(f"no Claude Code session log at {file}")
     if file.is_dir():
         raise ValueError(f"{file} is a directory; expected a session log (.jsonl)")
-    data = file.read_bytes()
+    try:
+        with open_regular(str(file)) as f:  # a FIFO or a device named by mistake must not hang the import
+            data = f.read()
+    except NotRegularFile as exc:
+        raise ValueError(f"{exc}; expected a session log (.jsonl)") from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES] and not _starts_with_json_line(data):
         # a NUL inside a log that starts as JSON lines is one damaged line (a crash leaves zero-filled blocks)
         raise ValueError(f"{file} is a binary file, not a Claude Code session log (JSON lines)")
@@ -365,7 +370,7 @@ def _subagent_files(file: Path, session_id: str) -> list[Path]:
 def _session_id_of(path: Path) -> str | None:
     """The sessionId of a log's first record that has one (reads only the first few lines)."""
     try:
-        with path.open("rb") as f:
+        with open_regular(str(path)) as f:
             for _, line in zip(range(20), f, strict=False):
                 try:
                     value = json.loads(line)

@@ -134,6 +134,14 @@ def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_RE
         yield f
 
 
+@contextlib.contextmanager
+def open_regular(path: str, *, max_bytes: int | None = None) -> Iterator[BinaryIO]:
+    """A file the user named, wherever it is: ``open_gated`` with its own folder as the root, so only the
+    regular-file check (never blocking on a FIFO or a device) and the size cap apply."""
+    with open_gated(path, AllowedRoots.of(os.path.dirname(os.path.realpath(path))), max_bytes=max_bytes) as f:
+        yield f
+
+
 def read_gated(path: str, roots: AllowedRoots, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
     """The whole file through the gate; ``FileTooLarge`` when it is over ``max_bytes`` (also if it grew)."""
     with open_gated(path, roots, max_bytes=max_bytes) as f:
