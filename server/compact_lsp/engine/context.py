@@ -593,7 +593,8 @@ class ContextSession:
         return result.eviction
 
     def _write_and_apply(self, record: dict[str, Any]) -> None:
-        self._check_record(record)  # what replay would refuse is never written (the callers validate what they build)
+        if record["type"] != "append":  # append() has just normalised and validated its messages
+            self._check_record(record)  # what replay would refuse is never written
         self.journal.write(record)
         self._apply(record)
 
@@ -606,7 +607,7 @@ class ContextSession:
         kind = record.get("type")
         at = float(record.get("at", self.clock()))
         if kind == "append":
-            new = [normalize_message(m) for m in record["messages"]]
+            new = [normalize_message(m, nesting=False) for m in record["messages"]]
             writers = {*self.settings.write_tools, *self.settings.edit_tools}
             self._notices.discard_written(new, writers, self.workspace_root)  # done before writing, live; replay
             self._history.extend(new)

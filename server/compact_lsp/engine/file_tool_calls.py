@@ -66,8 +66,7 @@ class FileToolCalls:
         self._same_file = same_file
         """Maps a path to what identifies its file (the realpath): ``/ws/a.py`` and ``a.py`` are one path."""
         self._pending: dict[str, FileUse | None] = {}  # unanswered tool_use ids (None: not a file tool)
-        # tool_use id -> {file key: the request-side path first seen for it}
-        self._id_paths: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._id_paths: OrderedDict[str, list[str]] = OrderedDict()  # tool_use id -> request-side paths
 
     def request(self, block: Block) -> None:
         """An assistant's tool_use block: remember it until its result comes."""
@@ -85,19 +84,24 @@ class FileToolCalls:
             self.note_id_path(use_id, path)
 
     def note_id_path(self, use_id: str, path: str) -> None:
-        paths = self._id_paths.setdefault(use_id, {})
-        try:
-            key = self._same_file(path)
-        except (OSError, ValueError):
-            key = path
-        paths.setdefault(key, path)
+        paths = self._id_paths.setdefault(use_id, [])
+        # another spelling of a path already noted (absolute from compact/readFile, relative in the model's call) is
+        # the same file, not an ambiguous id; resolved only then, so the usual single spelling costs no syscalls
+        if path not in paths and not any(self._same(path, known) for known in paths):
+            paths.append(path)
         self._id_paths.move_to_end(use_id)
         while len(self._id_paths) > self._max_ids:
             self._id_paths.popitem(last=False)
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
-        return list(self._id_paths.get(tool_use_id, {}).values())
+        return list(self._id_paths.get(tool_use_id, ()))
+
+    def _same(self, a: str, b: str) -> bool:
+        try:
+            return self._same_file(a) == self._same_file(b)
+        except (OSError, ValueError):
+            return False
 
     def answer(self, block: Block) -> FileUse | None:
         """A tool_result block: the file request it answers, when it can be tied to exactly one path."""

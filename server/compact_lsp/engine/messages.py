@@ -40,22 +40,22 @@ class MessageShapeError(ValueError):
 
 
 def check_nesting(value: Any, where: str, limit: int = MAX_NESTING) -> None:
-    """Refuse JSON nested deeper than ``limit`` (iteratively: a deep value must not exhaust the stack here)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Iterable[Any] = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Refuse JSON nested deeper than ``limit``, level by level (no recursion: a deep value must not exhaust the
+    stack here; only containers are visited, so a wide message costs little)."""
+    containers: list[Any] = [value] if isinstance(value, (dict, list)) else []
+    depth = 1
+    while containers:
         if depth > limit:
             raise MessageShapeError(f"{where}: nested more than {limit} levels deep; flatten the tool input")
-        stack.extend((child, depth + 1) for child in children)
+        children: list[Any] = []
+        for container in containers:
+            items = container.values() if isinstance(container, dict) else container
+            children.extend(child for child in items if isinstance(child, (dict, list)))
+        containers = children
+        depth += 1
 
 
-def normalize_message(raw: Any, where: str = "message") -> Message:
+def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True) -> Message:
     """Return the message with list content, checking the shape the API requires.
 
     A string content becomes one text block. Unknown keys on blocks are kept: thinking signatures, cache_control
@@ -63,7 +63,8 @@ def normalize_message(raw: Any, where: str = "message") -> Message:
     """
     if not isinstance(raw, dict):
         raise MessageShapeError(f"{where}: expected an object with 'role' and 'content', got {type(raw).__name__}")
-    check_nesting(raw, where)
+    if nesting:  # off only for messages already checked (a record being applied after check_record)
+        check_nesting(raw, where)
     role = raw.get("role")
     if role not in ("user", "assistant"):
         raise MessageShapeError(f"{where}: 'role' must be 'user' or 'assistant', got {role!r}")
