@@ -117,6 +117,7 @@ async def test_glob_finds_files_but_not_through_escaping_links_or_git(
     (workspace.root / "link2.py").symlink_to(outside / "key.txt")
     assert await tools.call("glob", pattern="**/*.py") == "pkg/deep/mod.py\nsrc/app.py\nsrc/util.py"
     assert await tools.call("glob", pattern="link/*") == "[no files match link/*]"
+    assert "at most 2 times" in await tools.refused("glob", pattern="**/**/**/*.py")  # work grows as depth^3
     assert "must not contain '..'" in await tools.refused("glob", pattern="../*")
 
 

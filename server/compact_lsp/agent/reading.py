@@ -37,6 +37,8 @@ MAX_READ_CHARS = 100_000
 
 MAX_LIST_ENTRIES = 1_000
 MAX_GLOB_MATCHES = 500
+MAX_GLOB_RECURSIONS = 2
+"""'**' components a glob pattern may have: pathlib walks the tree again for each."""
 
 
 def _inside(real: str, roots: list[str]) -> bool:
@@ -152,6 +154,10 @@ def list_directory_tool() -> Tool:
 def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
     if os.path.isabs(pattern) or ".." in Path(pattern).parts:
         raise ToolError("'pattern' must be relative to 'path' and must not contain '..'")
+    if sum(part == "**" for part in Path(pattern).parts) > MAX_GLOB_RECURSIONS:
+        # each '**' walks the whole tree again below the last: the work grows as the tree's depth to that power
+        raise ToolError(f"'pattern' may use '**' at most {MAX_GLOB_RECURSIONS} times; one '**' already matches "
+                        "any number of folders")  # fmt: skip
     roots = _allowed_roots(ctx)
     workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
     matches: list[str] = []
