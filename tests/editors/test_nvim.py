@@ -257,6 +257,19 @@ def test_managed_memory_read_survives_micro_while_ordinary_reads_are_cleared(tmp
     assert any("kept 1 managed-memory read" in m for m in messages_of(run))
 
 
+def test_a_memory_folder_linked_to_slash_is_ignored_with_one_warning(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    (workspace / ".compact").mkdir()
+    (workspace / ".compact" / "memory").symlink_to("/")
+    settings = {**SETTINGS, "memory": {"userRoot": str(state / "user-memory")}}
+    run = run_scenario("memory_link", workspace, state, settings=settings)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    assert run.results["read_ok"] is False and "outside the workspace" in run.results["read_error"]
+    shown = run.stderr + "\n".join(messages_of(run))  # headless Neovim writes window/showMessage to stderr
+    assert shown.count("ignoring the project memory folder") == 1
+    assert "it resolves to /, outside the workspace" in shown
+
+
 # ---- :checkhealth ----
 
 
