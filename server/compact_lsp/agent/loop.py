@@ -252,15 +252,7 @@ class ChatLoop:
 
     async def _compaction_due(self, overhead: int, extra: int = 0) -> bool:
         session = self.session
-
-        def due() -> bool:
-            if not session.settings.auto_compact.enabled or session.auto_compact_blocked:
-                return False
-            usage = session.usage()
-            size = max(usage.total + overhead + extra, usage.reported or 0)
-            return size >= usage.auto_compact_threshold
-
-        return await self.access.run(due, changes=False)
+        return await self.access.run(lambda: session.should_compact(session.usage(), overhead + extra), changes=False)
 
     async def _before_request(self, cancel: asyncio.Event | None) -> dict[str, Any]:
         """Idle microcompaction, then auto-compaction if due; returns the request to send."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .editor_documents import display_path as _relative_display
 from .messages import Block, Message, blocks_of, is_cleared, result_text, tool_uses
-from .read_record import ReadRecord
+from .read_record import ReadRecord, content_hash
 
 MAX_DIFF_LINES = 60
 """Diff lines in one notice; a longer diff is cut with a note saying how much was left out."""
@@ -150,6 +150,19 @@ class SeenFiles:
             record.num_lines is not None and record.total_lines is not None and record.num_lines < record.total_lines
         )
         self.put(record.realpath, SeenText(content, start, record.num_lines if partial else None))
+
+    def notice_for(self, record: ReadRecord, display: str, text_now: str | None, exists: bool) -> str | None:
+        """The notice for ``record``'s file now that it holds ``text_now`` (see ``ContextSession.notice_for``)."""
+        if not exists:
+            return change_notice(display, None, None)
+        if text_now is None:  # there but binary, unreadable or huge: say so without a diff
+            return change_notice(display, None, "")
+        seen = self.get(record.realpath)
+        if seen is not None:
+            return change_notice(display, seen.text, seen.same_range_of(text_now))
+        if record.content_hash == content_hash(text_now):
+            return None  # touched, or changed and changed back: the model's copy is still right
+        return change_notice(display, None, text_now)
 
     def get(self, path: str) -> SeenText | None:
         return self._items.get(path)

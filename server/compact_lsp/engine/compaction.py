@@ -1,8 +1,15 @@
-"""Full compaction's pure parts: what is summarised, what stays, and the compacted view that replaces history.
+"""Full compaction as a pure step: from a snapshot of the conversation to an outcome, committing nothing.
+
+``run_compaction`` takes a ``CompactionSnapshot`` (the history, its size, the session's revision), the summariser
+and two callables, ``rehydrate`` and ``count``, and returns a ``CompactionOutcome``: the compacted view that would
+replace the history, with its boundary. It changes nothing; ``ContextSession.compact`` checks that the session did
+not move on meanwhile (the revision) and commits (OpenHands' ``condense(view)``, with the session as the owner).
 
 The compacted view is one user message — the summary, then the rehydrated attachments in order (plan, files,
 skills, memory) — followed, when the history ended on a tool call still awaiting its result, by that assistant
-message, so the pending call keeps its match. Nothing here talks to a model or touches the disk.
+message, so the pending call keeps its match. The step itself keeps no state and opens no file, but what it is
+given does real work: the summariser may call a model, and ``rehydrate`` re-reads files from disk (it runs in a
+worker thread). ``run_pre_compact_hook`` runs the user's command before a compaction (a subprocess).
 """
 
 from __future__ import annotations
@@ -13,12 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .messages import Attachment, Message, blocks_of, new_id, tool_results, tool_uses
+from .messages import Attachment, Message, new_id, tool_uses
 from .prompts import summary_message_text
 from .summarize.base import Summarizer, Summary, SummaryError, SummaryRequest
+from .tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from .context import ContextSession
+    from .rehydration import RehydrationResult
 
 
 class CompactionError(RuntimeError):
@@ -86,26 +94,6 @@ def build_compacted_view(summary: str, attachments: Sequence[Attachment], pendin
     return view
 
 
-def answered_ids(messages: Sequence[Message]) -> set[str]:
-    return {str(b.get("tool_use_id")) for m in messages if m.get("role") == "user" for b in tool_results(m)}
-
-
-def text_in_messages(messages: Sequence[Message]) -> str:
-    """All text the model can see in ``messages`` (to skip rehydrating bytes it already has verbatim)."""
-    parts: list[str] = []
-    for message in messages:
-        for block in blocks_of(message):
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif block.get("type") == "tool_result":
-                content = block.get("content", "")
-                if isinstance(content, str):
-                    parts.append(content)
-                else:
-                    parts.extend(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return "\n".join(parts)
-
-
 def run_pre_compact_hook(command: str, cwd: str | None, timeout: float = 30.0) -> str:
     """Run the configured pre-compaction command; its stdout adds instructions. Failures say what happened."""
     try:
@@ -148,30 +136,52 @@ class CompactionOutcome:
         }
 
 
+@dataclass(frozen=True)
+class CompactionSnapshot:
+    """What a compaction works from, taken from the session in one go (under the server's lock)."""
+
+    messages: list[Message]
+    revision: int
+    """The session's revision when taken: a commit checks it, so a change meanwhile wins."""
+    system: str
+    tokens_before: int
+    fixed_tokens: int
+    """Tokens outside the messages (system prompt, memory index): counted after as before."""
+    context_window: int
+
+
+Rehydrate = Callable[[list[Message]], "RehydrationResult"]
+"""What to re-attach after a compaction that keeps the given messages; blocking (reads the disk)."""
+
+
+def cancelled_error() -> CompactionError:
+    return CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
+
+
 async def run_compaction(
-    session: ContextSession,
+    snapshot: CompactionSnapshot,
     summarizer: Summarizer,
     *,
+    rehydrate: Rehydrate,
+    count: TokenCounter,
+    clock: Callable[[], float],
     instructions: str | None = None,
     trigger: str = "manual",
     progress: ProgressFn | None = None,
     cancel: asyncio.Event | None = None,
     max_output_tokens: int = 20_000,
 ) -> CompactionOutcome:
-    """Summarise, rehydrate and commit; on any failure or cancellation the session is left exactly as it was."""
+    """Summarise and rehydrate ``snapshot`` into the outcome that would replace it; raises ``CompactionError``."""
     report = progress or (lambda _message, _percent: None)
-    before_messages = session.messages
-    revision = session.revision
-    tokens_before = session.usage().total
-    split = split_for_compaction(before_messages)
+    split = split_for_compaction(snapshot.messages)
     if not split.history:
         raise CompactionError("empty", "There is nothing to compact yet: the conversation has no history.")
     report("Summarising the conversation", 10)
     request = SummaryRequest(
         messages=split.history,
-        system=session.system_prompt(),
+        system=snapshot.system,
         instructions=instructions,
-        context_window=session.settings.context_window,
+        context_window=snapshot.context_window,
         max_output_tokens=max_output_tokens,
         cancel=cancel,
     )
@@ -180,41 +190,34 @@ async def run_compaction(
     except SummaryError as exc:
         raise CompactionError(exc.kind, str(exc)) from exc
     if cancel is not None and cancel.is_set():
-        raise CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
+        raise cancelled_error()
     report("Re-attaching files, plan and skills", 70)
     kept = [split.pending] if split.pending is not None else []
-    result = await asyncio.to_thread(session.rehydration, kept)
+    result = await asyncio.to_thread(rehydrate, kept)
     view = build_compacted_view(summary.text, result.attachments, split.pending)
-    tokens_after = sum(session.counter.count_message(m) for m in view) + session.fixed_tokens()
-    if tokens_after >= tokens_before:
+    tokens_after = sum(count.count_message(m) for m in view) + snapshot.fixed_tokens
+    if tokens_after >= snapshot.tokens_before:
         raise CompactionError(
             "not_smaller",
             f"The compacted context ({tokens_after} tokens) would not be smaller than the current one "
-            f"({tokens_before} tokens); nothing changed.",
+            f"({snapshot.tokens_before} tokens); nothing changed.",
         )
     if cancel is not None and cancel.is_set():
-        raise CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
-    if session.revision != revision:
-        raise CompactionError("conflict", "The conversation changed during compaction; nothing changed.")
+        raise cancelled_error()
     boundary = Boundary(
         id=new_boundary_id(),
         trigger=trigger,
-        tokens_before=tokens_before,
+        tokens_before=snapshot.tokens_before,
         tokens_after=tokens_after,
         summarizer=summary.summarizer,
         fallback=summary.fallback,
-        created_at=session.clock(),
+        created_at=clock(),
         messages_summarized=len(split.history),
         extra={"fallbackReason": summary.fallback_reason} if summary.fallback else {},
     )
-    rehydrated = [
-        {"kind": a.kind, "path": a.path, "tokens": session.counter.count_text(a.text)} for a in result.attachments
-    ]
+    rehydrated = [{"kind": a.kind, "path": a.path, "tokens": count.count_text(a.text)} for a in result.attachments]
     attached = [
         {"block": i, "kind": a.kind, "path": a.path, "partial": bool(a.meta.get("partial"))}
         for i, a in enumerate((a for a in result.attachments if a.text), start=1)
     ]
-    outcome = CompactionOutcome(boundary, view, rehydrated, summary, attached)
-    report("Committing", 95)
-    session.commit_compaction(outcome)
-    return outcome
+    return CompactionOutcome(boundary, view, rehydrated, summary, attached)

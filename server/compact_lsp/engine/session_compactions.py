@@ -1,24 +1,20 @@
-"""A session's full compactions over time: one at a time, a circuit breaker for automatic ones, and undo.
+"""A session's full compactions over time: what undo restores, and the circuit breaker for automatic ones.
 
-``run_compaction`` (engine/compaction.py) does one compaction; ``SessionCompactions`` is what the session keeps
-around it: the views from before each compaction still standing (what undo restores), whether one is running, how
-many automatic ones failed in a row, and how many were undone (a notes update that raced any of this is dropped).
+``run_compaction`` (engine/compaction.py) computes one compaction and ``ContextSession.compact`` commits it;
+``SessionCompactions`` is what the session keeps around them: the views from before each compaction still standing
+(what undo restores), how many automatic ones failed in a row, and how many were undone (a notes update that raced
+any of this is dropped).
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .compaction import CompactionError, CompactionOutcome, ProgressFn, run_compaction, run_pre_compact_hook
+from .compaction import CompactionError
 from .messages import Message, blocks_of, normalize_message
-from .summarize.base import Summarizer
 from .validate import validate
-
-if TYPE_CHECKING:
-    from .context import ContextSession
 
 
 @dataclass
@@ -49,7 +45,6 @@ class SessionCompactions:
 
     def __init__(self) -> None:
         self.standing: list[CompactionState] = []
-        self.running = False
         self.auto_failures = 0
         """Automatic compactions that failed in a row; any success resets it."""
         self.undone = 0
@@ -67,42 +62,15 @@ class SessionCompactions:
     def blocked(self, max_failures: int) -> bool:
         return self.auto_failures >= max_failures
 
-    async def run(
-        self,
-        session: ContextSession,
-        summarizer: Summarizer,
-        *,
-        instructions: str | None,
-        trigger: str,
-        progress: ProgressFn | None,
-        cancel: asyncio.Event | None,
-    ) -> CompactionOutcome:
-        """The pre-compaction hook, then the compaction; counts automatic failures for the circuit breaker."""
-        if self.running:
-            raise CompactionError("in_progress", "A compaction of this session is already in progress.")
-        self.running = True
-        try:
-            if session.settings.pre_compact_command:
-                extra = await asyncio.to_thread(
-                    run_pre_compact_hook, session.settings.pre_compact_command, session.workspace_root
-                )
-                instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
-            outcome = await run_compaction(
-                session, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel
-            )
-        except CompactionError:
-            if trigger == "auto":
-                self.auto_failures += 1
-            raise
-        finally:
-            self.running = False
-        self.auto_failures = 0
-        return outcome
+    def finished(self, trigger: str, ok: bool) -> None:
+        """Count a compaction's end for the circuit breaker: an automatic failure adds one, any success resets."""
+        if ok:
+            self.auto_failures = 0
+        elif trigger == "auto":
+            self.auto_failures += 1
 
     def undo_target(self, messages: list[Message]) -> CompactionState:
         """The compaction an undo would revert now; raises when there is none or the result would be invalid."""
-        if self.running:
-            raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
         if not self.standing:
             raise CompactionError("nothing_to_undo", "There is no compaction to undo in this session.")
         state = self.standing[-1]

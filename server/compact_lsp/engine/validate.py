@@ -17,7 +17,7 @@ import copy
 import logging
 from dataclasses import dataclass, field
 
-from compact_lsp.engine.messages import Block, Message, blocks_of
+from compact_lsp.engine.messages import Block, Message, blocks_of, join_messages, tool_uses
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,34 @@ def _check_user(
 
 def is_valid(messages: list[Message]) -> bool:
     return not validate(messages)
+
+
+def append_problems(window: list[Message], new: list[Message], known_ids: set[str], *, cut: bool) -> list[str]:
+    """What the API would reject once ``new`` follows ``window``, described for a person (at most five).
+
+    ``window`` is the end of a history that is valid already (its last two messages: a tool call and its
+    results), so only it and the new messages are checked, plus the new tool_use ids against ``known_ids`` (all
+    ids of the history): the cost follows the append, not the session. ``cut``: the window starts
+    mid-conversation, which is not the new messages' doing.
+    """
+    candidate = join_messages(window, new)
+    problems = validate(candidate)
+    if cut:
+        problems = [p for p in problems if p.message_index > 0 or p.code not in ("role-order", "orphan-tool-result")]
+    base = len(candidate) - len(new)
+    for offset, message in enumerate(new):
+        for block in tool_uses(message):
+            if block["id"] in known_ids:
+                problems.append(
+                    Problem(base + offset, None, "duplicate-tool-use-id", f"tool_use id {block['id']!r} is used twice")
+                )
+    return [_describe(p, base) for p in problems[:5]]
+
+
+def _describe(problem: Problem, base: int) -> str:
+    index = problem.message_index
+    where = f"new message {index - base}" if index >= base else f"message {index}"
+    return f"{where}: {problem.message}"
 
 
 @dataclass

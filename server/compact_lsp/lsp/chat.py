@@ -16,13 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from compact_lsp.agent.loop import ChatLoop
 from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.tools import default_tools
-from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.eviction import EvictionRecord
 
 from .compacting import compact_session, refresh_notes
@@ -54,10 +52,7 @@ class SlotAccess:
         return await in_session(self.server, self.slot, fn, changes=changes)
 
     async def compact(self, trigger: str) -> dict[str, Any]:
-        try:
-            return await compact_session(self.server, self.slot, trigger=trigger)
-        except JsonRpcException as exc:  # another compaction of this session is running
-            raise CompactionError("in_progress", str(exc)) from exc
+        return await compact_session(self.server, self.slot, trigger=trigger)
 
     def microcompacted(self, eviction: EvictionRecord) -> None:
         wire = eviction.to_wire()

@@ -1,8 +1,10 @@
 """Full compaction as the server runs it: one per session at a time, with progress, cancellable.
 
-A second compaction of the same session while one runs is refused at once with "compaction in progress" (it
-does not wait: the first one's result makes the second pointless). Appends that arrive meanwhile wait on the
-session's lock and are applied after it, never lost. A failed or cancelled compaction changes nothing.
+A second compaction of the same session while one runs is refused at once: the session's ``compaction_claim``
+raises ``CompactionError("in_progress")`` before the lock is awaited, and the error mapping (lsp/errors.py) turns
+it into the JSON-RPC error; it does not wait, the first one's result makes the second pointless. Appends that
+arrive meanwhile wait on the session's lock and are applied after it, never lost. A failed or cancelled
+compaction changes nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.engine.compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.settings import EngineSettings
 
-from .errors import request_failed
 from .notify import CompactionProgress, did_compact
 from .work import changed, in_session
 
@@ -49,38 +50,31 @@ def default_summarizer(settings: EngineSettings) -> Summarizer:
 async def compact_session(
     server: CompactLanguageServer, slot: SessionSlot, *, trigger: str, instructions: str | None = None
 ) -> dict[str, Any]:
-    """Compact now; returns the ``compact.compact`` result. Raises ``CompactionError`` or a JSON-RPC error."""
+    """Compact now; returns the ``compact.compact`` result, or raises ``CompactionError`` (``in_progress`` at once)."""
     session = slot.session
-    if slot.compacting or session.compacting:
-        raise request_failed(
-            f"A compaction of session {session.id} is already in progress; wait for it to finish "
-            '(compact/status shows "compacting": true until then).',
-            {"kind": "in_progress"},
-        )
-    slot.compacting = True
-    progress = CompactionProgress(server)
-    try:
-        await progress.begin()
-        async with slot.lock:
-            # up-to-date session notes make the summary instant; otherwise the model (or offline) summariser
-            summarizer = session.summarizer_with_notes(server.summarizer_factory(session.settings))
-            outcome = await session.compact(
-                summarizer,
-                instructions=instructions,
-                trigger=trigger,
-                progress=progress.report,
-                cancel=progress.cancel,
-            )
-            usage = session.usage().to_wire()
-            server.registry().index_slot(slot)
-    except CompactionError as exc:
-        progress.end(f"Compaction did not happen: {exc}")
-        raise
-    except BaseException:
-        progress.end("Compaction failed; nothing changed.")
-        raise
-    finally:
-        slot.compacting = False
+    with session.compaction_claim():
+        progress = CompactionProgress(server)
+        try:
+            await progress.begin()
+            async with slot.lock:
+                # up-to-date session notes make the summary instant; otherwise the model (or offline) summariser
+                summarizer = session.summarizer_with_notes(server.summarizer_factory(session.settings))
+                outcome = await session.compact(
+                    summarizer,
+                    instructions=instructions,
+                    trigger=trigger,
+                    progress=progress.report,
+                    cancel=progress.cancel,
+                    claimed=True,
+                )
+                usage = session.usage().to_wire()
+                server.registry().index_slot(slot)
+        except CompactionError as exc:
+            progress.end(f"Compaction did not happen: {exc}")
+            raise
+        except BaseException:
+            progress.end("Compaction failed; nothing changed.")
+            raise
     result = {"changed": True, **outcome.to_wire()}
     progress.end(f"Compacted: {short_tokens(result['tokensBefore'])} → {short_tokens(result['tokensAfter'])} tokens")
     changed(server, slot, usage)

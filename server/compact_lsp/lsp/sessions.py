@@ -42,8 +42,6 @@ class SessionSlot:
     """Real paths this session asked the watcher to track."""
     usage_wire: dict[str, Any] | None = None
     """The last usage computed under the lock; what ``compact/didChangeUsage`` sends."""
-    compacting: bool = False
-    """A full compaction was asked for and has not finished (it may still be waiting for the lock)."""
     load_report: LoadReport | None = None
     """What loading the session's file found (None: created by this server); ``damaged_records`` counts the lines
     and records that were skipped."""

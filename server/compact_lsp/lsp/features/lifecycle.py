@@ -92,7 +92,7 @@ async def usage_after_settings(server: CompactLanguageServer) -> None:
     if registry is None:
         return
     for slot in list(registry.slots.values()):
-        if slot.compacting:
+        if slot.session.compacting:
             continue  # its result will carry the new figures
         await in_session(server, slot, lambda: None, changes=True)
 

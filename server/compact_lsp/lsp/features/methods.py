@@ -72,7 +72,7 @@ def register(server: CompactLanguageServer) -> None:
                 eviction["tokensBefore"],
                 eviction["tokensAfter"],
             )
-        if outcome.compaction_due and not session.auto_compact_blocked and not slot.compacting:
+        if outcome.compaction_due:
             try:
                 result["compaction"] = await compact_session(server, slot, trigger="auto")
             except CompactionError as exc:  # the append stands; say why the automatic compaction did not
@@ -125,14 +125,13 @@ def register(server: CompactLanguageServer) -> None:
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
     """``compact/status``; during a compaction it answers at once (the loop is the only writer then)."""
-    if slot.compacting:
+    if slot.session.compacting:
         return _status(slot)
     return await in_session(server, slot, lambda: _status(slot), changes=False)
 
 
 def _status(slot: SessionSlot) -> dict[str, Any]:
     status: dict[str, Any] = slot.session.status()
-    status["compacting"] = slot.compacting or bool(status.get("compacting"))
     if status.get("lastCompaction") is not None:
         status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
     if status.get("lastMicrocompaction") is not None:
