@@ -24,9 +24,10 @@ function M.buffer(session_id)
   return nil
 end
 
----@param ev table
-local function emit(pattern, ev)
-  require('compact_lsp.handlers').emit(pattern, ev)
+---@param pattern string
+---@param data table
+local function emit(pattern, data)
+  require('compact_lsp.handlers').emit(pattern, data)
 end
 
 --- End a turn once, however it ended (answer, error, cancel, server gone): the turn state goes, a mark closes it.
@@ -106,7 +107,7 @@ local function track_tools(turn, ev)
 end
 
 --- Render one `compact/chatEvent` in its session's chat buffer.
----@param ev compact_lsp.ChatEvent|table
+---@param ev compact_lsp.ChatEventParams|table
 function M.on_event(ev)
   local turn = state.turns[ev.sessionId]
   if turn then

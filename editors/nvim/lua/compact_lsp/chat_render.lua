@@ -135,7 +135,7 @@ function M.describe_result(content)
 end
 
 --- One `compact/chatEvent` that is not answer text.
----@param ev compact_lsp.ChatEvent|table
+---@param ev compact_lsp.ChatEventParams|table
 ---@return string[]
 function M.event_lines(ev)
   if ev.kind == 'tool_use' then

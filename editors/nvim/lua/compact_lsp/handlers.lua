@@ -30,7 +30,7 @@ end
 local unrequested = { auto = true, idle = true, size = true }
 
 --- `compact/didCompact` {sessionId, kind, trigger, tokensBefore, tokensAfter}
----@param result compact_lsp.DidCompact
+---@param result compact_lsp.DidCompactParams
 ---@param ctx lsp.HandlerContext
 function M.did_compact(_, result, ctx)
   if type(result) ~= 'table' then
@@ -56,7 +56,7 @@ function M.did_compact(_, result, ctx)
 end
 
 --- `compact/chatEvent` {sessionId, kind, ...}: rendered by the chat buffer of that session.
----@param result compact_lsp.ChatEvent
+---@param result compact_lsp.ChatEventParams
 function M.chat_event(_, result)
   if type(result) ~= 'table' then
     return

@@ -1,8 +1,13 @@
 ---@meta
--- LuaCATS shapes of the compact-lsp protocol (docs/protocol.md, docs/protocol.schema.json). Annotations only;
--- field names are the wire's, camelCase.
+-- LuaCATS shapes of the compact-lsp protocol: the class names are the `$defs` names of docs/protocol.schema.json
+-- (prefixed `compact_lsp.`), the field names the wire's (camelCase), as docs/protocol.md gives them.
+-- Annotations only.
 
----@alias compact_lsp.Level 'ok'|'warning'|'critical'
+---@alias compact_lsp.UsageLevel 'ok'|'warning'|'critical'
+---@alias compact_lsp.Freshness 'fresh'|'stale'|'deleted'|'unknown'
+---@alias compact_lsp.SessionSource 'chat'|'import'|'api'
+---@alias compact_lsp.Summarizer 'anthropic'|'offline'|'session-memory'
+---@alias compact_lsp.OutcomeKind 'cancelled'|'not_smaller'|'empty'|'nothing_to_undo'
 
 ---@class compact_lsp.Usage
 ---@field total integer tokens in the context the model will see next
@@ -10,7 +15,7 @@
 ---@field percent number
 ---@field autoCompactThreshold integer?
 ---@field warningThreshold integer?
----@field level compact_lsp.Level
+---@field level compact_lsp.UsageLevel
 ---@field byKind table<string, integer> tokens by kind: system, userText, assistantText, toolUse, toolResult, ...
 ---@field estimated integer?
 ---@field reported integer?
@@ -18,22 +23,22 @@
 ---@class compact_lsp.SessionInfo
 ---@field sessionId string
 ---@field title string the given title, else the user's first request; "" with no user text yet
----@field source 'chat'|'import'|'api'
+---@field source compact_lsp.SessionSource
 ---@field createdAt string ISO 8601 UTC
 ---@field updatedAt string ISO 8601 UTC
 ---@field messages integer messages in the model's current view
 ---@field tokens integer the context's total tokens
 ---@field current boolean the workspace's current session
 ---@field damaged boolean loading skipped records
+---@field damagedRecords integer?
 ---@field usage compact_lsp.Usage
 
----@class compact_lsp.CurrentSession
+---@class compact_lsp.CurrentSessionResult
 ---@field sessionId string|vim.NIL null when the workspace has no session yet
 
----@class compact_lsp.ReadFile
+---@class compact_lsp.ReadFileEntry
 ---@field path string
----@field kind 'read'|'write'|'edit'|'editor'?
----@field freshness 'fresh'|'stale'|'deleted'|'unknown'
+---@field freshness compact_lsp.Freshness
 ---@field range string
 ---@field tokens integer
 ---@field readAt string?
@@ -47,6 +52,11 @@
 ---@field path string?
 ---@field paths string[]?
 ---@field tokens integer
+
+---@class compact_lsp.ProtectedResult
+---@field toolUseId string
+---@field path string?
+---@field paths string[]?
 
 ---@class compact_lsp.BiggestItem
 ---@field kind string as in Usage.byKind
@@ -62,7 +72,7 @@
 ---@field title string?
 ---@field usage compact_lsp.Usage
 ---@field messageCount integer
----@field readFiles compact_lsp.ReadFile[]
+---@field readFiles compact_lsp.ReadFileEntry[]
 ---@field lastMicrocompaction compact_lsp.MicrocompactResult?
 ---@field lastCompaction compact_lsp.CompactResult?
 ---@field compacting boolean
@@ -70,14 +80,23 @@
 ---@field sessionNotes table?
 ---@field biggestItems compact_lsp.BiggestItem[]?
 
---- `changed: false`: a request that had nothing to do, or that the user cancelled (not an error).
+--- `changed: false`: a request that had nothing to do, or that the user cancelled (a result, not an error).
 ---@class compact_lsp.Outcome
 ---@field changed false
----@field kind 'nothing_to_clear'|'nothing_to_undo'|'not_smaller'|'empty'|'cancelled'
+---@field kind compact_lsp.OutcomeKind
 ---@field reason string
 ---@field cancelled boolean?
----@field tokensBefore integer?
----@field tokensAfter integer?
+
+--- `compact.microcompact` with nothing to clear.
+---@class compact_lsp.NothingToClear
+---@field changed false
+---@field kind 'nothing_to_clear'
+---@field reason string
+---@field trigger string
+---@field tokensBefore integer
+---@field tokensAfter integer
+---@field cleared compact_lsp.ClearedResult[]
+---@field protected compact_lsp.ProtectedResult[]
 
 ---@class compact_lsp.MicrocompactResult
 ---@field changed boolean
@@ -86,20 +105,25 @@
 ---@field tokensAfter integer
 ---@field tokensSaved integer
 ---@field cleared compact_lsp.ClearedResult[]
----@field protected {toolUseId: string, path: string?, paths: string[]}[]
+---@field protected compact_lsp.ProtectedResult[]
 ---@field evictedReadPaths string[]
 ---@field unresolved integer|table?
 ---@field mediaCleared integer?
 ---@field createdAt string|number?
 
+---@class compact_lsp.Rehydrated
+---@field kind string
+---@field path string?
+---@field tokens integer
+
 ---@class compact_lsp.CompactResult
 ---@field changed boolean
 ---@field tokensBefore integer
 ---@field tokensAfter integer
----@field summarizer 'anthropic'|'offline'|'session-memory'
+---@field summarizer compact_lsp.Summarizer
 ---@field fallback boolean the API failed and the offline summary was used
 ---@field fallbackReason string? why (null when `fallback` is false)
----@field rehydrated {kind: string, path: string?, tokens: integer}[]
+---@field rehydrated compact_lsp.Rehydrated[]
 ---@field boundaryId string
 ---@field trigger string
 
@@ -119,38 +143,63 @@
 ---@field deleted boolean?
 ---@field source string?
 
+---@class compact_lsp.RehydrationBudget
+---@field maxFiles integer
+---@field tokenBudget integer
+---@field maxTokensPerFile integer
+
 ---@class compact_lsp.RehydrationPreview
----@field budget {maxFiles: integer, tokenBudget: integer, maxTokensPerFile: integer}
+---@field budget compact_lsp.RehydrationBudget
 ---@field candidates compact_lsp.RehydrationCandidate[]
 
---- One entry of `compact/transcript`: `kind` says which fields it has.
----@class compact_lsp.TranscriptEntry
----@field kind 'message'|'compaction'|'microcompaction'|'undo'
+---@class compact_lsp.MessageEntry
+---@field kind 'message'
 ---@field at string ISO 8601 UTC
----@field message {role: 'user'|'assistant', content: string|table[]}? kind message
----@field trigger string? compaction: auto|manual; microcompaction: idle|size|forced
----@field summarizer string? compaction
----@field fallback boolean? compaction
----@field fallbackReason string? compaction
----@field tokensBefore integer? compaction, microcompaction
----@field tokensAfter integer? compaction, microcompaction
----@field tokensSaved integer? microcompaction
----@field cleared compact_lsp.ClearedResult[]? microcompaction
----@field protected table[]? microcompaction
----@field evictedReadPaths string[]? microcompaction
----@field boundaryId string? compaction, undo
+---@field message {role: 'user'|'assistant', content: string|table[]}
 
----@class compact_lsp.Transcript
+---@class compact_lsp.CompactionEntry
+---@field kind 'compaction'
+---@field at string
+---@field trigger 'auto'|'manual'
+---@field summarizer compact_lsp.Summarizer
+---@field fallback boolean
+---@field fallbackReason string?
+---@field tokensBefore integer
+---@field tokensAfter integer
+---@field boundaryId string
+
+---@class compact_lsp.MicrocompactionEntry
+---@field kind 'microcompaction'
+---@field at string
+---@field trigger 'idle'|'size'|'forced'
+---@field tokensBefore integer
+---@field tokensAfter integer
+---@field tokensSaved integer
+---@field cleared compact_lsp.ClearedResult[]
+---@field protected compact_lsp.ProtectedResult[]
+---@field evictedReadPaths string[]
+---@field unresolved integer|table?
+---@field mediaCleared integer?
+---@field createdAt string|number?
+
+---@class compact_lsp.UndoEntry
+---@field kind 'undo'
+---@field at string
+---@field boundaryId string
+
+---@alias compact_lsp.TranscriptEntry compact_lsp.MessageEntry|compact_lsp.CompactionEntry|compact_lsp.MicrocompactionEntry|compact_lsp.UndoEntry
+
+---@class compact_lsp.TranscriptResult
 ---@field sessionId string
 ---@field entries compact_lsp.TranscriptEntry[]
 
----@class compact_lsp.DidCompact
+---@class compact_lsp.DidCompactParams
 ---@field sessionId string
 ---@field kind 'micro'|'full'|'undo'
 ---@field trigger 'manual'|'auto'|'idle'|'size'|'forced'
 ---@field tokensBefore integer
 ---@field tokensAfter integer
----@field summarizer string?
+---@field summarizer compact_lsp.Summarizer?
 ---@field fallback boolean
 ---@field fallbackReason string?
 
@@ -159,15 +208,35 @@
 ---@field usage compact_lsp.Usage
 ---@field error string?
 
----@class compact_lsp.ChatEvent
+---@class compact_lsp.ChatTextEvent
 ---@field sessionId string
----@field kind 'text'|'tool_use'|'tool_result'|'status'|'error'
----@field text string? text
----@field id string? tool_use
----@field name string? tool_use, tool_result
----@field input table? tool_use
----@field toolUseId string? tool_result
----@field content string? tool_result
----@field isError boolean? tool_result
----@field message string? status, error
----@field errorKind string? error
+---@field kind 'text'
+---@field text string
+
+---@class compact_lsp.ChatToolUseEvent
+---@field sessionId string
+---@field kind 'tool_use'
+---@field id string
+---@field name string
+---@field input table
+
+---@class compact_lsp.ChatToolResultEvent
+---@field sessionId string
+---@field kind 'tool_result'
+---@field toolUseId string
+---@field name string
+---@field content string
+---@field isError boolean
+
+---@class compact_lsp.ChatStatusEvent
+---@field sessionId string
+---@field kind 'status'
+---@field message string
+
+---@class compact_lsp.ChatErrorEvent
+---@field sessionId string
+---@field kind 'error'
+---@field message string
+---@field errorKind string?
+
+---@alias compact_lsp.ChatEventParams compact_lsp.ChatTextEvent|compact_lsp.ChatToolUseEvent|compact_lsp.ChatToolResultEvent|compact_lsp.ChatStatusEvent|compact_lsp.ChatErrorEvent
