@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("paths", nargs="+", help="session files or project folders")
     ev.add_argument("--out", default=None, help="write the report (markdown), its JSON and a plot here")
     ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
+    from compact_lsp.companion.commands import add_parser as add_claude_code_parser
+
+    add_claude_code_parser(sub)
     return parser
 
 
@@ -47,6 +50,10 @@ def main(argv: Sequence[str]) -> int:
             from compact_lsp.importing import import_sessions_command
 
             return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
+        if ns.command == "claude-code":
+            from compact_lsp.companion.commands import claude_code_command
+
+            return claude_code_command(ns)
         if ns.command == "eval":
             from compact_lsp.evaluation import eval_command
 

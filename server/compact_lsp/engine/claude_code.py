@@ -78,6 +78,8 @@ class ImportedSession:
     problems: list[LineProblem] = field(default_factory=list)
     repairs: list[str] = field(default_factory=list)
     subagents: list[ImportedSession] = field(default_factory=list)
+    compact_summary: str | None = None
+    """With ``before_last_compaction``: the text of Claude Code's own summary after its last compaction."""
     skipped_records: dict[str, int] = field(default_factory=dict)
     """Records not imported, by reason: their type (``progress``, ...), ``other-branch`` or ``duplicate``."""
 
@@ -124,13 +126,23 @@ def iter_session_files(directory: str | Path) -> Iterator[Path]:
             yield path
 
 
-def import_claude_code(path: str | Path, *, with_subagents: bool = True) -> ImportedSession:
-    """Import one session log; raises FileNotFoundError or ValueError only when the file is not one at all."""
+def import_claude_code(
+    path: str | Path, *, with_subagents: bool = True, before_last_compaction: bool = False
+) -> ImportedSession:
+    """Import one session log; raises FileNotFoundError or ValueError only when the file is not one at all.
+
+    ``before_last_compaction``: only what came before Claude Code's last ``compact_boundary`` record (what its
+    compaction summarised away), with its summary text in ``compact_summary``.
+    """
     file = Path(path)
     records, problems = _read_records(file)
+    summary: str | None = None
+    if before_last_compaction:
+        records, summary = _before_last_boundary(records)
     skipped: Counter[str] = Counter()
     messages_records = _select_branch(records, skipped)
     imported = _build(file, records, messages_records, problems, skipped)
+    imported.compact_summary = summary
     if with_subagents and not file.name.startswith("agent-"):
         imported.subagents = [
             import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)
@@ -180,6 +192,26 @@ def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
     for p in problems:
         log.info("%s: %s", file, p)
     return records, problems
+
+
+def _is_boundary(record: _Record) -> bool:
+    return record.data.get("type") == "system" and record.data.get("subtype") == "compact_boundary"
+
+
+def _before_last_boundary(records: list[_Record]) -> tuple[list[_Record], str | None]:
+    """The records before the last compaction boundary, and the summary Claude Code wrote after it."""
+    cut = next((i for i in range(len(records) - 1, -1, -1) if _is_boundary(records[i])), None)
+    if cut is None:
+        return records, None
+    summary = next(
+        (
+            "\n".join(str(b.get("text", "")) for b in blocks_of(r.message) if b.get("type") == "text")
+            for r in records[cut + 1 :]
+            if r.message is not None and r.data.get("isCompactSummary") is True
+        ),
+        None,
+    )
+    return records[:cut], summary
 
 
 def _check_record(record: _Record) -> str | None:

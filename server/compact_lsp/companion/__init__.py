@@ -1,0 +1,1 @@
+"""The companion for Claude Code users: its compaction hook (``hook``) and installing it (``hook_settings``)."""

@@ -1,0 +1,121 @@
+"""``compact-lsp claude-code hook | install-hook | uninstall-hook``: the companion for Claude Code users.
+
+``hook`` is what Claude Code runs; it must never break Claude Code: whatever happens it exits 0, prints either
+one JSON object or nothing on stdout, and says why it printed nothing on stderr and in its log file
+(``hook_log_path()``, created 0600). A deadline (``HOOK_DEADLINE_SECONDS``) bounds it however big the transcript.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from platformdirs import user_log_path
+
+from .hook import DEFAULT_BUDGET, NotForUs, context_for, hook_output, parse_hook_input
+from .hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
+
+log = logging.getLogger(__name__)
+
+MAX_INPUT_BYTES = 1 << 20
+HOOK_DEADLINE_SECONDS = 20.0
+"""Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
+
+
+def add_parser(sub: Any) -> None:
+    cc = sub.add_parser("claude-code", help="companion for Claude Code: its compaction hook")
+    actions = cc.add_subparsers(dest="action", required=True)
+    hook = actions.add_parser("hook", help="run as Claude Code's SessionStart hook (reads its JSON on stdin)")
+    hook.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="extra tokens for files and slices")
+    for name, verb in (("install-hook", "merge the hook into"), ("uninstall-hook", "remove the hook from")):
+        p = actions.add_parser(name, help=f"{verb} Claude Code's settings")
+        scope = p.add_mutually_exclusive_group()
+        scope.add_argument("--project", action="store_const", dest="scope", const="project",
+                           help="this project's .claude/settings.local.json (the default)")  # fmt: skip
+        scope.add_argument("--user", action="store_const", dest="scope", const="user", help="~/.claude/settings.json")
+        p.add_argument("--dir", default=".", help="the project directory (default: the current one)")
+
+
+def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+    if ns.action == "hook":
+        return run_hook(stdin or sys.stdin.buffer, stdout or sys.stdout, budget=ns.budget)
+    path = settings_path(ns.scope or "project", os.path.abspath(ns.dir))
+    try:
+        change = install_hook(path) if ns.action == "install-hook" else uninstall_hook(path)
+    except (SettingsFileError, OSError) as exc:
+        sys.stderr.write(f"compact-lsp claude-code {ns.action}: {exc}\n")
+        return 1
+    out = stdout or sys.stdout
+    out.write(change.message + (f" (backup: {change.backup})" if change.backup else "") + "\n")
+    return 0
+
+
+def hook_log_path() -> Path:
+    return user_log_path("compact-lsp") / "claude-code-hook.log"
+
+
+def _log_to_file() -> None:
+    """Append to the hook's own log (0600, rotated at 1 MB) and stderr; a log we cannot open is not an error."""
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    try:
+        path = hook_log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        handlers.append(logging.handlers.RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1))
+    except OSError:
+        pass
+    for handler in handlers:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s claude-code hook: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+class _Deadline(Exception):
+    pass
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Deadline(f"no answer within {HOOK_DEADLINE_SECONDS:.0f} s")
+
+
+def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET) -> int:
+    """Claude Code's hook: print the additional context or nothing; always exit 0."""
+    _log_to_file()
+    started = time.perf_counter()
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, HOOK_DEADLINE_SECONDS)
+    try:
+        from compact_lsp.engine.tokens import TiktokenCounter
+
+        raw = stdin.read(MAX_INPUT_BYTES + 1)
+        if len(raw) > MAX_INPUT_BYTES:
+            raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
+        inp = parse_hook_input(raw)
+        context, figures = context_for(inp, TiktokenCounter(), budget=budget)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        elapsed = time.perf_counter() - started
+        if context is None:
+            log.info("session %s: nothing to add (%.2f s; %s)", inp.session_id, elapsed, figures)
+            return 0
+        stdout.write(hook_output(context) + "\n")
+        stdout.flush()
+        log.info("session %s: added %s (%.2f s)", inp.session_id, figures, elapsed)
+    except NotForUs as exc:
+        log.debug("nothing to do: %s", exc)
+    except BaseException as exc:  # never break Claude Code: nothing printed, exit 0, the reason logged
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            log.warning("stopped: %s", type(exc).__name__)
+        else:
+            log.warning("printed nothing: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, ValueError))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return 0

@@ -1,0 +1,178 @@
+"""``compact-lsp claude-code hook``: the contract Claude Code relies on, on real transcripts cut at a compaction."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compact_lsp.companion.hook import CLAUDE_CODE_WHOLE_TOKENS, claude_code_reattached, context_for, parse_hook_input
+from compact_lsp.engine.claude_code import import_claude_code
+from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.evaluation.timeline import FileUse, file_uses
+
+from .transcripts import Compacted, compacted_transcript, corpus_session, hook_input
+
+SESSIONS = [
+    pytest.param("7acd37a8-2745-4b58-a8a9-46164b22ad9e", id="jssoundrecorder"),
+    pytest.param("0d3a8e6f-290f-4105-a327-a2496e5e2a83", id="claude-code-log"),
+]
+FILE_TAG = re.compile(r'<file path="([^"]+)"')
+
+
+def run_hook(data: bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "claude-code", "hook"],
+        input=data,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def context_of(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert isinstance(context, str) and context
+    return context
+
+
+def _before(compacted: Compacted) -> list[FileUse]:
+    """The files used in the transcript as the hook sees it: up to the compaction."""
+    imported = import_claude_code(compacted.transcript, with_subagents=False, before_last_compaction=True)
+    return file_uses(imported.session.messages, str(compacted.cwd), imported.tool_results_side)
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_adds_files_beyond_claude_codes_own_and_the_whole_artifact_trail(tmp_path: Path, name: str) -> None:
+    compacted = compacted_transcript(corpus_session(name), tmp_path)
+    context = context_of(run_hook(hook_input(compacted)))
+    uses = _before(compacted)
+    counter = TiktokenCounter()
+    recent, memory = claude_code_reattached(uses)
+    whole = {
+        p for p in recent if os.path.isfile(p) and counter.count_text(Path(p).read_text()) <= CLAUDE_CODE_WHOLE_TOKENS
+    }
+    attached = {os.path.normpath(os.path.join(compacted.cwd, p)) for p in FILE_TAG.findall(context)}
+    assert attached, "the hook re-attached no file although the agent used several before the compaction"
+    assert not attached & (whole | set(memory)), "the hook repeated files Claude Code puts back itself"
+    for path in attached:  # re-read from disk now, not copied from the transcript
+        if os.path.isfile(path) and len(Path(path).read_text()) < 2000:
+            assert Path(path).read_text().strip() in context
+    touched = {u.path for u in uses}
+    trail = context.split("<artifact-trail", 1)[1]
+    for path in touched:  # every file touched before the compaction, by construction
+        assert os.path.relpath(path, compacted.cwd) in trail or path in trail
+
+
+def test_a_file_changed_after_the_read_comes_back_as_it_is_now(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    first = context_of(run_hook(hook_input(compacted)))
+    path = compacted.cwd / FILE_TAG.findall(first)[0]
+    path.write_text("// rewritten after the compaction\nconst fresh = 1;\n")
+    assert "const fresh = 1;" in context_of(run_hook(hook_input(compacted)))
+
+
+def test_never_attaches_a_file_swapped_for_a_symlink_out_of_the_roots(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path / "t")
+    secret = tmp_path / "secret" / "credentials"
+    secret.parent.mkdir()
+    secret.write_text("aws_secret_access_key = NEVER-SEND-THIS\n")
+    first = context_of(run_hook(hook_input(compacted)))
+    for rel in FILE_TAG.findall(first):
+        target = compacted.cwd / rel
+        if target.is_file():
+            target.unlink()
+            target.symlink_to(secret)
+    result = run_hook(hook_input(compacted))
+    assert result.returncode == 0
+    assert b"NEVER-SEND-THIS" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        pytest.param({"source": "startup"}, id="startup"),
+        pytest.param({"source": "resume"}, id="resume"),
+        pytest.param({"hook_event_name": "PreCompact", "source": None}, id="pre-compact"),
+        pytest.param({"hook_event_name": "UserPromptSubmit"}, id="other-event"),
+    ],
+)
+def test_other_events_print_nothing(tmp_path: Path, override: dict[str, object]) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    result = run_hook(hook_input(compacted, **override))
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(b"{not json", id="not-json"),
+        pytest.param(b"[1, 2]", id="not-an-object"),
+        pytest.param(b"\xff\xfe", id="not-utf8"),
+        pytest.param(b'{"hook_event_name": "SessionStart", "source": "compact"}', id="missing-fields"),
+        pytest.param(b" " * (2 << 20), id="huge-input"),
+    ],
+)
+def test_bad_input_prints_nothing_and_exits_0(data: bytes, tmp_path: Path) -> None:
+    result = run_hook(data, env={"XDG_STATE_HOME": str(tmp_path), "HOME": str(tmp_path)})
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+def test_missing_transcript_prints_nothing_and_says_why(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    result = run_hook(hook_input(compacted, transcript_path=str(tmp_path / "gone.jsonl")))
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert b"no Claude Code session log" in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_transcript_does_not_hang(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    result = run_hook(hook_input(compacted, transcript_path=str(fifo)))
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+def test_a_binary_transcript_prints_nothing(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    compacted.transcript.write_bytes(os.urandom(4096).replace(b"\n", b"") + b"\x00" * 64)
+    result = run_hook(hook_input(compacted))
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+def test_the_hook_logs_to_its_own_file_private(tmp_path: Path) -> None:
+    result = run_hook(b"{not json", env={"XDG_STATE_HOME": str(tmp_path), "HOME": str(tmp_path)})
+    assert result.returncode == 0
+    logs = list(tmp_path.rglob("claude-code-hook.log"))
+    assert logs and "not JSON" in logs[0].read_text()
+    assert (logs[0].stat().st_mode & 0o777) == 0o600
+
+
+def test_parse_accepts_only_compact_session_start() -> None:
+    good = {"session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/w", "hook_event_name": "SessionStart",
+            "source": "compact"}  # fmt: skip
+    assert parse_hook_input(json.dumps(good).encode()).cwd == "/w"
+    with pytest.raises(ValueError, match="absolute"):
+        parse_hook_input(json.dumps({**good, "cwd": "relative"}).encode())
+    with pytest.raises(ValueError, match="non-empty string"):
+        parse_hook_input(json.dumps({**good, "transcript_path": "/a\x00b"}).encode())
+
+
+def test_no_compaction_in_the_transcript_still_uses_the_whole_history(tmp_path: Path) -> None:
+    """Claude Code may not have flushed its boundary yet: the whole transcript is what was compacted."""
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    lines = compacted.transcript.read_text().splitlines()[:-2]
+    compacted.transcript.write_text("\n".join(lines) + "\n")
+    inp = parse_hook_input(hook_input(compacted))
+    context, figures = context_for(inp, TiktokenCounter())
+    assert context is not None and figures["files"] > 0
