@@ -143,6 +143,10 @@ def subcommands_help() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "claude-code":
+        from compact_lsp.companion.commands import main as claude_code_main
+
+        return claude_code_main(args)
     if args and args[0] in SUBCOMMANDS:
         from compact_lsp.offline import main as offline_main
 

@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
     from compact_lsp.companion.commands import add_parser as add_claude_code_parser
 
-    add_claude_code_parser(sub)
+    add_claude_code_parser(sub)  # listed here for --help; cli.main runs it without this module's imports
     return parser
 
 
@@ -50,10 +50,6 @@ def main(argv: Sequence[str]) -> int:
             from compact_lsp.importing import import_sessions_command
 
             return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
-        if ns.command == "claude-code":
-            from compact_lsp.companion.commands import claude_code_command
-
-            return claude_code_command(ns)
         if ns.command == "eval":
             from compact_lsp.evaluation import eval_command
 

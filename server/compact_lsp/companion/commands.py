@@ -43,6 +43,13 @@ def add_parser(sub: Any) -> None:
         p.add_argument("--dir", default=".", help="the project directory (default: the current one)")
 
 
+def main(argv: list[str]) -> int:
+    """``compact-lsp claude-code ...`` without the other subcommands' imports: the hook starts fast."""
+    parser = argparse.ArgumentParser(prog="compact-lsp")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return claude_code_command(parser.parse_args(argv))
+
+
 def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     if ns.action == "hook":
         return run_hook(stdin or sys.stdin.buffer, stdout or sys.stdout, budget=ns.budget)
