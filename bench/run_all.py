@@ -38,6 +38,7 @@ KNOWN = (
     ("bench_append.py", "Append latency vs session length"),
     ("bench_crash.py", "Crash safety: SIGKILL trials"),
     ("bench_load.py", "Load: many sessions on one connection"),
+    ("bench_claude_code_hook.py", "Claude Code hook on a 200k-token transcript"),
 )
 QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 """Scripts known to take ``--quick``."""
