@@ -25,9 +25,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.companion.transcripts import compacted_transcript, corpus_session, hook_input  # noqa: E402
+
 from compact_lsp.engine.claude_code import import_claude_code  # noqa: E402
 from compact_lsp.engine.tokens import TiktokenCounter  # noqa: E402
-from tests.companion.transcripts import compacted_transcript, corpus_session, hook_input  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 TARGET_TOKENS = 200_000
@@ -46,7 +47,7 @@ def _grow(transcript: Path, target: int, counter: TiktokenCounter) -> tuple[int,
     last_uuid: str | None = None
     for k in range(copies):
         for line in history:
-            record = ID.sub(lambda m: m.group(0)[: -len(m.group(1)) - 1] + f'{m.group(1)}-{k}"', line)
+            record = ID.sub(lambda m, k=k: m.group(0)[: -len(m.group(1)) - 1] + f'{m.group(1)}-{k}"', line)
             data = json.loads(record)
             if data.get("parentUuid") is None and last_uuid is not None and "uuid" in data:
                 data["parentUuid"] = last_uuid
