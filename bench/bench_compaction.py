@@ -101,7 +101,7 @@ def timed_compaction(
 def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         # one compaction first, so lazy imports and one-off caches are not counted as compaction's
-        warm = build_session(Path(tmp) / "warm", 10_000, counter)
+        warm = build_session(Path(tmp) / "warm", 40_000, counter)
         asyncio.run(warm.compact(session_memory_summarizer(warm)))
         del warm
         gc.collect()
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             "model_stub": model,
         }
         for make in paths.values():  # warm up: lazy imports (anthropic), first connections
-            timed_compaction(10_000, make, counter, 1)
+            timed_compaction(40_000, make, counter, 1)
         for tokens in sizes:
             row: dict[str, Any] = {"tokens": tokens}
             for name, make in paths.items():
