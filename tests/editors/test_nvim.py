@@ -412,7 +412,7 @@ def test_help_works_after_a_lazy_style_install_and_the_shipped_tags_are_current(
 
 
 def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -> None:
-    from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
+    from tests.support.messages_api_stub import MessagesApiStub, api_error, hang, reply, tool_call
 
     workspace, state = workspace_in(tmp_path)
     with MessagesApiStub() as stub:
@@ -422,6 +422,7 @@ def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -
             reply("Here is the short answer."),
             hang(),
             reply("Yes, on a new server."),
+            api_error(400, "invalid_request_error", "prompt is too long"),
         )
         # The scenario waits for these files: the stub holds the 2nd, then the 4th model request.
         flags = [state / "hanging-2", state / "hanging-4"]
@@ -454,6 +455,11 @@ def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -
     assert fourth.get("error") is None and fourth["result"]["stopReason"] == "end_turn"
     assert run.results["new_client"] != run.results["old_client"]
     assert "Claude: Yes, on a new server." in lines
+    # An API failure ends the turn as failed, the reason shown once, nothing left running.
+    fifth = run.results["fifth"]["data"]
+    assert fifth["result"]["stopReason"] == "error" and run.results["turns_left"] == 0
+    assert lines[-3].startswith("  [failed · ") and lines[-2:] == ["", "> "], lines[-4:]
+    assert sum("prompt is too long" in line for line in lines) == 1, lines
 
 
 # ---- agent edits and open buffers ----

@@ -1,6 +1,7 @@
 -- <C-c> during a turn whose model request hangs: the turn ends at once with a "cancelled" mark, and the next
 -- message typed at the prompt is answered (the plugin does not stay "still answering"). Then the server dies
 -- during a turn: the turn ends with an error line, and the next message starts a new server and is answered.
+-- Last, the API refuses a request: the turn ends as failed, with the reason.
 local H = require('nvim_harness')
 
 H.run(function()
@@ -47,6 +48,14 @@ H.run(function()
   end)
   H.record('fourth', H.events('CompactLspChatDone')[4])
   H.record('new_client', vim.lsp.get_clients({ name = 'compact_lsp' })[1].id)
+
+  -- The API refuses the next request: the turn ends as failed, with the reason, and the chat stays usable.
+  H.type('iOne more<CR><Esc>')
+  H.wait('the failed turn to end', function()
+    return #H.events('CompactLspChatDone') > 4
+  end)
+  H.record('fifth', H.events('CompactLspChatDone')[5])
+  H.record('turns_left', vim.tbl_count(require('compact_lsp.state').turns))
   H.record('lines', H.lines(buf))
   H.record('warnings', vim.tbl_filter(function(n)
     return n.level and n.level >= vim.log.levels.WARN
