@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import SERVER, Workspace, initialize_params, stop_server
-from .conversation import append, command, new_session, read_round, start
+from .conversation import append, command, new_session, read_file, read_round, start
 
 
 async def test_rehydration_uses_every_workspace_folder_and_added_directory(workspace: Workspace) -> None:
@@ -37,6 +38,12 @@ async def test_rehydration_uses_every_workspace_folder_and_added_directory(works
         assert included == {"main.py", str(files["second"]), str(files["added"])}
         [left_out] = [c for c in preview["candidates"] if not c["included"]]
         assert left_out["path"] == str(files["elsewhere"]) and left_out["reason"] == "outside the workspace roots"
+        # a client's own reads (compact/readFile) follow the same roots
+        for name in ("second", "added"):
+            read = await read_file(lsp, session_id, str(files[name]))
+            assert read["content"] == files[name].read_text()
+        with pytest.raises(Exception, match="outside the workspace"):
+            await read_file(lsp, session_id, str(files["elsewhere"]))
     finally:
         await stop_server(lsp)
 

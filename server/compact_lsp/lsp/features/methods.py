@@ -108,10 +108,9 @@ def register(server: CompactLanguageServer) -> None:
         limit = optional_int(args, "limit", READ_FILE, minimum=1)
         tool_use_id = optional_str(args, "toolUseId", READ_FILE)
         session = slot.session
-        memory_roots = [root.path for root in session.memory.roots]
-        read = await run_io(
-            read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=memory_roots
-        )
+        # the workspace folders, the added directories and the memory roots that passed their rule
+        roots = list(session.allowed_roots.paths)
+        read = await run_io(read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=roots)
         await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))
         return read.to_wire()
 
