@@ -19,8 +19,9 @@ from typing import IO, Any
 
 from platformdirs import user_log_path
 
-from .hook import DEFAULT_BUDGET, NotForUs, context_for, hook_output, parse_hook_input
+from .hook import NotForUs, context_for, hook_output, parse_hook_input
 from .hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
+from .policy import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
 

@@ -34,14 +34,13 @@ from compact_lsp.engine.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.plan_state import PlanState, extract_plan
 from compact_lsp.engine.read_state import ReadFileState
 from compact_lsp.engine.rehydration import rehydrate
-from compact_lsp.engine.settings import RehydrationSettings
 from compact_lsp.engine.tokens import TokenCounter
 from compact_lsp.evaluation.timeline import FileUse, file_uses
 
+from .policy import DEFAULT_BUDGET, already_in_context, hook_rehydration
+
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
-DEFAULT_BUDGET = 10_000
-"""Extra tokens the hook may add (files and slices; the plan and trail come on top, and are small)."""
 CLAUDE_CODE_FILES = 5
 CLAUDE_CODE_WHOLE_TOKENS = 5_000
 """Claude Code's own rule: its five most recent reads come back, whole when under about 5k tokens."""
@@ -172,13 +171,12 @@ def build_context(
     state.observe(messages)
     # Already in Claude Code's new context verbatim: its summary and the files it re-attaches.
     summary = imported.compact_summary or ""
-    kept_text = [summary, *_reattached_texts(uses, roots, counter)]
-    kept: list[Message] = [{"role": "user", "content": [{"type": "text", "text": t} for t in kept_text if t]}]
+    kept = already_in_context([summary, *_reattached_texts(uses, roots, counter)])
     plan = extract_plan(messages)
     result = rehydrate(
         read_state=state,
         kept_messages=kept,
-        settings=RehydrationSettings(token_budget=budget),
+        settings=hook_rehydration(budget),
         counter=counter,
         workspace_roots=list(roots.paths),
         plan=plan if _plan_lost(plan, summary) else None,

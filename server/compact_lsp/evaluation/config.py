@@ -37,6 +37,8 @@ class RankerSpec:
     """The product's default policy (its settings and ranker)."""
     workspace_only: bool = False
     """Attach only files in the workspace folder (no added directories), as before allowed roots."""
+    claude_code_hook: bool = False
+    """Add what our Claude Code hook adds after this policy's own files (companion/policy.py)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ def default_rankers() -> tuple[RankerSpec, ...]:
     ours = DEFAULT_SETTINGS
     return (
         RankerSpec("Claude Code / Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
+        RankerSpec("Claude Code + our hook (10k more)", recency_ranker, slices=False, claude_code_hook=True),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),
         RankerSpec("budget 10k, 8k per file", recency_ranker, settings=budget(10_000, 8_000)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from compact_lsp.companion.policy import already_in_context, hook_rehydration
 from compact_lsp.engine.claude_code import ImportedSession
 from compact_lsp.engine.context import ContextSession
 from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_uses
@@ -254,9 +255,37 @@ def _score_point(
             for c in candidates
             if c.included and not c.deleted
         ]
+        if spec.claude_code_hook:
+            attached = _with_hook(plain, attached, counter, roots)
         for scores, horizon in horizons:
             needs = lookahead(uses, index, turn, horizon, known, workspace=[root], allowed=roots)
             scores[spec.name] = scores[spec.name] + score_point(attached, needs)
+
+
+def _with_hook(
+    plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str]
+) -> list[Attached]:
+    """Claude Code's own files plus what our hook adds: files Claude Code put back whole are already in its
+    context; for a big file it put back in part, the hook's slice joins it."""
+    candidates = rehydration_candidates(
+        plain.read_state,
+        kept_messages=already_in_context(a.text for a in own if not a.partial),
+        settings=hook_rehydration(),
+        counter=counter,
+        workspace_roots=roots,
+        history=plain.messages,
+    )
+    by_path = {a.path: a for a in own}
+    for c in candidates:
+        if not c.included or c.deleted:
+            continue
+        mine = by_path.get(c.realpath)
+        if mine is None:
+            by_path[c.realpath] = Attached(c.realpath, c.tokens, c.partial, c.lines, c.text)
+        elif mine.partial:
+            lines = ",".join(x for x in (mine.lines, c.lines) if x) or None
+            by_path[c.realpath] = Attached(c.realpath, mine.tokens + c.tokens, c.partial, lines, mine.text + c.text)
+    return list(by_path.values())
 
 
 def _score_rewrite(
