@@ -137,7 +137,9 @@ local function ago(iso)
   local utc_now = os.time(os.date('!*t') --[[@as osdateparam]])
   local t = os.time({ year = y, month = mo, day = d, hour = h, min = mi, sec = s })
   local secs = math.max(0, utc_now - t)
-  if secs < 3600 then
+  if secs < 60 then
+    return 'just now'
+  elseif secs < 3600 then
     return string.format('%dm ago', math.floor(secs / 60))
   elseif secs < 86400 then
     return string.format('%dh ago', math.floor(secs / 3600))
