@@ -15,7 +15,8 @@ from compact_lsp.agent.permissions import Permissions
 from compact_lsp.agent.python_grep import MAX_GREP_LINES
 from compact_lsp.agent.reading import MAX_READ_CHARS, grep_tool
 from compact_lsp.agent.session_access import DirectAccess
-from compact_lsp.agent.tools import MAX_OUTPUT_CHARS, Tool, ToolContext, ToolError, bound, default_tools
+from compact_lsp.agent.tools import MAX_OUTPUT_CHARS, Tool, ToolContext, ToolError, bound
+from compact_lsp.agent.toolset import default_tools
 from compact_lsp.agent.writing import index_line, topic_slug
 from compact_lsp.engine.messages import result_text
 

@@ -1,4 +1,4 @@
-"""The agent's tools: the contract every tool follows, and the default tool set.
+"""The agent's tools: the contract every tool follows (the default tool set is in toolset.py).
 
 A tool gets its validated-by-hand input and a ``ToolContext`` and returns a ``ToolOutput``. It raises
 ``ToolError`` for anything the model should read as an is_error result (a refused path, a missing string); the
@@ -122,25 +122,6 @@ def int_arg(args: Mapping[str, Any], name: str, minimum: int = 1) -> int | None:
 def path_arg(args: Mapping[str, Any]) -> Any:
     """The path argument, under either name the model may use."""
     return args.get("file_path", args.get("path"))
-
-
-def default_tools(*, shell: bool = False, ripgrep: str | None = None) -> list[Tool]:
-    """The agent's tool set; the shell tool only when enabled in the settings."""
-    from .reading import glob_tool, grep_tool, list_directory_tool, read_file_tool
-    from .writing import edit_file_tool, remember_tool, shell_tool, write_file_tool
-
-    tools = [
-        read_file_tool(),
-        list_directory_tool(),
-        glob_tool(),
-        grep_tool(ripgrep),
-        edit_file_tool(),
-        write_file_tool(),
-        remember_tool(),
-    ]
-    if shell:
-        tools.append(shell_tool())
-    return tools
 
 
 def tool_params(tools: Sequence[Tool]) -> list[dict[str, Any]]:

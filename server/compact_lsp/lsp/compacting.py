@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
 
-from .notify import CompactionProgress, did_compact
-from .work import changed, in_session
+from .notify import CompactionProgress, changed, did_compact
+from .work import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.engine.summarize.base import Summarizer
@@ -42,8 +43,6 @@ def short_tokens(n: int) -> str:
 
 def default_summarizer(settings: EngineSettings) -> Summarizer:
     """The model summariser when an API key is set (offline fallback), else the offline one."""
-    from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
-
     return summarizer_from_settings(settings)
 
 

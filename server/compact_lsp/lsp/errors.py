@@ -1,7 +1,8 @@
 """JSON-RPC errors with messages a person can act on, and the one place engine errors become them.
 
-Handlers raise; pygls sends a ``JsonRpcException`` as the error response with our message and code. Anything
-else would reach the client as "Internal Error" with a traceback, so known failures are converted here.
+Handlers raise; pygls sends a ``JsonRpcException`` as the error response with our message and code. Only the
+server's own error types are converted (``to_jsonrpc``): any other exception, a stray ``ValueError`` included, is
+a bug, logged with its traceback and answered as an internal failure that points at the log.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any, ParamSpec, TypeVar
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from compact_lsp.engine.compaction import CompactionError
+from compact_lsp.engine.context import ConversationError
+from compact_lsp.engine.messages import MessageShapeError
 from compact_lsp.engine.settings import SettingsError
 from compact_lsp.session_lock import SessionBusy
 from compact_lsp.store import JournalWriteError, StoreError
@@ -46,9 +49,10 @@ def to_jsonrpc(exc: Exception) -> JsonRpcException:
         return request_failed(str(exc), {"kind": "read_only", "owner": exc.owner})
     if isinstance(exc, (JournalWriteError, StoreError)):
         return request_failed(str(exc))
-    if isinstance(exc, (ReadRefused, SettingsError, ValueError)):  # MessageShapeError, ConversationError
+    if isinstance(exc, (ReadRefused, SettingsError, MessageShapeError, ConversationError)):
         return invalid_params(str(exc))
-    log.exception("unexpected failure", exc_info=exc)
+    # anything else (a stray ValueError or KeyError included) is a bug in the server: log it as one
+    log.error("bug: a handler let %s through", type(exc).__name__, exc_info=exc)
     return JsonRpcException(f"compact-lsp failed unexpectedly: {type(exc).__name__}: {exc} (see the server log)")
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.store import SessionJournal, parse_lines
 
+from .notify import changed
+
 if TYPE_CHECKING:
     from .server import CompactLanguageServer
     from .sessions import SessionSlot
@@ -72,8 +74,6 @@ def on_journal_changed(server: CompactLanguageServer, session_id: str) -> None:
 
 
 async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    from .work import changed
-
     def run() -> tuple[int, dict[str, Any]]:
         return catch_up(slot), slot.session.usage().to_wire()
 

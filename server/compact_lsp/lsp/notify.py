@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
+    from compact_lsp.engine.eviction import EvictionRecord
+
     from .server import CompactLanguageServer
+    from .sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,33 @@ def did_compact(
             "fallbackReason": full.get("fallbackReason") if full else None,
         },
     )
+
+
+def did_microcompact(server: CompactLanguageServer, session_id: str, eviction: EvictionRecord) -> None:
+    """``compact/didCompact`` for a microcompaction (automatic, forced, or the agent's idle trigger)."""
+    did_compact(server, session_id, "micro", eviction.trigger, eviction.tokens_before, eviction.tokens_after)
+
+
+def changed(server: CompactLanguageServer, slot: SessionSlot, usage: dict[str, Any] | None) -> None:
+    """After a change: follow the session's files with the watcher, and schedule a usage notification."""
+    sync_watches(server, slot)
+    if usage is not None:
+        slot.usage_wire = usage
+        if server.usage_notifier is not None:
+            server.usage_notifier.changed(slot.session.id, usage)
+
+
+def sync_watches(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    """Track exactly the files in the session's read-file state (their directories, non-recursively)."""
+    watcher = server.watcher
+    if watcher is None:
+        return
+    wanted = {record.realpath for record in slot.session.read_state.ranked()}
+    for path in wanted - slot.watched:
+        watcher.track(path)
+    for path in slot.watched - wanted:
+        watcher.untrack(path)
+    slot.watched = wanted
 
 
 class CompactionProgress:

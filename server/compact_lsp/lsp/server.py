@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Coroutine
 from typing import Any
 
@@ -23,6 +22,10 @@ from compact_lsp.store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
 
 from .compacting import SummarizerFactory, default_summarizer
+from .errors import request_failed
+from .features import register_features
+from .features.chat import ChatState
+from .framing import serve_stdio
 from .notify import UsageNotifier
 from .sessions import SessionRegistry
 from .wire import AnsweringProtocol, json_converter
@@ -65,6 +68,8 @@ class CompactLanguageServer(LanguageServer):
         """Builds the summariser for a compaction from the current settings (tests inject a loopback one)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop serving the client; worker threads hand results back through it."""
+        self.chat = ChatState()
+        """The built-in agent's permission answers and running turns, per session (``compact/chat``)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
 
@@ -72,8 +77,6 @@ class CompactLanguageServer(LanguageServer):
 
     def registry(self) -> SessionRegistry:
         if self.sessions is None:
-            from .errors import request_failed
-
             raise request_failed("the server is not initialized yet; send 'initialize' first")
         return self.sessions
 
@@ -110,29 +113,8 @@ class CompactLanguageServer(LanguageServer):
         return task
 
 
-def workspace_root_from(params: types.InitializeParams) -> str | None:
-    from pygls.uris import to_fs_path
-
-    if params.workspace_folders:
-        uri: str | None = params.workspace_folders[0].uri
-    else:
-        uri = params.root_uri
-    path = to_fs_path(uri) if uri else params.root_path
-    return os.path.realpath(path) if path else None
-
-
-def workspace_folders_from(params: types.InitializeParams) -> tuple[str, ...]:
-    """Every workspace folder (multi-root) as a real path, the first one first."""
-    from pygls.uris import to_fs_path
-
-    paths = (to_fs_path(folder.uri) for folder in params.workspace_folders or ())
-    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if p))
-
-
 def create_server(settings: EngineSettings | None = None) -> CompactLanguageServer:
     """A server with every feature registered."""
-    from .features import register_features
-
     server = CompactLanguageServer(settings or EngineSettings())
     register_features(server)
     return server
@@ -148,6 +130,4 @@ def run(tcp: str | None = None) -> int:
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
         return 0
-    from .framing import serve_stdio
-
     return serve_stdio(server)

@@ -20,6 +20,7 @@ from compact_lsp.store import SessionChanged
 from compact_lsp.tracking.reader import current_text
 
 from .following import catch_up, on_journal_changed
+from .notify import changed
 from .sessions import SessionSlot
 
 if TYPE_CHECKING:
@@ -58,28 +59,6 @@ def _call_and_measure(
     if server.sessions is not None:  # the listing's entry, taken under the same lock as the change
         server.sessions.index_slot(slot)
     return result, slot.session.usage().to_wire()
-
-
-def changed(server: CompactLanguageServer, slot: SessionSlot, usage: dict[str, Any] | None) -> None:
-    """After a change: follow the session's files with the watcher, and schedule a usage notification."""
-    sync_watches(server, slot)
-    if usage is not None:
-        slot.usage_wire = usage
-        if server.usage_notifier is not None:
-            server.usage_notifier.changed(slot.session.id, usage)
-
-
-def sync_watches(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    """Track exactly the files in the session's read-file state (their directories, non-recursively)."""
-    watcher = server.watcher
-    if watcher is None:
-        return
-    wanted = {record.realpath for record in slot.session.read_state.ranked()}
-    for path in wanted - slot.watched:
-        watcher.track(path)
-    for path in slot.watched - wanted:
-        watcher.untrack(path)
-    slot.watched = wanted
 
 
 def on_file_changed(server: CompactLanguageServer, path: str) -> None:

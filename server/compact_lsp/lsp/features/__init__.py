@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .. import chat
-from . import commands, documents, importing, lifecycle, methods, session_picker
+from . import chat, commands, documents, importing, lifecycle, methods, session_picker
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer

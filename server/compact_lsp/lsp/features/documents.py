@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..handlers import notification_handler
+
 if TYPE_CHECKING:
     from compact_lsp.engine.read_state import ReadFileState
 
@@ -19,52 +21,61 @@ log = logging.getLogger(__name__)
 
 
 def register(server: CompactLanguageServer) -> None:
-    def each_session(update: Callable[[ReadFileState], object], what: str) -> None:
-        """Apply ``update`` to every loaded session's read-file state, in order, under each session's lock."""
-        if server.sessions is None:
-            return
-        for slot in list(server.sessions.slots.values()):
-            server.run_task(_locked(slot, update), name=f"{what} in {slot.session.id}")
+    for method, handler in (
+        (types.TEXT_DOCUMENT_DID_OPEN, did_open),
+        (types.TEXT_DOCUMENT_DID_CHANGE, did_change),
+        (types.TEXT_DOCUMENT_DID_SAVE, did_save),
+        (types.TEXT_DOCUMENT_DID_CLOSE, did_close),
+    ):
+        server.feature(method)(notification_handler(server, handler))
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        doc = params.text_document
-        path = to_fs_path(doc.uri)
-        if path is None:  # not a file: URI (an untitled buffer, a diff view)
-            return
-        server.documents[doc.uri] = (path, doc.text, doc.version)
-        each_session(lambda rs: rs.open_document(path, doc.text, doc.version), "didOpen")
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        path = to_fs_path(uri)
-        if path is None:
-            return
-        text = server.workspace.get_text_document(uri).source
-        version = params.text_document.version
-        server.documents[uri] = (path, text, version)
+def each_session(server: CompactLanguageServer, update: Callable[[ReadFileState], object], what: str) -> None:
+    """Apply ``update`` to every loaded session's read-file state, in order, under each session's lock."""
+    if server.sessions is None:
+        return
+    for slot in list(server.sessions.slots.values()):
+        server.run_task(_locked(slot, update), name=f"{what} in {slot.session.id}")
 
-        def update(rs: ReadFileState) -> None:
-            rs.change_document(path, text, version)
-            rs.focus_document(path)
 
-        each_session(update, "didChange")
+def did_open(server: CompactLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    path = to_fs_path(doc.uri)
+    if path is None:  # not a file: URI (an untitled buffer, a diff view)
+        return
+    server.documents[doc.uri] = (path, doc.text, doc.version)
+    each_session(server, lambda rs: rs.open_document(path, doc.text, doc.version), "didOpen")
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        path = to_fs_path(params.text_document.uri)
-        if path is None:
-            return
-        each_session(lambda rs: rs.save_document(path), "didSave")
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        path = to_fs_path(params.text_document.uri)
-        server.documents.pop(params.text_document.uri, None)
-        if path is None:
-            return
-        each_session(lambda rs: rs.close_document(path), "didClose")
+def did_change(server: CompactLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    path = to_fs_path(uri)
+    if path is None:
+        return
+    text = server.workspace.get_text_document(uri).source
+    version = params.text_document.version
+    server.documents[uri] = (path, text, version)
+
+    def update(rs: ReadFileState) -> None:
+        rs.change_document(path, text, version)
+        rs.focus_document(path)
+
+    each_session(server, update, "didChange")
+
+
+def did_save(server: CompactLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = to_fs_path(params.text_document.uri)
+    if path is None:
+        return
+    each_session(server, lambda rs: rs.save_document(path), "didSave")
+
+
+def did_close(server: CompactLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = to_fs_path(params.text_document.uri)
+    server.documents.pop(params.text_document.uri, None)
+    if path is None:
+        return
+    each_session(server, lambda rs: rs.close_document(path), "didClose")
 
 
 async def _locked(slot: SessionSlot, update: Callable[[ReadFileState], object]) -> None:

@@ -10,7 +10,8 @@ from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
 from compact_lsp.importing import import_into_store
 from compact_lsp.store import StoreError
 
-from ..errors import invalid_params, request_failed, rpc_errors
+from ..errors import invalid_params, request_failed
+from ..handlers import request_handler
 from ..params import as_object, required_str
 
 if TYPE_CHECKING:
@@ -22,32 +23,33 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 
 
 def register(server: CompactLanguageServer) -> None:
-    @server.feature(IMPORT_SESSION)
-    @rpc_errors
-    async def import_session(params: Any) -> dict[str, Any]:
-        args = as_object(params, IMPORT_SESSION)
-        path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
-        if not os.path.isabs(path) and server.workspace_root:
-            path = os.path.join(server.workspace_root, path)
-        registry = server.registry()
+    server.feature(IMPORT_SESSION)(request_handler(server, import_session))
 
-        def run() -> dict[str, Any]:
-            if not os.path.isfile(path):
-                raise invalid_params(f"{IMPORT_SESSION}: {path} is not a file (expected a Claude Code .jsonl log)")
-            if os.path.getsize(path) > MAX_LOG_BYTES:
-                raise invalid_params(f"{IMPORT_SESSION}: {path} is larger than {MAX_LOG_BYTES >> 20} MiB")
-            try:
-                result = import_into_store(
-                    registry.store,
-                    path,
-                    settings=registry.settings,
-                    counter=TiktokenCounter(load_encoding()),
-                    workspace_root=server.workspace_root,
-                )
-            except (ValueError, StoreError) as exc:
-                raise request_failed(f"{IMPORT_SESSION}: {exc}") from None
-            return result.to_wire()
 
-        wire = await asyncio.to_thread(run)
-        await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
-        return wire
+async def import_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, IMPORT_SESSION)
+    path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
+    if not os.path.isabs(path) and server.workspace_root:
+        path = os.path.join(server.workspace_root, path)
+    registry = server.registry()
+
+    def run() -> dict[str, Any]:
+        if not os.path.isfile(path):
+            raise invalid_params(f"{IMPORT_SESSION}: {path} is not a file (expected a Claude Code .jsonl log)")
+        if os.path.getsize(path) > MAX_LOG_BYTES:
+            raise invalid_params(f"{IMPORT_SESSION}: {path} is larger than {MAX_LOG_BYTES >> 20} MiB")
+        try:
+            result = import_into_store(
+                registry.store,
+                path,
+                settings=registry.settings,
+                counter=TiktokenCounter(load_encoding()),
+                workspace_root=server.workspace_root,
+            )
+        except (ValueError, StoreError) as exc:
+            raise request_failed(f"{IMPORT_SESSION}: {exc}") from None
+        return result.to_wire()
+
+    wire = await asyncio.to_thread(run)
+    await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
+    return wire

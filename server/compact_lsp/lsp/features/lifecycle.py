@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from compact_lsp.engine.memory import ManagedMemory
 from compact_lsp.io_threads import SessionThreads
@@ -17,10 +18,11 @@ from compact_lsp.store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
 from ..following import follow
-from ..notify import UsageNotifier
+from ..handlers import notification_handler
+from ..notify import UsageNotifier, sync_watches
 from ..sessions import SessionRegistry
 from ..settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
-from ..work import in_session, on_file_changed, sync_watches
+from ..work import in_session, on_file_changed
 from .documents import open_documents_in
 
 if TYPE_CHECKING:
@@ -31,59 +33,63 @@ log = logging.getLogger(__name__)
 
 
 def register(server: CompactLanguageServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
-        from ..server import workspace_folders_from, workspace_root_from
+    for method, handler in (
+        (types.INITIALIZE, initialize),
+        (types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
+        (types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, did_change_workspace_folders),
+        (types.SHUTDOWN, shutdown),
+    ):
+        server.feature(method)(notification_handler(server, handler))
 
-        server.loop = asyncio.get_running_loop()
-        server.loop.set_default_executor(SessionThreads(thread_name_prefix="compact-session"))
-        server.workspace_root = workspace_root_from(params)
-        server.workspace_folders = workspace_folders_from(params)
-        apply_settings(server, parse_settings(params.initialization_options))
-        settings = server.settings
-        store = SessionStore(settings.session_dir, server.workspace_root)
-        server.sessions = SessionRegistry(
-            store,
-            settings,
-            server.workspace_root,
-            on_load_report=server.report_load,
-            on_loaded=lambda slot: session_loaded(server, slot),
-        )
-        server.usage_notifier = UsageNotifier(server.send_notification)
-        server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
-        server.watcher.start()
-        log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        change = unwrap_configuration(params.settings)
-        if change is None:
-            return
-        if not isinstance(change, Mapping):
-            server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
-            return
-        old_dir = server.settings.session_dir
-        apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
-        registry = server.sessions
-        if registry is None:
-            return
-        registry.update_settings(server.settings)
-        if server.settings.session_dir != old_dir:
-            registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
-        server.run_task(usage_after_settings(server), name="usage after a settings change")
+def initialize(server: CompactLanguageServer, params: types.InitializeParams) -> None:
+    """Settings in, then the session store, the registry, the usage notifier and the file watcher up."""
+    server.loop = asyncio.get_running_loop()
+    server.loop.set_default_executor(SessionThreads(thread_name_prefix="compact-session"))
+    server.workspace_root = workspace_root_from(params)
+    server.workspace_folders = workspace_folders_from(params)
+    apply_settings(server, parse_settings(params.initialization_options))
+    settings = server.settings
+    store = SessionStore(settings.session_dir, server.workspace_root)
+    server.sessions = SessionRegistry(
+        store,
+        settings,
+        server.workspace_root,
+        on_load_report=server.report_load,
+        on_loaded=lambda slot: session_loaded(server, slot),
+    )
+    server.usage_notifier = UsageNotifier(server.send_notification)
+    server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
+    server.watcher.start()
+    log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def _did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        did_change_workspace_folders(server, params)
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(params: Any = None) -> None:
-        if server.watcher is not None:
-            server.watcher.stop()
-        if server.usage_notifier is not None:
-            server.usage_notifier.close()
-        if server.sessions is not None:
-            server.sessions.store.close()
+def did_change_configuration(server: CompactLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    """A (partial) change merges onto the settings in force; sessions and their read-file state stay."""
+    change = unwrap_configuration(params.settings)
+    if change is None:
+        return
+    if not isinstance(change, Mapping):
+        server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
+        return
+    old_dir = server.settings.session_dir
+    apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
+    registry = server.sessions
+    if registry is None:
+        return
+    registry.update_settings(server.settings)
+    if server.settings.session_dir != old_dir:
+        registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
+    server.run_task(usage_after_settings(server), name="usage after a settings change")
+
+
+def shutdown(server: CompactLanguageServer, params: Any = None) -> None:
+    if server.watcher is not None:
+        server.watcher.stop()
+    if server.usage_notifier is not None:
+        server.usage_notifier.close()
+    if server.sessions is not None:
+        server.sessions.store.close()
 
 
 async def usage_after_settings(server: CompactLanguageServer) -> None:
@@ -99,7 +105,6 @@ async def usage_after_settings(server: CompactLanguageServer) -> None:
 
 def did_change_workspace_folders(server: CompactLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     """Folders added to or removed from a multi-root workspace: the allowed roots follow, sessions keep going."""
-    from pygls.uris import to_fs_path
 
     def paths(folders: Sequence[types.WorkspaceFolder]) -> list[str]:
         return [os.path.realpath(p) for p in (to_fs_path(f.uri) for f in folders) if p]
@@ -135,3 +140,19 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
             server.ignored_roots_warned.add(ignored.warning)
             log.warning(ignored.warning)
             server.show_warning(ignored.warning)
+
+
+def workspace_root_from(params: types.InitializeParams) -> str | None:
+    """The first workspace folder (else rootUri, else rootPath) as a real path."""
+    if params.workspace_folders:
+        uri: str | None = params.workspace_folders[0].uri
+    else:
+        uri = params.root_uri
+    path = to_fs_path(uri) if uri else params.root_path
+    return os.path.realpath(path) if path else None
+
+
+def workspace_folders_from(params: types.InitializeParams) -> tuple[str, ...]:
+    """Every workspace folder (multi-root) as a real path, the first one first."""
+    paths = (to_fs_path(folder.uri) for folder in params.workspace_folders or ())
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if p))

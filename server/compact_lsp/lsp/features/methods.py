@@ -1,4 +1,8 @@
-"""The custom requests: compact/newSession, append, messages, readFile, status."""
+"""The custom requests: compact/newSession, append, messages, readFile, status.
+
+Each handler is a module-level ``async def name(server, params)``; ``register`` binds them to the server with the
+error mapping (``request_handler``), so a test can call one in-process with a server object.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ from compact_lsp.io_threads import run_io
 from compact_lsp.tracking.reader import read_text_file
 
 from ..compacting import compact_session, refresh_notes
-from ..errors import invalid_params, rpc_errors
-from ..notify import did_compact
+from ..errors import invalid_params
+from ..handlers import request_handler
+from ..notify import did_microcompact
 from ..params import as_object, optional_int, optional_object, optional_str, required_str
 from ..work import in_session
 
@@ -32,94 +37,93 @@ STATUS = "compact/status"
 
 
 def register(server: CompactLanguageServer) -> None:
-    async def session_for(params: Any, method: str) -> SessionSlot:
-        args = as_object(params, method)
-        return await server.registry().get(required_str(args, "sessionId", method), method)
+    for method, handler in (
+        (NEW_SESSION, new_session),
+        (APPEND, append),
+        (MESSAGES, messages),
+        (READ_FILE, read_file),
+        (STATUS, status),
+    ):
+        server.feature(method)(request_handler(server, handler))
 
-    @server.feature(NEW_SESSION)
-    @rpc_errors
-    async def new_session(params: Any) -> dict[str, Any]:
-        args = as_object(params, NEW_SESSION)
-        title = optional_str(args, "title", NEW_SESSION) or ""
-        source = optional_str(args, "source", NEW_SESSION) or "api"
-        if source not in ("chat", "api"):
-            raise invalid_params(f'{NEW_SESSION}: \'source\' must be "chat" or "api", got {source!r}')
-        registry = server.registry()
-        slot = await asyncio.to_thread(registry.create, title, source)
-        registry.loaded(slot)
-        return {"sessionId": slot.session.id}
 
-    @server.feature(APPEND)
-    @rpc_errors
-    async def append(params: Any) -> dict[str, Any]:
-        args = as_object(params, APPEND)
-        slot = await server.registry().get(required_str(args, "sessionId", APPEND), APPEND)
-        messages = args.get("messages")
-        if not isinstance(messages, list):
-            raise invalid_params(f"{APPEND}: 'messages' must be an array of Messages API message objects")
-        usage = optional_object(args, "usage", APPEND)
-        session = slot.session
-        outcome = await in_session(server, slot, functools.partial(session.append, messages, usage))
-        result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
-        if outcome.microcompaction is not None:
-            eviction = {"changed": True, **outcome.microcompaction.to_wire()}
-            result["microcompaction"] = eviction
-            did_compact(
-                server,
-                session.id,
-                "micro",
-                eviction["trigger"],
-                eviction["tokensBefore"],
-                eviction["tokensAfter"],
-            )
-        if outcome.compaction_due:
-            try:
-                result["compaction"] = await compact_session(server, slot, trigger="auto")
-            except CompactionError as exc:  # the append stands; say why the automatic compaction did not
-                log.warning("automatic compaction of %s did not happen: %s", session.id, exc)
-                result["compactionError"] = str(exc)
-            else:
-                result["usage"] = slot.usage_wire or result["usage"]
-        server.run_task(refresh_notes(server, slot), name=f"session notes of {session.id}")
-        return result
+async def session_for(server: CompactLanguageServer, params: Any, method: str) -> SessionSlot:
+    """The session a request names with ``sessionId`` (loaded from disk if need be)."""
+    args = as_object(params, method)
+    return await server.registry().get(required_str(args, "sessionId", method), method)
 
-    @server.feature(MESSAGES)
-    @rpc_errors
-    async def messages(params: Any) -> dict[str, Any]:
-        slot = await session_for(params, MESSAGES)
-        session = slot.session
 
-        def view() -> dict[str, Any]:
-            return {
-                "system": session.system_prompt(),
-                "messages": session.view(),
-                "usage": session.usage().to_wire(),
-            }
+async def new_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, NEW_SESSION)
+    title = optional_str(args, "title", NEW_SESSION) or ""
+    source = optional_str(args, "source", NEW_SESSION) or "api"
+    if source not in ("chat", "api"):
+        raise invalid_params(f'{NEW_SESSION}: \'source\' must be "chat" or "api", got {source!r}')
+    registry = server.registry()
+    slot = await asyncio.to_thread(registry.create, title, source)
+    registry.loaded(slot)
+    return {"sessionId": slot.session.id}
 
-        return await in_session(server, slot, view, changes=False)
 
-    @server.feature(READ_FILE)
-    @rpc_errors
-    async def read_file(params: Any) -> dict[str, Any]:
-        args = as_object(params, READ_FILE)
-        slot = await server.registry().get(required_str(args, "sessionId", READ_FILE), READ_FILE)
-        path = required_str(args, "path", READ_FILE)
-        offset = optional_int(args, "offset", READ_FILE, minimum=1)
-        limit = optional_int(args, "limit", READ_FILE, minimum=1)
-        tool_use_id = optional_str(args, "toolUseId", READ_FILE)
-        session = slot.session
-        # the workspace folders, the added directories and the memory roots that passed their rule
-        roots = list(session.allowed_roots.paths)
-        read = await run_io(read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=roots)
-        await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))
-        return read.to_wire()
+async def append(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    """Append, run the automatic microcompaction, compact when due; the notes catch up in the background."""
+    args = as_object(params, APPEND)
+    slot = await server.registry().get(required_str(args, "sessionId", APPEND), APPEND)
+    messages = args.get("messages")
+    if not isinstance(messages, list):
+        raise invalid_params(f"{APPEND}: 'messages' must be an array of Messages API message objects")
+    usage = optional_object(args, "usage", APPEND)
+    session = slot.session
+    outcome = await in_session(server, slot, functools.partial(session.append, messages, usage))
+    result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
+    if outcome.microcompaction is not None:
+        result["microcompaction"] = {"changed": True, **outcome.microcompaction.to_wire()}
+        did_microcompact(server, session.id, outcome.microcompaction)
+    if outcome.compaction_due:
+        result.update(await _auto_compact(server, slot))
+    server.run_task(refresh_notes(server, slot), name=f"session notes of {session.id}")
+    return result
 
-    @server.feature(STATUS)
-    @rpc_errors
-    async def status(params: Any) -> dict[str, Any]:
-        args = as_object(params, STATUS)
-        slot = await server.registry().get(optional_str(args, "sessionId", STATUS), STATUS)
-        return await session_status(server, slot)
+
+async def _auto_compact(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
+    """The automatic compaction after an append: its result, or why it did not happen (the append stands)."""
+    try:
+        compaction = await compact_session(server, slot, trigger="auto")
+    except CompactionError as exc:
+        log.warning("automatic compaction of %s did not happen: %s", slot.session.id, exc)
+        return {"compactionError": str(exc)}
+    return {"compaction": compaction, **({"usage": slot.usage_wire} if slot.usage_wire else {})}
+
+
+async def messages(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    slot = await session_for(server, params, MESSAGES)
+    session = slot.session
+
+    def view() -> dict[str, Any]:
+        return {"system": session.system_prompt(), "messages": session.view(), "usage": session.usage().to_wire()}
+
+    return await in_session(server, slot, view, changes=False)
+
+
+async def read_file(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, READ_FILE)
+    slot = await server.registry().get(required_str(args, "sessionId", READ_FILE), READ_FILE)
+    path = required_str(args, "path", READ_FILE)
+    offset = optional_int(args, "offset", READ_FILE, minimum=1)
+    limit = optional_int(args, "limit", READ_FILE, minimum=1)
+    tool_use_id = optional_str(args, "toolUseId", READ_FILE)
+    session = slot.session
+    # the workspace folders, the added directories and the memory roots that passed their rule
+    roots = list(session.allowed_roots.paths)
+    read = await run_io(read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=roots)
+    await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))
+    return read.to_wire()
+
+
+async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, STATUS)
+    slot = await server.registry().get(optional_str(args, "sessionId", STATUS), STATUS)
+    return await session_status(server, slot)
 
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from compact_lsp.engine.transcript import transcript_entries
 from compact_lsp.engine.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
 
-from ..errors import rpc_errors
+from ..handlers import request_handler
 from ..params import as_object, required_str
 from ..work import in_session
 
@@ -85,22 +85,10 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
 
 
 def register(server: CompactLanguageServer) -> None:
-    @server.feature(SESSIONS)
-    @rpc_errors
-    async def on_sessions(params: Any) -> list[dict[str, Any]]:
-        return await list_sessions(server, params)
-
-    @server.feature(CURRENT_SESSION)
-    @rpc_errors
-    async def on_current_session(params: Any) -> dict[str, Any]:
-        return await current_session(server, params)
-
-    @server.feature(SELECT_SESSION)
-    @rpc_errors
-    async def on_select_session(params: Any) -> dict[str, Any]:
-        return await select_session(server, params)
-
-    @server.feature(TRANSCRIPT)
-    @rpc_errors
-    async def on_transcript(params: Any) -> dict[str, Any]:
-        return await transcript(server, params)
+    for method, handler in (
+        (SESSIONS, list_sessions),
+        (CURRENT_SESSION, current_session),
+        (SELECT_SESSION, select_session),
+        (TRANSCRIPT, transcript),
+    ):
+        server.feature(method)(request_handler(server, handler))

@@ -1,0 +1,134 @@
+"""Handlers called in-process: module-level functions taking the server, no client or stdio in between.
+
+The end-to-end tiers (tests/e2e) prove the wire; these prove a handler's behaviour directly and fast, with the
+notifications the server would send collected in a list.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.lsp.errors import REQUEST_FAILED, to_jsonrpc
+from compact_lsp.lsp.features import commands, lifecycle, methods
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.server import CompactLanguageServer, create_server
+
+
+class Recorded:
+    def __init__(self) -> None:
+        self.notifications: list[tuple[str, dict[str, Any]]] = []
+        self.warnings: list[str] = []
+
+    def of(self, method: str) -> list[dict[str, Any]]:
+        return [params for name, params in self.notifications if name == method]
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[tuple[CompactLanguageServer, Recorded]]:
+    ls = create_server()
+    recorded = Recorded()
+    ls.send_notification = lambda method, params: recorded.notifications.append((method, params))  # type: ignore[method-assign,assignment]
+    ls.show_warning = recorded.warnings.append  # type: ignore[method-assign,assignment]
+    ls.summarizer_factory = lambda settings: OfflineSummarizer()
+    ls.protocol.client_capabilities = types.ClientCapabilities()  # what pygls' own initialize would record
+    (tmp_path / "ws").mkdir()
+    options = {
+        "sessionDir": str(tmp_path / "sessions"),
+        "memory": {"userRoot": str(tmp_path / "user-memory")},
+        "sessionMemory": {"enabled": False},
+        "microcompact": {"keepRecent": 1},
+    }
+    lifecycle.initialize(
+        ls, types.InitializeParams(capabilities=types.ClientCapabilities(), root_path=str(tmp_path / "ws"),
+                                   initialization_options=options),
+    )  # fmt: skip
+    yield ls, recorded
+    lifecycle.shutdown(ls)
+
+
+def reads(n: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Look at the files."}]
+    for i in range(n):
+        uid = f"toolu_{i}"
+        messages += [
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": uid, "name": "read_file", "input": {"file_path": f"/ws/f{i}.py"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": uid, "content": f"line {i}\n" * 400}]},
+        ]  # fmt: skip
+    return messages
+
+
+async def test_append_then_messages_in_process(server: tuple[CompactLanguageServer, Recorded]) -> None:
+    ls, _ = server
+    session_id = (await methods.new_session(ls, {"title": "in-process"}))["sessionId"]
+    result = await methods.append(ls, {"sessionId": session_id, "messages": reads(2)})
+    assert result["usage"]["total"] > 800
+    view = await methods.messages(ls, {"sessionId": session_id})
+    assert len(view["messages"]) == 5
+
+
+async def test_forced_microcompaction_notifies_once(server: tuple[CompactLanguageServer, Recorded]) -> None:
+    ls, recorded = server
+    session_id = (await methods.new_session(ls, {}))["sessionId"]
+    await methods.append(ls, {"sessionId": session_id, "messages": reads(3)})
+    result = await commands.microcompact_command(ls, ({"sessionId": session_id},))
+    assert [c["toolUseId"] for c in result["cleared"]] == ["toolu_0", "toolu_1"]
+    [note] = recorded.of("compact/didCompact")
+    assert (note["sessionId"], note["kind"], note["trigger"]) == (session_id, "micro", "forced")
+    assert (note["tokensBefore"], note["tokensAfter"]) == (result["tokensBefore"], result["tokensAfter"])
+    again = await commands.microcompact_command(ls, ({"sessionId": session_id},))
+    assert (again["changed"], again["cleared"]) == (False, [])
+    assert len(recorded.of("compact/didCompact")) == 1
+
+
+async def test_compact_command_then_undo(server: tuple[CompactLanguageServer, Recorded]) -> None:
+    ls, recorded = server
+    session_id = (await methods.new_session(ls, {}))["sessionId"]
+    await methods.append(ls, {"sessionId": session_id, "messages": reads(4)})
+    compacted = await commands.compact_command(ls, ({"sessionId": session_id},))
+    assert compacted["summarizer"] == "offline" and compacted["tokensAfter"] < compacted["tokensBefore"]
+    undone = await commands.undo_command(ls, ({"sessionId": session_id},))
+    assert undone["restored"] is True
+    kinds = [n["kind"] for n in recorded.of("compact/didCompact")]
+    assert kinds == ["full", "undo"]
+
+
+async def test_a_bad_settings_change_keeps_the_rest_in_process(server: tuple[CompactLanguageServer, Recorded]) -> None:
+    ls, recorded = server
+    session_dir = ls.settings.session_dir
+    change = {"compactLsp": {"sessionDir": 7, "contextWindow": 150_000}}
+    lifecycle.did_change_configuration(ls, types.DidChangeConfigurationParams(settings=change))
+    assert ls.settings.session_dir == session_dir and ls.settings.context_window == 150_000
+    assert len(recorded.warnings) == 1 and "sessionDir" in recorded.warnings[0]
+
+
+async def test_the_error_mapping_answers_invalid_conversations_as_invalid_params(
+    server: tuple[CompactLanguageServer, Recorded],
+) -> None:
+    ls, _ = server
+    session_id = (await methods.new_session(ls, {}))["sessionId"]
+    orphan = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"}]}]
+    with pytest.raises(JsonRpcInvalidParams, match="nope"):
+        await request_handler(ls, methods.append)({"sessionId": session_id, "messages": orphan})
+
+
+def test_a_stray_value_error_is_a_bug_logged_with_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    try:
+        int("not a number")
+    except ValueError as exc:
+        with caplog.at_level(logging.ERROR, logger="compact_lsp.lsp.errors"):
+            error = to_jsonrpc(exc)
+    assert not isinstance(error, JsonRpcInvalidParams)
+    assert isinstance(error, JsonRpcException) and error.code != REQUEST_FAILED
+    assert "see the server log" in str(error)
+    [record] = caplog.records
+    assert record.message == "bug: a handler let ValueError through" and record.exc_info is not None
