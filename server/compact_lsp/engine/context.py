@@ -37,6 +37,7 @@ from .memory import ManagedMemory
 from .messages import Message, MessageShapeError, check_encodable, check_nesting, normalize_message
 from .microcompact import idle_due
 from .microcompact_plan import MicrocompactPlan, apply_plan
+from .pins import pin_record
 from .record_checks import SkippedRecord
 from .session_notes import NotesJob, notes_setup
 from .session_state import SessionState
@@ -223,6 +224,16 @@ class ContextSession(SessionState):
         """The user refused the agent this path: it never comes back through rehydration."""
         if real_path not in self.denied_paths:
             self._write_and_apply({"type": "deny", "path": real_path, "at": self.clock()})
+
+    def pin(self, *, tool_use_id: str | None = None, path: str | None = None, pinned: bool = True) -> None:
+        """Pin (or with ``pinned=False`` unpin) a tool result and/or a file; ``PinError`` before anything is
+        written when the request is invalid; nothing is written when it would change nothing."""
+        record = pin_record(
+            self.pins, tool_use_id=tool_use_id, path=path, pinned=pinned, known_tool_use_ids=self._known_tool_use_ids(),
+            work_roots=self.work_roots, workspace_root=self.workspace_root, at=self.clock(),
+        )  # fmt: skip
+        if record is not None:
+            self._write_and_apply(record)
 
     def discard_change_notice(self, path: str) -> None:
         """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""

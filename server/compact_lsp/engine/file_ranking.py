@@ -128,6 +128,8 @@ class RankedFile:
     score: float
     excluded: str | None = None
     """Why the file is not a candidate at all (outside the workspace, failed, denied, a skill)."""
+    pinned: bool = False
+    """The user pinned it (``compact/pin``): it comes before every ranked file."""
 
 
 def file_activities(
@@ -137,8 +139,10 @@ def file_activities(
     denied_paths: frozenset[str] = frozenset(),
     history: Sequence[Message] = (),
     ranker: Ranker = recency_ranker,
+    pinned: Sequence[str] = (),
 ) -> list[RankedFile]:
-    """Every file the read-file state or the editor knows, ranked best first, with exclusions marked."""
+    """Every file the read-file state or the editor knows, ranked best first, with exclusions marked; the
+    ``pinned`` real paths first (in pin order), including pinned files the agent never read."""
     roots = [os.path.abspath(r) for r in workspace_roots]
     real_roots = resolved_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
@@ -180,9 +184,23 @@ def file_activities(
                 uses=uses.get(doc.realpath, ()),
             )
         )
+    for real in pinned:
+        if real not in seen:
+            seen.add(real)
+            activities.append(FileActivity(real, _display(real, real, roots, real_roots), 0.0, None, None, False, None))
     scores = ranker(activities)
-    ranked = [RankedFile(act, score) for act, score in zip(activities, scores, strict=True)]
-    ranked.sort(key=lambda r: (-r.score, -r.activity.last_seen, r.activity.path))
+    pin_order = {real: i for i, real in enumerate(pinned)}
+    ranked = [
+        RankedFile(act, score, pinned=act.realpath in pin_order) for act, score in zip(activities, scores, strict=True)
+    ]
+    ranked.sort(
+        key=lambda r: (
+            pin_order.get(r.activity.realpath, len(pin_order)),
+            -r.score,
+            -r.activity.last_seen,
+            r.activity.path,
+        )
+    )
     for item in ranked:
         item.excluded = _exclusion(item.activity, real_roots, denied)
     return ranked

@@ -16,6 +16,7 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``read``: a read the server served itself; ``path``, ``content``, ``toolUseId``, ``startLine``, ``numLines``,
   ``totalLines``.
 - ``deny``: ``path``, a real path the user refused the agent (never rehydrated).
+- ``pin``: ``pinned`` (true: pin, false: unpin), ``toolUseId`` and/or ``path`` (a real path): engine/pins.py.
 - ``notes``: ``notes``, the session-memory notes a background update wrote.
 - ``compaction``: ``boundaryId``, ``messages`` (the compacted view), ``attached`` (where each rehydrated item
   sits in the summary message), ``result`` (the ``compact.compact`` result), ``boundary``.

@@ -133,8 +133,10 @@ def plan_microcompaction(
     read_tools: Sequence[str] = DEFAULT_READ_TOOLS,
     now: float | None = None,
     last_assistant_at: float | None = None,
+    pinned: frozenset[str] = frozenset(),
 ) -> MicrocompactPlan | None:
-    """Decide what ``trigger`` would clear; None when it does not fire or nothing would be cleared."""
+    """Decide what ``trigger`` would clear; None when it does not fire or nothing would be cleared. Results of the
+    tool_use ids in ``pinned`` (``compact/pin``) are protected."""
     if trigger not in TRIGGERS:
         raise ValueError(f"unknown microcompaction trigger {trigger!r}; expected one of {', '.join(TRIGGERS)}")
     current = time.time() if now is None else now
@@ -173,6 +175,9 @@ def plan_microcompaction(
                 continue
             tool_use_id = str(block.get("tool_use_id", ""))
             uses = requests.get(tool_use_id, [])
+            if tool_use_id in pinned:
+                protected.append(ProtectedResult(tool_use_id, distinct([_request_path(u) for u in uses])))
+                continue
             names = distinct([u.get("name") for u in uses])
             if uses and not all(name in compactable for name in names):
                 continue

@@ -19,7 +19,7 @@ from .messages import MessageShapeError, blocks_of, normalize_message
 from .summarize.session_memory import SessionNotes
 
 RECORD_TYPES = frozenset(
-    {"append", "notice", "pending", "rewrite", "read", "deny", "notes", "compaction", "undo", "repair", "header"}
+    {"append", "notice", "pending", "rewrite", "read", "deny", "pin", "notes", "compaction", "undo", "repair", "header"}
 )
 
 
@@ -95,6 +95,15 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
             _optional_int(record, key)
     elif kind == "deny":
         _text(record, "path", path=True)
+    elif kind == "pin":
+        if not isinstance(record.get("pinned"), bool):
+            raise BadRecord("'pinned' must be true or false")
+        if record.get("toolUseId") is None and record.get("path") is None:
+            raise BadRecord("a pin record needs 'toolUseId' or 'path'")
+        if record.get("toolUseId") is not None:
+            _text(record, "toolUseId")
+        if record.get("path") is not None:
+            _text(record, "path", path=True)
     elif kind == "notes":
         notes = record.get("notes")
         try:

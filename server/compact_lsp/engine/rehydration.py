@@ -24,7 +24,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .file_excerpts import (
@@ -234,9 +234,12 @@ def _pack_files(
     ranker: Ranker,
     read_text: Callable[[str], bytes] | None,
     history: Sequence[Message],
+    pinned: Sequence[str] = (),
 ) -> _FilePack:
     reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
-    ranked = file_activities(read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker)
+    ranked = file_activities(
+        read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker, pinned=pinned
+    )
     real_roots = resolved_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     pack = _FilePack()
@@ -260,10 +263,13 @@ def _pack_files(
             real_roots=real_roots,
             denied=denied,
         )
-        pack.candidates.append(packed.candidate)
+        candidate = (
+            replace(packed.candidate, reason=f"pinned; {packed.candidate.reason}") if item.pinned else packed.candidate
+        )
+        pack.candidates.append(candidate)
         if packed.attachment is not None:
             pack.attachments.append(packed.attachment)
-            pack.tokens += packed.candidate.tokens
+            pack.tokens += candidate.tokens
     return pack
 
 
@@ -279,6 +285,7 @@ def rehydration_candidates(
     read_text: Callable[[str], bytes] | None = None,
     history: Sequence[Message] = (),
     system_prompt: str = "",
+    pinned: Sequence[str] = (),
 ) -> list[Candidate]:
     """Every file considered, best first, each with whether it would be included and why (the preview)."""
     return _pack_files(
@@ -291,6 +298,7 @@ def rehydration_candidates(
         ranker=ranker,
         read_text=read_text,
         history=history,
+        pinned=pinned,
     ).candidates
 
 
@@ -309,12 +317,14 @@ def rehydrate(
     read_text: Callable[[str], bytes] | None = None,
     history: Sequence[Message] = (),
     system_prompt: str = "",
+    pinned: Sequence[str] = (),
 ) -> RehydrationResult:
     """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
 
     ``kept_messages`` are what stays after compaction (files already verbatim there are skipped); ``history``,
     optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
-    Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again.
+    Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again. ``pinned`` files (real
+    paths, ``compact/pin``) come first, before the ranked ones, whether or not the agent ever read them.
     """
     haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
@@ -334,6 +344,7 @@ def rehydrate(
         ranker=ranker,
         read_text=read_text,
         history=history,
+        pinned=pinned,
     )
     attachments += pack.attachments
     tokens_used += pack.tokens

@@ -27,6 +27,7 @@ from .memory import ManagedMemory, make_preserve_read
 from .messages import CLEARED_TOOL_RESULT, Message, Session, normalize_message, tool_uses
 from .microcompact import plan_microcompaction
 from .microcompact_plan import MicrocompactPlan
+from .pins import Pins
 from .plan_state import extract_plan
 from .read_state import ReadFileState
 from .record_checks import SkippedRecord, check_record
@@ -91,6 +92,8 @@ class SessionState:
         """A full compaction holds ``compaction_claim()`` (it may still be waiting for a server's lock)."""
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
+        self.pins = Pins()
+        """Pinned tool results (never microcompacted) and files (re-attached first); engine/pins.py."""
 
     def _new_read_state(self) -> ReadFileState:
         s = self.settings
@@ -176,6 +179,7 @@ class SessionState:
             denied_paths=frozenset(self.denied_paths),
             # the memory index stays in the system prompt; rehydration skips what is already there verbatim
             system_prompt=self.system_prompt(),
+            pinned=tuple(self.pins.paths),
         )
 
     def fixed_tokens(self) -> int:
@@ -196,6 +200,7 @@ class SessionState:
             "biggestItems": [item.to_wire() for item in self._biggest_items()],
             "canUndo": bool(self.compactions),
             "messageCount": len(self.messages),
+            "pinned": self.pins.to_wire(self.messages, self.workspace_root),
         }
 
     def _biggest_items(self) -> list[ContextItem]:
@@ -253,6 +258,7 @@ class SessionState:
             read_tools=self.settings.read_tools,
             now=now,
             last_assistant_at=self.last_assistant_at,
+            pinned=frozenset(self.pins.tool_use_ids),
         )
 
     # -- applying records ------------------------------------------------------------------------------------
@@ -322,6 +328,8 @@ class SessionState:
             self._seen.remember_served(read, record["content"])
         elif kind == "deny":
             self.denied_paths.add(str(record["path"]))
+        elif kind == "pin":
+            self.pins.apply(record)
         elif kind == "repair":
             self._history.replace([normalize_message(m) for m in record["messages"]])
         elif kind == "notes":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import chat, commands, documents, importing, lifecycle, methods, session_picker
+from . import chat, commands, documents, importing, lifecycle, methods, pins, session_picker
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer
@@ -14,6 +14,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     lifecycle.register,
     documents.register,
     methods.register,
+    pins.register,
     session_picker.register,
     commands.register,
     importing.register,
