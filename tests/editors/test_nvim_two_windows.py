@@ -1,0 +1,48 @@
+"""Two real headless Neovims on one folder (two editor windows): the second one may look at the session the first
+one writes, but its writes are refused with the owner named, and its status line follows the owner's work."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.editors.nvim_support.runner import NvimRun, nvim_executable, run_scenario
+
+pytestmark = [pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed"), pytest.mark.timeout(200)]
+
+
+def test_the_second_window_follows_read_only_and_names_the_owner(tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    (workspace / ".git").mkdir(parents=True)
+    settings: dict[str, Any] = {
+        "sessionDir": str(tmp_path / "sessions"),
+        "autoCompact": {"enabled": False},
+        "sessionMemory": {"enabled": False},
+        "microcompact": {"keepRecent": 1, "idleMinutes": -1, "sizeThresholdTokens": -1},
+    }
+    runs: dict[str, NvimRun] = {}
+
+    def run(name: str) -> None:
+        state = tmp_path / name
+        state.mkdir()
+        settings_here = {**settings, "memory": {"userRoot": str(state / "user-memory")}}
+        runs[name] = run_scenario(f"two_windows_{name}", workspace, state, settings=settings_here)
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in ("owner", "follower")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    owner, follower = runs["owner"], runs["follower"]
+    assert owner.returncode == 0 and "error" not in owner.results, owner.explain()
+    assert follower.returncode == 0 and "error" not in follower.results, follower.explain()
+
+    assert owner.results["session"] in follower.results["listed"]
+    refusal = follower.results["refused"]
+    assert "open for writing in another compact-lsp server (process" in refusal
+    assert "compact/newSession" in refusal
+    shown = [n["message"] for n in follower.results["notifications_after_refusal"]]
+    assert any("open for writing in another compact-lsp server" in message for message in shown), shown
+    assert follower.results["followed_total"] == owner.results["total"]
