@@ -7,6 +7,7 @@ load half-initialised. docs/architecture.md is the map this keeps honest.
 
 from __future__ import annotations
 
+import ast
 import copy
 import graphlib
 from pathlib import Path
@@ -68,3 +69,51 @@ def test_modules_stay_readable() -> None:
     over = {name for name, lines in sizes.items() if lines > MAX_LINES}
     assert over - OVER_LIMIT.keys() == set(), f"split by responsibility: {sorted(over - OVER_LIMIT.keys())}"
     assert OVER_LIMIT.keys() - over == set(), f"now under {MAX_LINES} lines, drop from OVER_LIMIT"
+
+
+def _defined(module: str) -> set[str] | None:
+    """Names a module of ours defines at its top level (not names it imports), or None if it is not ours."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not source.is_file():
+        return None
+    names: set[str] = set()
+    pending = list(ast.parse(source.read_text(encoding="utf-8")).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):
+            pending.extend([*node.body, *node.orelse])
+    return names
+
+
+def _absolute(importer: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = importer.split(".")[: -node.level]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def test_every_name_is_imported_from_the_module_that_defines_it() -> None:
+    """No re-export facades: ``from compact_lsp.engine.read_state import ReadRecord`` would hide read_record.py."""
+    root = PACKAGE.parents[1]
+    shims = []
+    for path in sorted(p for d in ("server", "tests", "bench") for p in (root / d).rglob("*.py")):
+        parts = path.relative_to(root / "server").with_suffix("").parts if path.is_relative_to(root / "server") else ()
+        importer = ".".join(parts)  # a relative import strips from here: ``..x`` in a.b.c means a.x
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or (node.level and not parts):
+                continue
+            module = _absolute(importer, node)
+            defined = _defined(module) if module.startswith("compact_lsp") else None
+            if defined is None:
+                continue
+            for alias in node.names:
+                submodule = _defined(f"{module}.{alias.name}") is not None
+                if alias.name not in defined and not submodule:
+                    shims.append(f"{path.relative_to(root)}:{node.lineno} imports {alias.name} from {module}")
+    assert shims == []
