@@ -611,3 +611,22 @@ def test_cancelling_a_full_compaction_is_information_not_an_error(tmp_path: Path
     assert r["total_after"] == r["total_before"]  # nothing changed
     assert [n["level"] for n in r["notifications"] if n["level"] >= 3] == []
     assert "compact-lsp: The compaction was cancelled; nothing changed" in messages_of(run)
+
+
+def test_invalid_settings_cost_only_their_own_keys_and_are_reported_once(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    settings = {**SETTINGS, "contextWindow": 150_000, "microcompact": {"keepRecent": "all"}}
+    change = {"contextWindow": 120_000, "sessionDir": 5, "autoCompact": {"threshold": "lots"}}
+    run = run_scenario("settings", workspace, state, settings=settings, extra={"change": change})
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    assert run.results["window_at_start"] == 150_000  # the bad keepRecent did not reset the window
+    assert run.results["window_after_change"] == 120_000  # nor did the bad sessionDir and threshold
+    warnings = [line for line in run.stderr.splitlines() if "ignored invalid settings" in line]
+    # one at start (not repeated when Neovim sends the same settings right after initialize), one for the change,
+    # which lists keepRecent again: the settings Neovim sends still hold it
+    assert len(warnings) == 2, run.stderr
+    assert 'microcompact.keepRecent: expected an integer, got "all"' in warnings[0]
+    assert "sessionDir" not in warnings[0]
+    assert "sessionDir: expected a non-empty string, got 5" in warnings[1] and "autoCompact.threshold" in warnings[1]
+    # sessionDir kept its value: the session made after the change is stored where the user put the sessions
+    assert list((state / "sessions").rglob(f"{run.results['second_session']}*"))

@@ -48,6 +48,8 @@ class CompactLanguageServer(LanguageServer):
         """Current engine settings; replaced whole on a configuration change and pushed into every session."""
         self.raw_settings: dict[str, Any] = {}
         """The settings object as applied (camelCase, invalid values left out), so a partial change merges onto it."""
+        self.settings_message: str | None = None
+        """The last warning about ignored settings, so the same settings sent again are not warned about twice."""
         self.agent_settings = AgentSettings()
         """The ``agent`` settings, parsed with the rest where they enter."""
         self.workspace_root: str | None = None

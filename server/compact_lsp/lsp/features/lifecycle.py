@@ -128,7 +128,10 @@ def session_loaded(server: CompactLanguageServer, slot: SessionSlot) -> None:
 def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> None:
     """Swap in the parsed settings; the values it ignored are reported to the user, the rest apply."""
     message = parsed.message()
-    if message is not None:
+    # a client that sends the same settings again (Neovim does right after initialize) is not warned twice
+    repeated = message == server.settings_message and parsed.accepted == server.raw_settings
+    server.settings_message = message
+    if message is not None and not repeated:
         log.warning(message)
         server.show_warning(message)
     server.raw_settings = parsed.accepted
