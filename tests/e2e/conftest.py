@@ -18,6 +18,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 from tests.support.fixtures import messages_api  # noqa: F401 - the loopback Messages API fixture
+from tests.support.protocol_schema import assert_no_protocol_problems, watch_client
 
 from compact_lsp.lsp.wire import json_converter
 
@@ -39,6 +40,7 @@ def make_client() -> LanguageClient:
     """pytest-lsp's test client, but custom results and notifications arrive as plain dicts."""
     lsp_client = LanguageClient(converter_factory=json_converter)
     register_lsp_features(lsp_client)
+    watch_client(lsp_client)  # every response and notification is checked against docs/protocol.schema.json
     return lsp_client
 
 
@@ -104,6 +106,7 @@ async def client(lsp_client: LanguageClient, workspace: Workspace, init_options:
     await lsp_client.initialize_session(initialize_params(workspace, init_options))
     yield
     await lsp_client.shutdown_session()
+    assert_no_protocol_problems(lsp_client)
 
 
 async def start_server(workspace: Workspace, options: dict[str, Any] | None = None) -> LanguageClient:
@@ -117,3 +120,4 @@ async def start_server(workspace: Workspace, options: dict[str, Any] | None = No
 async def stop_server(lsp_client: LanguageClient) -> None:
     await lsp_client.shutdown_session()
     await lsp_client.stop()
+    assert_no_protocol_problems(lsp_client)

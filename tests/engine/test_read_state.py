@@ -102,6 +102,7 @@ def test_a_successful_read_records_what_the_model_saw(root: Path) -> None:
     assert record.in_history and not record.is_partial
     assert record.to_wire() == {
         "path": "app.py",
+        "kind": "read",
         "freshness": "fresh",
         "range": "full",
         "tokens": record.tokens,

@@ -141,6 +141,7 @@ class ReadRecord:
         """The ``compact/status`` readFiles entry (freshness as last computed: call ``refresh`` first)."""
         return {
             "path": self.display_path or self.resolved_path,
+            "kind": self.kind,
             "freshness": self.freshness.value,
             "range": self.range_label,
             "tokens": self.tokens,

@@ -38,6 +38,7 @@
 
 ---@class compact_lsp.ReadFileEntry
 ---@field path string
+---@field kind 'read'|'write'|'edit'|'editor' what the model did with it; editor: open, never read
 ---@field freshness compact_lsp.Freshness
 ---@field range string
 ---@field tokens integer

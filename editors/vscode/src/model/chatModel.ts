@@ -80,8 +80,8 @@ export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): Ch
     case "tool_result": {
       const id = stringField(event, "toolUseId", "id");
       const index = findToolEntry(entries, id);
-      const result = preview(contentText(event.content ?? event.text ?? event.message));
-      const state = event.isError === true || event.is_error === true ? "error" : "done";
+      const result = preview(contentText(event.content));
+      const state = event.isError === true ? "error" : "done";
       if (index >= 0) {
         const entry = entries[index] as Extract<ChatEntry, { kind: "tool" }>;
         entries[index] = { ...entry, state, result };
@@ -140,7 +140,11 @@ export function addMarker(transcript: ChatTranscript, marker: CompactionMarker):
 }
 
 /** The turn ended (the compact/chat request returned): tools still "running" never got a result. */
-export function endTurn(transcript: ChatTranscript, result: ChatResult | undefined, failure?: string): ChatTranscript {
+export function endTurn(
+  transcript: ChatTranscript,
+  result: (Pick<ChatResult, "stopReason" | "error"> & Partial<Pick<ChatResult, "usage">>) | undefined,
+  failure?: string,
+): ChatTranscript {
   const entries: ChatEntry[] = transcript.entries.map((entry) =>
     entry.kind === "tool" && entry.state === "running"
       ? { ...entry, state: "error", result: "(no result)" }
@@ -176,8 +180,9 @@ function findToolEntry(entries: ChatEntry[], id: string): number {
 }
 
 function stringField(event: ChatEvent, ...names: string[]): string {
+  const fields: Record<string, unknown> = { ...event };
   for (const name of names) {
-    const value = event[name];
+    const value = fields[name];
     if (typeof value === "string") {
       return value;
     }

@@ -119,6 +119,9 @@ export function describeMicrocompact(result: MicrocompactResult): string {
 }
 
 export function describeCompact(result: CompactResult): string {
+  if (result.changed === false) {
+    return noChangeOutcome(result, "Compaction")?.text ?? "Compaction: nothing changed.";
+  }
   const files = (result.rehydrated ?? []).filter((item) => item.kind === "file").length;
   const restored = files > 0 ? `, ${plural(files, "file")} re-attached` : "";
   const summary = describeSummarizer(result as CompactResult & { fallback?: boolean; fallbackReason?: string });
@@ -141,9 +144,8 @@ export function compactOutcome(result: CompactResult): Outcome {
 }
 
 export function describeUndo(result: UndoResult): string {
-  const unchanged = noChangeOutcome(result, "Undo");
-  if (unchanged !== undefined) {
-    return unchanged.text;
+  if (result.changed === false) {
+    return noChangeOutcome(result, "Undo")?.text ?? "Undo: nothing changed.";
   }
   return `Compaction undone: the conversation is back to ${formatTokens(result.tokensAfter)} tokens.`;
 }

@@ -2,15 +2,8 @@
 import type { SessionInfo } from "../protocol";
 import { formatTokens } from "./usageFormat";
 
-/** A compact/sessions item with the fields newer servers add (all optional here). */
-export type SessionItem = SessionInfo & {
-  source?: string;
-  createdAt?: string;
-  messages?: number;
-  tokens?: number;
-  current?: boolean;
-  damaged?: boolean;
-};
+/** A compact/sessions item (docs/protocol.schema.json's SessionInfo). */
+export type SessionItem = SessionInfo;
 
 /** The most recently updated session (compact/sessions is sorted already; this does not rely on it). */
 export function mostRecentSession(sessions: readonly SessionInfo[]): SessionInfo | undefined {
@@ -53,7 +46,7 @@ export function sessionDescription(session: SessionItem, current: boolean, now: 
     current ? "current" : "",
     tokens !== undefined ? formatTokens(tokens) : "",
     relativeTime(session.updatedAt, now),
-    session.source === "claude-code" || session.source === "import" ? "imported" : "",
+    session.source === "import" ? "imported" : "",
     session.damaged === true ? "damaged" : "",
   ]
     .filter((part) => part !== "")

@@ -6,10 +6,11 @@ import { parseChatViewRequest, renderTranscript, transcriptMessage } from "../mo
 import type { ChatEvent } from "../protocol";
 import { usage } from "./fixtures";
 
-type Ev = Partial<ChatEvent> & { kind: ChatEvent["kind"] };
+/** Events as a test writes them: loose on purpose, to show the model copes with fields a server left out. */
+type Ev = { kind: ChatEvent["kind"] } & Record<string, unknown>;
 
 function play(events: Ev[], from: ChatTranscript = startTurn(EMPTY_TRANSCRIPT, "hi")): ChatTranscript {
-  return events.reduce((t, e) => applyChatEvent(t, { sessionId: "ses_1", ...e }), from);
+  return events.reduce((t, e) => applyChatEvent(t, { sessionId: "ses_1", ...e } as ChatEvent), from);
 }
 
 test("streamed text deltas join into one assistant message", () => {

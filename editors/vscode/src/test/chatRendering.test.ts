@@ -47,7 +47,7 @@ describe("tool calls", () => {
     assert.ok(!/[⏳✓✗]/.test(html));
   });
   test("a finished tool shows a check and keeps its result inside the collapsed details", () => {
-    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "t1", content: "x = 1" });
+    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "t1", name: "read_file", content: "x = 1", isError: false });
     const html = renderTranscript(done);
     assert.match(html, /<details class="entry tool done"[^>]*><summary><i class="codicon codicon-check"/);
     assert.match(html, /<pre class="tool-result">x = 1<\/pre><\/details>/);

@@ -33,38 +33,58 @@ describe("command arguments", () => {
 describe("result messages", () => {
   test("microcompaction says how many results and tokens it cleared", () => {
     const message = describeMicrocompact({
-      trigger: "manual",
+      changed: true,
+      trigger: "forced",
       tokensBefore: 48211,
       tokensAfter: 20000,
+      tokensSaved: 28211,
       cleared: [
-        { toolUseId: "t1", tool: "Read", path: "a.py", tokens: 20000 },
-        { toolUseId: "t2", tool: "Bash", tokens: 8211 },
+        { toolUseId: "t1", tool: "Read", path: "a.py", paths: ["a.py"], tokens: 20000 },
+        { toolUseId: "t2", tool: "Bash", paths: [], tokens: 8211 },
       ],
-      protected: [{ toolUseId: "t3", path: ".compact/memory/notes.md" }],
+      protected: [{ toolUseId: "t3", path: ".compact/memory/notes.md", paths: [".compact/memory/notes.md"] }],
+      evictedReadPaths: ["a.py"],
+      unresolved: [],
+      mediaCleared: 0,
+      createdAt: "2026-12-01T01:00:00.000Z",
     });
     assert.equal(message, "Microcompaction cleared 2 tool results: 48.2k → 20k (−28.2k); kept 1 managed-memory read.");
   });
   test("microcompaction with nothing to clear says so", () => {
-    const message = describeMicrocompact({ trigger: "manual", tokensBefore: 900, tokensAfter: 900, cleared: [], protected: [] });
-    assert.equal(message, "Microcompaction found nothing to clear (900 tokens).");
+    const reason = "Nothing to clear: no clearable tool result is older than the 5 most recent.";
+    const message = describeMicrocompact({
+      changed: false,
+      kind: "nothing_to_clear",
+      reason,
+      trigger: "forced",
+      tokensBefore: 900,
+      tokensAfter: 900,
+      cleared: [],
+      protected: [],
+    });
+    assert.equal(message, reason);
   });
   test("compaction counts the re-attached files", () => {
     const message = describeCompact({
       tokensBefore: 160000,
       tokensAfter: 14000,
+      changed: true,
       summarizer: "anthropic",
+      fallback: false,
+      fallbackReason: null,
       rehydrated: [
         { kind: "file", path: "a.py", tokens: 3000 },
         { kind: "file", path: "b.py", tokens: 2000 },
-        { kind: "plan", tokens: 400 },
+        { kind: "plan", path: null, tokens: 400 },
       ],
       boundaryId: "b1",
+      trigger: "manual",
     });
     assert.equal(message, "Conversation compacted: 160k → 14k (−146k), 2 files re-attached. Summary by the model.");
   });
   test("undo gives the restored size", () => {
     assert.equal(
-      describeUndo({ restored: true, boundaryId: "b1", tokensAfter: 160000 }),
+      describeUndo({ changed: true, restored: true, boundaryId: "b1", tokensAfter: 160000 }),
       "Compaction undone: the conversation is back to 160k tokens.",
     );
   });

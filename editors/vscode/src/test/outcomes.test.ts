@@ -6,9 +6,20 @@ import { compactOutcome, describeMicrocompact, describeUndo, failureOutcome } fr
 import { proposedChange } from "../model/proposedChange";
 import { ServerNotFoundError, checkLaunch } from "../model/serverSettings";
 import { sessionDescription } from "../model/sessions";
-import { usage } from "./fixtures";
+import type { CompactResult } from "../protocol";
+import { sessionInfo, usage } from "./fixtures";
 
-const compacted = { tokensBefore: 35800, tokensAfter: 5000, summarizer: "anthropic", rehydrated: [], boundaryId: "b1" };
+const compacted: CompactResult = {
+  changed: true,
+  tokensBefore: 35800,
+  tokensAfter: 5000,
+  summarizer: "anthropic",
+  fallback: false,
+  fallbackReason: null,
+  rehydrated: [],
+  boundaryId: "b1",
+  trigger: "manual",
+};
 
 describe("compaction outcomes", () => {
   test("a model summary is information and says so", () => {
@@ -87,7 +98,7 @@ describe("the proposed change behind Show diff", () => {
 test("a session in the side bar reads: current · size · age · imported", () => {
   const now = new Date("2026-12-01T01:00:00Z");
   const text = sessionDescription(
-    { sessionId: "cc-1", title: "x", updatedAt: "2026-12-01T00:57:00Z", usage: usage(), source: "claude-code" },
+    sessionInfo({ sessionId: "cc-1", title: "x", updatedAt: "2026-12-01T00:57:00Z", usage: usage(), source: "import" }),
     true,
     now,
   );

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { mostRecentSession } from "../model/sessions";
 import { statusBarState } from "../model/statusBarState";
 import type { UsageLevel } from "../protocol";
-import { usage } from "./fixtures";
+import { sessionInfo, usage } from "./fixtures";
 
 test("shows tokens, window and percent with the pulse icon", () => {
   const state = statusBarState(usage());
@@ -52,8 +52,8 @@ test("a stopped server is visible and leads to the log", () => {
 });
 
 test("after a restart the gauge follows the session updated last", () => {
-  const older = { sessionId: "ses_old", title: "a", updatedAt: "2026-11-30T07:00:00Z", usage: usage({ total: 1000 }) };
-  const newer = { sessionId: "ses_new", title: "b", updatedAt: "2026-11-30T08:00:00Z", usage: usage() };
+  const older = sessionInfo({ sessionId: "ses_old", title: "a", updatedAt: "2026-11-30T07:00:00Z", usage: usage({ total: 1000 }) });
+  const newer = sessionInfo({ sessionId: "ses_new", title: "b", updatedAt: "2026-11-30T08:00:00Z", usage: usage() });
   assert.equal(mostRecentSession([older, newer])?.sessionId, "ses_new");
   assert.equal(mostRecentSession([]), undefined);
 });

@@ -11,14 +11,19 @@ const OPTIONS = { cspSource: "vscode-webview://test" };
 function status(overrides: Partial<Status> = {}): Status {
   return {
     sessionId: "ses_3f1c",
+    title: "fix login",
     usage: usage(),
+    messageCount: 12,
     readFiles: [
-      { path: "src/app.py", freshness: "fresh", range: "full", tokens: 812, inHistory: true, open: true, dirty: false },
-      { path: "src/<old>.py", freshness: "stale", range: "lines 1-40", tokens: 300, inHistory: false },
+      { path: "src/app.py", kind: "read", freshness: "fresh", range: "full", tokens: 812, readAt: "2026-11-30T07:01:02Z", inHistory: true, open: true, dirty: false },
+      { path: "src/<old>.py", kind: "read", freshness: "stale", range: "lines 1-40", tokens: 300, readAt: "2026-11-30T07:00:00Z", inHistory: false, open: false, dirty: false },
     ],
     lastMicrocompaction: null,
     lastCompaction: null,
     compacting: false,
+    canUndo: false,
+    sessionNotes: null,
+    biggestItems: [],
     ...overrides,
   };
 }
@@ -59,7 +64,8 @@ test("with the messages it lists the biggest items and the cleared results", () 
     ],
     usage(),
   );
-  const html = renderUsagePage(status(), items, OPTIONS);
+  const olderServer = { ...status(), biggestItems: undefined } as unknown as Status; // sent no exact items
+  const html = renderUsagePage(olderServer, items, OPTIONS);
   assert.match(html, /Biggest items/);
   assert.match(html, /Result of Read big\.py/);
   assert.match(html, /Cleared results \(1\)[\s\S]*Result of Bash pytest/);
@@ -81,10 +87,10 @@ test("the server's exact biggest items win over the page's own estimate", () => 
 test("the rehydration preview says which files fit the budget and why", () => {
   const html = renderRehydrationPage(
     {
-      budget: 50000,
+      budget: { maxFiles: 5, tokenBudget: 50000, maxTokensPerFile: 5000 },
       candidates: [
-        { path: "src/app.py", score: 0.91, tokens: 4000, included: true, reason: "read 2 minutes ago" },
-        { path: "data.json", score: 0.4, tokens: 9000, included: false, reason: "over the per-file limit" },
+        { path: "src/app.py", score: 0.91, tokens: 4000, included: true, reason: "read 2 minutes ago", partial: false, deleted: false, source: "read" },
+        { path: "data.json", score: 0.4, tokens: 9000, included: false, reason: "over the per-file limit", partial: false, deleted: false, source: "read" },
       ],
     },
     OPTIONS,

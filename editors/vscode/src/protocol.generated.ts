@@ -1,0 +1,891 @@
+// Generated from docs/protocol.schema.json by `npm run protocol:generate` (json-schema-to-typescript).
+// Do not edit: change the schema (and docs/protocol.md), then regenerate. CI fails when this file is stale.
+
+/**
+ * A session id: letters, digits, '_', '.', '-' (ses_… or cc-… for imports).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionId".
+ */
+export type SessionId = string;
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionSource".
+ */
+export type SessionSource = "chat" | "import" | "api";
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UsageLevel".
+ */
+export type UsageLevel = "ok" | "warning" | "critical";
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionsResult".
+ */
+export type SessionsResult = SessionInfo[];
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TranscriptEntry".
+ */
+export type TranscriptEntry = MessageEntry | MicrocompactionEntry | CompactionEntry | UndoEntry;
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Summarizer".
+ */
+export type Summarizer = "anthropic" | "offline" | "session-memory";
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Freshness".
+ */
+export type Freshness = "fresh" | "stale" | "deleted" | "unknown";
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MicrocompactCommandResult".
+ */
+export type MicrocompactCommandResult = MicrocompactResult | NothingToClear;
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CompactCommandResult".
+ */
+export type CompactCommandResult = CompactResult | Outcome;
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "OutcomeKind".
+ */
+export type OutcomeKind = "cancelled" | "not_smaller" | "empty" | "nothing_to_undo";
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UndoCommandResult".
+ */
+export type UndoCommandResult = UndoResult | Outcome;
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatEventParams".
+ */
+export type ChatEventParams = ChatTextEvent | ChatToolUseEvent | ChatToolResultEvent | ChatStatusEvent | ChatErrorEvent;
+
+/**
+ * The compact-lsp protocol, one definition for the server, the tests and the editors. docs/protocol.md is its human-readable form; change both together. Hand-written: `requests` maps each custom request to its params and result, `commands` each workspace/executeCommand command to its argument object and result, `notifications` each server-to-client notification to its params, and `settings` is the initializationOptions / didChangeConfiguration object.
+ */
+export interface CompactLspProtocol {
+  requests: {
+    "compact/newSession": {
+      params: NewSessionParams;
+      result: NewSessionResult;
+    };
+    "compact/sessions": {
+      params: SessionsParams;
+      result: SessionsResult;
+    };
+    "compact/currentSession": {
+      params: CurrentSessionParams;
+      result: CurrentSessionResult;
+    };
+    "compact/selectSession": {
+      params: SelectSessionParams;
+      result: SelectSessionResult;
+    };
+    "compact/transcript": {
+      params: TranscriptParams;
+      result: TranscriptResult;
+    };
+    "compact/append": {
+      params: AppendParams;
+      result: AppendResult;
+    };
+    "compact/messages": {
+      params: MessagesParams;
+      result: MessagesResult;
+    };
+    "compact/readFile": {
+      params: ReadFileParams;
+      result: ReadFileResult;
+    };
+    "compact/status": {
+      params: StatusParams;
+      result: Status;
+    };
+    "compact/importSession": {
+      params: ImportSessionParams;
+      result: ImportSessionResult;
+    };
+    "compact/chat": {
+      params: ChatParams;
+      result: ChatResult;
+    };
+  };
+  commands: {
+    "compact.microcompact": {
+      arguments: MicrocompactArguments;
+      result: MicrocompactCommandResult;
+    };
+    "compact.compact": {
+      arguments: CompactArguments;
+      result: CompactCommandResult;
+    };
+    "compact.undo": {
+      arguments: UndoArguments;
+      result: UndoCommandResult;
+    };
+    "compact.status": {
+      arguments: StatusArguments;
+      result: Status;
+    };
+    "compact.rehydrationPreview": {
+      arguments: RehydrationPreviewArguments;
+      result: RehydrationPreview;
+    };
+  };
+  notifications: {
+    "compact/didChangeUsage": {
+      params: DidChangeUsageParams;
+    };
+    "compact/didCompact": {
+      params: DidCompactParams;
+    };
+    "compact/chatEvent": {
+      params: ChatEventParams;
+    };
+  };
+  settings: Settings;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "NewSessionParams".
+ */
+export interface NewSessionParams {
+  title?: string;
+  source?: "chat" | "api";
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "NewSessionResult".
+ */
+export interface NewSessionResult {
+  sessionId: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionsParams".
+ */
+export interface SessionsParams {}
+/**
+ * One compact/sessions item.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionInfo".
+ */
+export interface SessionInfo {
+  sessionId: SessionId;
+  title: string;
+  source: SessionSource;
+  /**
+   * ISO 8601 UTC, e.g. 2026-11-30T07:01:02Z
+   */
+  createdAt: string;
+  /**
+   * ISO 8601 UTC, e.g. 2026-11-30T07:01:02Z
+   */
+  updatedAt: string;
+  messages: number;
+  tokens: number;
+  current: boolean;
+  damaged: boolean;
+  damagedRecords: number;
+  usage: Usage;
+}
+/**
+ * How full the context window is (docs/protocol.md, Shared shapes).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Usage".
+ */
+export interface Usage {
+  total: number;
+  contextWindow: number;
+  percent: number;
+  autoCompactThreshold: number;
+  warningThreshold: number;
+  level: UsageLevel;
+  byKind: UsageByKind;
+  estimated: number;
+  /**
+   * The API's last reported input size, when the client sent one.
+   */
+  reported?: number;
+}
+/**
+ * Tokens by kind; every kind below is always sent (a later server may add kinds: show an unknown one by its name).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UsageByKind".
+ */
+export interface UsageByKind {
+  system: number;
+  userText: number;
+  assistantText: number;
+  toolUse: number;
+  toolResult: number;
+  attachments: number;
+  memory: number;
+  [k: string]: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CurrentSessionParams".
+ */
+export interface CurrentSessionParams {}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CurrentSessionResult".
+ */
+export interface CurrentSessionResult {
+  sessionId: SessionId | null;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SelectSessionParams".
+ */
+export interface SelectSessionParams {
+  sessionId: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SelectSessionResult".
+ */
+export interface SelectSessionResult {}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TranscriptParams".
+ */
+export interface TranscriptParams {
+  sessionId: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TranscriptResult".
+ */
+export interface TranscriptResult {
+  sessionId: SessionId;
+  entries: TranscriptEntry[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MessageEntry".
+ */
+export interface MessageEntry {
+  kind: "message";
+  at: string | null;
+  message: Message;
+}
+/**
+ * An Anthropic Messages API message param.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Message".
+ */
+export interface Message {
+  role: "user" | "assistant";
+  content: string | Block[];
+  [k: string]: unknown;
+}
+/**
+ * An Anthropic Messages API content block (text, image, tool_use, tool_result, thinking, redacted_thinking); kept byte for byte. The fields named here are those of the common block types; any other field is kept as sent.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Block".
+ */
+export interface Block {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+  thinking?: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MicrocompactionEntry".
+ */
+export interface MicrocompactionEntry {
+  kind: "microcompaction";
+  at: string | null;
+  trigger: "idle" | "size" | "forced";
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  cleared: ClearedResult[];
+  protected: ProtectedResult[];
+  evictedReadPaths: string[];
+  unresolved: string[];
+  mediaCleared: number;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ClearedResult".
+ */
+export interface ClearedResult {
+  toolUseId: string;
+  tool: string;
+  path?: string;
+  paths: string[];
+  tokens: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ProtectedResult".
+ */
+export interface ProtectedResult {
+  toolUseId: string;
+  path?: string;
+  paths: string[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CompactionEntry".
+ */
+export interface CompactionEntry {
+  kind: "compaction";
+  at: string | null;
+  boundaryId: string;
+  trigger: "auto" | "manual";
+  summarizer: Summarizer;
+  fallback: boolean;
+  fallbackReason: string | null;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UndoEntry".
+ */
+export interface UndoEntry {
+  kind: "undo";
+  at: string | null;
+  boundaryId: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "AppendParams".
+ */
+export interface AppendParams {
+  sessionId: SessionId;
+  messages: Message[];
+  /**
+   * The API's usage object of the last response.
+   */
+  usage?: {};
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "AppendResult".
+ */
+export interface AppendResult {
+  usage: Usage;
+  microcompaction?: MicrocompactResult;
+  compaction?: CompactResult;
+  compactionError?: string;
+}
+/**
+ * What one microcompaction cleared (compact.microcompact, compact/append's microcompaction, compact/status).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MicrocompactResult".
+ */
+export interface MicrocompactResult {
+  changed: true;
+  trigger: "idle" | "size" | "forced";
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  cleared: ClearedResult[];
+  protected: ProtectedResult[];
+  evictedReadPaths: string[];
+  unresolved: string[];
+  mediaCleared: number;
+  createdAt: string;
+}
+/**
+ * A full compaction that happened (compact.compact, compact/append's compaction, compact/status's lastCompaction).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CompactResult".
+ */
+export interface CompactResult {
+  changed: true;
+  tokensBefore: number;
+  tokensAfter: number;
+  summarizer: Summarizer;
+  fallback: boolean;
+  fallbackReason: string | null;
+  rehydrated: Rehydrated[];
+  boundaryId: string;
+  trigger: "auto" | "manual";
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Rehydrated".
+ */
+export interface Rehydrated {
+  kind: string;
+  path: string | null;
+  tokens: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MessagesParams".
+ */
+export interface MessagesParams {
+  sessionId: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MessagesResult".
+ */
+export interface MessagesResult {
+  system: string;
+  messages: Message[];
+  usage: Usage;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ReadFileParams".
+ */
+export interface ReadFileParams {
+  sessionId: SessionId;
+  path: string;
+  offset?: number;
+  limit?: number;
+  toolUseId?: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ReadFileResult".
+ */
+export interface ReadFileResult {
+  path: string;
+  content: string;
+  startLine: number;
+  numLines: number;
+  totalLines: number;
+  truncated: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "StatusParams".
+ */
+export interface StatusParams {
+  sessionId?: SessionId;
+}
+/**
+ * compact/status and compact.status.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Status".
+ */
+export interface Status {
+  sessionId: SessionId;
+  title: string;
+  usage: Usage;
+  messageCount: number;
+  readFiles: ReadFileEntry[];
+  lastMicrocompaction: MicrocompactResult | null;
+  lastCompaction: CompactResult | null;
+  compacting: boolean;
+  canUndo: boolean;
+  sessionNotes: SessionNotes | null;
+  biggestItems: BiggestItem[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ReadFileEntry".
+ */
+export interface ReadFileEntry {
+  path: string;
+  /**
+   * What the model did with the file; editor: open in the editor, never read.
+   */
+  kind: "read" | "write" | "edit" | "editor";
+  freshness: Freshness;
+  range: string;
+  tokens: number;
+  /**
+   * ISO 8601 UTC, e.g. 2026-11-30T07:01:02Z
+   */
+  readAt: string;
+  inHistory: boolean;
+  open: boolean;
+  dirty: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionNotes".
+ */
+export interface SessionNotes {
+  coveredUpto: number;
+  writer: string;
+  updatedAt: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "BiggestItem".
+ */
+export interface BiggestItem {
+  kind: string;
+  label: string;
+  tokens: number;
+  messageIndex: number;
+  tool?: string;
+  path?: string;
+  toolUseId?: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ImportSessionParams".
+ */
+export interface ImportSessionParams {
+  path: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ImportSessionResult".
+ */
+export interface ImportSessionResult {
+  sessionId: SessionId;
+  title: string;
+  messages: number;
+  tokens: number;
+  problems: string[];
+  repairs: string[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatParams".
+ */
+export interface ChatParams {
+  sessionId: SessionId;
+  text: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatResult".
+ */
+export interface ChatResult {
+  stopReason: string;
+  usage: Usage;
+  error?: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MicrocompactArguments".
+ */
+export interface MicrocompactArguments {
+  sessionId?: SessionId;
+}
+/**
+ * compact.microcompact found nothing to clear: an outcome, not an error.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "NothingToClear".
+ */
+export interface NothingToClear {
+  changed: false;
+  kind: "nothing_to_clear";
+  reason: string;
+  trigger: "forced";
+  tokensBefore: number;
+  tokensAfter: number;
+  /**
+   * @maxItems 0
+   */
+  cleared: [];
+  /**
+   * @maxItems 0
+   */
+  protected: [];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CompactArguments".
+ */
+export interface CompactArguments {
+  sessionId?: SessionId;
+  instructions?: string;
+}
+/**
+ * A compaction or undo that did not happen for a reason that is no failure (cancelled, nothing to undo, would not be smaller, empty).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Outcome".
+ */
+export interface Outcome {
+  changed: false;
+  kind: OutcomeKind;
+  reason: string;
+  cancelled?: true;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UndoArguments".
+ */
+export interface UndoArguments {
+  sessionId?: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "UndoResult".
+ */
+export interface UndoResult {
+  changed: true;
+  restored: true;
+  boundaryId: string;
+  tokensAfter: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "StatusArguments".
+ */
+export interface StatusArguments {
+  sessionId?: SessionId;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RehydrationPreviewArguments".
+ */
+export interface RehydrationPreviewArguments {
+  sessionId?: SessionId;
+}
+/**
+ * compact.rehydrationPreview: `budget` is an object; the token budget is budget.tokenBudget.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RehydrationPreview".
+ */
+export interface RehydrationPreview {
+  budget: RehydrationBudget;
+  candidates: RehydrationCandidate[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RehydrationBudget".
+ */
+export interface RehydrationBudget {
+  maxFiles: number;
+  tokenBudget: number;
+  maxTokensPerFile: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RehydrationCandidate".
+ */
+export interface RehydrationCandidate {
+  path: string;
+  score: number;
+  tokens: number;
+  included: boolean;
+  reason: string;
+  partial: boolean;
+  deleted: boolean;
+  source: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "DidChangeUsageParams".
+ */
+export interface DidChangeUsageParams {
+  sessionId: SessionId;
+  usage: Usage;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "DidCompactParams".
+ */
+export interface DidCompactParams {
+  sessionId: SessionId;
+  kind: "micro" | "full" | "undo";
+  trigger: "manual" | "auto" | "idle" | "size" | "forced";
+  tokensBefore: number;
+  tokensAfter: number;
+  summarizer: Summarizer | null;
+  fallback: boolean;
+  fallbackReason: string | null;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatTextEvent".
+ */
+export interface ChatTextEvent {
+  sessionId: SessionId;
+  kind: "text";
+  text: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatToolUseEvent".
+ */
+export interface ChatToolUseEvent {
+  sessionId: SessionId;
+  kind: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatToolResultEvent".
+ */
+export interface ChatToolResultEvent {
+  sessionId: SessionId;
+  kind: "tool_result";
+  toolUseId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatStatusEvent".
+ */
+export interface ChatStatusEvent {
+  sessionId: SessionId;
+  kind: "status";
+  message: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ChatErrorEvent".
+ */
+export interface ChatErrorEvent {
+  sessionId: SessionId;
+  kind: "error";
+  message: string;
+  errorKind?: string;
+}
+/**
+ * initializationOptions, and the compactLsp section of workspace/didChangeConfiguration (whole or in part).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "Settings".
+ */
+export interface Settings {
+  /**
+   * The model's context window in tokens.
+   */
+  contextWindow?: number;
+  /**
+   * Model for the agent.
+   */
+  model?: string;
+  /**
+   * Cheaper model for summaries (null: model).
+   */
+  compactionModel?: string | null;
+  /**
+   * Messages API base URL (else ANTHROPIC_BASE_URL, else the SDK's).
+   */
+  baseUrl?: string | null;
+  /**
+   * Only if the key is not in the server's environment; never logged or stored.
+   */
+  apiKey?: string | null;
+  memory?: MemorySettings;
+  microcompact?: MicrocompactSettings;
+  rehydration?: RehydrationSettings;
+  autoCompact?: AutoCompactSettings;
+  sessionMemory?: SessionMemorySettings;
+  /**
+   * A shell command run in the workspace before each full compaction.
+   */
+  preCompactCommand?: string | null;
+  readTools?: string[];
+  /**
+   * Where sessions are stored (null: the user state dir).
+   */
+  sessionDir?: string | null;
+  /**
+   * More directories the agent may read and write besides the workspace.
+   */
+  additionalDirectories?: string[];
+  agent?: AgentSettings;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MemorySettings".
+ */
+export interface MemorySettings {
+  /**
+   * Managed-memory root of the project (default <workspace>/.compact/memory).
+   */
+  projectRoot?: string | null;
+  /**
+   * The user's managed memory.
+   */
+  userRoot?: string | null;
+  /**
+   * A team's shared memory (off by default).
+   */
+  teamRoot?: string | null;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "MicrocompactSettings".
+ */
+export interface MicrocompactSettings {
+  keepRecent?: number;
+  /**
+   * -1 turns the idle trigger off.
+   */
+  idleMinutes?: number;
+  /**
+   * -1 turns the size trigger off.
+   */
+  sizeThresholdTokens?: number;
+  compactableTools?: string[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RehydrationSettings".
+ */
+export interface RehydrationSettings {
+  maxFiles?: number;
+  tokenBudget?: number;
+  maxTokensPerFile?: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "AutoCompactSettings".
+ */
+export interface AutoCompactSettings {
+  enabled?: boolean;
+  /**
+   * Tokens (150000) or a percent ("80%"); null: min(85% window, window - 33k).
+   */
+  threshold?: number | string | null;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "SessionMemorySettings".
+ */
+export interface SessionMemorySettings {
+  enabled?: boolean;
+  useModel?: boolean;
+  firstAfterTokens?: number;
+  everyTokens?: number;
+  minToolCalls?: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "AgentSettings".
+ */
+export interface AgentSettings {
+  maxTokens?: number;
+  maxRounds?: number;
+  shell?: boolean;
+  maxRetries?: number;
+  timeout?: number;
+}

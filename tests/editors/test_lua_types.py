@@ -1,0 +1,62 @@
+"""The Neovim plugin's LuaCATS annotations (editors/nvim/lua/compact_lsp/types.lua) name exactly the fields the
+protocol schema (docs/protocol.schema.json) defines: each ``compact_lsp.X`` class is the schema's ``$defs/X``, so
+the Lua side cannot drift from the server unnoticed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tests.support.protocol_schema import protocol_schema
+
+TYPES_LUA = Path(__file__).resolve().parents[2] / "editors" / "nvim" / "lua" / "compact_lsp" / "types.lua"
+
+PLUGIN_ONLY: frozenset[str] = frozenset()
+"""Classes of types.lua that are the plugin's own, not protocol shapes (none yet)."""
+
+
+def lua_classes(text: str) -> dict[str, set[str]]:
+    """``---@class compact_lsp.Name`` → the names of its ``---@field`` lines."""
+    classes: dict[str, set[str]] = {}
+    current: set[str] | None = None
+    for line in text.splitlines():
+        declared = re.match(r"---@class\s+compact_lsp\.(\w+)", line)
+        if declared:
+            current = classes.setdefault(declared.group(1), set())
+            continue
+        field = re.match(r"---@field\s+([A-Za-z_]\w*)", line)
+        if field and current is not None:
+            current.add(field.group(1))
+        elif not line.startswith("---"):
+            current = None
+    return classes
+
+
+def schema_fields(name: str) -> set[str]:
+    return set(protocol_schema().schema["$defs"][name].get("properties", {}))
+
+
+CLASSES = lua_classes(TYPES_LUA.read_text(encoding="utf-8"))
+DEFS = protocol_schema().schema["$defs"]
+
+
+def test_every_class_is_a_protocol_shape_named_as_in_the_schema() -> None:
+    unknown = set(CLASSES) - set(DEFS) - PLUGIN_ONLY
+    assert not unknown, f"types.lua classes with no $defs entry of that name in docs/protocol.schema.json: {unknown}"
+    assert {"SessionInfo", "Status", "CompactResult", "TranscriptResult", "DidCompactParams"} <= set(CLASSES)
+
+
+@pytest.mark.parametrize("lua_class", sorted(set(CLASSES) - PLUGIN_ONLY))
+def test_lua_fields_match_the_schema(lua_class: str) -> None:
+    expected = schema_fields(lua_class)
+    annotated = CLASSES[lua_class]
+    assert annotated == expected, (
+        f"compact_lsp.{lua_class}: types.lua has {sorted(annotated - expected)} that the schema does not, "
+        f"and lacks {sorted(expected - annotated)} (docs/protocol.schema.json $defs/{lua_class})"
+    )
+
+
+def test_the_comparison_sees_a_drifted_field() -> None:
+    drifted = lua_classes("---@class compact_lsp.Usage\n---@field total integer\n---@field budgett integer\n")
+    assert drifted["Usage"] != schema_fields("Usage")
