@@ -39,6 +39,7 @@ KNOWN = (
     ("bench_crash.py", "Crash safety: SIGKILL trials"),
     ("bench_load.py", "Load: many sessions on one connection"),
     ("bench_claude_code_hook.py", "Claude Code hook on a 200k-token transcript"),
+    ("bench_sessions_list.py", "Listing stored sessions on a fresh server"),
 )
 QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 """Scripts known to take ``--quick``."""
@@ -180,6 +181,10 @@ def goals() -> list[tuple[str, str, str]]:
     if isinstance(append, dict) and "ratio_20k_1k" in append:
         goal = "append latency flat in session length (p50 at 20k / 1k messages)"
         rows.append((goal, f"{append['ratio_20k_1k']:.2f}x", verdict(append["ratio_20k_1k"] <= 2)))
+    listing = _load("sessions_list") or _load("bench_sessions_list")
+    if isinstance(listing, dict) and "ratio" in listing:
+        goal = "compact/sessions on a fresh server, 30 x 60k vs 30 x 1k tokens <= 1.5x"
+        rows.append((goal, f"{listing['ratio']:.2f}x", verdict(listing["ratio"] <= 1.5)))
     cache = _find(_load("cache"), "ratios")
     if isinstance(cache, dict):
         shown = ", ".join(f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items())
