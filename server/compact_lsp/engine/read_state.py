@@ -24,7 +24,7 @@ from .file_tool_calls import FileToolCalls, ReadFlag
 from .messages import Block, Message, blocks_of, canonical_json, is_empty_result, result_text
 from .read_record import Freshness, ReadRecord, RecordKind, StatFn, content_hash, os_stat, safe_stat
 from .settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
-from .tokens import TokenCounter
+from .tokens import TiktokenCounter, TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +87,6 @@ class ReadFileState:
 
     def _count(self, block: Block) -> int:
         if self._counter is None:
-            from .tokens import TiktokenCounter
-
             self._counter = TiktokenCounter()
         return self._counter.count_block(block)
 

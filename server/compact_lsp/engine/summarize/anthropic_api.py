@@ -14,9 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..messages import Block, Message, blocks_of, text_message
 from ..prompts import COMPACTION_SYSTEM_PROMPT, compaction_prompt
-from ..tokens import TokenCounter
+from ..rounds import group_rounds
+from ..tokens import TiktokenCounter, TokenCounter
 from .api_errors import map_api_error
-from .base import Summary, SummaryError, SummaryRequest, redact, run_cancellable, summary_from_output
+from .base import (
+    FallbackSummarizer,
+    Summary,
+    SummaryError,
+    SummaryRequest,
+    redact,
+    run_cancellable,
+    summary_from_output,
+)
+from .offline import OfflineSummarizer
 
 if TYPE_CHECKING:
     from ..settings import EngineSettings
@@ -80,8 +90,6 @@ class AnthropicSummarizer:
     def _count(self, messages: Sequence[Message], system: str) -> int:
         counter = self._counter
         if counter is None:
-            from ..tokens import TiktokenCounter
-
             counter = self._counter = TiktokenCounter()
         return counter.count_text(system) + sum(counter.count_message(m) for m in messages)
 
@@ -205,8 +213,6 @@ def drop_oldest_rounds(
 ) -> tuple[list[Message], int]:
     """Leave out the oldest API rounds: enough of ``size`` to cover ``excess_ratio`` (with a margin), else a
     fifth of the rounds; the newest round always stays. Returns the kept messages and the rounds left out."""
-    from ..rounds import group_rounds
-
     rounds = group_rounds(list(messages))
     if len(rounds) <= 1:
         return list(messages), 0
@@ -319,9 +325,6 @@ def _pair_tool_calls(messages: list[Message]) -> None:
 
 def summarizer_from_settings(settings: EngineSettings, env: Mapping[str, str] | None = None) -> Summarizer:
     """The model summariser (offline as its fallback) when a key is set, else the offline summariser."""
-    from .base import FallbackSummarizer
-    from .offline import OfflineSummarizer
-
     environ = os.environ if env is None else env
     api_key: str | None = getattr(settings, "api_key", None) or environ.get("ANTHROPIC_API_KEY") or None
     offline = OfflineSummarizer()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..messages import Message, tool_uses
 from ..prompts import NOTES_SECTIONS, NOTES_TITLE, empty_notes, notes_update_prompt
+from .anthropic_api import AnthropicSummarizer
 from .base import Summarizer, Summary, SummaryError, SummaryRequest, run_cancellable
 from .offline import COMMAND_CHARS, ConversationFacts, ToolNames, clip, extract_facts
 
@@ -358,8 +359,6 @@ class SessionMemorySummarizer:
 
 def notes_writer_from_settings(settings: EngineSettings, env: Mapping[str, str] | None = None) -> NotesWriter:
     """The model notes writer when a key is set (offline when it fails), else the offline one."""
-    from .anthropic_api import AnthropicSummarizer
-
     environ = os.environ if env is None else env
     api_key: str | None = getattr(settings, "api_key", None) or environ.get("ANTHROPIC_API_KEY") or None
     if not api_key:
