@@ -68,6 +68,26 @@ def test_compaction_prompt_asks_for_analysis_then_every_section_in_order() -> No
 
 
 @pytest.mark.parametrize(
+    "clause",
+    [
+        pytest.param(
+            "The primary request is the user's own first request, in their words: not an IDE notice", id="primary"
+        ),
+        pytest.param(
+            "every file read, edited or written in the conversation, one line each with its last action", id="trail"
+        ),
+        pytest.param("the exception type and message, the failing test names", id="errors"),
+        pytest.param("in order and verbatim (shorten only very long ones)", id="user-messages"),
+        pytest.param(
+            "the latest approved plan (a plan the user accepted in plan mode, a plan file, or the todo list)", id="plan"
+        ),
+    ],
+)
+def test_compaction_prompt_asks_for_what_must_survive(clause: str) -> None:
+    assert clause in COMPACTION_PROMPT
+
+
+@pytest.mark.parametrize(
     ("instructions", "suffix"),
     [
         pytest.param(None, "", id="none"),

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compact_lsp.engine.artifact_trail import artifact_trail
 from compact_lsp.engine.claude_code import ImportedSession, import_claude_code
 from compact_lsp.engine.file_gate import AllowedRoots, gated_reader
-from compact_lsp.engine.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.plan_state import PlanState, extract_plan
 from compact_lsp.engine.read_state import ReadFileState
 from compact_lsp.engine.rehydration import rehydrate
@@ -131,29 +131,6 @@ def _plan_lost(plan: PlanState | None, summary: str) -> bool:
     return any(step and " ".join(step.split()) not in folded for step in steps)
 
 
-def artifact_trail(messages: Sequence[Message], root: str) -> list[tuple[str, str]]:
-    """Every file a file tool touched before the compaction with its last action, most recent first."""
-    failed = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m) if b.get("is_error")}
-    last: dict[str, str] = {}
-    for message in messages:
-        for use in tool_uses(message):
-            tool_input = use.get("input")
-            name = str(use.get("name"))
-            if name not in _ACTIONS or not isinstance(tool_input, dict):
-                continue
-            path = tool_input.get("file_path") or tool_input.get("notebook_path")
-            if not isinstance(path, str) or not path:
-                continue
-            full = os.path.normpath(os.path.join(root, path))
-            action = _ACTIONS[name] + (" (failed)" if str(use.get("id")) in failed else "")
-            last.pop(full, None)
-            last[full] = action
-    return list(reversed(last.items()))
-
-
-_ACTIONS = {"Read": "read", "Edit": "edited", "MultiEdit": "edited", "Write": "written", "NotebookEdit": "edited"}
-
-
 def _display(path: str, cwd: str) -> str:
     rel = os.path.relpath(path, cwd)
     return path if rel.startswith("..") else rel
@@ -188,7 +165,7 @@ def build_context(
     if trail:
         parts.append(
             '<artifact-trail note="files touched before the compaction, most recent first, with the last action">\n'
-            + "\n".join(f"- {_display(path, cwd)}: {action}" for path, action in trail)
+            + "\n".join(f"- {_display(entry.path, cwd)}: {entry.action}" for entry in trail)
             + "\n</artifact-trail>"
         )
     figures = {

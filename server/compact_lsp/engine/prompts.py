@@ -35,15 +35,21 @@ differently.
 
 Then write the summary inside <summary> tags, with these sections:
 
-1. Primary Request and Intent: every explicit request and intent of the user, in detail.
+1. Primary Request and Intent: every explicit request and intent of the user, in detail. The primary request \
+is the user's own first request, in their words: not an IDE notice (<ide_opened_file>, <ide_selection>), a \
+<system-reminder>, a slash-command wrapper (<command-name>) or command or tool output.
 2. Key Technical Concepts: the technologies, frameworks and concepts discussed.
 3. Files and Code: the files examined, modified or created, each with why it matters, a summary of the \
-changes, and the important code snippets (in full where they matter).
-4. Errors and Fixes: each error met and how it was fixed, including the user's feedback on it.
+changes, and the important code snippets (in full where they matter). Then the artifact trail: every file read, \
+edited or written in the conversation, one line each with its last action (read, edited, written), none left out.
+4. Errors and Fixes: each error met and how it was fixed, including the user's feedback on it. Quote each \
+error's decisive lines: the exception type and message, the failing test names, the compiler's error lines.
 5. Problem Solving: problems solved and troubleshooting still under way.
-6. All User Messages: every user message that is not a tool result, in order. They show what the user wants \
-and how it changed.
-7. Pending Tasks: the tasks you were explicitly asked to do that are not done yet.
+6. All User Messages: every user message that is not a tool result or harness text, in order and verbatim \
+(shorten only very long ones). They show what the user wants and how it changed.
+7. Pending Tasks: the latest approved plan (a plan the user accepted in plan mode, a plan file, or the todo \
+list), with its title, its open steps as pending and its finished steps as done; then any other tasks you were \
+explicitly asked to do that are not done yet.
 8. Current Work: precisely what was being worked on immediately before this summary, with file names and code.
 9. Next Step: the next step, only if it follows directly from the user's most recent explicit request; quote \
 the latest conversation verbatim to show where you left off. Do not start on tangents or old, finished tasks.
