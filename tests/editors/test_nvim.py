@@ -155,6 +155,19 @@ def test_status_float_shows_usage_bar_cleared_results_and_read_files(commands: N
     assert any(line.endswith("src/mod1.py  (open)") for line in read), read  # the buffer Neovim has open
 
 
+def test_pin_keeps_this_buffers_file_and_unpin_takes_it_back(commands: NvimRun) -> None:
+    assert commands.results["pin"]["result"]["pinned"] == [{"kind": "file", "path": "src/mod1.py"}]
+    assert any(
+        m.startswith("compact-lsp: pinned src/mod1.py (re-attached first after a full compaction)")
+        for m in messages_of(commands)
+    )
+    lines = commands.results["pin_float"]["lines"]
+    assert section(lines, "Pinned") == ["  file    src/mod1.py"], lines
+    assert commands.results["completion_unpin"] == ["src/mod1.py"]
+    assert commands.results["unpin"]["result"]["pinned"] == []
+    assert "compact-lsp: unpinned src/mod1.py; nothing is pinned now" in messages_of(commands)
+
+
 def test_a_file_the_agent_read_changing_on_disk_is_noticed(commands: NvimRun) -> None:
     changed = Path(commands.results["changed"])
     assert changed == commands.workspace / "src" / "mod2.py"
@@ -236,7 +249,7 @@ def test_undo_restores_and_a_second_undo_says_there_is_nothing_to_undo(commands:
 
 
 def test_completion_offers_subcommands(commands: NvimRun) -> None:
-    expected = ["cancel", "files", "full", "micro", "session", "status", "undo"]
+    expected = ["cancel", "files", "full", "micro", "pin", "session", "status", "undo", "unpin"]
     assert commands.results["completion_all"] == expected
     assert commands.results["completion_f"] == ["files", "full"]
     assert commands.results["session_id"] in commands.results["completion_session"]
@@ -389,6 +402,7 @@ HELP_TOPICS = [
     "hl-CompactLspWarning",
     "compact_lsp.Options",
     "compact_lsp-edits",
+    ":Compact-pin",
 ]
 
 

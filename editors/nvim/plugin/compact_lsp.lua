@@ -13,7 +13,7 @@ vim.api.nvim_create_user_command('Compact', function(opts)
   require('compact_lsp.commands').dispatch(opts)
 end, {
   nargs = '*',
-  desc = 'compact-lsp: micro | full [instructions] | undo | status | files | cancel | session [id]',
+  desc = 'compact-lsp: micro | full [instructions] | undo | status | files | pin [path] | unpin [path] | cancel | session [id]',
   complete = function(arglead, cmdline)
     return require('compact_lsp.commands').complete(arglead, cmdline)
   end,

@@ -149,6 +149,22 @@ M.subcommands = {
       end)
     end,
   },
+  pin = {
+    desc = 'keep a file through compaction, re-attached first (default: this buffer\'s file; or a toolu_ id)',
+    run = function(args)
+      require('compact_lsp.pins').run(true, args, notify, function(err, result)
+        done('pin', err, result)
+      end)
+    end,
+  },
+  unpin = {
+    desc = 'stop keeping a pinned file or tool result',
+    run = function(args)
+      require('compact_lsp.pins').run(false, args, notify, function(err, result)
+        done('unpin', err, result)
+      end)
+    end,
+  },
   cancel = {
     desc = 'cancel a running full compaction (nothing changes)',
     run = function()
@@ -241,6 +257,9 @@ function M.complete(arglead, cmdline)
     return vim.tbl_filter(function(name)
       return vim.startswith(name, arglead)
     end, M.names())
+  end
+  if words[2] == 'pin' or words[2] == 'unpin' then
+    return require('compact_lsp.pins').complete(words[2] == 'pin', arglead)
   end
   if words[2] == 'session' then
     local ids = require('compact_lsp.sessions').complete_ids()

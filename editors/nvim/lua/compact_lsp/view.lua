@@ -238,6 +238,15 @@ function M.status_doc(status)
     end
   end
 
+  local pinned = status.pinned
+  if type(pinned) == 'table' and #pinned > 0 then
+    doc:blank()
+    doc:heading('Pinned (kept through compaction)')
+    for _, item in ipairs(pinned) do
+      doc:add({ '  ', { item.kind == 'file' and 'file  ' or 'result', 'Special' }, '  ' .. require('compact_lsp.pins').describe(item) })
+    end
+  end
+
   local full = status.lastCompaction
   if type(full) == 'table' then
     doc:blank()

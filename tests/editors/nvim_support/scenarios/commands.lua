@@ -91,6 +91,13 @@ H.run(function()
   H.record('completion_f', vim.fn.getcompletion('Compact f', 'cmdline'))
   H.record('completion_session', vim.fn.getcompletion('Compact session ', 'cmdline'))
 
+  -- Pins: this buffer's file, seen in the status float and offered by <Tab> after unpin, then unpinned by path.
+  H.record('pin', H.compact('pin'))
+  H.compact('status')
+  H.record('pin_float', H.take_float())
+  H.record('completion_unpin', vim.fn.getcompletion('Compact unpin ', 'cmdline'))
+  H.record('unpin', H.compact('unpin src/mod1.py'))
+
   -- The reads came from an agent over compact/append, not from this Neovim's chat: :Compact status (above) made
   -- the plugin watch them, so a change outside Neovim is noticed.
   local seen_changes = #H.events('CompactLspFileChanged')
