@@ -80,18 +80,6 @@
 ---@field canUndo boolean
 ---@field sessionNotes table?
 ---@field biggestItems compact_lsp.BiggestItem[]?
----@field pinned compact_lsp.PinnedItem[]?
-
---- One pin (`compact/pin`, `compact/unpin`, `compact/status`): a tool result or a file.
----@class compact_lsp.PinnedItem
----@field kind 'toolResult'|'file'
----@field toolUseId string? toolResult
----@field inHistory boolean? toolResult: its tool call is still in the model's view
----@field tool string? toolResult
----@field path string? relative to the workspace root when inside it
-
----@class compact_lsp.PinResult
----@field pinned compact_lsp.PinnedItem[]
 
 --- `changed: false`: a request that had nothing to do, or that the user cancelled (a result, not an error).
 ---@class compact_lsp.Outcome
