@@ -5,7 +5,7 @@ listing never loads a session). For contrast the same listing is also timed with
 session replayed from its journal to measure it, the cost the index saves; it is rebuilt on that first call).
 Each figure is the median over fresh servers (a new process per repeat, nothing cached in memory). Usage:
 
-    .venv/bin/python bench/bench_sessions_list.py [--sessions 30] [--repeats 7]
+    .venv/bin/python bench/bench_sessions_list.py [--sessions 30] [--repeats 21]
 
 Writes bench/results/bench_sessions_list.{json,md} and prints the markdown table.
 """
@@ -149,7 +149,7 @@ def markdown(result: dict[str, Any]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=30)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=21)
     ns = parser.parse_args()
     result = asyncio.run(run(ns.sessions, ns.repeats))
     RESULTS.mkdir(parents=True, exist_ok=True)
