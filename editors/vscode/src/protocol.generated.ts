@@ -39,6 +39,30 @@ export type Summarizer = "anthropic" | "offline" | "session-memory";
  */
 export type Freshness = "fresh" | "stale" | "deleted" | "unknown";
 /**
+ * One pin: a tool result (never microcompacted) or a file (rehydrated first).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "PinnedItem".
+ */
+export type PinnedItem =
+  | {
+      kind: "toolResult";
+      toolUseId: string;
+      /**
+       * its tool call is still in the model's view
+       */
+      inHistory: boolean;
+      tool?: string;
+      path?: string;
+    }
+  | {
+      kind: "file";
+      /**
+       * relative to the workspace root when inside it, else absolute
+       */
+      path: string;
+    };
+/**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "MicrocompactCommandResult".
  */
@@ -112,6 +136,14 @@ export interface CompactLspProtocol {
     "compact/chat": {
       params: ChatParams;
       result: ChatResult;
+    };
+    "compact/pin"?: {
+      params: PinParams;
+      result: PinResult;
+    };
+    "compact/unpin"?: {
+      params: PinParams;
+      result: PinResult;
     };
   };
   commands: {
@@ -500,6 +532,10 @@ export interface Status {
   canUndo: boolean;
   sessionNotes: SessionNotes | null;
   biggestItems: BiggestItem[];
+  /**
+   * The session's pins (compact/pin), in pin order, tool results first.
+   */
+  pinned: PinnedItem[];
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -579,6 +615,24 @@ export interface ChatResult {
   stopReason: string;
   usage: Usage;
   error?: string;
+}
+/**
+ * compact/pin and compact/unpin: at least one of toolUseId and path.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "PinParams".
+ */
+export interface PinParams {
+  sessionId: SessionId;
+  toolUseId?: string;
+  path?: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "PinResult".
+ */
+export interface PinResult {
+  pinned: PinnedItem[];
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

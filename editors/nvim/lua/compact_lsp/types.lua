@@ -80,6 +80,7 @@
 ---@field canUndo boolean
 ---@field sessionNotes table?
 ---@field biggestItems compact_lsp.BiggestItem[]?
+---@field pinned table[] pins (compact/pin): {kind = "toolResult", toolUseId, inHistory, tool?, path?} or {kind = "file", path}
 
 --- `changed: false`: a request that had nothing to do, or that the user cancelled (a result, not an error).
 ---@class compact_lsp.Outcome

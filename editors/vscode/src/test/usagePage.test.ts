@@ -24,6 +24,7 @@ function status(overrides: Partial<Status> = {}): Status {
     canUndo: false,
     sessionNotes: null,
     biggestItems: [],
+    pinned: [],
     ...overrides,
   };
 }
