@@ -424,8 +424,20 @@ async function main() {
     await page.keyboard.press("Control+W"); // the diff editor
     await page.locator(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-line", { hasText: "def first_field(row):" }).first().waitFor();
     step("the open editor of data.py shows the agent's edit");
+    // Pins: the chat's read of data.py (never cleared by microcompaction) and, from the palette, the file itself.
+    const readEntry = chat.locator(".entry.tool.done[data-key='tool-toolu_chat_1']");
+    await readEntry.hover();
+    await readEntry.locator("button[data-action=pin]").click();
+    await page.locator(".notification-toast", { hasText: "Pinned the result of read_file src/data.py" }).waitFor();
+    await page.locator(".editor-instance .monaco-editor .view-line").first().click();
+    await runCommand(page, "Pin File for Rehydration");
+    await page.locator(".notification-toast", { hasText: "Pinned src/data.py" }).waitFor();
+    await dismissToasts(page);
     await runCommand(page, "Show Context Usage");
-    const dataRow = await webviewText(page, "tr:has(code:text-is('src/data.py'))");
+    const pinned = await webviewText(page, "h2 >> text=/Pinned/");
+    expect(pinned === "Pinned (2)", `the usage view does not list both pins: ${pinned}`);
+    step("pinned the read from the chat and the file from the palette: the usage view lists both");
+    const dataRow = await webviewText(page, "tr:has(code:text-is('src/data.py')):has-text('fresh')");
     expect(!/unsaved/.test(dataRow), `the agent's clean edit is flagged unsaved: ${dataRow}`);
     step(`usage view after the edit: "${dataRow.replace(/\s+/g, " ")}"`);
     await page.keyboard.press("Control+W");

@@ -17,6 +17,7 @@ import {
 import { parseChatViewRequest, renderChatShell, transcriptMessage } from "./model/chatPage";
 import { transcriptFromMessages, transcriptFromRecords } from "./model/chatRestore";
 import { nonce } from "./model/html";
+import { setPinned } from "./pins";
 import type { ProposedChanges } from "./proposedChanges";
 import type { ChatResult, DidCompactParams, MessagesView } from "./protocol";
 import { Methods } from "./protocol";
@@ -168,12 +169,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "diff":
         void this.showDiff(request.id);
         break;
+      case "pin":
+        void this.pinResult(request.id);
+        break;
       case "copy":
         void vscode.env.clipboard.writeText(request.text).then(() => vscode.window.setStatusBarMessage("Copied", 2000));
         break;
       default:
         break;
     }
+  }
+
+  private async pinResult(toolUseId: string): Promise<void> {
+    const sessionId = this.client.sessionId;
+    const tool = (sessionId === undefined ? [] : (this.transcripts.get(sessionId)?.entries ?? [])).find(
+      (entry) => entry.kind === "tool" && entry.id === toolUseId,
+    );
+    const label = tool?.kind === "tool" ? [tool.name, tool.summary].filter((part) => part !== "").join(" ") : toolUseId;
+    await setPinned(this.client, { toolUseId }, true, label);
   }
 
   private async showDiff(id: string): Promise<void> {

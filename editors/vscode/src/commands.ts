@@ -16,6 +16,7 @@ import {
 import { Commands } from "./model/commandIds";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
+import { pinFile, unpinPicked } from "./pins";
 import type { CompactResult, MicrocompactResult, UndoResult } from "./protocol";
 import { ServerCommands } from "./protocol";
 import { API_KEY_SECRET } from "./settings";
@@ -115,6 +116,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       });
     }),
     register(Commands.refreshSessions, "Refresh", async () => sessions.refresh()),
+    register(Commands.pinFile, "Pin", (arg) => pinFile(client, arg)),
+    register(Commands.unpin, "Unpin", () => unpinPicked(client)),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {
       await client.restart();

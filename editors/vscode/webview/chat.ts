@@ -67,6 +67,9 @@ log.addEventListener("click", (event) => {
     vscode.postMessage({ type: "approve", id: button.dataset.id, decision: button.dataset.decision });
   } else if (action === "diff") {
     vscode.postMessage({ type: "diff", id: button.dataset.id });
+  } else if (action === "pin") {
+    event.preventDefault(); // a button in a <summary> would also open or close the tool call
+    vscode.postMessage({ type: "pin", id: button.dataset.id });
   }
 });
 

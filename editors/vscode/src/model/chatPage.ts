@@ -61,7 +61,8 @@ function renderApproval(entry: Extract<ChatEntry, { kind: "approval" }>): string
   );
 }
 
-export function renderChatEntry(entry: ChatEntry): string {
+/** `compacted`: above the last compaction boundary (summarised away: nothing there can be pinned any more). */
+export function renderChatEntry(entry: ChatEntry, compacted = false): string {
   switch (entry.kind) {
     case "user":
       return `<div class="entry user">${escapeHtml(entry.text)}</div>`;
@@ -72,7 +73,11 @@ export function renderChatEntry(entry: ChatEntry): string {
         entry.state === "running" ? icon("loading", "codicon-modifier-spin") : entry.state === "error" ? icon("error") : icon("check");
       const summary = entry.summary !== "" ? ` <code>${escapeHtml(entry.summary)}</code>` : "";
       const result = entry.result !== "" ? `<pre class="tool-result">${escapeHtml(entry.result)}</pre>` : "";
-      const head = `<summary>${state} ${icon("tools")} ${escapeHtml(entry.name)}${summary}</summary>`;
+      const pin =
+        entry.state === "done" && entry.id !== "" && !compacted
+          ? `<button class="icon pin" data-action="pin" data-id="${escapeHtml(entry.id)}" title="Pin this result: microcompaction never clears it" aria-label="Pin this result">${icon("pin")}</button>`
+          : "";
+      const head = `<summary>${state} ${icon("tools")} ${escapeHtml(entry.name)}${summary}${pin}</summary>`;
       return `<details class="entry tool ${entry.state}" data-key="tool-${escapeHtml(entry.id)}">${head}${result}</details>`;
     }
     case "approval":
@@ -100,7 +105,7 @@ export function renderChatEntry(entry: ChatEntry): string {
 export function renderTranscript(transcript: ChatTranscript): string {
   const boundary = transcript.entries.findLastIndex((entry) => entry.kind === "marker" && entry.compaction === "full");
   const entries = transcript.entries.map((entry, index) => {
-    const html = renderChatEntry(entry);
+    const html = renderChatEntry(entry, index < boundary);
     return index < boundary ? `<div class="compacted-away" title="Summarised: the model no longer sees this">${html}</div>` : html;
   });
   if (transcript.busy) {
@@ -138,7 +143,8 @@ export type ChatViewRequest =
   | { type: "ready" }
   | { type: "approve"; id: string; decision: (typeof APPROVAL_ACTIONS)[number] }
   | { type: "diff"; id: string }
-  | { type: "copy"; text: string };
+  | { type: "copy"; text: string }
+  | { type: "pin"; id: string };
 
 export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined {
   if (typeof raw !== "object" || raw === null) {
@@ -157,6 +163,9 @@ export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined 
   }
   if (message.type === "diff" && typeof message.id === "string") {
     return { type: "diff", id: message.id };
+  }
+  if (message.type === "pin" && typeof message.id === "string" && message.id !== "") {
+    return { type: "pin", id: message.id };
   }
   if (message.type === "copy" && typeof message.text === "string") {
     return { type: "copy", text: message.text };

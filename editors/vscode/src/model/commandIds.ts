@@ -13,6 +13,8 @@ export const Commands = {
   showSessionUsage: "compact.showSessionUsage",
   importSession: "compact.importSession",
   refreshSessions: "compact.refreshSessions",
+  pinFile: "compact.pinFile",
+  unpin: "compact.unpin",
   showServerLog: "compact.showServerLog",
   restartServer: "compact.restartServer",
   setApiKey: "compact.setApiKey",

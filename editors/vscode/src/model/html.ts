@@ -121,6 +121,8 @@ body.chat-page { padding: 0 8px; }
 .entry.tool summary { cursor: pointer; list-style-position: outside; white-space: nowrap; overflow: hidden;
                       text-overflow: ellipsis; }
 .entry.tool summary code { color: var(--vscode-descriptionForeground); }
+.entry.tool summary .pin { float: right; visibility: hidden; }
+.entry.tool:hover summary .pin, .entry.tool summary .pin:focus { visibility: visible; }
 .entry.tool.error, .entry.error { border-left: 3px solid var(--vscode-editorError-foreground, #f14c4c); }
 .entry.tool.error > summary .codicon-error, .entry.error .codicon-error { color: var(--vscode-editorError-foreground, #f14c4c); }
 .entry.tool.done > summary .codicon-check { color: var(--vscode-testing-iconPassed, #73c991); }

@@ -5,6 +5,7 @@ import { biggestItems, clearedItems, contextPicture } from "./contextPicture";
 import type { SummaryFacts } from "./compactionText";
 import { describeSummarizer } from "./compactionText";
 import type { PageOptions } from "./html";
+import { pinEffect, pinLabel, pinnedItems } from "./pins";
 import { escapeHtml, page } from "./html";
 import { formatPercent, formatReduction, formatTokens, formatUsage, kindLabel } from "./usageFormat";
 
@@ -85,6 +86,20 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
     parts.push(
       `<p class="muted">Last compaction: ${escapeHtml(formatReduction(c.tokensBefore, c.tokensAfter))}` +
         `${summary !== "" ? ` · ${escapeHtml(summary)}` : ""}</p>`,
+    );
+  }
+  const pins = pinnedItems(status);
+  if (pins.length > 0) {
+    const rows = pins
+      .map(
+        (pin) =>
+          `<tr><td><code>${escapeHtml(pinLabel(pin))}</code></td><td>${pin.kind === "file" ? "file" : "tool result"}</td>` +
+          `<td class="muted">${escapeHtml(pinEffect(pin))}</td></tr>`,
+      )
+      .join("");
+    parts.push(
+      `<h2>Pinned (${pins.length})</h2>`,
+      `<div class="table-wrap"><table><tr><th>What</th><th>Kind</th><th>Effect</th></tr>${rows}</table></div>`,
     );
   }
   parts.push(`<h2>Read files (${status.readFiles.length})</h2>`, readFilesTable(status));
