@@ -3,7 +3,7 @@
 // the server after a reload. Permission prompts of a running turn are answered inline.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
-import { SessionMethods, isMethodNotFound } from "./client";
+import { isMethodNotFound } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
 import {
   EMPTY_TRANSCRIPT,
@@ -308,7 +308,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async load(sessionId: string): Promise<ChatTranscript> {
     try {
-      const answer = await this.client.request<{ entries?: unknown[]; title?: string }>(SessionMethods.transcript, { sessionId });
+      const answer = await this.client.request<{ entries?: unknown[]; title?: string }>(Methods.transcript, { sessionId });
       if (typeof answer.title === "string") {
         this.titles.set(sessionId, answer.title);
       }

@@ -24,14 +24,6 @@ import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./se
 
 const NO_CANCELLATION = new vscode.CancellationTokenSource().token;
 
-/** Session methods newer than some servers: a MethodNotFound from them is not a failure. */
-export const SessionMethods = {
-  currentSession: "compact/currentSession",
-  selectSession: "compact/selectSession",
-  transcript: "compact/transcript",
-  importSession: "compact/importSession",
-} as const;
-
 export class ServerNotRunningError extends Error {
   constructor() {
     super("The Compact server is not running. See “Compact: Show Server Log”, then “Compact: Restart Server”.");
@@ -190,7 +182,7 @@ export class CompactClient implements vscode.Disposable {
       let sessionId = this.current;
       if (sessionId === undefined) {
         try {
-          const answer = await this.request<{ sessionId?: string | null } | null>(SessionMethods.currentSession, {});
+          const answer = await this.request<{ sessionId?: string | null } | null>(Methods.currentSession, {});
           sessionId = answer?.sessionId ?? undefined;
         } catch (error) {
           if (!isMethodNotFound(error)) {
@@ -228,7 +220,7 @@ export class CompactClient implements vscode.Disposable {
     this.chosen = true;
     if (sessionId !== undefined) {
       try {
-        await this.request(SessionMethods.selectSession, { sessionId });
+        await this.request(Methods.selectSession, { sessionId });
       } catch (error) {
         if (!isMethodNotFound(error)) {
           this.log.warn(`Selecting session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,7 +4,6 @@
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
 import type { CompactClient } from "./client";
-import { SessionMethods } from "./client";
 import {
   compactOutcome,
   compactParams,
@@ -18,7 +17,7 @@ import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
 import { pinFile, unpinPicked } from "./pins";
 import type { CompactResult, MicrocompactResult, UndoResult } from "./protocol";
-import { ServerCommands } from "./protocol";
+import { Methods, ServerCommands } from "./protocol";
 import { API_KEY_SECRET } from "./settings";
 import type { SessionsView } from "./sessionsView";
 import type { UsageViews } from "./usageView";
@@ -103,7 +102,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         return;
       }
       const result = await client.request<{ sessionId: string; title: string; problems: string[]; repairs: string[] }>(
-        SessionMethods.importSession,
+        Methods.importSession,
         { path: picked[0].fsPath },
       );
       await client.selectSession(result.sessionId);

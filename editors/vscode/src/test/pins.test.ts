@@ -14,11 +14,11 @@ describe("pins in the chat", () => {
   });
   test("a finished tool call can be pinned; a running one cannot yet", () => {
     assert.ok(!renderTranscript(running).includes('data-action="pin"'));
-    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "toolu_7", content: "x" });
+    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "toolu_7", name: "read_file", content: "x", isError: false });
     assert.match(renderTranscript(done), /data-action="pin" data-id="toolu_7"/);
   });
   test("a tool call above a compaction boundary is summarised away: no pin", () => {
-    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "toolu_7", content: "x" });
+    const done = applyChatEvent(running, { sessionId: "s", kind: "tool_result", toolUseId: "toolu_7", name: "read_file", content: "x", isError: false });
     const compacted = addMarker(done, { kind: "marker", compaction: "full", trigger: "auto", tokensBefore: 9, tokensAfter: 3 });
     assert.ok(!renderTranscript(compacted).includes('data-action="pin"'));
   });
@@ -48,7 +48,7 @@ describe("pinned items", () => {
     assert.deepEqual(pinnedItems({}), []);
   });
   test("the usage view lists them", () => {
-    const status = { sessionId: "s", usage: usage(), readFiles: [], lastMicrocompaction: null, lastCompaction: null, compacting: false, ...answer } as Status;
+    const status = { sessionId: "s", usage: usage(), readFiles: [], lastMicrocompaction: null, lastCompaction: null, compacting: false, ...answer } as unknown as Status;
     const html = renderUsagePage(status, [], { cspSource: "vscode-resource:" });
     assert.match(html, /<h2>Pinned \(3\)<\/h2>/);
     assert.match(html, /<code>src\/auth\.py<\/code><\/td><td>file<\/td><td class="muted">re-attached first after a compaction/);
