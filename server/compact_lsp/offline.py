@@ -2,6 +2,7 @@
 
 ``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session and prints its context usage by kind and what
 microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
+``compact-lsp compact SESSION.jsonl [--turn N ...]`` previews full compaction (evaluation/compact_preview.py).
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("paths", nargs="+", help="session files or project folders")
     ev.add_argument("--out", default=None, help="write the report (markdown), its JSON and a plot here")
     ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
+    comp = sub.add_parser("compact", help="what full compaction (offline summary) leaves at assistant turn N")
+    comp.add_argument("session", help="a Claude Code session .jsonl file")
+    comp.add_argument("--turn", type=int, action="append", default=[],
+                      help="compact at this assistant turn (as inspect counts them; default the end); repeat to "
+                      "compact again, on the compacted conversation plus what followed")  # fmt: skip
+    comp.add_argument("--workspace", default=None, help="the session's folder (default: the log's cwd when it is "
+                      "on this machine; else the files are rebuilt from the log)")  # fmt: skip
+    comp.add_argument(
+        "--json",
+        action="store_true",
+        help="print {messages, rehydrated, tokensBefore, tokensAfter} of the last compaction",
+    )
     from compact_lsp.companion.commands import add_parser as add_claude_code_parser
 
     add_claude_code_parser(sub)  # listed here for --help; cli.main runs it without this module's imports
@@ -54,6 +67,8 @@ def main(argv: Sequence[str]) -> int:
             from compact_lsp.evaluation import eval_command
 
             return eval_command(ns.paths, out=ns.out, as_json=ns.json)
+        if ns.command == "compact":
+            return _compact(ns)
     except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:
         sys.stderr.write(f"compact-lsp {ns.command}: {exc}\n")
         return 2
@@ -75,6 +90,7 @@ def inspect_session(path: str, settings: EngineSettings, counter: TiktokenCounte
         "sessionId": imported.session.id,
         "title": imported.session.title,
         "messages": len(session.messages),
+        "assistantTurns": sum(1 for m in imported.session.messages if m["role"] == "assistant"),
         "problems": [f"line {p.line_no}: {p.reason}" for p in imported.problems],
         "repairs": list(imported.repairs),
         "usage": usage.to_wire(),
@@ -110,11 +126,26 @@ def _inspect(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _compact(ns: argparse.Namespace) -> int:
+    from compact_lsp.evaluation.compact_preview import format_steps, preview_compactions
+
+    steps = preview_compactions(ns.session, ns.turn, TiktokenCounter(), workspace=ns.workspace)
+    if ns.json:
+        last = steps[-1].to_json()
+        last["compactions"] = [{k: v for k, v in s.to_json().items() if k not in ("messages", "rehydrated")}
+                               for s in steps]  # fmt: skip
+        sys.stdout.write(json.dumps(last, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_steps(steps))
+    return 0
+
+
 def format_report(report: dict[str, Any]) -> str:
     usage = report["usage"]
     lines = [
         f"{Path(report['path']).name}  {report['title'][:70]}",
-        f"  messages: {report['messages']}   tokens: {usage['total']:,} / {usage['contextWindow']:,} "
+        f"  messages: {report['messages']}   assistant turns: {report['assistantTurns']}\n"
+        f"  tokens: {usage['total']:,} / {usage['contextWindow']:,} "
         f"({usage['percent']}%)   auto-compact at {usage['autoCompactThreshold']:,}   level: {usage['level']}",
         "  by kind: " + ", ".join(f"{k} {v:,}" for k, v in usage["byKind"].items() if v),
     ]
