@@ -49,8 +49,8 @@ def test_a_repeated_turn_compacts_the_compacted_conversation_again(corpus_dir: P
     log = compact_json(corpus_dir, "--turn", "36")
     assert steps[2]["tokensBefore"] < log["tokensBefore"]
     text = json.dumps(result["messages"])
-    assert "from an earlier compaction" in text
-    assert "Please analyze this codebase and create a CLAUDE.md file" in text
+    assert text.count("1. Primary Request and Intent:") == 1  # merged with the earlier summaries, not nested
+    assert "The user's first request: Please analyze this codebase and create a CLAUDE.md file" in text
 
 
 @pytest.mark.parametrize(

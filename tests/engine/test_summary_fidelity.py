@@ -59,9 +59,10 @@ def test_the_primary_request_is_the_users_own_words_not_ide_or_harness_text() ->
         user("Also add a test."),
     ]  # fmt: skip
     text = summarize(messages)
-    assert "first request in this part: Make login reject expired sessions.\nKeep the public API unchanged." in text
+    # continuation lines are indented, so no line of the user's text can pass for a heading
+    assert "The user's first request: Make login reject expired sessions.\n   Keep the public API unchanged." in text
     listed = section(text, 6)
-    assert "1. Make login reject expired sessions.\nKeep the public API unchanged." in listed
+    assert "1. Make login reject expired sessions.\n   Keep the public API unchanged." in listed
     assert "2. Also add a test." in listed and "3." not in listed
     assert "<" not in listed
 
@@ -143,3 +144,31 @@ def test_on_real_sessions_every_file_touched_is_in_the_summary_and_no_harness_te
     assert not re.search(r"<(ide_|system-reminder|command-|local-command)", users)
     primary = section(text, 1)
     assert "<ide_" not in primary and "<command-" not in primary
+
+
+def test_a_second_offline_compaction_merges_with_the_first_instead_of_nesting_it() -> None:
+    first_part = [
+        user("Make login reject expired sessions.\n2. Keep the public API unchanged."),
+        *call("r1", "Read", {"file_path": "/w/auth.py"}, "def login(): ..."),
+        *call("e1", "Edit", {"file_path": "/w/auth.py", "old_string": "a", "new_string": "b"}, "ok"),
+        *call("t1", "Bash", {"command": "pytest -q"}, PYTEST_OUTPUT, is_error=True),
+    ]
+    first = summarize(first_part)
+    from compact_lsp.engine.prompts import summary_message_text
+
+    second_part = [
+        user(summary_message_text(first)),
+        said("Continuing"),
+        user("Now also log the rejection."),
+        *call("w1", "Write", {"file_path": "/w/log.py", "content": "x"}, "ok"),
+    ]
+    second = summarize(second_part)
+    assert "from an earlier compaction" not in second and second.count("1. Primary Request and Intent:") == 1
+    assert (
+        "The user's first request: Make login reject expired sessions.\n   2. Keep the public API unchanged." in second
+    )
+    users = section(second, 6)
+    assert "1. Make login reject expired sessions." in users and "2. Now also log the rejection." in users
+    files = section(second, 3)
+    assert "- /w/auth.py: read whole file; edited once" in files and "- /w/log.py: written once" in files
+    assert "FAILED tests/test_auth.py::test_login_rejects_expired" in section(second, 4)

@@ -17,6 +17,7 @@ from .config import EvalConfig
 from .replay import replay_session
 from .report import EvalReport, plot, render_markdown
 from .sources import session_sources
+from .survival import survival
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,10 @@ def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> E
             result = replay_session(session, config, counter, cwd=session.cwd or imported.cwd)
             result.orphan = source.orphan
             report.sessions.append(result)
+        if source.orphan is None and config.survival:
+            repeated = survival(imported, counter)
+            if repeated is not None:
+                report.survival.append(repeated)
     return report
 
 

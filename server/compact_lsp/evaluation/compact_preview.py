@@ -83,6 +83,13 @@ def preview_compactions(
 ) -> list[CompactionStep]:
     """Compact the session at each of ``turns`` in order (the end when empty); one step per compaction."""
     imported = import_claude_code(path)  # as inspect imports it, so the turns are the same
+    return compact_imported(imported, turns, counter, workspace=workspace)
+
+
+def compact_imported(
+    imported: ImportedSession, turns: Sequence[int], counter: TokenCounter, *, workspace: str | None = None
+) -> list[CompactionStep]:
+    """``preview_compactions`` of a session already imported."""
     chosen = check_turns(turns, assistant_turns(imported.session.messages))
     root = workspace or imported.cwd
     with tempfile.TemporaryDirectory(prefix="compact-lsp-compact-") as tmp:

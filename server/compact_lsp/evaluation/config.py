@@ -102,6 +102,8 @@ class EvalConfig:
     rankers: tuple[RankerSpec, ...] = field(default_factory=default_rankers)
     micro: tuple[MicroSpec, ...] = field(default_factory=default_micro)
     cache_ttl_seconds: float = DEFAULT_TTL_SECONDS
+    survival: bool = True
+    """Also measure fact survival through repeated compactions (evaluation/survival.py)."""
 
 
 OFF = MicrocompactSettings(idle_minutes=-1, size_threshold_tokens=-1)

@@ -10,6 +10,7 @@ from typing import Any
 from .config import EvalConfig
 from .metrics import MicroScore, PointScore
 from .replay import SessionResult
+from .survival import SurvivalResult, survival_json, survival_lines
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +22,8 @@ class EvalReport:
     failures: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Orphan sub-agent logs not replayed, with the reason."""
+    survival: list[SurvivalResult] = field(default_factory=list)
+    """Repeated compactions of the sessions long enough (evaluation/survival.py)."""
 
     def ranker_totals(self, *, to_end: bool = False) -> dict[str, PointScore]:
         """Scores summed over sessions; ``to_end``: with the look-ahead running to each session's end."""
@@ -77,6 +80,7 @@ class EvalReport:
             "sessions": [s.to_json() for s in self.sessions],
             "skipped": self.skipped,
             "failures": self.failures,
+            "repeatedCompactions": survival_json(self.survival),
         }
 
     def corpus(self) -> dict[str, int]:
@@ -186,7 +190,7 @@ def render_markdown(report: EvalReport) -> str:
     ]
     for name, t in report.ranker_totals().items():
         lines.append(f"| {name} | {t.added_needs} | {t.added_misses} | {t.outside_needs} |")
-    lines += _cost_lines(report) + _session_lines(report)
+    lines += _cost_lines(report) + (survival_lines(report.survival) if report.survival else []) + _session_lines(report)
     if report.skipped:
         lines += ["", "Orphan sub-agent logs not replayed:", *[f"- {s}" for s in report.skipped]]
     if report.failures:

@@ -32,6 +32,7 @@ from ..plan_state import _FINISHED, PLAN_TOOLS, extract_plan, plan_items
 from ..prompts import SUMMARY_SECTIONS, summary_of_message_text
 from ..settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from .base import Summary, SummaryRequest, run_cancellable
+from .offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
 
 MAX_USER_MESSAGES = 30
 USER_MESSAGE_CHARS = 1_000
@@ -287,12 +288,13 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
     """The offline summary text, in the model summary's sections."""
     sections: dict[str, list[str]] = {name: [] for name in SUMMARY_SECTIONS}
     primary = sections["Primary Request and Intent"]
-    if facts.earlier_summary:
+    earlier = parse_sections(facts.earlier_summary, OFFLINE_NOTE) if facts.earlier_summary else None
+    if facts.earlier_summary and earlier is None:  # a model's summary: carried over whole
         primary.append("Summary of the conversation before this part (from an earlier compaction):")
-        primary.append(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS))
-        primary.append("")
+        primary.append(INDENT + indent_continuation(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS)))
     if facts.user_messages:
-        primary.append("The user's first request in this part: " + clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS))
+        which = "The user's first request in this part: " if facts.earlier_summary else "The user's first request: "
+        primary.append(which + indent_continuation(clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS)))
     if instructions and instructions.strip():
         primary.append(f"The user asked this summary to focus on: {instructions.strip()}")
 
@@ -333,15 +335,15 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
     if first_number > 1:
         sections["All User Messages"].append(f"({first_number - 1} earlier messages not listed)")
     for number, text in enumerate(messages, start=first_number):
-        sections["All User Messages"].append(f"{number}. {clip(text, USER_MESSAGE_CHARS)}")
+        sections["All User Messages"].append(f"{number}. {indent_continuation(clip(text, USER_MESSAGE_CHARS))}")
 
     if facts.plan:
         sections["Pending Tasks"].append("The plan, as last recorded:")
-        sections["Pending Tasks"].append(facts.plan)
+        sections["Pending Tasks"].append(INDENT + indent_continuation(facts.plan))
 
     if facts.last_assistant_text:
         sections["Current Work"].append(
-            "The assistant's last words: " + clip(facts.last_assistant_text, CURRENT_WORK_CHARS)
+            "The assistant's last words: " + indent_continuation(clip(facts.last_assistant_text, CURRENT_WORK_CHARS))
         )
     if facts.last_tool_call:
         sections["Current Work"].append(f"The last tool call: {facts.last_tool_call}")
@@ -355,6 +357,9 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
             f"Continue with the user's most recent request (message {len(facts.user_messages)} above)."
         )
 
+    if earlier is not None:
+        sections = merge_sections(earlier, sections, max_messages=MAX_USER_MESSAGES, max_errors=MAX_ERRORS,
+                                  max_commands=MAX_COMMANDS)  # fmt: skip
     lines = [OFFLINE_NOTE]
     for number, name in enumerate(SUMMARY_SECTIONS, start=1):
         lines.append("")
