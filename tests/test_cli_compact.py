@@ -71,3 +71,12 @@ def test_the_report_names_each_compaction_and_shows_the_summary(corpus_dir: Path
     assert done.returncode == 0, done.stderr
     assert "turn 12: " in done.stdout and "turn 36: " in done.stdout and "re-attached" in done.stdout
     assert "1. Primary Request and Intent:" in done.stdout
+
+
+def test_workspace_names_where_the_sessions_folder_is_now(corpus_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "CLAUDE.md").write_text("# CLAUDE.md\nTHE-COPY-ON-THIS-MACHINE\n")
+    result = compact_json(corpus_dir, "--workspace", str(tmp_path))
+    text = json.dumps(result["messages"])
+    assert "THE-COPY-ON-THIS-MACHINE" in text  # re-attached from the folder given, not rebuilt from the log
+    files = {r["path"]: r for r in result["rehydrated"] if r["kind"] in ("file", "file-deleted")}
+    assert "CLAUDE.md" in files

@@ -19,6 +19,7 @@ from typing import Any
 from compact_lsp.engine.claude_code import ImportedSession, import_claude_code
 from compact_lsp.engine.compaction import CompactionError
 from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.file_tool_calls import PATH_KEYS
 from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
@@ -107,6 +108,8 @@ def _run(
     ws: ReplayWorkspace | None,
 ) -> list[CompactionStep]:
     messages = imported.session.messages if ws is None else ws.map_messages(imported.session.messages)
+    if ws is None and root is not None and imported.cwd and os.path.normpath(imported.cwd) != root:
+        messages = moved(messages, os.path.normpath(imported.cwd), root)
     memory = MemorySettings(project_root=os.path.join(base, "memory", "project"),
                             user_root=os.path.join(base, "memory", "user"))  # fmt: skip
     settings = EngineSettings(memory=memory, auto_compact=AutoCompactSettings(enabled=False))
@@ -145,6 +148,31 @@ def _run(
         view, rehydrated = as_logged(session.view()), as_logged(outcome.rehydrated)
         steps.append(CompactionStep(turn, before, after, True, view, rehydrated))
     return steps
+
+
+def moved(messages: Sequence[Message], cwd: str, root: str) -> list[Message]:
+    """The messages with the tool calls' paths under the log's ``cwd`` moved to ``root`` (``--workspace``: the
+    session's folder is elsewhere on this machine); other paths stay as they are."""
+
+    def move(value: Any) -> Any:
+        if isinstance(value, str) and (value == cwd or value.startswith(cwd.rstrip("/") + "/")):
+            return root + value[len(cwd) :]
+        return value
+
+    out: list[Message] = []
+    for message in messages:
+        blocks = blocks_of(message)
+        if not any(b.get("type") == "tool_use" for b in blocks):
+            out.append(message)
+            continue
+        content = [
+            {**b, "input": {k: move(v) if k in PATH_KEYS else v for k, v in b["input"].items()}}
+            if b.get("type") == "tool_use" and isinstance(b.get("input"), dict)
+            else b
+            for b in blocks
+        ]
+        out.append({**message, "content": content})
+    return out
 
 
 def _materialise(
