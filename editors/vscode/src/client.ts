@@ -17,6 +17,7 @@ import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams, serverEnvironment } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
 import { mostRecentSession } from "./model/sessions";
+import { bundledServer } from "./bundledServer";
 import { registerWorkDoneProgress } from "./progress";
 import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
 import { Methods } from "./protocol";
@@ -107,7 +108,7 @@ export class CompactClient implements vscode.Disposable {
     this.setState("starting");
     let launch;
     try {
-      launch = currentServerLaunch();
+      launch = currentServerLaunch(await bundledServer());
     } catch (error) {
       this.setState("stopped");
       throw error;
@@ -118,7 +119,7 @@ export class CompactClient implements vscode.Disposable {
       command: launch.command,
       args: launch.args,
       transport: TransportKind.stdio,
-      options: { env: serverEnvironment(process.env, apiKey) },
+      options: { env: { ...serverEnvironment(process.env, apiKey), ...launch.env } },
     } as const;
     const serverOptions: ServerOptions = { run: executable, debug: executable };
     const problems: string[] = [];

@@ -20,8 +20,10 @@ export function currentServerSettings(problems: string[] = []): ServerSettings {
  * How to start the server: the one place that decides it (model/serverSettings.ts holds the rules). Throws a
  * ServerNotFoundError that names the setting to fix.
  */
-export function currentServerLaunch(): ServerLaunch {
-  const launch = serverLaunch(configuration(), findOnPath);
+export function currentServerLaunch(
+  bundled: () => ServerLaunch | string | undefined = () => undefined,
+): ServerLaunch {
+  const launch = serverLaunch(configuration(), findOnPath, bundled);
   checkLaunch(launch, checkFile);
   return launch;
 }

@@ -133,7 +133,9 @@ export interface ServerLaunch {
   command: string;
   args: string[];
   /** Shown in the log: which setting or lookup chose this command. */
-  source: "server.command" | "server.pythonPath" | "PATH";
+  source: "server.command" | "server.pythonPath" | "bundled" | "PATH";
+  /** Added to the server's environment (the bundled server's PYTHONPATH). */
+  env?: Record<string, string>;
 }
 
 /** The server cannot be started as configured; `setting` names the setting to fix (for an "Open Settings" button). */
@@ -170,9 +172,14 @@ export function checkLaunch(launch: ServerLaunch, check: FileCheck): void {
 
 /**
  * How to start the server, without `--stdio` (the language client appends it): `compactLsp.server.command`, else
- * `compactLsp.server.pythonPath -m compact_lsp`, else `compact-lsp` found on PATH.
+ * `compactLsp.server.pythonPath -m compact_lsp`, else the server bundled in the extension (`bundled`: a launch, or
+ * why no Python can run it), else `compact-lsp` found on PATH.
  */
-export function serverLaunch(config: ConfigReader, findOnPath: (name: string) => string | undefined): ServerLaunch {
+export function serverLaunch(
+  config: ConfigReader,
+  findOnPath: (name: string) => string | undefined,
+  bundled: () => ServerLaunch | string | undefined = () => undefined,
+): ServerLaunch {
   const command = config.get<unknown>("server.command");
   const parts = typeof command === "string" ? [command] : Array.isArray(command) ? command : [];
   const cleaned = parts.filter((part): part is string => typeof part === "string" && part.trim() !== "");
@@ -183,9 +190,16 @@ export function serverLaunch(config: ConfigReader, findOnPath: (name: string) =>
   if (typeof python === "string" && python.trim() !== "") {
     return { command: python.trim(), args: ["-m", "compact_lsp"], source: "server.pythonPath" };
   }
+  const fromBundle = bundled();
+  if (typeof fromBundle === "object") {
+    return fromBundle;
+  }
   const found = findOnPath("compact-lsp");
   if (found !== undefined) {
     return { command: found, args: [], source: "PATH" };
+  }
+  if (typeof fromBundle === "string") {
+    throw new ServerNotFoundError(fromBundle, "compactLsp.server.pythonPath");
   }
   throw new ServerNotFoundError(
     "compact-lsp was not found on PATH. Install it (pip install compact-lsp) or set " +
