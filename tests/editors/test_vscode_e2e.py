@@ -51,6 +51,7 @@ def test_a_day_of_use_in_code_server() -> None:
     run = subprocess.run(["node", "e2e/run.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=600)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output
+    assert "server: Starting the server (bundled)" in output, output  # from the .vsix, no compact-lsp on PATH
     assert "Conversation compacted" in output, output
     assert "Show diff opened the diff editor" in output, output
     assert "offline summary, because the model failed" in output, output

@@ -125,7 +125,7 @@ function prepare() {
     Array.from({ length: 900 }, (_, i) => `def handler_${i}(request, context):\n    return context.render("page_${i}", request.args)\n`).join("\n"),
   );
   const settings = {
-    "compactLsp.server.pythonPath": PYTHON,
+    // No server setting: the extension starts the server bundled in the .vsix (PATH below has no compact-lsp).
     "compactLsp.sessionDir": sessions,
     // Automatic compaction once the chat has read big.py (the seeded session is compacted by hand first).
     "compactLsp.autoCompact.threshold": AUTO_COMPACT_AT,
@@ -283,7 +283,9 @@ async function main() {
       { delayMs: 60_000, blocks: [{ type: "text", text: "<summary>too late</summary>" }] },
     ],
   );
-  const env = { ...process.env, PATH: `${NODE24_BIN}:${process.env.PATH}`, ANTHROPIC_BASE_URL: stub.baseUrl };
+  // As on a fresh machine: no compact-lsp on PATH (the checkout's .venv/bin is left out), only a python3.
+  const withoutServer = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "compact-lsp")));
+  const env = { ...process.env, PATH: [NODE24_BIN, ...withoutServer].join(path.delimiter), ANTHROPIC_BASE_URL: stub.baseUrl };
   env.ANTHROPIC_API_KEY = "test-key";
   const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
   check(spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env }), "installing the .vsix");
@@ -339,6 +341,11 @@ async function main() {
     // 1. The gauge follows the seeded session; the palette compacts it; the toast names the summariser.
     const gauge = page.locator(".statusbar-item", { hasText: /\/ 200k/ });
     await gauge.waitFor();
+    const started = logLines(path.join(dirs.user, "logs"), "Compact.log").find((line) => line.includes("Starting the server ("));
+    if (!started?.includes("Starting the server (bundled)")) {
+      throw new Error(`the extension did not start its bundled server: ${started}`);
+    }
+    step(`server: ${started.replace(/^.*Starting the server/, "Starting the server")}`);
     const before = (await gauge.innerText()).trim();
     step(`status bar before: "${before}"`);
     await runCommand(page, "Compact Conversation");
