@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from compact_lsp import PROTOCOL_VERSION, __version__
+
 from .conftest import GUARD, SERVER_ENV, Workspace
 
 
@@ -90,7 +92,12 @@ async def test_stdout_carries_only_framed_json_rpc(workspace: Workspace) -> None
             "initializationOptions": {**workspace.options(), "contextWindow": "not a number"},
         },
     )
-    assert init["result"]["serverInfo"]["name"] == "compact-lsp"
+    assert init["result"]["serverInfo"] == {"name": "compact-lsp", "version": __version__}
+    # what an editor compares with the versions it expects (docs/protocol.md, "Versions")
+    assert init["result"]["capabilities"]["experimental"]["compactLsp"] == {
+        "serverVersion": __version__,
+        "protocolVersion": PROTOCOL_VERSION,
+    }
     conn.send("initialized", {}, notification=True)
     session = (await conn.request("compact/newSession", {"title": "hygiene"}))["result"]["sessionId"]
     read = await conn.request("compact/readFile", {"sessionId": session, "path": "src/app.py"})

@@ -16,6 +16,7 @@ import {
 import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams, serverEnvironment } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
+import { versionMismatch } from "./model/serverVersion";
 import { mostRecentSession } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
 import { registerWorkDoneProgress } from "./progress";
@@ -170,6 +171,14 @@ export class CompactClient implements vscode.Disposable {
       this.client = undefined;
       this.setState("stopped");
       throw error;
+    }
+    const mismatch = versionMismatch(
+      client.initializeResult?.capabilities.experimental,
+      client.initializeResult?.serverInfo?.version,
+    );
+    if (mismatch !== undefined) {
+      this.log.warn(mismatch);
+      void vscode.window.showWarningMessage(mismatch);
     }
     // After start: replaces the language client's own handler, which shows progress only in the status bar.
     registerWorkDoneProgress(client, this.log);

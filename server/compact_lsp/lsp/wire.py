@@ -12,10 +12,12 @@ import contextlib
 import inspect
 import json
 import logging
+from collections.abc import Generator
 from typing import Any, cast
 
 import attrs
 from cattrs import Converter
+from lsprotocol import types
 from lsprotocol.types import ResponseError, ResponseErrorMessage
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import (
@@ -25,6 +27,9 @@ from pygls.protocol import (
     LanguageServerProtocol,
     default_converter,
 )
+from pygls.protocol.language_server import lsp_method
+
+from compact_lsp import PROTOCOL_VERSION, __version__
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,16 @@ class UnreadableRequest:
 class AnsweringProtocol(LanguageServerProtocol):
     """pygls drops a request whose params do not fit the LSP type (``workspace/executeCommand`` with
     ``"arguments": 5``) after logging it, and the client waits forever; this one answers it with the error."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' initialize, plus `capabilities.experimental.compactLsp`: the server's version and the protocol's,
+        which the editors compare with the ones they expect (docs/protocol.md)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {
+            "compactLsp": {"serverVersion": __version__, "protocolVersion": PROTOCOL_VERSION}
+        }
+        return result
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "jsonrpc" in data and log.isEnabledFor(logging.DEBUG):  # the envelope, not a nested params object

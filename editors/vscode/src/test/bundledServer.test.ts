@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { bundledLaunch, parseManifest } from "../model/bundledServer";
 import { ServerNotFoundError, serverLaunch } from "../model/serverSettings";
+import { PROTOCOL_VERSION, versionMismatch } from "../model/serverVersion";
 import { config } from "./fixtures";
 
 const manifest = {
@@ -101,4 +102,30 @@ test("the configured command wins over the bundled server; a damaged manifest me
     "bundled",
   );
   assert.equal(parseManifest("{not json"), undefined);
+});
+
+test("a server whose protocol version differs is named older or newer, with what to update", () => {
+  assert.equal(
+    versionMismatch(
+      {
+        compactLsp: {
+          serverVersion: "0.1.0",
+          protocolVersion: PROTOCOL_VERSION,
+        },
+      },
+      "0.1.0",
+    ),
+    undefined,
+  );
+  assert.match(
+    versionMismatch(undefined, "0.0.9") ?? "",
+    /compact-lsp 0\.0\.9\) is older than this extension: it predates/,
+  );
+  assert.match(
+    versionMismatch(
+      { compactLsp: { protocolVersion: PROTOCOL_VERSION + 1 } },
+      "9.0",
+    ) ?? "",
+    /is newer than this extension.*Update the extension\./,
+  );
 });
