@@ -943,3 +943,13 @@ export interface AgentSettings {
   maxRetries?: number;
   timeout?: number;
 }
+/**
+ * initialize result's capabilities.experimental.compactLsp: the server's version and the protocol version it speaks (docs/protocol.md, Versions).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CompactLspCapability".
+ */
+export interface CompactLspCapability {
+  serverVersion: string;
+  protocolVersion: number;
+}

@@ -1,4 +1,5 @@
 // Is the running server the one this extension was built for? (docs/protocol.md, "Versions")
+import type { CompactLspCapability } from "../protocol.generated";
 
 /** The protocol version this extension speaks: `capabilities.experimental.compactLsp.protocolVersion`. */
 export const PROTOCOL_VERSION = 1;
@@ -12,7 +13,7 @@ export function versionMismatch(
   serverVersion: string | undefined,
 ): string | undefined {
   const info = (
-    experimental as { compactLsp?: { protocolVersion?: unknown } } | undefined
+    experimental as { compactLsp?: Partial<CompactLspCapability> } | undefined
   )?.compactLsp;
   const protocol =
     typeof info?.protocolVersion === "number"
