@@ -85,7 +85,7 @@ class ImportedSession:
 
 
 @dataclass
-class _Record:
+class LogRecord:
     line_no: int
     data: dict[str, Any]
     message: Message | None = None
@@ -139,9 +139,7 @@ def import_claude_code(
     summary: str | None = None
     if before_last_compaction:
         records, summary = _before_last_boundary(records)
-    skipped: Counter[str] = Counter()
-    messages_records = _select_branch(records, skipped)
-    imported = _build(file, records, messages_records, problems, skipped)
+    imported = import_records(file, records, problems)
     imported.compact_summary = summary
     if with_subagents and not file.name.startswith("agent-"):
         imported.subagents = [
@@ -150,7 +148,13 @@ def import_claude_code(
     return imported
 
 
-def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
+def import_records(file: Path, records: list[LogRecord], problems: list[LineProblem]) -> ImportedSession:
+    """The session that records parsed by ``parse_log_lines`` hold (a live transcript's, read a piece at a time)."""
+    skipped: Counter[str] = Counter()
+    return _build(file, records, _select_branch(records, skipped), problems, skipped)
+
+
+def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
     if not file.exists():
         raise FileNotFoundError(f"no Claude Code session log at {file}")
     if file.is_dir():
@@ -163,11 +167,20 @@ def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
     if b"\x00" in data[:_BINARY_SNIFF_BYTES] and not _starts_with_json_line(data):
         # a NUL inside a log that starts as JSON lines is one damaged line (a crash leaves zero-filled blocks)
         raise ValueError(f"{file} is a binary file, not a Claude Code session log (JSON lines)")
+    records, problems = parse_log_lines(data)
+    for p in problems:
+        log.info("%s: %s", file, p)
+    return records, problems
+
+
+def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord], list[LineProblem]]:
+    """The records of whole lines of a session log (``first_line_no`` numbers the first); a last line without
+    its newline is reported as torn."""
     lines = data.split(b"\n")
     torn_last = bool(data) and not data.endswith(b"\n")
-    records: list[_Record] = []
+    records: list[LogRecord] = []
     problems: list[LineProblem] = []
-    for line_no, raw in enumerate(lines, 1):
+    for line_no, raw in enumerate(lines, first_line_no):
         if not raw.strip():
             continue
         problem = None
@@ -177,28 +190,26 @@ def _read_records(file: Path) -> tuple[list[_Record], list[LineProblem]]:
             problem = f"not UTF-8 text (bad byte at column {e.start + 1})"
         except json.JSONDecodeError as e:
             problem = f"not valid JSON ({e.msg} at column {e.colno})"
-            if torn_last and line_no == len(lines):
+            if torn_last and line_no == len(lines) + first_line_no - 1:
                 problem += "; the file ends mid-record (a torn last write)"
         else:
             if not isinstance(value, dict):
                 problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"
             else:
-                record = _Record(line_no, value)
+                record = LogRecord(line_no, value)
                 problem = _check_record(record)
         if problem is not None:
             problems.append(LineProblem(line_no, problem))
             continue
         records.append(record)
-    for p in problems:
-        log.info("%s: %s", file, p)
     return records, problems
 
 
-def _is_boundary(record: _Record) -> bool:
+def _is_boundary(record: LogRecord) -> bool:
     return record.data.get("type") == "system" and record.data.get("subtype") == "compact_boundary"
 
 
-def _before_last_boundary(records: list[_Record]) -> tuple[list[_Record], str | None]:
+def _before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str | None]:
     """The records before the last compaction boundary, and the summary Claude Code wrote after it."""
     cut = next((i for i in range(len(records) - 1, -1, -1) if _is_boundary(records[i])), None)
     if cut is None:
@@ -214,7 +225,7 @@ def _before_last_boundary(records: list[_Record]) -> tuple[list[_Record], str | 
     return records[:cut], summary
 
 
-def _check_record(record: _Record) -> str | None:
+def _check_record(record: LogRecord) -> str | None:
     """None when the record is usable, else why not; parses a message record's ``message``."""
     kind = record.data.get("type")
     if not isinstance(kind, str):
@@ -233,9 +244,9 @@ def _check_record(record: _Record) -> str | None:
     return None
 
 
-def _select_branch(records: list[_Record], skipped: Counter[str]) -> list[_Record]:
+def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRecord]:
     """The message records of the branch that ends at the last message, in file order, without duplicates."""
-    unique: list[_Record] = []
+    unique: list[LogRecord] = []
     seen: set[str] = set()
     for record in records:
         if record.message is None:
@@ -270,7 +281,7 @@ def _select_branch(records: list[_Record], skipped: Counter[str]) -> list[_Recor
     kept = [r for r in unique if r.uuid in chain or (r.message_id is not None and r.message_id in response_ids)]
     call_ids = {b.get("id") for r in kept if r.message for b in blocks_of(r.message) if b.get("type") == "tool_use"}
     kept_ids = {id(r) for r in kept}
-    selected: list[_Record] = []
+    selected: list[LogRecord] = []
     for record in unique:
         answers = record.message is not None and any(
             b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
@@ -284,14 +295,14 @@ def _select_branch(records: list[_Record], skipped: Counter[str]) -> list[_Recor
 
 def _build(
     file: Path,
-    records: list[_Record],
-    selected: list[_Record],
+    records: list[LogRecord],
+    selected: list[LogRecord],
     problems: list[LineProblem],
     skipped: Counter[str],
 ) -> ImportedSession:
     messages: list[Message] = []
     timestamps: list[str | None] = []
-    sources: list[list[_Record]] = []
+    sources: list[list[LogRecord]] = []
     side: dict[str, dict[str, Any]] = {}
     last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
     for record in selected:
@@ -338,7 +349,7 @@ def _build(
     )
 
 
-def _collect_side(record: _Record, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
+def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
     extra = record.data.get("toolUseResult")
     results = [b for b in blocks if b.get("type") == "tool_result"]
     # One result a record is the norm; with several, which one the side data belongs to is unknowable.
@@ -346,7 +357,7 @@ def _collect_side(record: _Record, blocks: list[dict[str, Any]], side: dict[str,
         side[str(results[0].get("tool_use_id"))] = extra
 
 
-def _origin(records: list[_Record]) -> MessageOrigin:
+def _origin(records: list[LogRecord]) -> MessageOrigin:
     first = records[0].data.get("message")
     raw: dict[str, Any] = first if isinstance(first, dict) else {}
     usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else None
@@ -365,7 +376,7 @@ def _timestamp(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _first_str(records: list[_Record], key: str) -> str | None:
+def _first_str(records: list[LogRecord], key: str) -> str | None:
     for record in records:
         value = record.data.get(key)
         if isinstance(value, str) and value:
@@ -373,7 +384,7 @@ def _first_str(records: list[_Record], key: str) -> str | None:
     return None
 
 
-def _title(records: list[_Record], selected: list[_Record]) -> str:
+def _title(records: list[LogRecord], selected: list[LogRecord]) -> str:
     """The summary Claude Code wrote for this branch, else the last summary, else the user's first prompt."""
     on_branch = {r.uuid for r in selected}
     summaries = [r.data for r in records if r.data.get("type") == "summary" and isinstance(r.data.get("summary"), str)]

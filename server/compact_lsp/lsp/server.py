@@ -17,10 +17,12 @@ from pygls.lsp.server import LanguageServer
 
 from compact_lsp import __version__
 from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
 
+from .claude_code_follow import ClaudeCodeFollow
 from .compacting import SummarizerFactory, default_summarizer
 from .errors import request_failed
 from .features import register_features
@@ -72,6 +74,10 @@ class CompactLanguageServer(LanguageServer):
         """The event loop serving the client; worker threads hand results back through it."""
         self.chat = ChatState()
         """The built-in agent's permission answers and running turns, per session (``compact/chat``)."""
+        self.claude_code_settings = ClaudeCodeSettings()
+        """``claudeCode.*``: whether and where to follow Claude Code's transcripts."""
+        self.claude_code: ClaudeCodeFollow | None = None
+        """The followed Claude Code project directory, when on (lsp/claude_code_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
 

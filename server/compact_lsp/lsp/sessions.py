@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.companion.live import FollowedSession
 from compact_lsp.engine.context import ContextSession
 from compact_lsp.engine.messages import new_id
 from compact_lsp.engine.settings import EngineSettings
@@ -47,6 +48,8 @@ class SessionSlot:
     and records that were skipped."""
     first_request: str | None = None
     """The user's first own request, the title of a session that was given none (found once, kept)."""
+    followed: FollowedSession | None = None
+    """Set for a Claude Code transcript followed read-only (lsp/claude_code_follow.py)."""
 
 
 class SessionRegistry:
@@ -76,6 +79,18 @@ class SessionRegistry:
         self._on_load_report = on_load_report
         self._on_loaded = on_loaded
         """Called on the loop for each session created or loaded (open documents, watches)."""
+
+    def follow_slot(self, followed: FollowedSession) -> SessionSlot:
+        """The slot of a followed Claude Code session (made on first use): listed, selectable, read-only."""
+        slot = self.slots.get(followed.id)
+        if slot is None:
+            slot = SessionSlot(followed.session, followed=followed)
+            self.slots[followed.id] = slot
+            self.loaded(slot)
+        return slot
+
+    def counter(self) -> TiktokenCounter:
+        return self._counter()
 
     def _counter(self) -> TiktokenCounter:
         if self._encoding is None:
@@ -178,6 +193,8 @@ class SessionRegistry:
 
     def index_slot(self, slot: SessionSlot) -> None:
         """Bring the slot's index entry up to date; under the session's lock, right after it changed."""
+        if slot.followed is not None:
+            return  # not stored here: listed from the slot itself
         try:
             self.index.put(self.summarize(slot))
         except (OSError, StoreError) as exc:
@@ -207,6 +224,9 @@ class SessionRegistry:
                 result.append(summary)
         if stored:
             self.index.forget(s.session_id for s in stored)
+        for slot in [s for s in self.slots.values() if s.followed is not None]:
+            async with slot.lock:
+                result.append(await asyncio.to_thread(self.summarize, slot))
         return sorted(result, key=lambda s: s.updated_at, reverse=True)
 
     async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:
@@ -277,6 +297,8 @@ class SessionRegistry:
         return session, report, records
 
     def update_settings(self, settings: EngineSettings) -> None:
+        from .claude_code_follow import passive
+
         self.settings = settings
         for slot in self.slots.values():
-            slot.session.update_settings(settings)
+            slot.session.update_settings(passive(settings) if slot.followed is not None else settings)

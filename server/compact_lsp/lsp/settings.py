@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import (
     AutoCompactSettings,
     EngineSettings,
@@ -155,6 +156,7 @@ SECTIONS: dict[str, type] = {
     "autoCompact": AutoCompactSettings,
     "sessionMemory": SessionMemorySettings,
     "agent": AgentSettings,
+    "claudeCode": ClaudeCodeSettings,
 }
 """Each settings object on the wire (``""``: the top level) and the class it fills."""
 
@@ -190,6 +192,8 @@ SETTINGS: dict[str, Callable[[str, Any], dict[str, Any]]] = {
     "agent.shell": _keyed("shell", _bool),
     "agent.maxRetries": _keyed("max_retries", _int),
     "agent.timeout": _keyed("timeout", _number),
+    "claudeCode.follow": _keyed("follow", _optional(_bool)),
+    "claudeCode.projectsDir": _keyed("projects_dir", _optional(_path)),
 }
 """Every setting by its wire key: a parser of its type, returning the fields it sets (ranges: ``check_setting``)."""
 
@@ -203,6 +207,7 @@ class ParsedSettings:
     The next partial change merges onto this."""
     problems: list[str]
     """One line per ignored value, naming its key; empty when everything applied."""
+    claude_code: ClaudeCodeSettings = field(default_factory=ClaudeCodeSettings)
 
     def message(self) -> str | None:
         """What to tell the user (``window/showMessage``), or None."""
@@ -281,7 +286,8 @@ def parse_settings(raw: Any, in_force: Mapping[str, Any] | None = None) -> Parse
         session_memory=SessionMemorySettings(**values["sessionMemory"]),
         **values[""],
     )
-    return ParsedSettings(engine, AgentSettings(**values["agent"]), accepted, problems)
+    agent = AgentSettings(**values["agent"])
+    return ParsedSettings(engine, agent, accepted, problems, ClaudeCodeSettings(**values["claudeCode"]))
 
 
 def unwrap_configuration(raw: Any) -> Any:

@@ -17,6 +17,7 @@ from compact_lsp.io_threads import SessionThreads
 from compact_lsp.store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
+from ..claude_code_follow import start_following, stop_following
 from ..following import follow
 from ..handlers import notification_handler
 from ..notify import UsageNotifier, sync_watches
@@ -61,6 +62,7 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
     server.usage_notifier = UsageNotifier(server.send_notification)
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()
+    start_following(server, server.claude_code_settings)
     log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
 
 
@@ -73,17 +75,22 @@ def did_change_configuration(server: CompactLanguageServer, params: types.DidCha
         server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
         return
     old_dir = server.settings.session_dir
+    old_claude_code = server.claude_code_settings
     apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
     registry = server.sessions
     if registry is None:
         return
     registry.update_settings(server.settings)
+    if server.claude_code_settings != old_claude_code:
+        stop_following(server)
+        start_following(server, server.claude_code_settings)
     if server.settings.session_dir != old_dir:
         registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
     server.run_task(usage_after_settings(server), name="usage after a settings change")
 
 
 def shutdown(server: CompactLanguageServer, params: Any = None) -> None:
+    stop_following(server)
     if server.watcher is not None:
         server.watcher.stop()
     if server.usage_notifier is not None:
@@ -138,6 +145,7 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
     settings = resolve_paths(parsed.engine, server.workspace_root)
     server.settings = replace(settings, workspace_folders=server.workspace_folders)
     server.agent_settings = parsed.agent
+    server.claude_code_settings = parsed.claude_code
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:
             server.ignored_roots_warned.add(ignored.warning)

@@ -47,6 +47,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         "current": current,
         "damaged": summary.damaged_records > 0,
         "damagedRecords": summary.damaged_records,
+        "readOnly": summary.source == "claude-code",
         "usage": usage.to_wire(),
     }
 
@@ -75,6 +76,10 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return transcript_entries(records)
 
     slot = registry.slots.get(session_id)
+    if slot is not None and slot.followed is not None:  # Claude Code's transcript: what its model sees now
+        async with slot.lock:
+            messages = list(slot.session.messages)
+        return {"sessionId": session_id, "entries": [{"kind": "message", "message": m} for m in messages]}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
         entries = await asyncio.to_thread(read)

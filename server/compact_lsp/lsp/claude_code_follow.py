@@ -1,0 +1,152 @@
+"""Following the workspace's Claude Code transcripts: each becomes a read-only session the editors can show.
+
+The project directory (``~/.claude/projects/<workspace path with separators and dots as "-">``, or under
+``claudeCode.projectsDir``) is watched with watchdog, non-recursively. A transcript that changes is read from
+where it stopped (``companion/live.py``) in a worker thread under its session's lock, and the client hears
+``compact/didChangeUsage`` as for any session. Its sessions are listed by ``compact/sessions`` with
+``source: "claude-code"`` and ``readOnly: true``; whatever would change their context is refused (Claude Code
+owns it), everything that reads works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.companion.live import (
+    SOURCE,
+    ClaudeCodeSettings,
+    FollowedSession,
+    LiveTranscript,
+    project_directory,
+    transcripts_in,
+)
+from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
+
+from .notify import changed
+
+if TYPE_CHECKING:
+    from .server import CompactLanguageServer
+    from .sessions import SessionSlot
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_SECONDS = 0.1
+MAX_FOLLOWED = 20
+"""At start the newest this many transcripts are read; others join when Claude Code writes to them."""
+
+
+def passive(settings: EngineSettings) -> EngineSettings:
+    """A followed session's settings: the user's, with nothing that would act on its own (no triggers, no notes)."""
+    micro = replace(settings.microcompact, idle_minutes=-1, size_threshold_tokens=-1)
+    return replace(
+        settings,
+        microcompact=micro,
+        auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
+        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
+    )
+
+
+class ClaudeCodeFollow:
+    """The watched project directory and the sessions followed in it."""
+
+    def __init__(self, server: CompactLanguageServer, directory: Path) -> None:
+        self.server = server
+        self.directory = directory
+        self.sessions: dict[str, FollowedSession] = {}
+        """Transcript path -> its session."""
+        self._pending: set[str] = set()
+        self._observer: Any = None
+
+    def start(self) -> None:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        loop = asyncio.get_running_loop()
+        follow = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                for raw in (getattr(event, "src_path", ""), getattr(event, "dest_path", "")):
+                    path = os.fsdecode(raw) if raw else ""
+                    if path.endswith(".jsonl") and not os.path.basename(path).startswith("agent-"):
+                        loop.call_soon_threadsafe(follow.changed, path)
+
+        self._observer = Observer()
+        self._observer.schedule(Handler(), str(self.directory), recursive=False)
+        self._observer.start()
+        for path in transcripts_in(self.directory)[:MAX_FOLLOWED]:
+            self.changed(str(path))
+        log.info("following Claude Code transcripts in %s", self.directory)
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+
+    def changed(self, path: str) -> None:
+        """A transcript changed: read it once the burst is over (Claude Code writes a record a block)."""
+        if path in self._pending:
+            return
+        self._pending.add(path)
+        asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self._start_update, path)
+
+    def _start_update(self, path: str) -> None:
+        self._pending.discard(path)
+        self.server.run_task(self.update(path), name=f"follow Claude Code {os.path.basename(path)}")
+
+    def _make_session(self, session_id: str, title: str) -> ContextSession:
+        registry = self.server.registry()
+        return ContextSession(
+            session_id, settings=passive(registry.settings), counter=registry.counter(), title=title,
+            clock=registry.clock, workspace_root=self.server.workspace_root, source=SOURCE,
+        )  # fmt: skip
+
+    async def update(self, path: str) -> None:
+        registry = self.server.registry()
+        followed = self.sessions.get(path)
+        if followed is None:
+            if not os.path.isfile(path):
+                return
+            followed = FollowedSession(LiveTranscript(Path(path)), self._make_session)
+            self.sessions[path] = followed
+        slot = registry.follow_slot(followed)
+        async with slot.lock:
+            try:
+                moved = await asyncio.to_thread(followed.update)
+            except (OSError, ValueError) as exc:
+                log.warning("cannot follow Claude Code transcript %s: %s", path, exc)
+                return
+            slot.session = followed.session
+            usage = followed.session.usage().to_wire() if moved else None
+        if moved:
+            changed(self.server, slot, usage)
+
+    def summaries_slots(self) -> list[SessionSlot]:
+        registry = self.server.registry()
+        return [registry.slots[f.id] for f in self.sessions.values() if f.id in registry.slots]
+
+
+def start_following(server: CompactLanguageServer, settings: ClaudeCodeSettings) -> None:
+    """Follow the workspace's Claude Code project directory when on (by default: when it exists)."""
+    if settings.follow is False or server.workspace_root is None:
+        return
+    directory = project_directory(settings.projects_dir, server.workspace_root)
+    if not directory.is_dir():
+        if settings.follow:
+            server.show_warning(f"compact-lsp: no Claude Code transcripts to follow: {directory} does not exist")
+        return
+    follow = ClaudeCodeFollow(server, directory)
+    server.claude_code = follow
+    follow.start()
+
+
+def stop_following(server: CompactLanguageServer) -> None:
+    if server.claude_code is not None:
+        server.claude_code.stop()
+        server.claude_code = None
