@@ -12,7 +12,7 @@ export type SessionId = string;
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "SessionSource".
  */
-export type SessionSource = "chat" | "import" | "api";
+export type SessionSource = "chat" | "import" | "api" | "claude-code";
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "UsageLevel".
@@ -225,6 +225,10 @@ export interface SessionInfo {
   damaged: boolean;
   damagedRecords: number;
   usage: Usage;
+  /**
+   * A Claude Code transcript followed read-only: reads work, changes are refused (kind read_only).
+   */
+  readOnly: boolean;
 }
 /**
  * How full the context window is (docs/protocol.md, Shared shapes).
@@ -866,6 +870,7 @@ export interface Settings {
    */
   additionalDirectories?: string[];
   agent?: AgentSettings;
+  claudeCode?: ClaudeCodeSettings;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -942,6 +947,22 @@ export interface AgentSettings {
   shell?: boolean;
   maxRetries?: number;
   timeout?: number;
+}
+/**
+ * Following the workspace's Claude Code transcripts (docs/claude-code.md).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "ClaudeCodeSettings".
+ */
+export interface ClaudeCodeSettings {
+  /**
+   * null: follow when the project directory exists.
+   */
+  follow?: boolean | null;
+  /**
+   * Claude Code's projects directory (null: ~/.claude/projects).
+   */
+  projectsDir?: string | null;
 }
 /**
  * initialize result's capabilities.experimental.compactLsp: the server's version and the protocol version it speaks (docs/protocol.md, Versions).

@@ -148,6 +148,8 @@ class FollowedSession:
         self.title = ""
         self.cwd: str | None = None
         self.rebuilds = 0
+        self.timestamps: list[str | None] = []
+        """When each message was logged (ISO, from the transcript)."""
         self.session = self._new_session("")
 
     def _new_session(self, title: str) -> ContextSession:
@@ -161,7 +163,7 @@ class FollowedSession:
             return False
         imported = import_records(self.transcript.path, self.transcript.records, self.transcript.problems)
         messages, origins = imported.session.messages, imported.origins
-        self.title, self.cwd = imported.session.title, imported.cwd
+        self.title, self.cwd, self.timestamps = imported.session.title, imported.cwd, imported.timestamps
         old = self.session.messages
         extends = len(messages) >= len(old) and (not old or messages[len(old) - 1] == old[-1])
         if not extends or self.session.title != self.title:

@@ -31,6 +31,7 @@
 ---@field current boolean the workspace's current session
 ---@field damaged boolean loading skipped records
 ---@field damagedRecords integer?
+---@field readOnly boolean a Claude Code transcript followed read-only
 ---@field usage compact_lsp.Usage
 
 ---@class compact_lsp.CurrentSessionResult

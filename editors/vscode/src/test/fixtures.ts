@@ -34,6 +34,7 @@ export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {
     current: false,
     damaged: false,
     damagedRecords: 0,
+    readOnly: false,
     usage: u,
     ...overrides,
   };

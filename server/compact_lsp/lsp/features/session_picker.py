@@ -78,8 +78,10 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
     slot = registry.slots.get(session_id)
     if slot is not None and slot.followed is not None:  # Claude Code's transcript: what its model sees now
         async with slot.lock:
-            messages = list(slot.session.messages)
-        return {"sessionId": session_id, "entries": [{"kind": "message", "message": m} for m in messages]}
+            messages, stamps = list(slot.session.messages), list(slot.followed.timestamps)
+        at = [*stamps, *[None] * (len(messages) - len(stamps))]
+        entries = [{"kind": "message", "at": at[i], "message": m} for i, m in enumerate(messages)]
+        return {"sessionId": session_id, "entries": entries}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
         entries = await asyncio.to_thread(read)
