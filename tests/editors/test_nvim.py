@@ -545,7 +545,8 @@ def test_a_missing_server_is_one_clear_message_with_an_install_command(tmp_path:
     assert run.returncode == 0 and "error" not in run.results, run.explain()
     r = run.results
     install = r["install_command"]
-    assert install.startswith("cd ") and install.endswith(" && python3 -m venv .venv && .venv/bin/pip install -e .")
+    assert install.startswith(":CompactInstall (or: cd ")
+    assert install.endswith(" && python3 -m venv .venv && .venv/bin/pip install .)")
     expected = f"compact-lsp: server `compact-lsp-not-installed` not found. Install: {install}"
     assert [(n["message"], n["level"]) for n in r["on_open"]] == [(expected, 3)]  # one warning on open
     assert r["status"]["error"] == expected  # the command says the same, once
@@ -644,3 +645,42 @@ def test_invalid_settings_cost_only_their_own_keys_and_are_reported_once(tmp_pat
     assert "sessionDir: expected a non-empty string, got 5" in warnings[1] and "autoCompact.threshold" in warnings[1]
     # sessionDir kept its value: the session made after the change is stored where the user put the sessions
     assert list((state / "sessions").rglob(f"{run.results['second_session']}*"))
+
+
+# ---- installing the server (lazy.nvim build step) ----
+
+
+def lazy_spec() -> str:
+    """The lazy.nvim spec that editors/nvim/README.md tells users to add."""
+    readme = (PLUGIN_DIR / "README.md").read_text()
+    blocks = re.findall(r"```lua\n(.*?)```", readme, flags=re.DOTALL)
+    return next(block for block in blocks if "build =" in block)
+
+
+@pytest.mark.slow
+def test_a_lazy_install_builds_the_server_and_attaches_with_none_on_path(tmp_path: Path) -> None:
+    # What lazy.nvim clones: the repository (its files as committed or being committed here; no .venv).
+    repo = PLUGIN_DIR.parents[1]
+    clone = tmp_path / "lazy" / "compact-lsp"
+    clone.mkdir(parents=True)
+    for name in ["pyproject.toml", "README.md", "LICENSE"]:
+        if (repo / name).exists():
+            shutil.copy2(repo / name, clone / name)
+    junk = shutil.ignore_patterns("__pycache__", "*.egg-info", ".venv", "node_modules", ".work")
+    shutil.copytree(repo / "server", clone / "server", ignore=junk)
+    shutil.copytree(PLUGIN_DIR, clone / "editors" / "nvim", ignore=junk)
+    workspace, state = workspace_in(tmp_path)
+    # No compact-lsp and no virtualenv on PATH: only the system's python3.
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": "", "VIRTUAL_ENV": ""}
+    env["PIP_CACHE_DIR"] = str(Path.home() / ".cache" / "pip")  # the runner points XDG_CACHE_HOME elsewhere
+    extra = {"spec": lazy_spec(), "clone": str(clone)}
+    run = run_scenario("lazy_install", workspace, state, env=env, extra=extra, setup=False)
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    assert r["on_path"] == ""
+    assert r["build_error"] == ""
+    assert r["cmd"] == [str(clone / ".venv" / "bin" / "compact-lsp"), "--stdio"]
+    assert r["server_info"]["name"] == "compact-lsp"
+    health = "\n".join(r["health"])
+    assert "server found: the plugin's own virtual environment" in health, health
+    assert ":CompactInstall" in health

@@ -26,6 +26,10 @@ return {
     on_dir(vim.fs.root(bufnr, root_markers) or vim.fn.getcwd())
   end,
   init_options = vim.empty_dict(),
+  --- Says when the server is older or newer than this plugin expects (compact_lsp.version).
+  on_init = function(client, result)
+    require('compact_lsp.version').check(client, result)
+  end,
   --- A running chat turn ends when its server goes (its answer will never come).
   on_exit = function(_, _, client_id)
     vim.schedule(function()

@@ -19,6 +19,10 @@ end, {
   end,
 })
 
+vim.api.nvim_create_user_command('CompactInstall', function()
+  require('compact_lsp.install').run()
+end, { desc = "compact-lsp: install the server into a virtual environment in the plugin's checkout (.venv)" })
+
 vim.api.nvim_create_user_command('CompactChat', function(opts)
   require('compact_lsp.chat').open(opts.args, { new = opts.bang })
 end, { nargs = '*', bang = true, desc = 'compact-lsp: chat with the built-in agent (! starts a new chat)' })

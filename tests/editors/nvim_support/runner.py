@@ -72,9 +72,11 @@ def run_scenario(
     cmd: list[str] | None = None,
     env: dict[str, str] | None = None,
     extra: dict[str, Any] | None = None,
+    setup: bool = True,
 ) -> NvimRun:
     """Run ``scenarios/<scenario>.lua`` with ``workspace`` as the current directory.
 
+    ``setup=False``: the plugin is neither put on 'runtimepath' nor set up (the scenario installs it itself).
     ``state_dir`` holds Neovim's and the server's state (XDG directories, sessions, the result file), so that
     nothing of the user's leaks in or out. ``extra`` reaches the scenario as ``H.config.extra``.
     """
@@ -93,6 +95,7 @@ def run_scenario(
         "workspace": str(workspace),
         "timeout_ms": WAIT_TIMEOUT_MS,
         "extra": extra or {},
+        "setup": setup,
     }
     run_env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
     run_env.update(

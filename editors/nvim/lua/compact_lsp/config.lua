@@ -73,15 +73,33 @@ local function shell_path(path)
   return vim.fn.shellescape(path)
 end
 
---- A shell command that installs the server where `server_cmd()` finds it: into this checkout's .venv when
---- the plugin runs from one.
+--- How to install the server where `server_cmd()` finds it: `:CompactInstall` (a .venv inside this checkout, the
+--- lazy.nvim build step does the same), with the shell equivalent.
 ---@return string
 function M.install_command()
   local repo = M.repository()
   if not repo then
-    return 'pipx install compact-lsp'
+    return 'pipx install git+https://github.com/compact-lsp/compact-lsp'
   end
-  return string.format('cd %s && python3 -m venv .venv && .venv/bin/pip install -e .', shell_path(repo))
+  return string.format(':CompactInstall (or: cd %s && python3 -m venv .venv && .venv/bin/pip install .)', shell_path(repo))
+end
+
+--- Where a server command comes from, in words, for :checkhealth.
+---@param cmd string[]
+---@return string
+function M.server_source(cmd)
+  if M.options.cmd then
+    return 'the cmd given to setup()'
+  end
+  local repo = M.repository()
+  local exe = vim.fn.exepath(cmd[1])
+  if repo and vim.fs.normalize(exe) == vim.fs.normalize(repo .. '/.venv/bin/compact-lsp') then
+    return "the plugin's own virtual environment (" .. repo .. '/.venv, made by :CompactInstall or the lazy.nvim build)'
+  end
+  if cmd[1] == 'compact-lsp' or exe == vim.fn.exepath('compact-lsp') then
+    return 'compact-lsp on $PATH (' .. exe .. ')'
+  end
+  return exe ~= '' and exe or cmd[1]
 end
 
 --- Why the server cannot start, in one line, or nil when `cmd` (default: the configured one) is executable.

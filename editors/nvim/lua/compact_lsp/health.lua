@@ -82,6 +82,8 @@ function M.check()
     return
   end
   vim.health.ok('server command: ' .. table.concat(cmd, ' '))
+  vim.health.info('server found: ' .. require('compact_lsp.config').server_source(cmd)
+    .. '. Rebuild the plugin\'s server with :CompactInstall (lazy.nvim: :Lazy build compact-lsp)')
   local version_cmd = base_command(cmd)
   table.insert(version_cmd, '--version')
   local version = run(version_cmd)
