@@ -22,7 +22,6 @@ MAX_LINES = 400
 
 OVER_LIMIT: dict[str, str] = {
     "agent/loop.py": "the agent loop: one turn, its model requests and its tool calls; the tool runs could go",
-    "engine/claude_code.py": "the Claude Code log importer: parsing and the per-record checks could be split",
 }
 """Modules still over the limit, each with the reason; the test fails when one shrinks, so the list only shrinks."""
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.claude_code import LineProblem, import_claude_code, iter_session_files
+from compact_lsp.engine.claude_code import import_claude_code, iter_session_files
+from compact_lsp.engine.claude_code_lines import LineProblem
 from compact_lsp.engine.messages import blocks_of, result_text
 from compact_lsp.engine.validate import INTERRUPTED_RESULT, validate
 

@@ -18,13 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code import (
-    LineProblem,
-    LogRecord,
-    MessageOrigin,
-    import_records,
-    parse_log_lines,
-)
+from compact_lsp.engine.claude_code import MessageOrigin, import_records
+from compact_lsp.engine.claude_code_lines import LineProblem, LogRecord, parse_log_lines
 from compact_lsp.engine.context import ContextSession
 from compact_lsp.engine.file_gate import open_regular
 from compact_lsp.session_lock import SessionBusy
