@@ -167,6 +167,10 @@ export interface CompactLspProtocol {
       arguments: RehydrationPreviewArguments;
       result: RehydrationPreview;
     };
+    "compact.installClaudeCodeHook": {
+      arguments: InstallClaudeCodeHookArguments;
+      result: InstallClaudeCodeHookResult;
+    };
   };
   notifications: {
     "compact/didChangeUsage": {
@@ -750,6 +754,42 @@ export interface RehydrationCandidate {
   partial: boolean;
   deleted: boolean;
   source: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "InstallClaudeCodeHookArguments".
+ */
+export interface InstallClaudeCodeHookArguments {
+  /**
+   * project (default): <workspace>/.claude/settings.local.json; user: ~/.claude/settings.json
+   */
+  scope?: "project" | "user";
+  /**
+   * remove the hook instead of installing it
+   */
+  uninstall?: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "InstallClaudeCodeHookResult".
+ */
+export interface InstallClaudeCodeHookResult {
+  /**
+   * false when the hook was already installed (or, uninstalling, not there)
+   */
+  changed: boolean;
+  /**
+   * the settings file
+   */
+  path: string;
+  /**
+   * the copy of the file as it was before the change (<name>.bak), null when nothing changed or the file is new
+   */
+  backup: string | null;
+  /**
+   * what happened, for the user
+   */
+  message: string;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

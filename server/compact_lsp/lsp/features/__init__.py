@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import chat, commands, documents, importing, lifecycle, methods, pins, session_picker
+from . import chat, claude_code_hook, commands, documents, importing, lifecycle, methods, pins, session_picker
 
 if TYPE_CHECKING:
     from ..server import CompactLanguageServer
@@ -17,6 +17,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     pins.register,
     session_picker.register,
     commands.register,
+    claude_code_hook.register,
     importing.register,
     chat.register,
 )
