@@ -100,6 +100,8 @@ async def test_a_transcript_claude_code_writes_is_followed_read_only(
         for name in ("compact.microcompact", "compact.compact"):
             with pytest.raises(Exception, match="Claude Code"):
                 await command(client, name, {"sessionId": FOLLOWED})
+        with pytest.raises(Exception, match="Claude Code"):
+            await request(client, "compact/renameSession", {"sessionId": FOLLOWED, "title": "mine now"})
         await request(client, "compact/selectSession", {"sessionId": FOLLOWED})
         assert (await request(client, "compact/currentSession", {}))["sessionId"] == FOLLOWED
 

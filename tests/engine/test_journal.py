@@ -47,6 +47,7 @@ KEYS: dict[str, set[str]] = {
         "messagesSummarized",
     },
     "undo": {"type", "boundaryId", "at"},
+    "title": {"type", "title", "at"},
 }  # fmt: skip
 
 
@@ -72,7 +73,7 @@ def settings() -> EngineSettings:
 
 
 def scripted_session(workspace: Path) -> list[dict[str, Any]]:
-    """Reads, a served read, a forced microcompaction, a compaction, its undo, one more turn: every record type."""
+    """Reads, a served read, a forced microcompaction, a compaction, its undo, one more turn, a rename."""
     for i in range(3):
         (workspace / f"mod{i}.py").write_text(f"# module {i}\n" + "value = 1\n" * 200)
     journal = ListJournal()
@@ -94,6 +95,7 @@ def scripted_session(workspace: Path) -> list[dict[str, Any]]:
     now[0] += 60
     session.undo()
     session.append([{"role": "user", "content": "Thanks, that is all."}])
+    session.rename("Module review")
     return journal.records
 
 

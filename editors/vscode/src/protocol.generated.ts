@@ -109,6 +109,10 @@ export interface CompactLspProtocol {
       params: SelectSessionParams;
       result: SelectSessionResult;
     };
+    "compact/renameSession"?: {
+      params: RenameSessionParams;
+      result: RenameSessionResult;
+    };
     "compact/transcript": {
       params: TranscriptParams;
       result: TranscriptResult;
@@ -294,6 +298,22 @@ export interface SelectSessionParams {
  * via the `definition` "SelectSessionResult".
  */
 export interface SelectSessionResult {}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RenameSessionParams".
+ */
+export interface RenameSessionParams {
+  sessionId: SessionId;
+  /**
+   * The new title: one line (no control characters), at most 200 characters once surrounding whitespace is dropped, not blank.
+   */
+  title: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RenameSessionResult".
+ */
+export interface RenameSessionResult {}
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "TranscriptParams".

@@ -43,6 +43,7 @@ from .session_notes import NotesJob, notes_setup
 from .session_state import SessionState
 from .settings import EngineSettings
 from .summarize.base import Summarizer
+from .titles import check_title, title_record
 from .tokens import TokenCounter
 from .usage import ContextUsage
 from .validate import append_problems, repair, validate
@@ -224,6 +225,10 @@ class ContextSession(SessionState):
         """The user refused the agent this path: it never comes back through rehydration."""
         if real_path not in self.denied_paths:
             self._write_and_apply({"type": "deny", "path": real_path, "at": self.clock()})
+
+    def rename(self, title: str) -> None:
+        """Give the session a new title (``TitleError`` before anything is written when it is not one)."""
+        self._write_and_apply(title_record(check_title(title), at=self.clock()))
 
     def pin(self, *, tool_use_id: str | None = None, path: str | None = None, pinned: bool = True) -> None:
         """Pin (or with ``pinned=False`` unpin) a tool result and/or a file; ``PinError`` before anything is

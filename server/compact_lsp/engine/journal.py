@@ -21,6 +21,7 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``compaction``: ``boundaryId``, ``messages`` (the compacted view), ``attached`` (where each rehydrated item
   sits in the summary message), ``result`` (the ``compact.compact`` result), ``boundary``.
 - ``undo``: ``boundaryId``, the compaction it reverts (always the newest one still standing).
+- ``title``: ``title``, the session's new title (engine/titles.py); the newest one replaces the header's.
 
 The records are built and read here, key by key, never from the engine's ``to_wire()`` shapes: the protocol may
 grow a field without the disk format following it, and a journal written today still loads after a protocol

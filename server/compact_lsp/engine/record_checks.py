@@ -17,10 +17,14 @@ from typing import Any
 from .journal import eviction_from_record
 from .messages import MessageShapeError, blocks_of, normalize_message
 from .summarize.session_memory import SessionNotes
+from .titles import TitleError, check_title
 
 RECORD_TYPES = frozenset(
-    {"append", "notice", "pending", "rewrite", "read", "deny", "pin", "notes", "compaction", "undo", "repair", "header"}
-)
+    {
+        "append", "notice", "pending", "rewrite", "read", "deny", "pin", "notes", "compaction", "undo", "repair",
+        "title", "header",
+    }
+)  # fmt: skip
 
 
 class BadRecord(ValueError):
@@ -95,6 +99,12 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
             _optional_int(record, key)
     elif kind == "deny":
         _text(record, "path", path=True)
+    elif kind == "title":
+        try:
+            if check_title(record.get("title")) != record["title"]:
+                raise BadRecord("'title' has surrounding whitespace")
+        except TitleError as exc:
+            raise BadRecord(str(exc)) from None
     elif kind == "pin":
         if not isinstance(record.get("pinned"), bool):
             raise BadRecord("'pinned' must be true or false")

@@ -328,6 +328,8 @@ class SessionState:
             self._seen.remember_served(read, record["content"])
         elif kind == "deny":
             self.denied_paths.add(str(record["path"]))
+        elif kind == "title":
+            self.title = record["title"]
         elif kind == "pin":
             self.pins.apply(record)
         elif kind == "repair":

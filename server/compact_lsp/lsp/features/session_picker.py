@@ -1,15 +1,18 @@
-"""What editors need to follow the user across sessions: the list, the current session, choosing one, and a
-session's whole transcript for a chat view (compact/sessions, currentSession, selectSession, transcript)."""
+"""What editors need to follow the user across sessions: the list, the current session, choosing one, renaming
+one, and a session's whole transcript for a chat view (compact/sessions, currentSession, selectSession,
+renameSession, transcript)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.engine.titles import TitleError, check_title
 from compact_lsp.engine.transcript import transcript_entries
 from compact_lsp.engine.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
 
+from ..errors import invalid_params
 from ..handlers import request_handler
 from ..params import as_object, required_str
 from ..work import in_session
@@ -23,6 +26,7 @@ SESSIONS = "compact/sessions"
 CURRENT_SESSION = "compact/currentSession"
 SELECT_SESSION = "compact/selectSession"
 TRANSCRIPT = "compact/transcript"
+RENAME_SESSION = "compact/renameSession"
 
 
 async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict[str, Any]]:
@@ -65,6 +69,25 @@ async def select_session(server: CompactLanguageServer, params: Any) -> dict[str
     return {}
 
 
+async def rename_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    """Journal a new title and update the session's index entry; editors list the sessions again to show it."""
+    args = as_object(params, RENAME_SESSION)
+    session_id = required_str(args, "sessionId", RENAME_SESSION)
+    try:
+        title = check_title(args.get("title"))
+    except TitleError as exc:
+        raise invalid_params(f"{RENAME_SESSION}: {exc}") from None
+    registry = server.registry()
+    slot = await registry.get(session_id, RENAME_SESSION)
+
+    def rename() -> None:
+        slot.session.rename(title)  # a followed Claude Code session's journal refuses it (read_only)
+        registry.index_slot(slot)
+
+    await in_session(server, slot, rename, changes=False)
+    return {}
+
+
 async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     """The whole history from the journal, under the session's lock when it is loaded (no torn reads)."""
     args = as_object(params, TRANSCRIPT)
@@ -96,6 +119,7 @@ def register(server: CompactLanguageServer) -> None:
         (SESSIONS, list_sessions),
         (CURRENT_SESSION, current_session),
         (SELECT_SESSION, select_session),
+        (RENAME_SESSION, rename_session),
         (TRANSCRIPT, transcript),
     ):
         server.feature(method)(request_handler(server, handler))
