@@ -13,10 +13,12 @@ import {
   failureOutcome,
 } from "./model/commandModel";
 import { Commands } from "./model/commandIds";
+import { describeHookChange, hookChoices } from "./model/claudeCodeHook";
+import { openTarget } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
 import { pinFile, unpinPicked } from "./pins";
-import type { CompactResult, MicrocompactResult, UndoResult } from "./protocol";
+import type { CompactResult, InstallClaudeCodeHookResult, MicrocompactResult, UndoResult } from "./protocol";
 import { Methods, ServerCommands } from "./protocol";
 import { API_KEY_SECRET } from "./settings";
 import type { SessionsView } from "./sessionsView";
@@ -81,7 +83,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       const sessionId = sessionArgument(arg) ?? (await pickSession(client));
       if (sessionId !== undefined) {
         await client.selectSession(sessionId);
-        await chat.show();
+        // Claude Code's sessions are read-only here: their live usage, not a chat that could not send
+        await (openTarget(sessions.byId(sessionId)) === "usage" ? views.showUsage() : chat.show());
       }
     }),
     register(Commands.showSessionUsage, "Show Context Usage", async (arg) => {
@@ -117,6 +120,19 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     register(Commands.refreshSessions, "Refresh", async () => sessions.refresh()),
     register(Commands.pinFile, "Pin", (arg) => pinFile(client, arg)),
     register(Commands.unpin, "Unpin", () => unpinPicked(client)),
+    register(Commands.claudeCodeHook, "Install the Claude Code Hook", async () => {
+      const picked = await vscode.window.showQuickPick(hookChoices((vscode.workspace.workspaceFolders?.length ?? 0) > 0), {
+        title: "Install the compact-lsp hook into Claude Code (it adds what Claude Code's compaction drops)",
+      });
+      if (picked === undefined) {
+        return;
+      }
+      const result = await client.executeCommand<InstallClaudeCodeHookResult>({
+        command: ServerCommands.installClaudeCodeHook,
+        arguments: [{ ...picked.argument }],
+      });
+      notify(describeHookChange(result, picked.argument.uninstall === true));
+    }),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {
       await client.restart();

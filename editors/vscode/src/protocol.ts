@@ -14,6 +14,8 @@ export type {
   DidCompactParams,
   Freshness,
   ImportSessionResult,
+  InstallClaudeCodeHookArguments,
+  InstallClaudeCodeHookResult,
   Message,
   MessageEntry,
   MicrocompactionEntry,
@@ -71,6 +73,7 @@ export const ServerCommands = {
   undo: "compact.undo",
   status: "compact.status",
   rehydrationPreview: "compact.rehydrationPreview",
+  installClaudeCodeHook: "compact.installClaudeCodeHook",
 } as const satisfies Record<string, keyof Wire.CompactLspProtocol["commands"]>;
 
 export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";

@@ -1,9 +1,10 @@
 // The Sessions tree in the Compact side bar: every session of the workspace, the current one marked. Clicking one
-// makes it current (the chat, the gauge and the commands follow it).
+// makes it current (the chat, the gauge and the commands follow it). Claude Code's sessions (read-only) are listed
+// beside ours, marked; opening one shows its live usage.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
 import { Commands } from "./model/commandIds";
-import { sessionDescription, sessionTooltip } from "./model/sessions";
+import { sessionDescription, sessionIcon, sessionTooltip } from "./model/sessions";
 import type { SessionItem as SessionInfo } from "./model/sessions";
 
 export const SESSIONS_VIEW_ID = "compactLsp.sessions";
@@ -52,10 +53,10 @@ export class SessionsView implements vscode.TreeDataProvider<SessionInfo>, vscod
     item.description = sessionDescription(session, current, new Date());
     item.tooltip = new vscode.MarkdownString(sessionTooltip(session, current));
     item.iconPath = new vscode.ThemeIcon(
-      current ? "comment-discussion" : session.damaged === true ? "warning" : "comment",
+      sessionIcon(session, current),
       current ? new vscode.ThemeColor("charts.blue") : undefined,
     );
-    item.contextValue = current ? "session.current" : "session";
+    item.contextValue = `${current ? "session.current" : "session"}${session.readOnly === true ? ".readOnly" : ""}`;
     item.command = { command: Commands.selectSession, title: "Open Chat", arguments: [session] };
     return item;
   }

@@ -18,4 +18,5 @@ export const Commands = {
   showServerLog: "compact.showServerLog",
   restartServer: "compact.restartServer",
   setApiKey: "compact.setApiKey",
+  claudeCodeHook: "compact.claudeCodeHook",
 } as const;

@@ -47,6 +47,8 @@ export function sessionDescription(session: SessionItem, current: boolean, now: 
     tokens !== undefined ? formatTokens(tokens) : "",
     relativeTime(session.updatedAt, now),
     session.source === "import" ? "imported" : "",
+    session.source === "claude-code" ? "Claude Code" : "",
+    session.readOnly === true ? "read-only" : "",
     session.damaged === true ? "damaged" : "",
   ]
     .filter((part) => part !== "")
@@ -66,6 +68,13 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
   if (session.source !== undefined) {
     lines.push(`Source: ${session.source}`);
   }
+  if (session.readOnly === true) {
+    lines.push(
+      session.source === "claude-code"
+        ? "Claude Code's live session, read-only here: Claude Code owns its context. Make it current to watch its usage in the gauge."
+        : "Read-only: another process owns this session.",
+    );
+  }
   if (session.damaged === true) {
     lines.push("Its journal is damaged: it was read up to the last good record.");
   }
@@ -74,4 +83,20 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&");
+}
+
+/** The tree item's icon: the current session, a read-only one (Claude Code's), a damaged one, any other. */
+export function sessionIcon(session: SessionItem, current: boolean): string {
+  if (current) {
+    return session.readOnly === true ? "eye" : "comment-discussion";
+  }
+  if (session.readOnly === true) {
+    return "lock";
+  }
+  return session.damaged === true ? "warning" : "comment";
+}
+
+/** Where opening a session leads: the chat, or (a read-only session, such as Claude Code's) its usage. */
+export function openTarget(session: SessionItem | undefined): "chat" | "usage" {
+  return session?.readOnly === true ? "usage" : "chat";
 }

@@ -1,0 +1,63 @@
+// Claude Code beside ours: its sessions marked read-only in the Sessions tree, and the hook's palette command.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { describeHookChange, hookChoices } from "../model/claudeCodeHook";
+import { openTarget, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
+import { sessionInfo } from "./fixtures";
+
+const now = new Date("2026-11-30T08:03:00Z");
+const claude = sessionInfo({ sessionId: "claude-7acd", title: "refactor the parser", source: "claude-code", readOnly: true });
+const ours = sessionInfo();
+
+describe("Claude Code's sessions in the Sessions tree", () => {
+  test("are marked Claude Code and read-only, ours are not", () => {
+    assert.match(sessionDescription(claude, false, now), /· Claude Code · read-only$/);
+    assert.doesNotMatch(sessionDescription(ours, false, now), /read-only|Claude Code/);
+  });
+  test("the tooltip says Claude Code owns the context and that the gauge can follow it", () => {
+    const tooltip = sessionTooltip(claude, false);
+    assert.match(tooltip, /read-only here: Claude Code owns its context/);
+    assert.match(tooltip, /Make it current to watch its usage/);
+    assert.doesNotMatch(sessionTooltip(ours, false), /read-only/);
+  });
+  test("have their own icon, current or not", () => {
+    assert.equal(sessionIcon(claude, false), "lock");
+    assert.equal(sessionIcon(claude, true), "eye");
+    assert.equal(sessionIcon(ours, false), "comment");
+    assert.equal(sessionIcon(ours, true), "comment-discussion");
+  });
+  test("opening one shows its usage; ours open in the chat", () => {
+    assert.equal(openTarget(claude), "usage");
+    assert.equal(openTarget(ours), "chat");
+    assert.equal(openTarget(undefined), "chat");
+  });
+});
+
+describe("Install the Claude Code Hook", () => {
+  test("offers this project and all projects, and removing either", () => {
+    assert.deepEqual(
+      hookChoices(true).map((c) => c.argument),
+      [{ scope: "project" }, { scope: "user" }, { scope: "project", uninstall: true }, { scope: "user", uninstall: true }],
+    );
+    assert.equal(hookChoices(true)[0]?.label, "This project");
+    assert.equal(hookChoices(true)[1]?.label, "All projects");
+  });
+  test("without a workspace folder only all projects", () => {
+    assert.deepEqual(hookChoices(false).map((c) => c.argument.scope), ["user", "user"]);
+  });
+  test("says what the server did, with the backup", () => {
+    const installed = describeHookChange(
+      { changed: true, path: "/w/.claude/settings.local.json", backup: "/w/.claude/settings.local.json.bak", message: "installed the compact-lsp hook in /w/.claude/settings.local.json" },
+      false,
+    );
+    assert.equal(installed.severity, "info");
+    assert.equal(
+      installed.text,
+      "Installed the compact-lsp hook in /w/.claude/settings.local.json. The previous file is kept as /w/.claude/settings.local.json.bak. Claude Code runs it after its next compaction.",
+    );
+    const already = describeHookChange({ changed: false, path: "/p", backup: null, message: "the hook is already installed in /p" }, false);
+    assert.equal(already.text, "The hook is already installed in /p.");
+    const removed = describeHookChange({ changed: true, path: "/p", backup: "/p.bak", message: "removed the compact-lsp hook from /p" }, true);
+    assert.equal(removed.text, "Removed the compact-lsp hook from /p. The previous file is kept as /p.bak.");
+  });
+});
