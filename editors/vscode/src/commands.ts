@@ -14,7 +14,7 @@ import {
 } from "./model/commandModel";
 import { Commands } from "./model/commandIds";
 import { describeHookChange, hookChoices } from "./model/claudeCodeHook";
-import { openTarget } from "./model/sessions";
+import { openTarget, renameParams, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
 import { pinFile, unpinPicked } from "./pins";
@@ -93,6 +93,35 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         await client.selectSession(sessionId);
       }
       await views.showUsage();
+    }),
+    register(Commands.renameSession, "Rename", async (arg) => {
+      const sessionId = sessionArgument(arg) ?? client.sessionId;
+      const session =
+        sessionId === undefined
+          ? undefined
+          : (sessions.byId(sessionId) ?? (await client.listSessions()).find((s) => s.sessionId === sessionId));
+      if (session === undefined) {
+        notify({ severity: "info", text: "No session to rename: open one in the Sessions view first." });
+        return;
+      }
+      if (session.readOnly === true) {
+        notify({ severity: "info", text: "Claude Code's live sessions keep Claude Code's title; import one to rename it." });
+        return;
+      }
+      const input = await vscode.window.showInputBox({
+        title: "Rename Session",
+        prompt: "The session's new title",
+        value: session.title,
+        valueSelection: [0, session.title.length],
+        validateInput: titleProblem,
+        ignoreFocusOut: true,
+      });
+      const params = input === undefined ? undefined : renameParams(session, input);
+      if (params === undefined) {
+        return; // Escape, or the same title
+      }
+      await client.request(Methods.renameSession, params);
+      client.sessionsChanged();
     }),
     register(Commands.importSession, "Import", async () => {
       const picked = await vscode.window.showOpenDialog({

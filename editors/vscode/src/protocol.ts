@@ -55,6 +55,7 @@ export const Methods = {
   sessions: "compact/sessions",
   currentSession: "compact/currentSession",
   selectSession: "compact/selectSession",
+  renameSession: "compact/renameSession",
   transcript: "compact/transcript",
   status: "compact/status",
   messages: "compact/messages",

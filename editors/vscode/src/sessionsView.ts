@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
 import { Commands } from "./model/commandIds";
-import { sessionDescription, sessionIcon, sessionTooltip } from "./model/sessions";
+import { sessionContextValue, sessionDescription, sessionIcon, sessionTooltip } from "./model/sessions";
 import type { SessionItem as SessionInfo } from "./model/sessions";
 
 export const SESSIONS_VIEW_ID = "compactLsp.sessions";
@@ -56,7 +56,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionInfo>, vscod
       sessionIcon(session, current),
       current ? new vscode.ThemeColor("charts.blue") : undefined,
     );
-    item.contextValue = `${current ? "session.current" : "session"}${session.readOnly === true ? ".readOnly" : ""}`;
+    item.contextValue = sessionContextValue(session, current);
     item.command = { command: Commands.selectSession, title: "Open Chat", arguments: [session] };
     return item;
   }

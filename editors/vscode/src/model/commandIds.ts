@@ -11,6 +11,7 @@ export const Commands = {
   newChat: "compact.newChat",
   selectSession: "compact.selectSession",
   showSessionUsage: "compact.showSessionUsage",
+  renameSession: "compact.renameSession",
   importSession: "compact.importSession",
   refreshSessions: "compact.refreshSessions",
   pinFile: "compact.pinFile",

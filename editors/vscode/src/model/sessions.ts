@@ -81,6 +81,41 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
   return lines.join("  \n");
 }
 
+/** The longest title compact/renameSession accepts (docs/protocol.md), once surrounding whitespace is dropped. */
+export const TITLE_MAX_CHARS = 200;
+
+/**
+ * Why the rename box's text is not a title the server accepts, or undefined when it is: the same rule as
+ * compact/renameSession (not blank, at most 200 characters, one line without control characters).
+ */
+export function titleProblem(input: string): string | undefined {
+  const title = input.trim();
+  if (title === "") {
+    return "Type a title.";
+  }
+  if ([...title].length > TITLE_MAX_CHARS) {
+    return `At most ${TITLE_MAX_CHARS} characters (this has ${[...title].length}).`;
+  }
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(title)) {
+    return "One line, without control characters.";
+  }
+  return undefined;
+}
+
+/** compact/renameSession's params for what the user typed, or undefined when it is not a title or did not change. */
+export function renameParams(session: SessionItem, input: string): { sessionId: string; title: string } | undefined {
+  const title = input.trim();
+  if (titleProblem(input) !== undefined || title === session.title) {
+    return undefined;
+  }
+  return { sessionId: session.sessionId, title };
+}
+
+/** The tree item's contextValue: the package.json menus offer Rename only on sessions that are not read-only. */
+export function sessionContextValue(session: SessionItem, current: boolean): string {
+  return `session${current ? ".current" : ""}${session.readOnly === true ? ".readOnly" : ""}`;
+}
+
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&");
 }
