@@ -249,7 +249,7 @@ def test_undo_restores_and_a_second_undo_says_there_is_nothing_to_undo(commands:
 
 
 def test_completion_offers_subcommands(commands: NvimRun) -> None:
-    expected = ["cancel", "files", "full", "micro", "pin", "session", "status", "undo", "unpin"]
+    expected = ["cancel", "files", "full", "micro", "pin", "rename", "session", "status", "undo", "unpin"]
     assert commands.results["completion_all"] == expected
     assert commands.results["completion_f"] == ["files", "full"]
     assert commands.results["session_id"] in commands.results["completion_session"]
@@ -584,12 +584,19 @@ def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path
     used = r["chosen_usage"]
     assert r["statusline_after_select"].startswith(f"{k_tokens(used['total'])}/200k ")
     assert r["micro"]["result"]["cleared"]  # :Compact micro acted on the chosen session
+    # :Compact rename renamed the chosen session; a 201-character title was refused and changed nothing
+    assert r["rename"]["result"] == {"sessionId": login, "title": "Login form, fixed"}
+    assert "compact-lsp: session renamed: Login form, fixed" in messages_of(first)
+    assert "at most 200" in r["rename_too_long"]["error"]
+    assert r["titles_after_rename"][login] == "Login form, fixed"
+    assert r["titles_after_rename"][notes] == "Write the release notes"
 
     extra = {"phase": "second", "imported": imported}
     second = run_scenario("sessions", workspace, state, settings=settings, extra=extra)
     assert second.returncode == 0 and "error" not in second.results, second.explain()
     s = second.results
     assert s["session"] == login
+    assert s["titles"][login] == "Login form, fixed"  # the new title outlived the restart
     assert s["status"]["result"]["sessionId"] == login
     assert s["statusline"].startswith(k_tokens(s["status"]["result"]["usage"]["total"]) + "/200k ")
     assert s["chat_name"] == f"compact-lsp://chat/{login}"

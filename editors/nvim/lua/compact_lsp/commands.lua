@@ -173,6 +173,29 @@ M.subcommands = {
       done('cancel', nil, { cancelled = count })
     end,
   },
+  rename = {
+    desc = 'give the current session a new title (asked for when not given)',
+    run = function(args)
+      local sessions = require('compact_lsp.sessions')
+      local id = state.session_id
+      local function rename(title)
+        if not title or vim.trim(title) == '' then
+          notify('rename cancelled: no title given')
+          return done('rename', nil, { changed = false, kind = 'cancelled' })
+        end
+        sessions.rename(id, title, function(err)
+          if not err then
+            notify('session renamed: ' .. (sessions.title(id) or vim.trim(title)))
+          end
+          done('rename', err, not err and { sessionId = id, title = sessions.title(id) } or nil)
+        end)
+      end
+      if #args > 0 then
+        return rename(table.concat(args, ' '))
+      end
+      vim.ui.input({ prompt = 'Session title: ', default = sessions.title(id) or '' }, rename)
+    end,
+  },
   session = {
     desc = 'choose the current session, from a list or by id (the status line and the commands follow it)',
     run = function(args)

@@ -203,6 +203,21 @@ end
 --- The title of a known session, if any.
 ---@param session_id string?
 ---@return string?
+--- Give a session a new title (`compact/renameSession`), then list the sessions again so it shows.
+---@param session_id string
+---@param title string
+---@param cb fun(err: lsp.ResponseError?)
+function M.rename(session_id, title, cb)
+  client.request('compact/renameSession', { sessionId = session_id, title = title }, function(err)
+    if err then
+      return cb(err)
+    end
+    M.refresh(function()
+      cb(nil)
+    end)
+  end)
+end
+
 function M.title(session_id)
   for _, item in ipairs(state.sessions or {}) do
     if item.sessionId == session_id then

@@ -8,6 +8,14 @@ local function statusline()
   return require('compact_lsp').statusline()
 end
 
+local function titles()
+  local by_id = {}
+  for _, item in ipairs(H.request('compact/sessions', vim.empty_dict())) do
+    by_id[item.sessionId] = item.title
+  end
+  return by_id
+end
+
 local function first()
   local ws = H.config.workspace
   local sessions = {}
@@ -44,6 +52,11 @@ local function first()
   H.record('chosen_usage', usage)
   H.record('statusline_after_select', statusline())
   H.record('micro', H.compact('micro'))
+
+  -- :Compact rename gives the chosen session a new title; a title the server refuses changes nothing.
+  H.record('rename', H.compact('rename Login form, fixed'))
+  H.record('rename_too_long', H.compact('rename ' .. string.rep('x', 201), true))
+  H.record('titles_after_rename', titles())
 end
 
 local function second()
@@ -54,6 +67,7 @@ local function second()
     return require('compact_lsp').session() ~= nil and statusline() ~= ''
   end)
   H.record('session', require('compact_lsp').session())
+  H.record('titles', titles())
   H.record('statusline', statusline())
   H.record('status', H.compact('status'))
   H.take_float()
