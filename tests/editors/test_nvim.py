@@ -7,6 +7,7 @@ assert on that. One Neovim run serves all the tests of a scenario.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.companion.transcripts import corpus_session
 from tests.editors.nvim_support.runner import (
     PLUGIN_DIR,
     NvimRun,
@@ -22,6 +24,8 @@ from tests.editors.nvim_support.runner import (
     run_scenario,
     server_command,
 )
+
+from compact_lsp.companion.live import project_directory
 
 pytestmark = pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed")
 
@@ -249,7 +253,19 @@ def test_undo_restores_and_a_second_undo_says_there_is_nothing_to_undo(commands:
 
 
 def test_completion_offers_subcommands(commands: NvimRun) -> None:
-    expected = ["cancel", "files", "full", "micro", "pin", "rename", "session", "status", "undo", "unpin"]
+    expected = [
+        "cancel",
+        "claude-hook",
+        "files",
+        "full",
+        "micro",
+        "pin",
+        "rename",
+        "session",
+        "status",
+        "undo",
+        "unpin",
+    ]
     assert commands.results["completion_all"] == expected
     assert commands.results["completion_f"] == ["files", "full"]
     assert commands.results["session_id"] in commands.results["completion_session"]
@@ -691,3 +707,43 @@ def test_a_lazy_install_builds_the_server_and_attaches_with_none_on_path(tmp_pat
     health = "\n".join(r["health"])
     assert "server found: the plugin's own virtual environment" in health, health
     assert ":CompactInstall" in health
+
+
+# ---- Claude Code beside the editor ----
+
+
+def test_claude_code_sessions_are_listed_read_only_and_the_hook_command_edits_its_settings(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    home = tmp_path / "home"
+    projects = tmp_path / "claude-projects"
+    watched = Path(project_directory(str(projects), str(workspace.resolve())))
+    watched.mkdir(parents=True)
+    shutil.copy(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), watched)
+    settings = {
+        **SETTINGS,
+        "memory": {"userRoot": str(state / "user-memory")},
+        "claudeCode": {"projectsDir": str(projects)},
+    }
+    run = run_scenario("claude_code", workspace, state, settings=settings, env={"HOME": str(home)})
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    followed = r["followed"]["sessionId"]
+    assert r["followed"]["readOnly"] is True and followed in r["completion"]
+    picked = next(p for p in r["prompts"] if p["kind"] == "compact_lsp_session")["items"]
+    line = next(item for item in picked if followed in item)
+    assert "Claude Code" in line and "[read-only]" in line
+    assert r["current"] == followed and r["statusline"] != ""
+    messages = [n["message"] for n in r["notifications"]]
+    assert any("read-only: Claude Code owns it" in m for m in messages)
+
+    assert r["hook_completion"] == ["project", "user", "uninstall"]
+    project_settings = workspace / ".claude" / "settings.local.json"
+    assert r["install"]["result"]["changed"] is True and r["install"]["result"]["path"] == str(project_settings)
+    assert r["again"]["result"]["changed"] is False
+    assert r["user"]["result"]["path"] == str(home / ".claude" / "settings.json")
+    assert r["uninstall"]["result"]["changed"] is True
+    assert "SessionStart" not in json.loads(project_settings.read_text()).get("hooks", {})
+    assert any(m.startswith("compact-lsp: installed the compact-lsp hook in") for m in messages)
+    assert "settings.json is not valid JSON" in r["broken"]["error"]
+    assert (home / ".claude" / "settings.json").read_text() == "{broken"
+    assert "unknown argument everywhere" in r["bad_word"]["error"]

@@ -204,7 +204,10 @@ M.subcommands = {
         sessions.select(id, function(err)
           if not err then
             local title = sessions.title(id)
-            notify('current session: ' .. ((title and title ~= '') and (title .. ' (' .. id .. ')') or id))
+            local read_only = sessions.read_only(id)
+                and ' — read-only: Claude Code owns it; the status line shows its live usage'
+              or ''
+            notify('current session: ' .. ((title and title ~= '') and (title .. ' (' .. id .. ')') or id) .. read_only)
           end
           done('session', err, { sessionId = state.session_id })
         end)
@@ -233,7 +236,36 @@ M.subcommands = {
       end)
     end,
   },
+  ['claude-hook'] = {
+    desc = 'install the hook that adds what Claude Code\'s compaction drops: [project|user] [uninstall]',
+    run = function(args)
+      local argument = { scope = 'project' }
+      for _, word in ipairs(args) do
+        if word == 'project' or word == 'user' then
+          argument.scope = word
+        elseif word == 'uninstall' then
+          argument.uninstall = true
+        else
+          local message = 'claude-hook: unknown argument ' .. word .. ' (expected: project, user, uninstall)'
+          return done('claude-hook', { code = -32602, message = message }, nil)
+        end
+      end
+      -- not about a session: no sessionId
+      client.request('workspace/executeCommand', {
+        command = 'compact.installClaudeCodeHook',
+        arguments = { argument },
+      }, function(err, result)
+        if not err then
+          local backup = result.changed and result.backup ~= vim.NIL and result.backup
+          notify(result.message .. (backup and (' (previous file kept as ' .. backup .. ')') or ''))
+        end
+        done('claude-hook', err, result)
+      end)
+    end,
+  },
 }
+
+M.CLAUDE_HOOK_ARGS = { 'project', 'user', 'uninstall' }
 
 --- Subcommand names, sorted.
 ---@return string[]
@@ -253,7 +285,7 @@ function M.dispatch(opts)
     return
   end
   local args = vim.list_slice(opts.fargs, 2)
-  if name == 'session' or name == 'cancel' then
+  if name == 'session' or name == 'cancel' or name == 'claude-hook' then
     return sub.run(args)
   end
   -- The others act on the current session; with none in the workspace, say how to get one.
@@ -283,6 +315,11 @@ function M.complete(arglead, cmdline)
   end
   if words[2] == 'pin' or words[2] == 'unpin' then
     return require('compact_lsp.pins').complete(words[2] == 'pin', arglead)
+  end
+  if words[2] == 'claude-hook' then
+    return vim.tbl_filter(function(word)
+      return vim.startswith(word, arglead)
+    end, M.CLAUDE_HOOK_ARGS)
   end
   if words[2] == 'session' then
     local ids = require('compact_lsp.sessions').complete_ids()

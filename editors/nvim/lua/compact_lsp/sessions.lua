@@ -155,7 +155,7 @@ function M.describe(item)
   local parts = { title }
   local details = {}
   if item.source then
-    table.insert(details, item.source)
+    table.insert(details, item.source == 'claude-code' and 'Claude Code' or item.source)
   end
   if item.messages then
     table.insert(details, string.format('%d message%s', item.messages, item.messages == 1 and '' or 's'))
@@ -170,6 +170,9 @@ function M.describe(item)
   table.insert(parts, table.concat(details, ' · '))
   if item.current then
     table.insert(parts, '[current]')
+  end
+  if item.readOnly then
+    table.insert(parts, '[read-only]')
   end
   if item.damaged then
     table.insert(parts, '[damaged]')
@@ -225,6 +228,18 @@ function M.title(session_id)
     end
   end
   return nil
+end
+
+--- Whether a known session is read-only here (Claude Code's live sessions: Claude Code owns their context).
+---@param session_id string?
+---@return boolean
+function M.read_only(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id then
+      return item.readOnly == true
+    end
+  end
+  return false
 end
 
 return M
