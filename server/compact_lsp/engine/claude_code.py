@@ -298,11 +298,11 @@ def _title(records: list[LogRecord], selected: list[LogRecord]) -> str:
 
 def _subagent_files(file: Path, session_id: str) -> list[Path]:
     nested = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
-    beside = [p for p in sorted(file.parent.glob("agent-*.jsonl")) if p != file and _session_id_of(p) == session_id]
+    beside = [p for p in sorted(file.parent.glob("agent-*.jsonl")) if p != file and session_id_of(p) == session_id]
     return nested + beside
 
 
-def _session_id_of(path: Path) -> str | None:
+def session_id_of(path: Path) -> str | None:
     """The sessionId of a log's first record that has one (reads only the first few lines)."""
     try:
         with open_regular(str(path)) as f:

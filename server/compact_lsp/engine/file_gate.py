@@ -87,7 +87,8 @@ class AllowedRoots:
         return bool(self.paths)
 
 
-def _kind(mode: int) -> str:
+def describe_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (for refusals)."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -123,7 +124,7 @@ def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_RE
             raise OutsideRoots(f"{path} was swapped for a link to {opened}, outside the allowed folders")
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(f"{path} is {_kind(st.st_mode)}, not a regular file")
+            raise NotRegularFile(f"{path} is {describe_kind(st.st_mode)}, not a regular file")
         if max_bytes is not None and st.st_size > max_bytes:
             raise FileTooLarge(f"{path} is larger than {max_bytes // (1024 * 1024) or max_bytes} MiB")
         os.set_blocking(fd, True)  # a regular file: reads never wait anyway; keep buffered reads simple

@@ -7,12 +7,11 @@ as a session of its own, never dropped silently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compact_lsp.engine.claude_code import iter_session_files
+from compact_lsp.engine.claude_code import iter_session_files, session_id_of
 
 
 @dataclass(frozen=True)
@@ -23,27 +22,11 @@ class Source:
     orphan: str | None = None
 
 
-def _session_id(path: Path) -> str | None:
-    """The sessionId of a log's first record that has one (reads only the first few lines)."""
-    try:
-        with path.open("rb") as f:
-            for _, line in zip(range(20), f, strict=False):
-                try:
-                    value = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    continue
-                if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
-                    return str(value["sessionId"])
-    except OSError:
-        return None
-    return None
-
-
 def _orphans(folder: Path, parents: Sequence[Path]) -> list[Source]:
-    ids = {p.stem for p in parents} | {sid for p in parents if (sid := _session_id(p))}
+    ids = {p.stem for p in parents} | {sid for p in parents if (sid := session_id_of(p))}
     found: list[Source] = []
     for path in sorted(folder.glob("agent-*.jsonl")):
-        parent = _session_id(path)
+        parent = session_id_of(path)
         if path.is_file() and parent not in ids:
             why = f"its parent session {parent} is not in the folder" if parent else "it names no parent session"
             found.append(Source(path, why))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.file_gate import AllowedRoots, read_gated
+from compact_lsp.engine.file_gate import AllowedRoots, describe_kind, read_gated
 
 if TYPE_CHECKING:
     from compact_lsp.engine.context import ContextSession
@@ -94,18 +94,6 @@ def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[
     return display, real
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 def read_text_file(
     path: str,
     workspace_root: str | None,
@@ -158,7 +146,7 @@ def _read(display: str, real: str, start: int, limit: int | None, ranged: bool, 
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise ReadRefused(f"{display} is {_kind(st.st_mode)}; only regular text files can be read")
+        raise ReadRefused(f"{display} is {describe_kind(st.st_mode)}; only regular text files can be read")
     with os.fdopen(fd, "rb") as f:
         if st.st_size > max_bytes and not ranged:
             raise ReadRefused(
