@@ -536,6 +536,22 @@ async function main() {
     await page.locator(".monaco-list-row.selected, .monaco-list-row", { hasText: /Add a CSV export.*current/ }).first().waitFor();
     step("imported session continued from the Sessions tree; it is the current one");
 
+    // 12. Rename Session… from the tree's context menu: an input box holding the title; the tree shows the new one.
+    await page.locator(".monaco-list-row", { hasText: /Add a CSV export.*current/ }).first().click({ button: "right" });
+    await page.locator(".context-view .action-label", { hasText: "Rename Session…" }).hover();
+    await page.keyboard.press("Enter");
+    const renameBox = page.locator(".quick-input-widget input");
+    await renameBox.waitFor();
+    const prefilled = await renameBox.inputValue();
+    expect(prefilled.startsWith("Add a CSV export"), `the rename box is not prefilled with the title: ${prefilled}`);
+    await renameBox.fill("   ");
+    await page.locator(".quick-input-message", { hasText: "Type a title." }).waitFor();
+    await renameBox.fill("CSV export (continued)");
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-list-row", { hasText: /CSV export \(continued\).*current/ }).first().waitFor();
+    await screenshot(page, "6-renamed");
+    step(`renamed from the Sessions tree: "${prefilled}" → "CSV export (continued)"`);
+
     const calls = stub.requests.length;
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);
     if (COPY_TO_DOCS) {
