@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .atomic_files import fsync_directory
 from .session_lock import WriterLock
 
 log = logging.getLogger(__name__)
@@ -194,7 +195,7 @@ class SessionJournal:
             try:
                 _repair_tail(fd, self.path)
                 if created:
-                    _fsync_dir(self.path.parent)
+                    fsync_directory(str(self.path.parent))
             except BaseException:
                 os.close(fd)
                 raise
@@ -276,19 +277,6 @@ def _repair_tail(fd: int, path: Path) -> None:
     else:
         os.write(fd, b"\n")  # a whole record missing only its newline: keep it
     os.fsync(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class SessionStore:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agent.atomic_files import WriteFailed, replace_file
+from compact_lsp.atomic_files import WriteFailed, replace_file
 
 
 def test_a_new_file_gets_the_umask_mode_not_mkstemps(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
+from compact_lsp.atomic_files import WriteFailed, replace_file
 from compact_lsp.engine.file_gate import (
     MAX_READ_BYTES,
     AllowedRoots,
@@ -28,7 +29,6 @@ from compact_lsp.engine.memory import INDEX_FILE
 from compact_lsp.engine.read_record import Freshness
 from compact_lsp.io_threads import run_io
 
-from .atomic_files import WriteFailed, replace_file
 from .permissions import PermissionKind, PermissionRequest
 from .prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
 from .tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg

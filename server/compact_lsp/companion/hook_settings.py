@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agent.atomic_files import replace_file
+from compact_lsp.atomic_files import replace_file
 
 EVENT = "SessionStart"
 MATCHER = "compact"

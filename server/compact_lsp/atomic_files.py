@@ -36,7 +36,8 @@ def _umask() -> int:
     return mask
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str) -> None:
+    """Make a rename or a new file in ``directory`` durable (where the platform lets a directory be opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -81,4 +82,4 @@ def replace_file(path: str, text: str, *, encoding: str = "utf-8") -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise WriteFailed(exc.errno, f"could not write {path}: {exc.strerror or exc}; the file is unchanged") from exc
-    _fsync_directory(directory)
+    fsync_directory(directory)
