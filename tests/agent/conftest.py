@@ -11,11 +11,12 @@ import anthropic
 import pytest
 from tests.support.messages_api_stub import MessagesApiStub
 
-from compact_lsp.agent.loop import ChatLoop, TurnResult
+from compact_lsp.agent.loop import ChatLoop
 from compact_lsp.agent.permissions import Decision, PermissionRequest, Permissions
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.agent.tools import Tool
 from compact_lsp.agent.toolset import default_tools
+from compact_lsp.agent.turn_result import TurnResult
 from compact_lsp.engine.context import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.base import Summarizer

@@ -20,7 +20,6 @@ import os
 import platform
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from compact_lsp.engine.compaction import CompactionError
@@ -47,6 +46,7 @@ from .prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
 from .session_access import DirectAccess, SessionAccess
 from .settings import AgentSettings
 from .tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
+from .turn_result import TurnCancelled, TurnResult
 
 log = logging.getLogger(__name__)
 
@@ -56,28 +56,6 @@ ChatEvent = dict[str, Any]
 EmitFn = Callable[[ChatEvent], None]
 EVENT_PREVIEW_CHARS = 4_000
 """A tool_result event carries at most this much of the result (the transcript has all of it)."""
-
-
-class TurnCancelled(Exception):
-    """The turn's cancel event was set."""
-
-
-@dataclass(frozen=True)
-class TurnResult:
-    stop_reason: str
-    """The model's last stop_reason, or ``cancelled``, ``error``, ``max_rounds``."""
-    usage: ContextUsage
-    rounds: int
-    error: str | None = None
-    error_kind: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"stopReason": self.stop_reason, "usage": self.usage.to_wire()}
-        if self.error is not None:
-            wire["error"] = self.error
-        if self.error_kind is not None:
-            wire["errorKind"] = self.error_kind
-        return wire
 
 
 def _preview(content: str | list[Block]) -> str:
