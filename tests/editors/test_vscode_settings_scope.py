@@ -2,8 +2,9 @@
 
 VS Code ignores a setting with scope "machine" (or "application") in workspace and folder settings: only the
 user's own settings count. These settings would otherwise let a cloned repository open folders outside it to the
-agent's tools and rehydration (the user and team memory roots, additional directories) or send the API key to a
-server of its choosing (the Messages API base URL).
+agent's tools and rehydration (the user and team memory roots, additional directories), send the API key to a
+server of its choosing (the Messages API base URL), or run a program of its choosing (the server's command or
+Python, the pre-compaction command).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"
 
 USER_ONLY = ["compactLsp.memory.userRoot", "compactLsp.memory.teamRoot", "compactLsp.additionalDirectories",
-             "compactLsp.baseUrl"]  # fmt: skip
+             "compactLsp.baseUrl", "compactLsp.server.command", "compactLsp.server.pythonPath",
+             "compactLsp.preCompactCommand"]  # fmt: skip
 
 
 def _settings() -> dict[str, dict[str, object]]:
