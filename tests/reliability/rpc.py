@@ -101,6 +101,19 @@ class Workspace:
         return matches[0]
 
 
+SECRET = "TOP-SECRET-OUTSIDE-THE-WORKSPACE"
+"""The text of ``outside/secret.txt`` beside the workspace: no answer, file or request may ever hold it."""
+
+
+def workspace_beside_a_secret(tmp_path: Path) -> Workspace:
+    """A workspace with ``src/app.py``, and a secret file next to it, outside every allowed root."""
+    workspace = Workspace(tmp_path)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text(f"{SECRET}\n")
+    workspace.write("src/app.py", "def greet():\n    return 'hi'\n")
+    return workspace
+
+
 class RawServer:
     """``python -m compact_lsp --stdio`` with a Content-Length framed JSON-RPC client on its pipes."""
 

@@ -16,20 +16,14 @@ import pytest
 from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
 from .crash import read_round
-from .rpc import RawServer, RpcError, Workspace, server_env
+from .rpc import SECRET, RawServer, RpcError, Workspace, server_env, workspace_beside_a_secret
 
 pytestmark = pytest.mark.timeout(120)
-
-SECRET = "TOP-SECRET-OUTSIDE-THE-WORKSPACE"
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
-    workspace = Workspace(tmp_path)
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "outside" / "secret.txt").write_text(f"{SECRET}\n")
-    workspace.write("src/app.py", "def greet():\n    return 'hi'\n")
-    return workspace
+    return workspace_beside_a_secret(tmp_path)
 
 
 def _memory_link(workspace: Workspace, target: Path | str) -> None:
