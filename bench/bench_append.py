@@ -8,9 +8,9 @@ import statistics
 import time
 from pathlib import Path
 
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.tokens import TiktokenCounter
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.messages import Message
-from compact_lsp.engine.microcompact import plan_microcompaction
-from compact_lsp.engine.microcompact_plan import apply_plan
+from compact_lsp.engine.compaction.microcompact import plan_microcompaction
+from compact_lsp.engine.compaction.microcompact_plan import apply_plan
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.settings import MicrocompactSettings
-from compact_lsp.engine.tokens import TiktokenCounter
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

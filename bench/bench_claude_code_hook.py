@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.companion.transcripts import compacted_transcript, corpus_session, hook_input  # noqa: E402
 
-from compact_lsp.engine.claude_code import import_claude_code  # noqa: E402
-from compact_lsp.engine.tokens import TiktokenCounter  # noqa: E402
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code  # noqa: E402
+from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 TARGET_TOKENS = 200_000

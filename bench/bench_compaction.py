@@ -31,13 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import Summarizer
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionMemorySummarizer
-from compact_lsp.engine.tokens import TiktokenCounter
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.messages import Message
-from compact_lsp.engine.plan_state import PlanState
-from compact_lsp.engine.read_state import ReadFileState
-from compact_lsp.engine.rehydration import rehydrate, rehydration_candidates
+from compact_lsp.engine.compaction.rehydration import rehydrate, rehydration_candidates
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
+from compact_lsp.engine.files.plan_state import PlanState
+from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.settings import RehydrationSettings
-from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.messages import Message, blocks_of, result_text
-from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
-from compact_lsp.engine.usage import UsageLedger, message_kind_tokens
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
+from compact_lsp.engine.conversation.usage import UsageLedger, message_kind_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "claude-code-sessions"

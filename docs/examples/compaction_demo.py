@@ -1,8 +1,8 @@
 """Run: .venv/bin/python docs/examples/compaction_demo.py — the example in docs/compaction.md."""
 import asyncio, json, sys
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings
-from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 import os, pathlib, tempfile
 ws = tempfile.mkdtemp()

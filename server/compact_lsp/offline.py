@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUnavailable
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.tokens import TiktokenCounter, TokenizerUnavailable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,7 +60,7 @@ def main(argv: Sequence[str]) -> int:
         if ns.command == "inspect":
             return _inspect(ns)
         if ns.command == "import":
-            from compact_lsp.importing import import_sessions_command
+            from compact_lsp.companion.importing import import_sessions_command
 
             return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
         if ns.command == "eval":

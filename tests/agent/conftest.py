@@ -17,10 +17,10 @@ from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.agent.tools import Tool
 from compact_lsp.agent.toolset import default_tools
 from compact_lsp.agent.turn_result import TurnResult
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.base import Summarizer
-from compact_lsp.engine.tokens import TiktokenCounter
 
 _COUNTER: TiktokenCounter | None = None
 

@@ -18,8 +18,8 @@ from tests.support.messages_api_stub import (
 )
 
 from compact_lsp.agent.prompts import CANCELLED_TOOL_RESULT
-from compact_lsp.engine.messages import CLEARED_TOOL_RESULT, result_text, tool_results
-from compact_lsp.engine.validate import validate
+from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, result_text, tool_results
+from compact_lsp.engine.conversation.validate import validate
 
 
 def strip_cache(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

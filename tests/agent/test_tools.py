@@ -18,7 +18,7 @@ from compact_lsp.agent.session_access import DirectAccess
 from compact_lsp.agent.tools import MAX_OUTPUT_CHARS, Tool, ToolContext, ToolError, bound
 from compact_lsp.agent.toolset import default_tools
 from compact_lsp.agent.writing import index_line, topic_slug
-from compact_lsp.engine.messages import result_text
+from compact_lsp.engine.conversation.messages import result_text
 
 
 class Harness:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.companion.hook import CLAUDE_CODE_WHOLE_TOKENS, claude_code_reattached, context_for, parse_hook_input
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.tokens import TiktokenCounter
-from compact_lsp.evaluation.timeline import FileUse, file_uses
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
 from .transcripts import Compacted, compacted_transcript, corpus_session, hook_input
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.companion.policy import DEFAULT_BUDGET
+from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 from compact_lsp.offline import main
 
 CLAUDE_CODE = "Claude Code / Qwen: 5 most recent files, head of big ones"

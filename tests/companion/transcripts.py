@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.messages import blocks_of, result_text, tool_uses
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.messages import blocks_of, result_text, tool_uses
 from compact_lsp.evaluation.workspace import ReplayWorkspace
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "claude-code-sessions"

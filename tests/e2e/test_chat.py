@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
 
-from compact_lsp.engine.validate import validate
+from compact_lsp.engine.conversation.validate import validate
 
 from .conftest import Workspace
 from .conversation import new_session, request

@@ -13,10 +13,10 @@ from pytest_lsp import LanguageClient
 from tests.companion.transcripts import corpus_session
 
 from compact_lsp.companion.live import project_directory
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.tokens import TiktokenCounter
 
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import command, request

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tests.support.messages_api_stub import MessagesApiStub, api_error, reply
 
-from compact_lsp.engine.messages import normalize_message
+from compact_lsp.engine.conversation.messages import normalize_message
 
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import append, command, new_session, read_round, request, start

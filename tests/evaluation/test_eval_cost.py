@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.evaluation.cost import CacheMeter
 
 

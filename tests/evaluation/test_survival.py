@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compact_lsp.engine.claude_code import import_claude_code
-from compact_lsp.engine.tokens import TiktokenCounter
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.evaluation.survival import probe_facts, survival, survival_json, survival_lines, view_text
 
 SESSION = "proj_Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from compact_lsp.store import parse_lines
+from compact_lsp.store.session_store import parse_lines
 
 from .rpc import RawServer, RpcError, Workspace, server_env
 

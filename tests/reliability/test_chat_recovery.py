@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.support.messages_api_stub import MessagesApiStub, StubResponse, malformed_sse, not_a_stream, reply
 
-from compact_lsp.engine.validate import INTERRUPTED_RESULT, validate
+from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT, validate
 
 from .rpc import RawServer, Workspace, server_env
 

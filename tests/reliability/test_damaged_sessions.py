@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.validate import INTERRUPTED_RESULT, validate
+from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT, validate
 
 from .crash import read_round
 from .rpc import RawServer, Workspace

@@ -1,9 +1,9 @@
 """Memory roots and the file gate, through the real server: a repository can neither widen what the server
 reads nor wedge it.
 
-A project memory root counts only when its realpath lies inside the workspace (``engine/memory.py``); every
+A project memory root counts only when its realpath lies inside the workspace (``engine/files/memory.py``); every
 file the server re-reads on its own (skills, memory indexes, change-notice diffs, rehydrated files) goes
-through the file gate (``engine/file_gate.py``). Each test here failed on main before the fix.
+through the file gate (``engine/files/file_gate.py``). Each test here failed on main before the fix.
 """
 
 from __future__ import annotations

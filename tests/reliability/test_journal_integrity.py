@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import MAX_NESTING
+from compact_lsp.engine.conversation.messages import MAX_NESTING
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
+from compact_lsp.engine.conversation.validate import validate
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
-from compact_lsp.engine.validate import validate
-from compact_lsp.store import SessionStore
+from compact_lsp.store.session_store import SessionStore
 
 ENCODING = load_encoding()
 

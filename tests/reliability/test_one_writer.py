@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.validate import validate
-from compact_lsp.store import parse_lines
+from compact_lsp.engine.conversation.validate import validate
+from compact_lsp.store.session_store import parse_lines
 
 from .crash import read_round
 from .rpc import RawServer, RpcError, Workspace

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.session_index import (
+from compact_lsp.store.session_index import (
     SessionIndex,
     SessionSummary,
     first_request,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.store import JournalWriteError, SessionStore, StoreError, parse_lines, workspace_key
+from compact_lsp.store.session_store import JournalWriteError, SessionStore, StoreError, parse_lines, workspace_key
 
 
 def records(n: int) -> list[dict[str, Any]]:

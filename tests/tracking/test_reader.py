@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.engine.file_gate import AllowedRoots
+from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.tracking.reader import ReadRefused, current_text, read_text_file
 
 

@@ -22,16 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.context import AppendOutcome, ContextSession
-from compact_lsp.engine.eviction import EvictionRecord
-from compact_lsp.engine.messages import Block, Message, canonical_json, result_text, tool_uses
-from compact_lsp.engine.summarize.base import Summarizer, redact
-from compact_lsp.engine.usage import ContextUsage
-from compact_lsp.engine.validate import INTERRUPTED_RESULT
-from compact_lsp.tracking.reader import FileRead
-
-from .model_requests import (
+from compact_lsp.agent.model_requests import (
     EPHEMERAL,
     AgentError,
     ClientFactory,
@@ -41,12 +32,20 @@ from .model_requests import (
     usage_dict,
     with_cache_breakpoint,
 )
-from .permissions import Permissions
-from .prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
-from .session_access import DirectAccess, SessionAccess
-from .settings import AgentSettings
-from .tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
-from .turn_result import TurnCancelled, TurnResult
+from compact_lsp.agent.permissions import Permissions
+from compact_lsp.agent.prompts import CANCELLED_TOOL_RESULT, agent_system_prompt
+from compact_lsp.agent.session_access import DirectAccess, SessionAccess
+from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.agent.tools import Tool, ToolContext, ToolError, ToolOutput, tool_params
+from compact_lsp.agent.turn_result import TurnCancelled, TurnResult
+from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.conversation.messages import Block, Message, canonical_json, result_text, tool_uses
+from compact_lsp.engine.conversation.usage import ContextUsage
+from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT
+from compact_lsp.engine.session.context_session import AppendOutcome, ContextSession
+from compact_lsp.engine.summarize.base import Summarizer, redact
+from compact_lsp.tracking.reader import FileRead
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from compact_lsp.engine.messages import Block, Message
+from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.engine.conversation.messages import Block, Message
 from compact_lsp.engine.settings import EngineSettings
-
-from .settings import AgentSettings
 
 ClientFactory = Callable[[], Any]
 """Returns an ``anthropic.AsyncAnthropic`` (or anything with its async-context and ``messages.stream``)."""

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.file_gate import AllowedRoots, GateRefused, is_inside, read_gated
+from compact_lsp.engine.files.file_gate import AllowedRoots, GateRefused, is_inside, read_gated
 
 MAX_GREP_LINES = 300
 MAX_GREP_FILE_BYTES = 2 * 1024 * 1024

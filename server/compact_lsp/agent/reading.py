@@ -16,12 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.io_threads import run_io
-from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
-
-from . import python_grep
-from .python_grep import GREP_TIMEOUT, MAX_GREP_LINES, SKIPPED_DIRS
-from .tools import (
+from compact_lsp.agent import python_grep
+from compact_lsp.agent.python_grep import GREP_TIMEOUT, MAX_GREP_LINES, SKIPPED_DIRS
+from compact_lsp.agent.tools import (
     Tool,
     ToolContext,
     ToolError,
@@ -31,6 +28,8 @@ from .tools import (
     path_arg,
     string_arg,
 )
+from compact_lsp.io_threads import run_io
+from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
 MAX_READ_CHARS = 100_000
 """A read returns at most this much text (about 25k tokens); the note says how to read on."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.eviction import EvictionRecord
+from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.summarize.base import Summarizer
 
 T = TypeVar("T")

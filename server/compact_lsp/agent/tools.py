@@ -14,11 +14,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import Block
+from compact_lsp.agent.permissions import PermissionKind, Permissions
+from compact_lsp.engine.conversation.messages import Block
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.tracking.reader import FileRead, ReadRefused, resolve_inside
-
-from .permissions import PermissionKind, Permissions
 
 log = logging.getLogger(__name__)
 

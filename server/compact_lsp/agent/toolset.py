@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .reading import glob_tool, grep_tool, list_directory_tool, read_file_tool
-from .tools import Tool
-from .writing import edit_file_tool, remember_tool, shell_tool, write_file_tool
+from compact_lsp.agent.reading import glob_tool, grep_tool, list_directory_tool, read_file_tool
+from compact_lsp.agent.tools import Tool
+from compact_lsp.agent.writing import edit_file_tool, remember_tool, shell_tool, write_file_tool
 
 
 def default_tools(*, shell: bool = False, ripgrep: str | None = None) -> list[Tool]:

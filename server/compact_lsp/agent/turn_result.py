@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.engine.usage import ContextUsage
+from compact_lsp.engine.conversation.usage import ContextUsage
 
 
 class TurnCancelled(Exception):

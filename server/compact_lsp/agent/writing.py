@@ -16,8 +16,11 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
+from compact_lsp.agent.permissions import PermissionKind, PermissionRequest
+from compact_lsp.agent.prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
+from compact_lsp.agent.tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg
 from compact_lsp.atomic_files import WriteFailed, replace_file
-from compact_lsp.engine.file_gate import (
+from compact_lsp.engine.files.file_gate import (
     MAX_READ_BYTES,
     AllowedRoots,
     FileTooLarge,
@@ -25,13 +28,9 @@ from compact_lsp.engine.file_gate import (
     open_regular,
     read_gated,
 )
-from compact_lsp.engine.memory import INDEX_FILE
-from compact_lsp.engine.read_record import Freshness
+from compact_lsp.engine.files.memory import INDEX_FILE
+from compact_lsp.engine.files.read_record import Freshness
 from compact_lsp.io_threads import run_io
-
-from .permissions import PermissionKind, PermissionRequest
-from .prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
-from .tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg
 
 PREVIEW_LINES = 12
 SHELL_TIMEOUT = 120.0

@@ -19,9 +19,9 @@ from typing import IO, Any
 
 from platformdirs import user_log_path
 
-from .hook import NotForUs, context_for, hook_output, parse_hook_input
-from .hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
-from .policy import DEFAULT_BUDGET
+from compact_lsp.companion.hook import NotForUs, context_for, hook_output, parse_hook_input
+from compact_lsp.companion.hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
+from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, HOOK_DEADLINE_SECONDS)
     try:
-        from compact_lsp.engine.tokens import TiktokenCounter
+        from compact_lsp.engine.conversation.tokens import TiktokenCounter
 
         raw = stdin.read(MAX_INPUT_BYTES + 1)
         if len(raw) > MAX_INPUT_BYTES:

@@ -28,16 +28,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.engine.artifact_trail import artifact_trail
-from compact_lsp.engine.claude_code import ImportedSession, import_claude_code
-from compact_lsp.engine.file_gate import AllowedRoots, gated_reader
-from compact_lsp.engine.plan_state import PlanState, extract_plan
-from compact_lsp.engine.read_state import ReadFileState
-from compact_lsp.engine.rehydration import rehydrate
-from compact_lsp.engine.tokens import TokenCounter
-from compact_lsp.evaluation.timeline import FileUse, file_uses
-
-from .policy import DEFAULT_BUDGET, already_in_context, hook_rehydration
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_claude_code
+from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET, already_in_context, hook_rehydration
+from compact_lsp.engine.compaction.rehydration import rehydrate
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.artifact_trail import artifact_trail
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
+from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
+from compact_lsp.engine.files.plan_state import PlanState, extract_plan
+from compact_lsp.engine.files.read_state import ReadFileState
 
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"

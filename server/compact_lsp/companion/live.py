@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code import MessageOrigin, import_records
-from compact_lsp.engine.claude_code_lines import LineProblem, LogRecord, parse_log_lines
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.file_gate import open_regular
-from compact_lsp.session_lock import SessionBusy
+from compact_lsp.engine.claude_code.log_lines import LineProblem, LogRecord, parse_log_lines
+from compact_lsp.engine.claude_code.transcript_log import MessageOrigin, import_records
+from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
 ID_PREFIX = "claude-"

@@ -13,19 +13,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .config import EvalConfig
-from .replay import replay_session
-from .report import EvalReport, plot, render_markdown
-from .sources import session_sources
-from .survival import survival
+from compact_lsp.evaluation.config import EvalConfig
+from compact_lsp.evaluation.replay import replay_session
+from compact_lsp.evaluation.report import EvalReport, plot, render_markdown
+from compact_lsp.evaluation.sources import session_sources
+from compact_lsp.evaluation.survival import survival
 
 log = logging.getLogger(__name__)
 
 
 def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> EvalReport:
     """Replay every session (its sub-agents, and orphan sub-agent logs); what cannot be replayed is listed."""
-    from compact_lsp.engine.claude_code import import_claude_code
-    from compact_lsp.engine.tokens import TiktokenCounter
+    from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+    from compact_lsp.engine.conversation.tokens import TiktokenCounter
 
     config = config or EvalConfig()
     counter = TiktokenCounter()

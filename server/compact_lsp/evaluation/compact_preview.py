@@ -16,16 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.engine.claude_code import ImportedSession, import_claude_code
-from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.file_tool_calls import PATH_KEYS
-from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_uses
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_claude_code
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.engine.tokens import TokenCounter
-
-from .workspace import ReplayWorkspace
+from compact_lsp.evaluation.workspace import ReplayWorkspace
 
 
 @dataclass

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from compact_lsp.engine.file_ranking import Ranker, boosted_ranker, recency_ranker
+from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
-
-from .cost import DEFAULT_TTL_SECONDS
+from compact_lsp.evaluation.cost import DEFAULT_TTL_SECONDS
 
 CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=5_000)
 """Claude Code's (and Qwen Code's) rule: the five most recent files, 5k tokens each, 50k in all."""
@@ -38,7 +37,7 @@ class RankerSpec:
     workspace_only: bool = False
     """Attach only files in the workspace folder (no added directories), as before allowed roots."""
     claude_code_hook: bool = False
-    """Add what our Claude Code hook adds after this policy's own files (companion/policy.py)."""
+    """Add what our Claude Code hook adds after this policy's own files (engine/compaction/hook_policy.py)."""
 
 
 @dataclass(frozen=True)

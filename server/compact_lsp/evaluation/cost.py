@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from compact_lsp.engine.messages import Message
-from compact_lsp.engine.tokens import TokenCounter
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TokenCounter
 
 CACHE_READ = 0.1
 CACHE_WRITE = 1.25

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from compact_lsp.engine.messages import Message, blocks_of
+from compact_lsp.engine.conversation.messages import Message, blocks_of
 
 _OPENED = re.compile(r"<ide_opened_file>The user opened the file (.+?) in the IDE\.")
 _SELECTED = re.compile(r"<ide_selection>The user selected the lines? \d+(?: to \d+)? from (.+?):")

@@ -5,7 +5,7 @@ whose read-file state the rankers see at each compaction point, and one per micr
 Compaction points are counterfactual: at each one every ranker says what it would attach (files re-read from
 the materialised workspace), and the replay goes on with the full history, so later points see the real
 session, not one shaped by an earlier compaction. What is compared is in evaluation/config.py; the points and the
-files the agent needed after them in evaluation/timeline.py.
+files the agent needed after them in engine/files/file_use_timeline.py.
 """
 
 from __future__ import annotations
@@ -18,21 +18,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from compact_lsp.companion.policy import already_in_context, hook_rehydration
-from compact_lsp.engine.claude_code import ImportedSession
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_uses
-from compact_lsp.engine.microcompact import tool_result_tokens
-from compact_lsp.engine.rehydration import rehydration_candidates
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession
+from compact_lsp.engine.compaction.hook_policy import already_in_context, hook_rehydration
+from compact_lsp.engine.compaction.microcompact import tool_result_tokens
+from compact_lsp.engine.compaction.rehydration import rehydration_candidates
+from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses, turns_of
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
-from compact_lsp.engine.tokens import TokenCounter
-
-from .config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
-from .cost import CacheMeter
-from .focus import focus_signals
-from .metrics import Attached, MicroScore, PointScore, score_point
-from .timeline import FileUse, added_directories, compaction_points, file_uses, lookahead, turns_of
-from .workspace import ReplayWorkspace
+from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
+from compact_lsp.evaluation.cost import CacheMeter
+from compact_lsp.evaluation.focus import focus_signals
+from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, score_point
+from compact_lsp.evaluation.timeline import added_directories, compaction_points, lookahead
+from compact_lsp.evaluation.workspace import ReplayWorkspace
 
 log = logging.getLogger(__name__)
 

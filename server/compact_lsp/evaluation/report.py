@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import EvalConfig
-from .metrics import MicroScore, PointScore
-from .replay import SessionResult
-from .survival import SurvivalResult, survival_json, survival_lines
+from compact_lsp.evaluation.config import EvalConfig
+from compact_lsp.evaluation.metrics import MicroScore, PointScore
+from compact_lsp.evaluation.replay import SessionResult
+from compact_lsp.evaluation.survival import SurvivalResult, survival_json, survival_lines
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compact_lsp.engine.claude_code import iter_session_files, session_id_of
+from compact_lsp.engine.claude_code.transcript_log import iter_session_files, session_id_of
 
 
 @dataclass(frozen=True)

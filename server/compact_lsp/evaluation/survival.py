@@ -22,13 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.engine.claude_code import ImportedSession
-from compact_lsp.engine.messages import Message, blocks_of, result_text, tool_results, tool_uses
-from compact_lsp.engine.plan_state import extract_plan
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession
+from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_results, tool_uses
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.summarize.offline import extract_facts
-from compact_lsp.engine.tokens import TokenCounter
-
-from .compact_preview import CompactionStep, assistant_turns, compact_imported, cut_after_turn
+from compact_lsp.evaluation.compact_preview import CompactionStep, assistant_turns, compact_imported, cut_after_turn
 
 _OPEN_STEP = re.compile(r"^- \[[ ~]\] (.+?) \((?:pending|in_progress)\)$")
 REQUEST_CHARS = 120

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.file_tool_calls import PATH_KEYS
-from compact_lsp.engine.messages import Message, blocks_of
+from compact_lsp.engine.conversation.messages import Message, blocks_of
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
 
 
 @dataclass

@@ -25,14 +25,13 @@ from compact_lsp.companion.live import (
     project_directory,
     transcripts_in,
 )
-from compact_lsp.engine.context import ContextSession
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
-
-from .notify import changed
+from compact_lsp.lsp.notify import changed
 
 if TYPE_CHECKING:
-    from .server import CompactLanguageServer
-    from .sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -14,18 +14,16 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.compaction import CompactionError, split_for_compaction
+from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
-
-from .notify import CompactionProgress, changed, did_compact
-from .work import in_session
+from compact_lsp.lsp.notify import CompactionProgress, changed, did_compact
+from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.engine.summarize.base import Summarizer
-
-    from .server import CompactLanguageServer
-    from .sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

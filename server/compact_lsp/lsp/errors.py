@@ -14,13 +14,13 @@ from typing import Any, ParamSpec, TypeVar
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.context import ConversationError
-from compact_lsp.engine.messages import MessageShapeError
-from compact_lsp.engine.pins import PinError
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.compaction.pins import PinError
+from compact_lsp.engine.conversation.messages import MessageShapeError
+from compact_lsp.engine.session.context_session import ConversationError
 from compact_lsp.engine.settings import SettingsError
-from compact_lsp.session_lock import SessionBusy
-from compact_lsp.store import JournalWriteError, StoreError
+from compact_lsp.store.session_lock import SessionBusy
+from compact_lsp.store.session_store import JournalWriteError, StoreError
 from compact_lsp.tracking.reader import ReadRefused
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Following a session another server writes: its records are applied here as they land on disk.
 
-Only one server may write a session (session_lock.py). Every other server that has the session loaded watches its
+Only one server may write a session (store/session_lock.py). Every other server that has the session loaded watches its
 file with the ``FileWatcher`` and applies the owner's new records (``ContextSession.follow``), so its usage,
 status and ``compact/didChangeUsage`` stay current; its own writes are refused with ``SessionBusy``, which names
 the owner. Once this server holds the lock (the owner went away and this one wrote), nobody else can append and
@@ -13,13 +13,12 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.store import SessionJournal, parse_lines
-
-from .notify import changed
+from compact_lsp.lsp.notify import changed
+from compact_lsp.store.session_store import SessionJournal, parse_lines
 
 if TYPE_CHECKING:
-    from .server import CompactLanguageServer
-    from .sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 if TYPE_CHECKING:
     from pygls.protocol import JsonRPCProtocol
 
-    from .server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 log = logging.getLogger(__name__)
 

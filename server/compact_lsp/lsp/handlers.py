@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import rpc_errors
+from compact_lsp.lsp.errors import rpc_errors
 
 if TYPE_CHECKING:
-    from .server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 R = TypeVar("R")
 

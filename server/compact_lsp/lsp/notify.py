@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.eviction import EvictionRecord
-
-    from .server import CompactLanguageServer
-    from .sessions import SessionSlot
+    from compact_lsp.engine.compaction.eviction import EvictionRecord
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

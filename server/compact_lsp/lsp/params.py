@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import invalid_params
+from compact_lsp.lsp.errors import invalid_params
 
 
 def as_object(params: Any, method: str) -> Mapping[str, Any]:

@@ -19,18 +19,17 @@ from compact_lsp import __version__
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.store import LoadReport
+from compact_lsp.lsp.claude_code_follow import ClaudeCodeFollow
+from compact_lsp.lsp.compacting import SummarizerFactory, default_summarizer
+from compact_lsp.lsp.errors import request_failed
+from compact_lsp.lsp.features import register_features
+from compact_lsp.lsp.features.chat import ChatState
+from compact_lsp.lsp.framing import serve_stdio
+from compact_lsp.lsp.notify import UsageNotifier
+from compact_lsp.lsp.sessions import SessionRegistry
+from compact_lsp.lsp.wire import AnsweringProtocol, json_converter
+from compact_lsp.store.session_store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
-
-from .claude_code_follow import ClaudeCodeFollow
-from .compacting import SummarizerFactory, default_summarizer
-from .errors import request_failed
-from .features import register_features
-from .features.chat import ChatState
-from .framing import serve_stdio
-from .notify import UsageNotifier
-from .sessions import SessionRegistry
-from .wire import AnsweringProtocol, json_converter
 
 log = logging.getLogger(__name__)
 

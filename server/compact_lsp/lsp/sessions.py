@@ -17,14 +17,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.companion.live import FollowedSession
-from compact_lsp.engine.context import ContextSession
-from compact_lsp.engine.messages import new_id
+from compact_lsp.engine.conversation.messages import new_id
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
-from compact_lsp.session_index import SessionIndex, SessionSummary, first_request, first_request_in_records, source_of
-from compact_lsp.store import LoadReport, SessionStore, StoreError
-
-from .errors import invalid_params
+from compact_lsp.lsp.errors import invalid_params
+from compact_lsp.store.session_index import (
+    SessionIndex,
+    SessionSummary,
+    first_request,
+    first_request_in_records,
+    source_of,
+)
+from compact_lsp.store.session_store import LoadReport, SessionStore, StoreError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -297,7 +302,7 @@ class SessionRegistry:
         return session, report, records
 
     def update_settings(self, settings: EngineSettings) -> None:
-        from .claude_code_follow import passive
+        from compact_lsp.lsp.claude_code_follow import passive
 
         self.settings = settings
         for slot in self.slots.values():

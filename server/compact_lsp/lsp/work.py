@@ -13,18 +13,17 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from compact_lsp.engine.file_gate import AllowedRoots
+from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.io_threads import run_io
-from compact_lsp.session_lock import SessionBusy
-from compact_lsp.store import SessionChanged
+from compact_lsp.lsp.following import catch_up, on_journal_changed
+from compact_lsp.lsp.notify import changed
+from compact_lsp.lsp.sessions import SessionSlot
+from compact_lsp.store.session_lock import SessionBusy
+from compact_lsp.store.session_store import SessionChanged
 from compact_lsp.tracking.reader import current_text
 
-from .following import catch_up, on_journal_changed
-from .notify import changed
-from .sessions import SessionSlot
-
 if TYPE_CHECKING:
-    from .server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.file_gate import AllowedRoots, describe_kind, read_gated
+from compact_lsp.engine.files.file_gate import AllowedRoots, describe_kind, read_gated
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.context import ContextSession
+    from compact_lsp.engine.session.context_session import ContextSession
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """Whole-file reads above this are refused; read such a file by range (offset/limit)."""
@@ -114,7 +114,7 @@ def read_text_file(
 
 
 def current_text(real_path: str, roots: AllowedRoots, max_bytes: int = MAX_FILE_BYTES) -> str | None:
-    """A watched file's whole text now, for a change diff, through the file gate (``engine/file_gate.py``);
+    """A watched file's whole text now, for a change diff, through the file gate (``engine/files/file_gate.py``);
     None when it is gone, refused by the gate (outside ``roots``, not a regular file, over the cap) or not text
     (binary, not UTF-8). Blocking (use a thread)."""
     try:

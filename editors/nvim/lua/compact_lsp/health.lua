@@ -106,7 +106,7 @@ function M.check()
     else
       vim.health.ok(string.format('Python %s (%s)', tostring(v), python))
     end
-    local enc = run({ python, '-c', 'from compact_lsp.engine.tokens import load_encoding; load_encoding()' })
+    local enc = run({ python, '-c', 'from compact_lsp.engine.conversation.tokens import load_encoding; load_encoding()' })
     if enc.code == 0 then
       vim.health.ok('token encoding (cl100k, offline) available')
     else

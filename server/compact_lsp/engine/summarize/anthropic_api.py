@@ -12,12 +12,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..messages import Block, Message, blocks_of, text_message
-from ..prompts import COMPACTION_SYSTEM_PROMPT, compaction_prompt
-from ..rounds import group_rounds
-from ..tokens import TiktokenCounter, TokenCounter
-from .api_errors import map_api_error
-from .base import (
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, text_message
+from compact_lsp.engine.conversation.rounds import group_rounds
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
+from compact_lsp.engine.prompts import COMPACTION_SYSTEM_PROMPT, compaction_prompt
+from compact_lsp.engine.summarize.api_errors import map_api_error
+from compact_lsp.engine.summarize.base import (
     FallbackSummarizer,
     Summary,
     SummaryError,
@@ -26,11 +26,11 @@ from .base import (
     run_cancellable,
     summary_from_output,
 )
-from .offline import OfflineSummarizer
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
 
 if TYPE_CHECKING:
-    from ..settings import EngineSettings
-    from .base import Summarizer
+    from compact_lsp.engine.settings import EngineSettings
+    from compact_lsp.engine.summarize.base import Summarizer
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import SummaryError
+from compact_lsp.engine.summarize.base import SummaryError
 
 
 def map_api_error(exc: BaseException) -> SummaryError:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
-from ..messages import Message
+from compact_lsp.engine.conversation.messages import Message
 
 log = logging.getLogger(__name__)
 

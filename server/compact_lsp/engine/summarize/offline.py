@@ -8,7 +8,7 @@ It lists what happened; it does not interpret it. Caps keep it bounded on any se
   each cut to ``USER_MESSAGE_CHARS`` characters;
 - files: the ``MAX_FILES`` (40) most recently touched in detail, with the line ranges read (offset is a 1-based
   line, as Claude Code's ``Read`` and the server's ``compact/readFile`` take it) and how often it was edited
-  or written; then every other file of the artifact trail (engine/artifact_trail.py) with its last action, so
+  or written; then every other file of the artifact trail (engine/files/artifact_trail.py) with its last action, so
   every file read, edited or written is named;
 - commands: the last ``MAX_COMMANDS`` (20); errors: the last ``MAX_ERRORS`` (20), each with its decisive lines
   (the first line, exception types and messages, failing test names; ``decisive_lines``);
@@ -25,14 +25,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..artifact_trail import artifact_trail
-from ..file_tool_calls import PATH_KEYS
-from ..messages import Block, Message, blocks_of, result_text
-from ..plan_state import _FINISHED, PLAN_TOOLS, extract_plan, plan_items
-from ..prompts import SUMMARY_SECTIONS, summary_of_message_text
-from ..settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
-from .base import Summary, SummaryRequest, run_cancellable
-from .offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, result_text
+from compact_lsp.engine.files.artifact_trail import artifact_trail
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.plan_state import _FINISHED, PLAN_TOOLS, extract_plan, plan_items
+from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_of_message_text
+from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
+from compact_lsp.engine.summarize.base import Summary, SummaryRequest, run_cancellable
+from compact_lsp.engine.summarize.offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
 
 MAX_USER_MESSAGES = 30
 USER_MESSAGE_CHARS = 1_000

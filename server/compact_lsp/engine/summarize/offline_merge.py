@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..prompts import SUMMARY_SECTIONS
+from compact_lsp.engine.prompts import SUMMARY_SECTIONS
 
 INDENT = "   "
 """Continuation lines of a multi-line item, so that no text inside an item looks like a heading or a new item."""

@@ -18,14 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..messages import Message, tool_uses
-from ..prompts import NOTES_SECTIONS, NOTES_TITLE, empty_notes, notes_update_prompt
-from .anthropic_api import AnthropicSummarizer
-from .base import Summarizer, Summary, SummaryError, SummaryRequest, run_cancellable
-from .offline import COMMAND_CHARS, ConversationFacts, ToolNames, clip, extract_facts
+from compact_lsp.engine.conversation.messages import Message, tool_uses
+from compact_lsp.engine.prompts import NOTES_SECTIONS, NOTES_TITLE, empty_notes, notes_update_prompt
+from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
+from compact_lsp.engine.summarize.base import Summarizer, Summary, SummaryError, SummaryRequest, run_cancellable
+from compact_lsp.engine.summarize.offline import COMMAND_CHARS, ConversationFacts, ToolNames, clip, extract_facts
 
 if TYPE_CHECKING:
-    from ..settings import EngineSettings
+    from compact_lsp.engine.settings import EngineSettings
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import chat, claude_code_hook, commands, documents, importing, lifecycle, methods, pins, session_picker
+from compact_lsp.lsp.features import (
+    chat,
+    claude_code_hook,
+    commands,
+    documents,
+    importing,
+    lifecycle,
+    methods,
+    pins,
+    session_picker,
+)
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     lifecycle.register,

@@ -22,18 +22,17 @@ from compact_lsp.agent.loop import ChatLoop
 from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.toolset import default_tools
-from compact_lsp.engine.eviction import EvictionRecord
-
-from ..compacting import compact_session, refresh_notes
-from ..errors import request_failed
-from ..handlers import request_handler
-from ..notify import did_microcompact
-from ..params import as_object, required_str
-from ..work import in_session
+from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.lsp.compacting import compact_session, refresh_notes
+from compact_lsp.lsp.errors import request_failed
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.notify import did_microcompact
+from compact_lsp.lsp.params import as_object, required_str
+from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
-    from ..sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -11,13 +11,12 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.companion.hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
-
-from ..errors import invalid_params, request_failed
-from ..handlers import command_handler
-from ..params import command_argument, optional_str
+from compact_lsp.lsp.errors import invalid_params, request_failed
+from compact_lsp.lsp.handlers import command_handler
+from compact_lsp.lsp.params import command_argument, optional_str
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 INSTALL_CLAUDE_CODE_HOOK = "compact.installClaudeCodeHook"
 SCOPES = ("project", "user")

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.compaction import CompactionError
-
-from ..compacting import compact_session, outcome, rehydration_preview
-from ..handlers import command_handler
-from ..notify import did_compact, did_microcompact
-from ..params import command_argument, optional_str
-from ..work import in_session
-from .methods import session_status
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.lsp.compacting import compact_session, outcome, rehydration_preview
+from compact_lsp.lsp.features.methods import session_status
+from compact_lsp.lsp.handlers import command_handler
+from compact_lsp.lsp.notify import did_compact, did_microcompact
+from compact_lsp.lsp.params import command_argument, optional_str
+from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
-    from ..sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 MICROCOMPACT = "compact.microcompact"
 COMPACT = "compact.compact"

@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..handlers import notification_handler
+from compact_lsp.lsp.handlers import notification_handler
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.read_state import ReadFileState
-
-    from ..server import CompactLanguageServer
-    from ..sessions import SessionSlot
+    from compact_lsp.engine.files.read_state import ReadFileState
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

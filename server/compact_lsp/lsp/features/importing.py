@@ -6,16 +6,15 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.tokens import TiktokenCounter, load_encoding
-from compact_lsp.importing import import_into_store
-from compact_lsp.store import StoreError
-
-from ..errors import invalid_params, request_failed
-from ..handlers import request_handler
-from ..params import as_object, required_str
+from compact_lsp.companion.importing import import_into_store
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
+from compact_lsp.lsp.errors import invalid_params, request_failed
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.params import as_object, required_str
+from compact_lsp.store.session_store import StoreError
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 IMPORT_SESSION = "compact/importSession"
 MAX_LOG_BYTES = 512 * 1024 * 1024

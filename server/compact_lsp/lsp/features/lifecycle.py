@@ -12,23 +12,22 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from compact_lsp.engine.memory import ManagedMemory
+from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.io_threads import SessionThreads
-from compact_lsp.store import SessionStore
+from compact_lsp.lsp.claude_code_follow import start_following, stop_following
+from compact_lsp.lsp.features.documents import open_documents_in
+from compact_lsp.lsp.following import follow
+from compact_lsp.lsp.handlers import notification_handler
+from compact_lsp.lsp.notify import UsageNotifier, sync_watches
+from compact_lsp.lsp.sessions import SessionRegistry
+from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
+from compact_lsp.lsp.work import in_session, on_file_changed
+from compact_lsp.store.session_store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
-from ..claude_code_follow import start_following, stop_following
-from ..following import follow
-from ..handlers import notification_handler
-from ..notify import UsageNotifier, sync_watches
-from ..sessions import SessionRegistry
-from ..settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
-from ..work import in_session, on_file_changed
-from .documents import open_documents_in
-
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
-    from ..sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -11,21 +11,20 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.compaction import CompactionError
-from compact_lsp.engine.transcript import compaction_result
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.session.transcript import compaction_result
 from compact_lsp.io_threads import run_io
+from compact_lsp.lsp.compacting import compact_session, refresh_notes
+from compact_lsp.lsp.errors import invalid_params
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.notify import did_microcompact
+from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
+from compact_lsp.lsp.work import in_session
 from compact_lsp.tracking.reader import read_text_file
 
-from ..compacting import compact_session, refresh_notes
-from ..errors import invalid_params
-from ..handlers import request_handler
-from ..notify import did_microcompact
-from ..params import as_object, optional_int, optional_object, optional_str, required_str
-from ..work import in_session
-
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
-    from ..sessions import SessionSlot
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 

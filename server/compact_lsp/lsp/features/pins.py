@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..handlers import request_handler
-from ..params import as_object, optional_str, required_str
-from ..work import in_session
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.params import as_object, optional_str, required_str
+from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
-    from ..server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
 
 PIN = "compact/pin"
 UNPIN = "compact/unpin"
 
 
 async def change_pin(server: CompactLanguageServer, params: Any, method: str) -> dict[str, Any]:
-    """Pin or unpin ``toolUseId`` and/or ``path``; the engine validates before it journals (engine/pins.py)."""
+    """Pin or unpin ``toolUseId`` and/or ``path``; the engine validates before it journals (compaction/pins.py)."""
     args = as_object(params, method)
     slot = await server.registry().get(required_str(args, "sessionId", method), method)
     tool_use_id = optional_str(args, "toolUseId", method)

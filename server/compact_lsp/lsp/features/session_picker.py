@@ -7,20 +7,18 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.titles import TitleError, check_title
-from compact_lsp.engine.transcript import transcript_entries
-from compact_lsp.engine.usage import build_usage
+from compact_lsp.engine.conversation.titles import TitleError, check_title
+from compact_lsp.engine.conversation.usage import build_usage
+from compact_lsp.engine.session.transcript import transcript_entries
 from compact_lsp.engine.utc import iso_utc
-
-from ..errors import invalid_params
-from ..handlers import request_handler
-from ..params import as_object, required_str
-from ..work import in_session
+from compact_lsp.lsp.errors import invalid_params
+from compact_lsp.lsp.handlers import request_handler
+from compact_lsp.lsp.params import as_object, required_str
+from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
-    from compact_lsp.session_index import SessionSummary
-
-    from ..server import CompactLanguageServer
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.store.session_index import SessionSummary
 
 SESSIONS = "compact/sessions"
 CURRENT_SESSION = "compact/currentSession"

@@ -1,0 +1,101 @@
+"""Import Claude Code sessions into the session store, as a managed session of a workspace.
+
+Shared by ``compact-lsp import`` and the server's ``compact/importSession`` method. The Claude Code file is only
+read; the imported session is a new journal whose records are what the engine would have written had the
+conversation happened under compact-lsp.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.store.session_store import SessionStore, StoreError
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    session_id: str
+    title: str
+    messages: int
+    tokens: int
+    problems: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, object]:
+        return {
+            "sessionId": self.session_id,
+            "title": self.title,
+            "messages": self.messages,
+            "tokens": self.tokens,
+            "problems": self.problems,
+            "repairs": self.repairs,
+        }
+
+
+def import_into_store(
+    store: SessionStore,
+    path: str | Path,
+    *,
+    settings: EngineSettings,
+    counter: TokenCounter,
+    workspace_root: str | None,
+) -> ImportResult:
+    """Import one Claude Code session file; a session already imported under that id is refused, not doubled."""
+    imported = import_claude_code(path)
+    session_id = f"cc-{imported.session.id}"
+    if store.exists(session_id):
+        raise StoreError(f"{Path(path).name} was already imported as session {session_id}")
+    session = ContextSession(
+        session_id,
+        settings=settings,
+        counter=counter,
+        title=imported.session.title or Path(path).stem,
+        workspace_root=workspace_root,
+        journal=store.journal_for(session_id),
+        source="import",
+    )
+    if imported.session.messages:
+        session.append(imported.session.messages)
+    return ImportResult(
+        session_id=session_id,
+        title=session.title,
+        messages=len(session.messages),
+        tokens=session.usage().total,
+        problems=[f"line {p.line_no}: {p.reason}" for p in imported.problems],
+        repairs=list(imported.repairs),
+    )
+
+
+def import_sessions_command(paths: Sequence[str], *, workspace: str, session_dir: str | None) -> int:
+    """``compact-lsp import``: one line per session on stdout; problems on stderr; non-zero if any failed."""
+    workspace_root = os.path.realpath(workspace)
+    settings = EngineSettings(session_dir=session_dir)
+    store = SessionStore(session_dir, workspace_root)
+    counter = TiktokenCounter()
+    failed = 0
+    try:
+        for path in paths:
+            try:
+                result = import_into_store(
+                    store, path, settings=settings, counter=counter, workspace_root=workspace_root
+                )
+            except (OSError, ValueError, StoreError) as exc:
+                sys.stderr.write(f"compact-lsp import: {path}: {exc}\n")
+                failed += 1
+                continue
+            sys.stdout.write(
+                f"{result.session_id}\t{result.messages} messages\t{result.tokens} tokens\t{result.title[:60]}\n"
+            )
+            for problem in result.problems:
+                sys.stderr.write(f"  {path}: {problem}\n")
+    finally:
+        store.close()
+    return 1 if failed else 0

@@ -1,0 +1,130 @@
+"""Lines of a Claude Code session log: parsing each into a record, and where Claude Code compacted.
+
+``transcript_log.py`` beside it builds the conversation from these records; a live transcript is parsed a piece at a
+time (``companion/live.py``), hence line numbers that start where the last piece ended.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from compact_lsp.engine.conversation.messages import Message, MessageShapeError, blocks_of, normalize_message
+
+MESSAGE_TYPES = ("user", "assistant")
+BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """A line that could not be imported; ``line_no`` counts from 1."""
+
+    line_no: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line_no}: {self.reason}"
+
+
+@dataclass
+class LogRecord:
+    line_no: int
+    data: dict[str, Any]
+    message: Message | None = None
+
+    @property
+    def uuid(self) -> str | None:
+        value = self.data.get("uuid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def parent(self) -> str | None:
+        value = self.data.get("parentUuid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def message_id(self) -> str | None:
+        raw = self.data.get("message")
+        value = raw.get("id") if isinstance(raw, dict) else None
+        return value if isinstance(value, str) else None
+
+
+def starts_with_json_line(data: bytes) -> bool:
+    """Whether the first non-blank line is a JSON object, as in every Claude Code log."""
+    first = next((line for line in data[:BINARY_SNIFF_BYTES].split(b"\n") if line.strip()), b"")
+    try:
+        return isinstance(json.loads(first.decode("utf-8")), dict)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+
+
+def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord], list[LineProblem]]:
+    """The records of whole lines of a session log (``first_line_no`` numbers the first); a last line without
+    its newline is reported as torn."""
+    lines = data.split(b"\n")
+    torn_last = bool(data) and not data.endswith(b"\n")
+    records: list[LogRecord] = []
+    problems: list[LineProblem] = []
+    for line_no, raw in enumerate(lines, first_line_no):
+        if not raw.strip():
+            continue
+        problem = None
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            problem = f"not UTF-8 text (bad byte at column {e.start + 1})"
+        except json.JSONDecodeError as e:
+            problem = f"not valid JSON ({e.msg} at column {e.colno})"
+            if torn_last and line_no == len(lines) + first_line_no - 1:
+                problem += "; the file ends mid-record (a torn last write)"
+        else:
+            if not isinstance(value, dict):
+                problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"
+            else:
+                record = LogRecord(line_no, value)
+                problem = _check_record(record)
+        if problem is not None:
+            problems.append(LineProblem(line_no, problem))
+            continue
+        records.append(record)
+    return records, problems
+
+
+def _is_boundary(record: LogRecord) -> bool:
+    return record.data.get("type") == "system" and record.data.get("subtype") == "compact_boundary"
+
+
+def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str | None]:
+    """The records before the last compaction boundary, and the summary Claude Code wrote after it."""
+    cut = next((i for i in range(len(records) - 1, -1, -1) if _is_boundary(records[i])), None)
+    if cut is None:
+        return records, None
+    summary = next(
+        (
+            "\n".join(str(b.get("text", "")) for b in blocks_of(r.message) if b.get("type") == "text")
+            for r in records[cut + 1 :]
+            if r.message is not None and r.data.get("isCompactSummary") is True
+        ),
+        None,
+    )
+    return records[:cut], summary
+
+
+def _check_record(record: LogRecord) -> str | None:
+    """None when the record is usable, else why not; parses a message record's ``message``."""
+    kind = record.data.get("type")
+    if not isinstance(kind, str):
+        return "a record without a string 'type'"
+    if kind not in MESSAGE_TYPES:
+        return None
+    raw = record.data.get("message")
+    if not isinstance(raw, dict):
+        return f"a {kind} record without a 'message' object"
+    if raw.get("role") != kind:
+        return f"a {kind} record whose message has role {raw.get('role')!r}"
+    try:
+        record.message = normalize_message(raw, where=f"{kind} message")
+    except MessageShapeError as e:
+        return str(e)
+    return None

@@ -1,0 +1,318 @@
+"""Import Claude Code session logs (``~/.claude/projects/<project>/<session>.jsonl``) into the message model.
+
+A session file holds one JSON record a line. Records of type ``user`` and ``assistant`` carry a Messages API
+``message``; the others (summary, system, progress, attachment, file-history-snapshot, queue-operation, ...)
+are bookkeeping and are not part of what the model saw. The importer:
+
+- follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound
+  away from is left out; records of the same API response (one assistant ``message.id`` logged as one
+  record per content block) and the results answering them are kept even when the chain skips them
+  (parallel tool calls fork the chain);
+- merges the records of one API response into one assistant message, and consecutive user records into one
+  user message (as Claude Code does before it calls the API);
+- keeps each tool result's ``toolUseResult`` side data (for Read: file.filePath, content, startLine, ...);
+- runs ``repair`` so the result always validates, and records what it changed;
+- reports malformed lines as ``LineProblem`` and imports the rest.
+
+Sub-agent logs live beside the session (``agent-<id>.jsonl`` with the same ``sessionId``, older versions) or
+in ``<session>/subagents/agent-*.jsonl``; they are imported into ``ImportedSession.subagents``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.claude_code.log_lines import (
+    BINARY_SNIFF_BYTES,
+    LineProblem,
+    LogRecord,
+    before_last_boundary,
+    parse_log_lines,
+    starts_with_json_line,
+)
+from compact_lsp.engine.conversation.messages import Message, Session, blocks_of
+from compact_lsp.engine.conversation.validate import repair
+from compact_lsp.engine.files.file_gate import NotRegularFile, open_regular
+
+log = logging.getLogger(__name__)
+
+TITLE_MAX_CHARS = 80
+
+
+@dataclass(frozen=True)
+class MessageOrigin:
+    """Where one imported message came from: its records, and the API response's id, model and usage."""
+
+    record_uuids: tuple[str, ...]
+    line_nos: tuple[int, ...]
+    message_id: str | None = None
+    model: str | None = None
+    usage: dict[str, Any] | None = None
+    is_meta: bool = False
+
+
+@dataclass
+class ImportedSession:
+    """One Claude Code session in the engine's model, with what the log held beside the messages."""
+
+    path: Path
+    session: Session
+    timestamps: list[str | None]
+    """One per message: the ISO timestamp of its first record (None for a message ``repair`` added)."""
+    origins: list[MessageOrigin | None]
+    """One per message (None for a message ``repair`` added)."""
+    tool_results_side: dict[str, dict[str, Any]]
+    """tool_use id -> the ``toolUseResult`` object logged with its result (only when it is an object)."""
+    cwd: str | None
+    problems: list[LineProblem] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    subagents: list[ImportedSession] = field(default_factory=list)
+    compact_summary: str | None = None
+    """With ``before_last_compaction``: the text of Claude Code's own summary after its last compaction."""
+    skipped_records: dict[str, int] = field(default_factory=dict)
+    """Records not imported, by reason: their type (``progress``, ...), ``other-branch`` or ``duplicate``."""
+
+
+def iter_session_files(directory: str | Path) -> Iterator[Path]:
+    """The session logs of a project directory, by name; ``agent-*.jsonl`` sub-agent logs are left out."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root} is not a directory of Claude Code sessions")
+    for path in sorted(root.glob("*.jsonl")):
+        if not path.name.startswith("agent-") and path.is_file():
+            yield path
+
+
+def import_claude_code(
+    path: str | Path, *, with_subagents: bool = True, before_last_compaction: bool = False
+) -> ImportedSession:
+    """Import one session log; raises FileNotFoundError or ValueError only when the file is not one at all.
+
+    ``before_last_compaction``: only what came before Claude Code's last ``compact_boundary`` record (what its
+    compaction summarised away), with its summary text in ``compact_summary``.
+    """
+    file = Path(path)
+    records, problems = _read_records(file)
+    summary: str | None = None
+    if before_last_compaction:
+        records, summary = before_last_boundary(records)
+    imported = import_records(file, records, problems)
+    imported.compact_summary = summary
+    if with_subagents and not file.name.startswith("agent-"):
+        imported.subagents = [
+            import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)
+        ]
+    return imported
+
+
+def import_records(file: Path, records: list[LogRecord], problems: list[LineProblem]) -> ImportedSession:
+    """The session that records parsed by ``parse_log_lines`` hold (a live transcript's, read a piece at a time)."""
+    skipped: Counter[str] = Counter()
+    return _build(file, records, _select_branch(records, skipped), problems, skipped)
+
+
+def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
+    if not file.exists():
+        raise FileNotFoundError(f"no Claude Code session log at {file}")
+    if file.is_dir():
+        raise ValueError(f"{file} is a directory; expected a session log (.jsonl)")
+    try:
+        with open_regular(str(file)) as f:  # a FIFO or a device named by mistake must not hang the import
+            data = f.read()
+    except NotRegularFile as exc:
+        raise ValueError(f"{exc}; expected a session log (.jsonl)") from None
+    if b"\x00" in data[:BINARY_SNIFF_BYTES] and not starts_with_json_line(data):
+        # a NUL inside a log that starts as JSON lines is one damaged line (a crash leaves zero-filled blocks)
+        raise ValueError(f"{file} is a binary file, not a Claude Code session log (JSON lines)")
+    records, problems = parse_log_lines(data)
+    for p in problems:
+        log.info("%s: %s", file, p)
+    return records, problems
+
+
+def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRecord]:
+    """The message records of the branch that ends at the last message, in file order, without duplicates."""
+    unique: list[LogRecord] = []
+    seen: set[str] = set()
+    for record in records:
+        if record.message is None:
+            skipped[str(record.data.get("type"))] += 1
+            continue
+        if record.uuid is not None:
+            if record.uuid in seen:
+                skipped["duplicate"] += 1
+                continue
+            seen.add(record.uuid)
+        unique.append(record)
+    responses = [r for r in unique if r.message is not None and r.message["role"] == "assistant"]
+    leaf = responses[-1] if responses else (unique[-1] if unique else None)
+    if leaf is None or leaf.uuid is None:
+        return unique  # no chain to follow: keep the file's order
+    by_uuid = {r.uuid: r for r in records if r.uuid is not None}
+    chain: set[str] = set()
+    cursor: str | None = leaf.uuid
+    while cursor is not None and cursor not in chain:
+        chain.add(cursor)
+        parent = by_uuid.get(cursor)
+        cursor = parent.parent if parent is not None else None
+    # The branch ends at the model's last response; what the user logged after it (a prompt, local command
+    # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
+    leaf_at = records.index(leaf)
+    for record in records[leaf_at + 1 :]:
+        if record.uuid is not None and record.parent in chain:
+            chain.add(record.uuid)
+    # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
+    # record of a response on the chain, and every result answering a kept call.
+    response_ids = {r.message_id for r in unique if r.uuid in chain and r.message_id}
+    kept = [r for r in unique if r.uuid in chain or (r.message_id is not None and r.message_id in response_ids)]
+    call_ids = {b.get("id") for r in kept if r.message for b in blocks_of(r.message) if b.get("type") == "tool_use"}
+    kept_ids = {id(r) for r in kept}
+    selected: list[LogRecord] = []
+    for record in unique:
+        answers = record.message is not None and any(
+            b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
+        )
+        if id(record) in kept_ids or answers:
+            selected.append(record)
+        else:
+            skipped["other-branch"] += 1
+    return selected
+
+
+def _build(
+    file: Path,
+    records: list[LogRecord],
+    selected: list[LogRecord],
+    problems: list[LineProblem],
+    skipped: Counter[str],
+) -> ImportedSession:
+    messages: list[Message] = []
+    timestamps: list[str | None] = []
+    sources: list[list[LogRecord]] = []
+    side: dict[str, dict[str, Any]] = {}
+    last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
+    for record in selected:
+        assert record.message is not None
+        role = record.message["role"]
+        blocks = blocks_of(record.message)
+        if role == "assistant" and last_response and record.message_id == last_response[0]:
+            target = last_response[1]  # another block of the same API response, maybe after its first results
+        elif messages and messages[-1]["role"] == role:
+            target = len(messages) - 1
+        else:
+            messages.append({"role": role, "content": []})
+            timestamps.append(_timestamp(record.data.get("timestamp")))
+            sources.append([])
+            target = len(messages) - 1
+        messages[target]["content"].extend(blocks)
+        sources[target].append(record)
+        if role == "assistant" and record.message_id:
+            last_response = (record.message_id, target)
+        _collect_side(record, blocks, side)
+    fixed = repair(messages)
+    origins = [_origin(sources[o]) if o is not None else None for o in fixed.origins]
+    session_id = _first_str(records, "sessionId") or file.stem
+    session = Session(
+        id=session_id,
+        messages=fixed.messages,
+        title=_title(records, selected),
+        meta={
+            "path": str(file),
+            "version": _first_str(records, "version"),
+            "gitBranch": _first_str(records, "gitBranch"),
+        },
+    )
+    return ImportedSession(
+        path=file,
+        session=session,
+        timestamps=[timestamps[o] if o is not None else None for o in fixed.origins],
+        origins=origins,
+        tool_results_side=side,
+        cwd=_first_str(records, "cwd"),
+        problems=problems,
+        repairs=fixed.actions,
+        skipped_records=dict(skipped),
+    )
+
+
+def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
+    extra = record.data.get("toolUseResult")
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    # One result a record is the norm; with several, which one the side data belongs to is unknowable.
+    if isinstance(extra, dict) and len(results) == 1:
+        side[str(results[0].get("tool_use_id"))] = extra
+
+
+def _origin(records: list[LogRecord]) -> MessageOrigin:
+    first = records[0].data.get("message")
+    raw: dict[str, Any] = first if isinstance(first, dict) else {}
+    usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else None
+    model = raw.get("model") if isinstance(raw.get("model"), str) else None
+    return MessageOrigin(
+        record_uuids=tuple(r.uuid for r in records if r.uuid is not None),
+        line_nos=tuple(r.line_no for r in records),
+        message_id=records[0].message_id,
+        model=model,
+        usage=usage,
+        is_meta=all(r.data.get("isMeta") is True for r in records),
+    )
+
+
+def _timestamp(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _first_str(records: list[LogRecord], key: str) -> str | None:
+    for record in records:
+        value = record.data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _title(records: list[LogRecord], selected: list[LogRecord]) -> str:
+    """The summary Claude Code wrote for this branch, else the last summary, else the user's first prompt."""
+    on_branch = {r.uuid for r in selected}
+    summaries = [r.data for r in records if r.data.get("type") == "summary" and isinstance(r.data.get("summary"), str)]
+    for summary in reversed(summaries):
+        if summary.get("leafUuid") in on_branch:
+            return str(summary["summary"])
+    if summaries:
+        return str(summaries[-1]["summary"])
+    for record in selected:
+        if record.message is None or record.message["role"] != "user" or record.data.get("isMeta"):
+            continue
+        for block in blocks_of(record.message):
+            text = block.get("text", "").strip() if block.get("type") == "text" else ""
+            if text and not text.startswith("<") and not text.startswith("Caveat:"):
+                first_line = text.splitlines()[0]
+                return first_line[: TITLE_MAX_CHARS - 1] + "…" if len(first_line) > TITLE_MAX_CHARS else first_line
+    return ""
+
+
+def _subagent_files(file: Path, session_id: str) -> list[Path]:
+    nested = sorted((file.parent / file.stem / "subagents").glob("agent-*.jsonl"))
+    beside = [p for p in sorted(file.parent.glob("agent-*.jsonl")) if p != file and session_id_of(p) == session_id]
+    return nested + beside
+
+
+def session_id_of(path: Path) -> str | None:
+    """The sessionId of a log's first record that has one (reads only the first few lines)."""
+    try:
+        with open_regular(str(path)) as f:
+            for _, line in zip(range(20), f, strict=False):
+                try:
+                    value = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
+                    return str(value["sessionId"])
+    except OSError:
+        return None
+    return None

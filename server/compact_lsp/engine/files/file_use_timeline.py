@@ -1,0 +1,85 @@
+"""Which files the agent used, in order: each successful Read, Edit, MultiEdit or Write with its path and range.
+
+The Claude Code hook ranks by it, and the evaluation scores against what the agent used after a compaction point.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+
+NEED_TOOLS = ("Read", "Edit", "MultiEdit", "Write")
+"""Tools whose use of a file after compaction means the agent needed its text (a Write only of an existing
+file: Claude Code refuses to overwrite a file the model has not read)."""
+
+
+@dataclass(frozen=True)
+class FileUse:
+    """A successful use of a file by a tool that needs its text."""
+
+    index: int
+    turn: int
+    tool: str
+    path: str
+    offset: int | None
+    limit: int | None
+    old_strings: tuple[str, ...] = ()
+    creates: bool = False
+    """A Write that created the file: a sign of work in that directory, not a need of the file's text."""
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def turns_of(messages: Sequence[Message]) -> list[int]:
+    """For each message, the number of assistant messages before it (an assistant message's own turn)."""
+    turns, n = [], 0
+    for message in messages:
+        turns.append(n)
+        if message["role"] == "assistant":
+            n += 1
+    return turns
+
+
+def _old_strings(tool: str, tool_input: dict[str, Any]) -> tuple[str, ...]:
+    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+    found = (e.get("old_string") for e in (edits if isinstance(edits, list) else []) if isinstance(e, dict))
+    return tuple(old for old in found if isinstance(old, str) and old)
+
+
+def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, Any]] | None = None) -> list[FileUse]:
+    """Successful Read/Edit/MultiEdit/Write calls, in order, with normalised absolute paths.
+
+    ``side`` is the log's side data by tool_use id: a Write whose side data says ``type: "create"`` made a new
+    file (without side data a Write of a file seen before counts as a Write of an existing file).
+    """
+    side = side or {}
+    failed = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m) if b.get("is_error")}
+    answered = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m)}
+    turns = turns_of(messages)
+    uses: list[FileUse] = []
+    for i, message in enumerate(messages):
+        for use in tool_uses(message):
+            name, tool_input = use.get("name"), use.get("input")
+            if name not in NEED_TOOLS or not isinstance(tool_input, dict):
+                continue
+            if use.get("id") in failed or use.get("id") not in answered:
+                continue
+            path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+            if path is None:
+                continue
+            creates = name == "Write" and side.get(str(use.get("id")), {}).get("type") == "create"
+            uses.append(
+                FileUse(
+                    i, turns[i], str(name), os.path.normpath(os.path.join(root, path)),
+                    _int(tool_input.get("offset")), _int(tool_input.get("limit")),
+                    _old_strings(str(name), tool_input), creates,
+                )
+            )  # fmt: skip
+    return uses

@@ -1,0 +1,380 @@
+"""Read-file state: which files the model has seen, whether they changed since, and whether it still has them.
+
+Reads, writes and edits are learnt from the conversation (``observe``) or told by the server's own reader
+(``record_read``). A tool result is tied to its path only through its request's tool_use id; an id used with
+several paths, or a result whose request cannot be found, is flagged and never guessed
+(file_tool_calls.py). Records (``ReadRecord``, read_record.py) are keyed by realpath and bounded (least
+recently touched evicted first).
+
+The point of ``in_history``: once microcompaction clears a read, or full compaction drops the history, the
+model no longer has that content, so ``can_skip_reread`` must say False even though the file is unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from compact_lsp.engine.conversation.messages import (
+    Block,
+    Message,
+    blocks_of,
+    canonical_json,
+    is_empty_result,
+    result_text,
+)
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
+from compact_lsp.engine.files.editor_documents import EditorDocument, EditorDocuments, display_path
+from compact_lsp.engine.files.file_tool_calls import FileToolCalls, ReadFlag
+from compact_lsp.engine.files.read_record import (
+    Freshness,
+    ReadRecord,
+    RecordKind,
+    StatFn,
+    content_hash,
+    os_stat,
+    safe_stat,
+)
+from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
+
+log = logging.getLogger(__name__)
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _seen_content(block: Block) -> str:
+    """What the model saw in a result: its text, or its whole content when it holds images or documents."""
+    content = block.get("content", "")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") != "text" for b in content):
+        return canonical_json(content)
+    return result_text(block)
+
+
+class ReadFileState:
+    """The seed's ``readFileState``: bounded, keyed by realpath, least recently touched evicted first."""
+
+    def __init__(
+        self,
+        capacity: int = 4096,
+        clock: Callable[[], float] = time.time,
+        read_tools: Iterable[str] = DEFAULT_READ_TOOLS,
+        write_tools: Iterable[str] = DEFAULT_WRITE_TOOLS,
+        edit_tools: Iterable[str] = DEFAULT_EDIT_TOOLS,
+        cwd: str | None = None,
+        counter: TokenCounter | None = None,
+        stat: StatFn = os_stat,
+    ) -> None:
+        if capacity < 1:
+            raise ValueError("read-file state capacity must be at least 1")
+        self.capacity = capacity
+        self.clock = clock
+        self.cwd = cwd or os.getcwd()
+        kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
+        kinds.update({name: "write" for name in write_tools})
+        kinds.update({name: "read" for name in read_tools})
+        self._calls = FileToolCalls(kinds, max_ids=capacity * 8, same_file=lambda path: self.resolve(path)[1])
+        self._counter = counter
+        self._stat = stat
+        self._records: OrderedDict[str, ReadRecord] = OrderedDict()
+        self.documents = EditorDocuments(
+            self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
+        )
+        """The documents open in the editor; the ``*_document`` methods below delegate to it."""
+
+    # -- paths ---------------------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> tuple[str, str]:
+        """(resolved, realpath): absolute against ``cwd``, ``~`` expanded; realpath resolves what exists."""
+        joined = os.path.join(self.cwd, os.path.expanduser(path))
+        # realpath gets the joined path: ".." after a symlink means the link target's parent, not normpath's.
+        return os.path.normpath(joined), os.path.realpath(joined)
+
+    def _key(self, path_or_record: str | ReadRecord) -> str:
+        if isinstance(path_or_record, ReadRecord):
+            return path_or_record.realpath
+        return self.resolve(path_or_record)[1]
+
+    def _count(self, block: Block) -> int:
+        if self._counter is None:
+            self._counter = TiktokenCounter()
+        return self._counter.count_block(block)
+
+    # -- learning from the conversation ---------------------------------------------------------------------
+
+    def observe(self, messages: Sequence[Message], start: int = 0) -> list[tuple[ReadRecord, Block]]:
+        """Learn reads, writes and edits from ``messages[start:]``; earlier messages must have been observed.
+
+        Unanswered tool_use ids are kept, so observing only the appended messages costs only those. Returns the
+        reads stored, each with the tool_result that showed it (what the model saw is kept from it).
+        """
+        reads: list[tuple[ReadRecord, Block]] = []
+        for message in messages[start:]:
+            role = message.get("role")
+            for block in blocks_of(message):
+                kind = block.get("type")
+                if role == "assistant" and kind == "tool_use":
+                    self._calls.request(block)
+                elif role == "user" and kind == "tool_result":
+                    record = self._on_tool_result(block)
+                    if record is not None:
+                        reads.append((record, block))
+        return reads
+
+    def _on_tool_result(self, block: Block) -> ReadRecord | None:
+        """Learn from one result; the record when it stored a read."""
+        use = self._calls.answer(block)
+        if use is None or use.path is None:
+            return None
+        use_id = use.tool_use_id
+        if block.get("is_error"):
+            self._note_error(use.path, result_text(block), use.kind)
+        elif use.kind == "read":
+            if is_empty_result(block):
+                return None
+            return self._store_read(
+                use.path,
+                _seen_content(block),
+                self._count(block),
+                tool_use_id=use_id,
+                offset=_int_or_none(use.input.get("offset")),
+                limit=_int_or_none(use.input.get("limit")),
+            )
+        elif use.kind == "write":
+            content = use.input.get("content")
+            self.record_write(use.path, use_id, content if isinstance(content, str) else None)
+        else:
+            self.record_edit(use.path, use_id)
+        return None
+
+    def paths_for(self, tool_use_id: str) -> list[str]:
+        """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
+        return self._calls.paths_for(tool_use_id)
+
+    @property
+    def flags(self) -> list[ReadFlag]:
+        """Tool results that could not be tied to exactly one path, oldest first (bounded)."""
+        return self._calls.flags
+
+    # -- recording -------------------------------------------------------------------------------------------
+
+    def record_read(
+        self,
+        path: str,
+        content: str,
+        *,
+        tool_use_id: str | None = None,
+        start_line: int | None = None,
+        num_lines: int | None = None,
+        total_lines: int | None = None,
+    ) -> ReadRecord:
+        """Record a read by the server's own reader (``compact/readFile``, rehydration)."""
+        if tool_use_id is not None:
+            self._calls.note_id_path(tool_use_id, path)
+        tokens = self._count({"type": "text", "text": content})
+        return self._store_read(
+            path,
+            content,
+            tokens,
+            tool_use_id=tool_use_id,
+            start_line=start_line,
+            num_lines=num_lines,
+            total_lines=total_lines,
+        )
+
+    def _store_read(self, path: str, seen: str, tokens: int, **range_and_id: Any) -> ReadRecord:
+        record = self._new_record(path, "read")
+        record.content_hash = content_hash(seen)
+        record.bytes = len(seen.encode("utf-8", "surrogatepass"))
+        record.tokens = tokens
+        for name, value in range_and_id.items():
+            setattr(record, name, value)
+        if record.tool_use_id is not None:
+            record.history_ids = {record.tool_use_id}
+        return self._put(record)
+
+    def record_write(self, path: str, tool_use_id: str | None = None, content: str | None = None) -> ReadRecord:
+        """The model wrote the whole file: it knows the content it wrote."""
+        record = self._new_record(path, "write")
+        record.written_at = record.read_at
+        record.tool_use_id = tool_use_id
+        record.history_ids = {tool_use_id} if tool_use_id else set()
+        if content is not None:
+            record.content_hash = content_hash(content)
+            record.bytes = len(content.encode("utf-8", "surrogatepass"))
+            record.tokens = self._count({"type": "text", "text": content})
+        else:  # the written content is unknown to us, so we cannot vouch for the model's copy
+            record.in_history = False
+        return self._put(record)
+
+    def record_edit(self, path: str, tool_use_id: str | None = None) -> ReadRecord:
+        """The model edited the file: its copy is the earlier copy plus the edit, if it still has one."""
+        earlier = self._records.get(self.resolve(path)[1])
+        record = self._new_record(path, "edit")
+        record.written_at = record.read_at
+        record.tool_use_id = tool_use_id
+        if earlier is not None:
+            record.tokens, record.bytes = earlier.tokens, earlier.bytes
+            record.offset, record.limit = earlier.offset, earlier.limit
+            record.start_line, record.num_lines = earlier.start_line, earlier.num_lines
+            record.total_lines = earlier.total_lines
+            record.in_history = earlier.in_history
+            record.history_ids = set(earlier.history_ids)
+        else:
+            record.in_history = False  # edited blind: the model never had the whole file
+        if tool_use_id:
+            record.history_ids.add(tool_use_id)
+        return self._put(record)
+
+    def _note_error(self, path: str, text: str, kind: RecordKind) -> None:
+        record = self._records.get(self.resolve(path)[1])
+        if record is not None:
+            record.error = (text.strip().splitlines() or ["error"])[0][:200]
+            record.error_kind = kind
+
+    def _new_record(self, path: str, kind: RecordKind) -> ReadRecord:
+        resolved, real = self.resolve(path)
+        stat, known = safe_stat(self._stat, real)
+        doc = self.documents.get(real)
+        return ReadRecord(
+            path_as_given=path,
+            resolved_path=resolved,
+            realpath=real,
+            kind=kind,
+            read_at=self.clock(),
+            mtime_ns=stat.mtime_ns if stat else None,
+            size=stat.size if stat else None,
+            inode=stat.inode if stat else None,
+            display_path=display_path(resolved, self.cwd),
+            freshness=Freshness.FRESH if stat else Freshness.DELETED if known else Freshness.UNKNOWN,
+            open=doc is not None,
+            dirty=doc is not None and doc.dirty,
+        )
+
+    def _put(self, record: ReadRecord) -> ReadRecord:
+        self._records[record.realpath] = record
+        self._records.move_to_end(record.realpath)
+        while len(self._records) > self.capacity:
+            evicted, _ = self._records.popitem(last=False)
+            log.debug("read-file state full: forgot %s", evicted)
+        return record
+
+    # -- queries ---------------------------------------------------------------------------------------------
+
+    def get(self, path: str) -> ReadRecord | None:
+        return self._records.get(self._key(path))
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def freshness(self, path_or_record: str | ReadRecord) -> Freshness:
+        """Compare the file's stat now with the record's (and remember the answer on the record)."""
+        record = (
+            path_or_record if isinstance(path_or_record, ReadRecord) else self._records.get(self._key(path_or_record))
+        )
+        if record is None:
+            return Freshness.UNKNOWN
+        record.freshness = self._compare_stat(record)
+        return record.freshness
+
+    def _compare_stat(self, record: ReadRecord) -> Freshness:
+        """mtime, size or inode changed means stale (an atomic save replaces the inode)."""
+        stat, known = safe_stat(self._stat, record.realpath)
+        if not known:
+            return Freshness.UNKNOWN
+        if stat is None:
+            return Freshness.DELETED
+        if record.mtime_ns is None:  # it did not exist when recorded: nothing to compare with
+            return Freshness.UNKNOWN
+        if (stat.mtime_ns, stat.size, stat.inode) != (record.mtime_ns, record.size, record.inode):
+            return Freshness.STALE
+        return Freshness.FRESH
+
+    def refresh(self) -> dict[str, Freshness]:
+        """Freshness of every record, by realpath."""
+        return {key: self.freshness(record) for key, record in self._records.items()}
+
+    def ranked(self) -> list[ReadRecord]:
+        """Records newest first: the order rehydration considers them in."""
+        return list(reversed(self._records.values()))
+
+    # -- history -------------------------------------------------------------------------------------------
+
+    def mark_evicted(self, tool_use_ids: Iterable[str]) -> list[str]:
+        """Microcompaction cleared these results: the files they showed are no longer in history.
+
+        Returns the realpaths whose copy left history.
+        """
+        ids = set(tool_use_ids)
+        left: list[str] = []
+        for key, record in self._records.items():
+            if record.in_history and record.history_ids & ids:
+                record.in_history = False
+                left.append(key)
+        return left
+
+    def mark_all_out_of_history(self) -> None:
+        """After full compaction the model has none of the files; records stay for rehydration."""
+        for record in self._records.values():
+            record.in_history = False
+
+    def is_in_history(self, path: str) -> bool:
+        record = self.get(path)
+        return record is not None and record.in_history
+
+    def can_skip_reread(self, path: str, offset: int | None = None, limit: int | None = None) -> bool:
+        """Whether "file unchanged" is an honest answer: the model still has this range, and it is fresh."""
+        record = self.get(path)
+        return (
+            record is not None
+            and record.in_history
+            and record.covers(offset, limit)
+            and self.freshness(record) is Freshness.FRESH
+        )
+
+    # -- editor documents ----------------------------------------------------------------------------------
+
+    def open_document(self, path: str, text: str, version: int) -> EditorDocument:
+        return self.documents.open(path, text, version)
+
+    def change_document(self, path: str, text: str, version: int) -> EditorDocument:
+        return self.documents.change(path, text, version)
+
+    def save_document(self, path: str) -> None:
+        self.documents.save(path)
+
+    def close_document(self, path: str) -> None:
+        self.documents.close(path)
+
+    def focus_document(self, path: str) -> None:
+        self.documents.focus(path)
+
+    def open_documents(self) -> list[EditorDocument]:
+        """Open documents, most recently focused (or opened) first."""
+        return self.documents.by_focus()
+
+    def _sync_record(self, doc: EditorDocument, is_open: bool) -> None:
+        """A record shows whether its file is open in the editor, and unsaved there."""
+        record = self._records.get(doc.realpath)
+        if record is not None:
+            record.open, record.dirty = is_open, is_open and doc.dirty
+
+    # -- status ----------------------------------------------------------------------------------------------
+
+    def status(self) -> list[dict[str, Any]]:
+        """``compact/status`` readFiles, freshly stat'ed: the model's reads newest first, then open documents
+        it never read (kind "editor", never in history)."""
+        self.refresh()
+        entries = [record.to_wire() for record in self.ranked()]
+        for doc in self.open_documents():
+            if doc.realpath not in self._records:
+                entry = ReadRecord(doc.path, doc.path, doc.realpath, "editor", doc.focused_at, in_history=False)
+                entry.display_path, entry.open, entry.dirty = doc.display_path, True, doc.dirty
+                entry.tokens = self._count({"type": "text", "text": doc.text})
+                entries.append(entry.to_wire())
+        return entries

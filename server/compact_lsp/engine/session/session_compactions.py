@@ -1,0 +1,116 @@
+"""A session's full compactions over time: what undo restores, and the circuit breaker for automatic ones.
+
+``run_compaction`` (compaction/full_compaction.py) computes one compaction and ``ContextSession.compact`` commits it;
+``SessionCompactions`` is what the session keeps around them: the views from before each compaction still standing
+(what undo restores), how many automatic ones failed in a row, and how many were undone (a notes update that raced
+any of this is dropped).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.conversation.messages import Message, blocks_of, normalize_message
+from compact_lsp.engine.conversation.validate import validate
+
+
+@dataclass
+class CompactionState:
+    """What undo needs: the views before each compaction, newest last, with the view length right after it."""
+
+    boundary_id: str
+    pre_view: list[Message]
+    post_len: int
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompactedView:
+    """A ``compaction`` record read back: the new messages and what in them the engine attached."""
+
+    messages: list[Message]
+    attachment_texts: list[str]
+    whole_files: list[tuple[str, str]]
+    """``(path, text)`` of files re-attached whole: back in the model's context (partial ones are not)."""
+    tokens_after: int
+    partial_files: list[str] = field(default_factory=list)
+    """Paths of files re-attached as slices (or as a deleted-file notice): fresh, but not whole."""
+
+
+class SessionCompactions:
+    """The compactions of one session, newest last; the session applies what they change to its view."""
+
+    def __init__(self) -> None:
+        self.standing: list[CompactionState] = []
+        self.auto_failures = 0
+        """Automatic compactions that failed in a row; any success resets it."""
+        self.undone = 0
+
+    @property
+    def generation(self) -> tuple[int, int]:
+        """Changes whenever history is replaced (a compaction or an undo)."""
+        return len(self.standing), self.undone
+
+    @property
+    def last(self) -> dict[str, Any] | None:
+        """The newest standing compaction's result, as ``compact.compact`` returned it."""
+        return self.standing[-1].record if self.standing else None
+
+    def blocked(self, max_failures: int) -> bool:
+        return self.auto_failures >= max_failures
+
+    def finished(self, trigger: str, ok: bool) -> None:
+        """Count a compaction's end for the circuit breaker: an automatic failure adds one, any success resets."""
+        if ok:
+            self.auto_failures = 0
+        elif trigger == "auto":
+            self.auto_failures += 1
+
+    def undo_target(self, messages: list[Message]) -> CompactionState:
+        """The compaction an undo would revert now; raises when there is none or the result would be invalid."""
+        if not self.standing:
+            raise CompactionError("nothing_to_undo", "There is no compaction to undo in this session.")
+        state = self.standing[-1]
+        problems = validate(self._restored(state, messages))
+        if problems:
+            raise CompactionError(
+                "cannot_undo",
+                "Undo would leave an invalid conversation with the messages added since the compaction "
+                f"({problems[0].message}); nothing changed.",
+            )
+        return state
+
+    def push(self, record: dict[str, Any], messages: list[Message]) -> CompactedView:
+        """Apply a ``compaction`` record: remember ``messages`` for undo and return the view replacing them."""
+        new = [normalize_message(m) for m in record["messages"]]
+        self.standing.append(
+            CompactionState(str(record["boundaryId"]), messages, len(new), copy.deepcopy(record["result"]))
+        )
+        summary_blocks = blocks_of(new[0]) if new else []
+        attached = [(e, str(summary_blocks[int(e["block"])].get("text", ""))) for e in record.get("attached", [])]
+        whole_files = [
+            (str(entry["path"]), text)
+            for entry, text in attached
+            if entry.get("kind") == "file" and not entry.get("partial") and entry.get("path")
+        ]
+        partial_files = [
+            str(entry["path"])
+            for entry, _ in attached
+            if entry.get("kind") in ("file", "file-deleted") and entry.get("path") and (entry.get("partial") or
+                                                                                     entry.get("kind") != "file")
+        ]  # fmt: skip
+        tokens_after = int(record["result"].get("tokensAfter", 0))
+        return CompactedView(new, [text for _, text in attached], whole_files, tokens_after, partial_files)
+
+    def pop(self, messages: list[Message]) -> list[Message]:
+        """Apply an ``undo`` record: the view from before the newest compaction plus what was added since."""
+        state = self.standing.pop()
+        self.undone += 1
+        return self._restored(state, messages)
+
+    @staticmethod
+    def _restored(state: CompactionState, messages: list[Message]) -> list[Message]:
+        return [*state.pre_view, *messages[state.post_len :]]
