@@ -125,3 +125,26 @@ async def test_follow_off_lists_no_claude_code_session(
         assert all(s["source"] != "claude-code" for s in listed)
     finally:
         await stop_server(client)
+
+
+async def test_a_project_directory_made_after_start_is_followed_under_claude_codes_name(tmp_path: Path) -> None:
+    """Claude Code's first run in a project comes after the editor opened it: the folder it makes then (every
+    character but a letter or digit as "-", here "_", spaces and non-ASCII) is found and its transcript followed."""
+    workspace = Workspace(tmp_path / "work_repo über 🚀")
+    projects = tmp_path / "claude-projects"
+    projects.mkdir()
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        assert all(s["source"] != "claude-code" for s in await request(client, "compact/sessions", {}))
+        real = os.path.realpath(workspace.root)
+        directory = projects / "".join(  # JavaScript's /[^a-zA-Z0-9]/g, one "-" per UTF-16 unit
+            chr(u) if chr(u).isascii() and chr(u).isalnum() else "-"
+            for u in memoryview(real.encode("utf-16-le")).cast("H")
+        )
+        assert "work-repo--ber---" in directory.name
+        directory.mkdir()
+        (directory / f"{SESSION}.jsonl").write_bytes(corpus_session(SESSION).read_bytes())
+        usage = await usage_of(client, FOLLOWED)
+        assert usage["total"] == expected_total(corpus_session(SESSION))
+    finally:
+        await stop_server(client)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,10 +40,20 @@ class ClaudeCodeSettings:
     """Where Claude Code keeps its projects (default ``~/.claude/projects``)."""
 
 
+def projects_base(projects_dir: str | None) -> Path:
+    """Where Claude Code keeps its project folders."""
+    return Path(os.path.expanduser(projects_dir or "~/.claude/projects"))
+
+
+def project_name(workspace_root: str) -> str:
+    """Claude Code's name for a project folder: the path with every character but an ASCII letter or digit as
+    ``-``, counted as JavaScript counts them (a character beyond the BMP is two UTF-16 units, so two ``-``)."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" * (1 + (ord(ch) > 0xFFFF)) for ch in workspace_root)
+
+
 def project_directory(projects_dir: str | None, workspace_root: str) -> Path:
-    """Claude Code's folder for a workspace: its path with separators and dots as ``-``."""
-    base = Path(os.path.expanduser(projects_dir or "~/.claude/projects"))
-    return base / re.sub(r"[/\\.]", "-", workspace_root)
+    """Claude Code's folder for a workspace (which may not exist yet)."""
+    return projects_base(projects_dir) / project_name(workspace_root)
 
 
 def session_id_for(transcript: Path) -> str:

@@ -1,7 +1,9 @@
 """Following the workspace's Claude Code transcripts: each becomes a read-only session the editors can show.
 
-The project directory (``~/.claude/projects/<workspace path with separators and dots as "-">``, or under
-``claudeCode.projectsDir``) is watched with watchdog, non-recursively. A transcript that changes is read from
+The project directory (``~/.claude/projects/<workspace path with every character but a letter or digit as "-">``,
+or under ``claudeCode.projectsDir``) is watched with watchdog, non-recursively; until it exists (Claude Code makes
+it on its first run in the project), the nearest folder above it is watched instead, and following starts once it
+appears. A transcript that changes is read from
 where it stopped (``companion/live.py``) in a worker thread under its session's lock, and the client hears
 ``compact/didChangeUsage`` as for any session. Its sessions are listed by ``compact/sessions`` with
 ``source: "claude-code"`` and ``readOnly: true``; whatever would change their context is refused (Claude Code
@@ -61,27 +63,67 @@ class ClaudeCodeFollow:
         """Transcript path -> its session."""
         self._pending: set[str] = set()
         self._observer: Any = None
+        self._watch: Any = None
+        self._watched: Path | None = None
+        """The folder watched now: the project directory, or while it does not exist the nearest one above it."""
+        self._rechecking = False
+        self.levels_above = 2
+        """How far up to wait for the project directory to appear: its projects folder and that folder's parent."""
 
     def start(self) -> None:
-        from watchdog.events import FileSystemEventHandler
         from watchdog.observers import Observer
+
+        self._observer = Observer()
+        self._observer.start()
+        self._watch_nearest()
+
+    def _watch_nearest(self) -> None:
+        """Watch the project directory when it exists, else the nearest folder that will hold it once Claude Code
+        makes it (its first run in this project may come after the editor opened)."""
+        self._rechecking = False
+        if self._observer is None:
+            return
+        waiting = [self.directory, *self.directory.parents[: self.levels_above]]
+        nearest = next((d for d in waiting if d.is_dir()), None)
+        if nearest is None or nearest == self._watched:
+            return
+        if self._watch is not None:
+            self._observer.unschedule(self._watch)
+        self._watch = self._observer.schedule(self._handler(), str(nearest), recursive=False)
+        self._watched = nearest
+        if nearest != self.directory:
+            log.info("waiting for Claude Code's project directory %s (watching %s)", self.directory, nearest)
+            if self.directory.is_dir():  # made between the check and the watch
+                self._watch_nearest()
+            return
+        for path in transcripts_in(self.directory)[:MAX_FOLLOWED]:
+            self.changed(str(path))
+        log.info("following Claude Code transcripts in %s", self.directory)
+
+    def _handler(self) -> Any:
+        from watchdog.events import FileSystemEventHandler
 
         loop = asyncio.get_running_loop()
         follow = self
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
+                if event.event_type in ("opened", "closed", "closed_no_write"):
+                    return  # our own reads: nothing was written
+                if follow._watched != follow.directory:
+                    loop.call_soon_threadsafe(follow._recheck)
+                    return
                 for raw in (getattr(event, "src_path", ""), getattr(event, "dest_path", "")):
                     path = os.fsdecode(raw) if raw else ""
                     if path.endswith(".jsonl") and not os.path.basename(path).startswith("agent-"):
                         loop.call_soon_threadsafe(follow.changed, path)
 
-        self._observer = Observer()
-        self._observer.schedule(Handler(), str(self.directory), recursive=False)
-        self._observer.start()
-        for path in transcripts_in(self.directory)[:MAX_FOLLOWED]:
-            self.changed(str(path))
-        log.info("following Claude Code transcripts in %s", self.directory)
+        return Handler()
+
+    def _recheck(self) -> None:
+        if not self._rechecking:
+            self._rechecking = True
+            asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self._watch_nearest)
 
     def stop(self) -> None:
         if self._observer is not None:
@@ -136,7 +178,7 @@ def start_following(server: CompactLanguageServer, settings: ClaudeCodeSettings)
     if settings.follow is False or server.workspace_root is None:
         return
     directory = project_directory(settings.projects_dir, server.workspace_root)
-    if not directory.is_dir():
+    if not directory.is_dir() and not any(d.is_dir() for d in directory.parents[:2]):
         if settings.follow:
             server.show_warning(f"compact-lsp: no Claude Code transcripts to follow: {directory} does not exist")
         return
