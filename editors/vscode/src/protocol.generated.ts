@@ -609,11 +609,14 @@ export interface BiggestItem {
   toolUseId?: string;
 }
 /**
+ * A Claude Code log by path, or a followed Claude Code session by id ("Import to continue"): exactly one of the two.
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "ImportSessionParams".
  */
 export interface ImportSessionParams {
-  path: string;
+  path?: string;
+  sessionId?: SessionId;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -626,6 +629,10 @@ export interface ImportSessionResult {
   tokens: number;
   problems: string[];
   repairs: string[];
+  /**
+   * True when the followed session had been imported before: its copy is opened, nothing is written.
+   */
+  alreadyImported?: boolean;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

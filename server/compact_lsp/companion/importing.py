@@ -20,6 +20,14 @@ from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
 
 
+class AlreadyImported(StoreError):
+    """The log was imported before, as ``session_id``."""
+
+    def __init__(self, path: str | Path, session_id: str) -> None:
+        super().__init__(f"{Path(path).name} was already imported as session {session_id}")
+        self.session_id = session_id
+
+
 @dataclass(frozen=True)
 class ImportResult:
     session_id: str
@@ -52,7 +60,7 @@ def import_into_store(
     imported = import_claude_code(path)
     session_id = f"cc-{imported.session.id}"
     if store.exists(session_id):
-        raise StoreError(f"{Path(path).name} was already imported as session {session_id}")
+        raise AlreadyImported(path, session_id)
     session = ContextSession(
         session_id,
         settings=settings,

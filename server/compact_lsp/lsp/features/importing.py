@@ -1,12 +1,17 @@
-"""``compact/importSession``: a Claude Code session log becomes a managed session of this workspace."""
+"""``compact/importSession``: a Claude Code session log becomes a managed session of this workspace.
+
+Given a followed Claude Code session's id instead of a path ("Import to continue"), its transcript is imported;
+when that was done before, the earlier copy is opened (the user may have continued it) and nothing is written.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.companion.importing import import_into_store
+from compact_lsp.companion.importing import AlreadyImported, import_into_store
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.lsp.errors import invalid_params, request_failed
 from compact_lsp.lsp.handlers import request_handler
@@ -25,11 +30,25 @@ def register(server: CompactLanguageServer) -> None:
     server.feature(IMPORT_SESSION)(request_handler(server, import_session))
 
 
-async def import_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
-    args = as_object(params, IMPORT_SESSION)
+def _log_path(server: CompactLanguageServer, args: Mapping[str, Any]) -> tuple[str, bool]:
+    """The log to import, and whether it is a followed session's transcript (given by ``sessionId``)."""
+    if "sessionId" in args:
+        if "path" in args:
+            raise invalid_params(f"{IMPORT_SESSION}: give either path or sessionId, not both")
+        session_id = required_str(args, "sessionId", IMPORT_SESSION)
+        slot = server.registry().slots.get(session_id)
+        if slot is None or slot.followed is None:
+            raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not a Claude Code session followed here")
+        return str(slot.followed.transcript.path), True
     path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
     if not os.path.isabs(path) and server.workspace_root:
         path = os.path.join(server.workspace_root, path)
+    return path, False
+
+
+async def import_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, IMPORT_SESSION)
+    path, followed = _log_path(server, args)
     registry = server.registry()
 
     def run() -> dict[str, Any]:
@@ -45,10 +64,22 @@ async def import_session(server: CompactLanguageServer, params: Any) -> dict[str
                 counter=TiktokenCounter(load_encoding()),
                 workspace_root=server.workspace_root,
             )
+        except AlreadyImported as exc:
+            if not followed:
+                raise request_failed(f"{IMPORT_SESSION}: {exc}") from None
+            return {"sessionId": exc.session_id, "alreadyImported": True}
         except (ValueError, StoreError) as exc:
             raise request_failed(f"{IMPORT_SESSION}: {exc}") from None
         return result.to_wire()
 
     wire = await asyncio.to_thread(run)
+    if wire.get("alreadyImported"):
+        slot = await registry.select(str(wire["sessionId"]), IMPORT_SESSION)
+        async with slot.lock:
+            session = slot.session
+            usage = await asyncio.to_thread(session.usage)
+        title = session.title or slot.first_request or ""
+        return {**wire, "title": title, "messages": len(session.messages), "tokens": usage.total,
+                "problems": [], "repairs": []}  # fmt: skip
     await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
     return wire
