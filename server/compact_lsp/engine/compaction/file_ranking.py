@@ -16,7 +16,7 @@ from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.files.editor_documents import EditorDocument
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_state import ReadFileState
 
@@ -114,7 +114,7 @@ def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> Histo
             tool_input = use.get("input")
             if not isinstance(tool_input, dict) or use.get("id") in failed:
                 continue
-            path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+            path = input_path(tool_input)
             if path is not None:
                 uses.setdefault(read_state.resolve(path)[1], []).append(tool_input)
     return uses

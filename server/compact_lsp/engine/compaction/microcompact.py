@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compact_lsp.engine.compaction.eviction import TRIGGERS, ProtectedResult, Trigger
 from compact_lsp.engine.compaction.microcompact_plan import (
@@ -64,7 +64,7 @@ from compact_lsp.engine.conversation.messages import (
     is_empty_result,
 )
 from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.settings import DEFAULT_READ_TOOLS, MicrocompactSettings
 
 logger = logging.getLogger(__name__)
@@ -101,7 +101,31 @@ class _Candidate:
     unresolved: bool
 
 
+@dataclass
+class _Inventory:
+    """What one pass over the messages found: token totals, the results a trigger may clear, the protected ones,
+    the images in user messages (message index, block index, tokens) and the last user message."""
+
+    total: int = 0
+    results_total: int = 0
+    candidates: list[_Candidate] = field(default_factory=list)
+    protected: list[ProtectedResult] = field(default_factory=list)
+    images: list[tuple[int, int, int]] = field(default_factory=list)
+    last_user: int = -1
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """What decides whether a result is a candidate, protected or left alone."""
+
+    compactable: frozenset[str]
+    reads: frozenset[str]
+    pinned: frozenset[str]
+    preserve_read: Callable[[str], bool] | None
+
+
 def _request_index(messages: Sequence[Message]) -> dict[str, list[Block]]:
+    """Every tool_use block by its id (an id may be used more than once)."""
     index: dict[str, list[Block]] = {}
     for message in messages:
         if message.get("role") != "assistant":
@@ -114,13 +138,123 @@ def _request_index(messages: Sequence[Message]) -> dict[str, list[Block]]:
 
 def _request_path(use: Block) -> str | None:
     data = use.get("input")
-    if not isinstance(data, dict):
+    return input_path(data) if isinstance(data, dict) else None
+
+
+def _classify(
+    block: Block, position: tuple[int, int], tokens: int, uses: list[Block], rules: _Rules
+) -> _Candidate | ProtectedResult | None:
+    """One tool_result: a candidate for clearing, protected (pinned, or a managed-memory read), or None when it is
+    never cleared (an error, already cleared, empty, or a tool outside the compactable ones)."""
+    if block.get("is_error") or is_cleared(block) or is_empty_result(block):
         return None
-    for key in PATH_KEYS:
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    tool_use_id = str(block.get("tool_use_id", ""))
+    use_paths = [_request_path(u) for u in uses]
+    if tool_use_id in rules.pinned:
+        return ProtectedResult(tool_use_id, distinct(use_paths))
+    names = distinct([u.get("name") for u in uses])
+    if uses and not all(name in rules.compactable for name in names):
+        return None
+    paths = distinct(use_paths)
+    # an id shared by a read and another tool may have carried file content: treat it as a read for eviction
+    # (re-reading is the safe side), but protect only when every request is a read
+    is_read = any(name in rules.reads for name in names)
+    only_reads = bool(uses) and all(name in rules.reads for name in names)
+    all_paths_known = bool(uses) and all(p is not None for p in use_paths)
+    preserve = rules.preserve_read
+    if preserve is not None and only_reads and all_paths_known and all(preserve(p) for p in paths):
+        return ProtectedResult(tool_use_id, paths)
+    unresolved = not uses or (is_read and (not all_paths_known or len(paths) != 1))
+    message_index, block_index = position
+    return _Candidate(message_index, block_index, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved)
+
+
+def _inventory(messages: Sequence[Message], counter: TokenCounter, rules: _Rules) -> _Inventory:
+    """One pass over the messages: count every block, sort each tool_result, note the images in user messages."""
+    requests = _request_index(messages)
+    found = _Inventory()
+    for i, message in enumerate(messages):
+        found.total += MESSAGE_OVERHEAD_TOKENS
+        is_user = message.get("role") == "user"
+        if is_user:
+            found.last_user = i
+        for j, block in enumerate(blocks_of(message)):
+            tokens = counter.count_block(block)
+            found.total += tokens
+            kind = block.get("type")
+            if is_user and kind == "image":
+                found.images.append((i, j, tokens))
+            if not is_user or kind != "tool_result":
+                continue
+            found.results_total += tokens
+            uses = requests.get(str(block.get("tool_use_id", "")), [])
+            verdict = _classify(block, (i, j), tokens, uses, rules)
+            if isinstance(verdict, ProtectedResult):
+                found.protected.append(verdict)
+            elif verdict is not None:
+                found.candidates.append(verdict)
+    return found
+
+
+def _clear_order(
+    trigger: Trigger, settings: MicrocompactSettings, older: list[_Candidate], kept: list[_Candidate]
+) -> tuple[list[tuple[_Candidate, str]], int | None]:
+    """The results the trigger may clear, in the order it clears them, each with its reason; and the watermark the
+    size trigger stops at (None: the others clear all of them)."""
+    if trigger != "size":
+        keep = settings.effective_keep_recent
+        return [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older], None
+    watermark = settings.low_watermark_tokens
+    over = f"size: tool results over {settings.size_threshold_tokens} tokens"
+    # When clearing every older result cannot reach the watermark (5 kept results of 7k tokens exceed a 20k mark),
+    # the kept window gives way, oldest first: else every append would rewrite history again.
+    order = [(c, f"{over}, oldest first to {watermark}") for c in older]
+    order += [(c, f"{over}, the kept results alone above {watermark}: oldest kept first") for c in kept[:-1]]
+    return order, watermark
+
+
+def _planned_clears(
+    order: list[tuple[_Candidate, str]], clearable: int, watermark: int | None, marker_tokens: int
+) -> list[PlannedClear]:
+    """Clear in order, skipping results the marker would not shrink, until the clearable tokens reach the
+    watermark, if there is one."""
+    remaining = clearable
+    clear: list[PlannedClear] = []
+    for c, reason in order:
+        if watermark is not None and remaining <= watermark:
+            break
+        saved = c.tokens - marker_tokens
+        if saved <= 0:
+            continue
+        remaining -= saved
+        clear.append(
+            PlannedClear(
+                message_index=c.message_index,
+                block_index=c.block_index,
+                tool_use_id=c.tool_use_id,
+                tool=c.tool,
+                paths=c.paths,
+                tokens=c.tokens,
+                reason=reason,
+                saved=saved,
+                is_read=c.is_read,
+                unresolved=c.unresolved,
+            )
+        )
+    return clear
+
+
+def _planned_media(found: _Inventory, kept: list[_Candidate], counter: TokenCounter) -> list[PlannedMedia]:
+    """Images in user messages before the kept window that the placeholder would shrink."""
+    if not found.images:
+        return []
+    window_start = min(kept[0].message_index, found.last_user) if kept else found.last_user
+    placeholder_tokens = counter.count_block({"type": "text", "text": MEDIA_PLACEHOLDER})
+    return [
+        PlannedMedia(i, j, tokens, tokens - placeholder_tokens)
+        for i, j, tokens in found.images
+        if i < window_start and tokens > placeholder_tokens
+    ]
 
 
 def plan_microcompaction(
@@ -145,57 +279,10 @@ def plan_microcompaction(
     if trigger == "size" and settings.size_threshold_tokens == -1:
         return None
 
-    compactable = frozenset(settings.compactable_tools)
-    reads = frozenset(read_tools)
-    requests = _request_index(messages)
-    marker_tokens = counter.count_text(CLEARED_TOOL_RESULT)
-
-    total = 0
-    results_total = 0
-    candidates: list[_Candidate] = []
-    protected: list[ProtectedResult] = []
-    images: list[tuple[int, int, int]] = []
-    last_user = -1
-    for i, message in enumerate(messages):
-        blocks = blocks_of(message)
-        total += MESSAGE_OVERHEAD_TOKENS
-        is_user = message.get("role") == "user"
-        if is_user:
-            last_user = i
-        for j, block in enumerate(blocks):
-            tokens = counter.count_block(block)
-            total += tokens
-            kind = block.get("type")
-            if is_user and kind == "image":
-                images.append((i, j, tokens))
-            if not is_user or kind != "tool_result":
-                continue
-            results_total += tokens
-            if block.get("is_error") or is_cleared(block) or is_empty_result(block):
-                continue
-            tool_use_id = str(block.get("tool_use_id", ""))
-            uses = requests.get(tool_use_id, [])
-            if tool_use_id in pinned:
-                protected.append(ProtectedResult(tool_use_id, distinct([_request_path(u) for u in uses])))
-                continue
-            names = distinct([u.get("name") for u in uses])
-            if uses and not all(name in compactable for name in names):
-                continue
-            use_paths = [_request_path(u) for u in uses]
-            paths = distinct(use_paths)
-            # an id shared by a read and another tool may have carried file content: treat it as a read for
-            # eviction (re-reading is the safe side), but protect only when every request is a read
-            is_read = any(name in reads for name in names)
-            only_reads = bool(uses) and all(name in reads for name in names)
-            all_paths_known = bool(uses) and all(p is not None for p in use_paths)
-            if preserve_read is not None and only_reads and all_paths_known and all(preserve_read(p) for p in paths):
-                protected.append(ProtectedResult(tool_use_id, paths))
-                continue
-            unresolved = not uses or (is_read and (not all_paths_known or len(paths) != 1))
-            candidates.append(_Candidate(i, j, tool_use_id, ",".join(names), paths, tokens, is_read, unresolved))
-
-    keep = settings.effective_keep_recent
-    kept = candidates[-keep:]
+    rules = _Rules(frozenset(settings.compactable_tools), frozenset(read_tools), pinned, preserve_read)
+    found = _inventory(messages, counter, rules)
+    candidates = found.candidates
+    kept = candidates[-settings.effective_keep_recent :]
     older = candidates[: len(candidates) - len(kept)]
 
     # The size trigger measures what microcompaction can act on: results it may clear. Cleared markers, errors and
@@ -204,66 +291,13 @@ def plan_microcompaction(
     if trigger == "size" and clearable <= settings.size_threshold_tokens:
         return None
 
-    remaining = clearable
-    order: list[tuple[_Candidate, str]]
-    if trigger == "size":
-        watermark = settings.low_watermark_tokens
-        over = f"size: tool results over {settings.size_threshold_tokens} tokens"
-        # When clearing every older result cannot reach the watermark (5 kept results of 7k tokens exceed a 20k
-        # mark), the kept window gives way, oldest first: else every append would rewrite history again.
-        order = [(c, f"{over}, oldest first to {watermark}") for c in older]
-        order += [(c, f"{over}, the kept results alone above {watermark}: oldest kept first") for c in kept[:-1]]
-    else:
-        watermark = -1
-        order = [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older]
-    clear: list[PlannedClear] = []
-    for c, reason in order:
-        if trigger == "size" and remaining <= watermark:
-            break
-        saved = c.tokens - marker_tokens
-        if saved <= 0:
-            continue
-        remaining -= saved
-        clear.append(
-            PlannedClear(
-                message_index=c.message_index,
-                block_index=c.block_index,
-                tool_use_id=c.tool_use_id,
-                tool=c.tool,
-                paths=c.paths,
-                tokens=c.tokens,
-                reason=reason,
-                saved=saved,
-                is_read=c.is_read,
-                unresolved=c.unresolved,
-            )
-        )
-    cleared_at = {(c.message_index, c.block_index) for c in clear}
-
-    media: list[PlannedMedia] = []
-    if trigger != "size" and images:
-        window_start = min(kept[0].message_index, last_user) if kept else last_user
-        placeholder_tokens = counter.count_block({"type": "text", "text": MEDIA_PLACEHOLDER})
-        for i, j, tokens in images:
-            if i < window_start and tokens > placeholder_tokens:
-                media.append(PlannedMedia(i, j, tokens, tokens - placeholder_tokens))
-
+    order, watermark = _clear_order(trigger, settings, older, kept)
+    clear = _planned_clears(order, clearable, watermark, counter.count_text(CLEARED_TOOL_RESULT))
+    media = [] if trigger == "size" else _planned_media(found, kept, counter)
     if not clear and not media:
         return None
+    cleared_at = {(c.message_index, c.block_index) for c in clear}
     saved_total = sum(c.saved for c in clear) + sum(m.saved for m in media)
-    plan = MicrocompactPlan(
-        trigger=trigger,
-        clear=clear,
-        protected=protected,
-        kept_recent=[c.tool_use_id for c in kept if (c.message_index, c.block_index) not in cleared_at],
-        tokens_before=total,
-        tokens_after=total - saved_total,
-        tokens_saved=saved_total,
-        tool_result_tokens_before=results_total,
-        tool_result_tokens_after=results_total - sum(c.saved for c in clear),
-        media=media,
-        created_at=current,
-    )
     logger.debug(
         "microcompaction (%s) plans %d clears and %d images, saving %d tokens",
         trigger,
@@ -271,7 +305,19 @@ def plan_microcompaction(
         len(media),
         saved_total,
     )
-    return plan
+    return MicrocompactPlan(
+        trigger=trigger,
+        clear=clear,
+        protected=found.protected,
+        kept_recent=[c.tool_use_id for c in kept if (c.message_index, c.block_index) not in cleared_at],
+        tokens_before=found.total,
+        tokens_after=found.total - saved_total,
+        tokens_saved=saved_total,
+        tool_result_tokens_before=found.results_total,
+        tool_result_tokens_after=found.results_total - sum(c.saved for c in clear),
+        media=media,
+        created_at=current,
+    )
 
 
 def microcompact(

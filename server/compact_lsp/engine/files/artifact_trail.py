@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 READ_TOOLS: tuple[str, ...] = (*DEFAULT_READ_TOOLS, "read_many_files")
@@ -45,7 +45,7 @@ def artifact_trail(
             action = actions.get(str(use.get("name")))
             if action is None or not isinstance(tool_input, dict):
                 continue
-            path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+            path = input_path(tool_input)
             if path is None:
                 continue
             if root is not None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 
 NEED_TOOLS = ("Read", "Edit", "MultiEdit", "Write")
 """Tools whose use of a file after compaction means the agent needed its text (a Write only of an existing
@@ -71,7 +71,7 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
                 continue
             if use.get("id") in failed or use.get("id") not in answered:
                 continue
-            path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v), None)
+            path = input_path(tool_input)
             if path is None:
                 continue
             creates = name == "Write" and side.get(str(use.get("id")), {}).get("type") == "create"

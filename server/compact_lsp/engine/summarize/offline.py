@@ -27,7 +27,7 @@ from typing import Any
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, result_text
 from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.plan_state import _FINISHED, PLAN_TOOLS, extract_plan, plan_items
 from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_of_message_text
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
@@ -248,13 +248,7 @@ def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, 
 
 
 def _path_of(tool_input: Any) -> str | None:
-    if not isinstance(tool_input, dict):
-        return None
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    return input_path(tool_input) if isinstance(tool_input, dict) else None
 
 
 def _command_of(tool_input: Any) -> str:
