@@ -147,6 +147,7 @@ async def test_transcript_shows_everything_said_with_compaction_markers(
             True,
             full["fallbackReason"],
         )
+        full_view_after = await request(lsp, "compact/messages", {"sessionId": session_id})
         later = [{"role": "assistant", "content": [{"type": "text", "text": "Picking up after the summary."}]}]
         await append(lsp, session_id, later)
         shown = await request(lsp, "compact/transcript", {"sessionId": session_id})
@@ -169,6 +170,8 @@ async def test_transcript_shows_everything_said_with_compaction_markers(
     assert (boundary["summarizer"], boundary["fallback"]) == ("offline", True)
     assert boundary["fallbackReason"] == full["fallbackReason"]
     assert (boundary["tokensBefore"], boundary["tokensAfter"]) == (full["tokensBefore"], full["tokensAfter"])
+    texts = [b.get("text", "") for m in full_view_after["messages"] for b in m["content"] if isinstance(b, dict)]
+    assert boundary["summary"] and any(boundary["summary"] in text for text in texts), "not the model's summary"
     assert all(e["at"].endswith("Z") for e in entries)
 
     again = await start_server(workspace, options)  # a restarted editor restores the same chat

@@ -419,6 +419,10 @@ export interface CompactionEntry {
   fallbackReason: string | null;
   tokensBefore: number;
   tokensAfter: number;
+  /**
+   * The summary this compaction wrote (what the model read instead of the earlier conversation); null when the journal does not hold it.
+   */
+  summary?: string | null;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from compact_lsp.engine.conversation.messages import blocks_of
+from compact_lsp.engine.prompts import summary_of_message_text
 from compact_lsp.engine.session.journal import eviction_from_record
 from compact_lsp.engine.utc import iso_utc
 
@@ -54,11 +56,25 @@ def transcript_entries(records: Iterable[Mapping[str, Any]]) -> list[dict[str, A
                     "fallbackReason": result["fallbackReason"],
                     "tokensBefore": int(result.get("tokensBefore", 0)),
                     "tokensAfter": int(result.get("tokensAfter", 0)),
+                    "summary": summary_of(record.get("messages")),
                 }
             )
         elif kind == "undo":
             entries.append({"kind": "undo", "at": at, "boundaryId": str(record.get("boundaryId", ""))})
     return entries
+
+
+def summary_of(view: Any) -> str | None:
+    """The summary a compaction wrote, from the view's message that stands in for the summarised history."""
+    for message in view if isinstance(view, list) else []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        for block in blocks_of(message):
+            text = block.get("text") if block.get("type") == "text" else None
+            summary = summary_of_message_text(text) if isinstance(text, str) else None
+            if summary is not None:
+                return summary
+    return None
 
 
 def _at(record: Mapping[str, Any]) -> str | None:
