@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+import random
+from pathlib import Path
+from typing import Any
 
-from compact_lsp.companion.live import project_name
+import pytest
+from tests.companion.transcripts import CORPUS, corpus_session
+
+from compact_lsp.companion.live import FollowedSession, project_name
+from compact_lsp.companion.transcript_window import LiveTranscript
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.lsp.claude_code_follow import passive
 
 
 @pytest.mark.parametrize(
@@ -23,3 +35,99 @@ def test_claude_code_names_a_project_folder_by_its_path_with_every_other_charact
     workspace: str, folder: str
 ) -> None:
     assert project_name(workspace) == folder
+
+
+# -- following a transcript as Claude Code writes it ---------------------------------------------------------
+
+CORPUS_SESSIONS = sorted(p for p in CORPUS.glob("*/*.jsonl") if not p.name.startswith("agent-"))
+
+
+def follower(path: Path) -> FollowedSession:
+    counter = TiktokenCounter()
+
+    def make(session_id: str, title: str) -> ContextSession:
+        return ContextSession(session_id, settings=passive(EngineSettings()), counter=counter, title=title)
+
+    return FollowedSession(LiveTranscript(path), make)
+
+
+def whole_import(path: Path) -> list[dict[str, Any]]:
+    return import_claude_code(path, with_subagents=False).session.messages
+
+
+@pytest.mark.parametrize("source", CORPUS_SESSIONS, ids=lambda p: p.stem[:8])
+def test_a_transcript_followed_line_by_line_holds_what_importing_it_whole_does(source: Path, tmp_path: Path) -> None:
+    lines = source.read_bytes().splitlines(keepends=True)
+    live = tmp_path / source.name
+    live.write_bytes(b"")
+    followed = follower(live)
+    followed.update()
+    rng = random.Random(source.stem)
+    at = 0
+    with live.open("ab") as f:
+        while at < len(lines):
+            step = rng.choice([1, 1, 1, 2, 5])
+            f.write(b"".join(lines[at : at + step]))
+            f.flush()
+            at += step
+            followed.update()
+    assert followed.messages == whole_import(source)
+    # each byte is read once; only a fork in the history (a rewind) reads the window again
+    assert followed.transcript.bytes_read <= live.stat().st_size * (1 + followed.rebuilds)
+    print(source.stem[:8], len(lines), "lines", followed.rebuilds, "rebuilds")
+    assert followed.update() is False, "nothing appended: nothing to do"
+
+
+def compacted_lines(source: Path) -> tuple[list[bytes], int]:
+    """The source's lines with a Claude Code compaction halfway: the boundary and summary records, and what
+    follows chained to the summary, as Claude Code logs it; and where the boundary is."""
+    records = [json.loads(line) for line in source.read_bytes().splitlines() if line.strip()]
+    half = len(records) // 2
+    boundary = {"type": "system", "subtype": "compact_boundary", "parentUuid": None, "uuid": "boundary-1",
+                "logicalParentUuid": records[half - 1].get("uuid"), "content": "Conversation compacted",
+                "compactMetadata": {"trigger": "auto", "preTokens": 150000}}  # fmt: skip
+    text = {"type": "text", "text": "This session is being continued"}
+    summary = {"type": "user", "isCompactSummary": True, "parentUuid": "boundary-1", "uuid": "summary-1",
+               "message": {"role": "user", "content": [text]}}  # fmt: skip
+    after = [dict(r) for r in records[half:]]
+    after[0]["parentUuid"] = "summary-1"
+    lines = [json.dumps(r).encode() + b"\n" for r in [*records[:half], boundary, summary, *after]]
+    return lines, half
+
+
+def test_after_a_compaction_the_follower_holds_the_window_the_model_sees_and_the_title_where_it_began(
+    tmp_path: Path,
+) -> None:
+    source = corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e")
+    lines, half = compacted_lines(source)
+    window = tmp_path / "window.jsonl"
+    window.write_bytes(b"".join(lines[half:]))
+    expected = whole_import(window)
+    title = import_claude_code(source, with_subagents=False).session.title
+
+    live = tmp_path / source.name
+    live.write_bytes(b"")
+    followed = follower(live)
+    with live.open("ab") as f:
+        for line in lines:
+            f.write(line)
+            f.flush()
+            followed.update()
+    assert followed.messages == expected
+    assert followed.messages[0]["content"][0]["text"].startswith("This session is being continued")
+    assert followed.title == title and title
+
+    opened_later = follower(live)  # a server started after the compaction reads only the window
+    opened_later.update()
+    assert opened_later.messages == expected and opened_later.title == title
+    assert opened_later.transcript.window.line_no == half + 1
+
+
+def test_an_idle_transcript_is_not_read_again(tmp_path: Path) -> None:
+    live = tmp_path / "idle.jsonl"
+    live.write_bytes(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e").read_bytes())
+    followed = follower(live)
+    assert followed.update() is True
+    read = followed.transcript.bytes_read
+    assert [followed.update() for _ in range(5)] == [False] * 5
+    assert followed.transcript.bytes_read == read

@@ -1,10 +1,18 @@
 """Claude Code's live transcripts as read-only sessions: read what was appended, keep the session in step.
 
-``LiveTranscript`` reads a transcript from where it stopped last time (whole lines only: a torn last line waits
-for its end), starts again from the top when the file was replaced or shortened, and keeps the parsed records.
-``FollowedSession`` turns them into a ``ContextSession`` that only this module writes to: new messages are
-appended (only they are counted); when the conversation changed otherwise (an assistant message that grew a
-block, a rewind) the session is rebuilt, which costs little because token counts are cached per block.
+``LiveTranscript`` (companion/transcript_window.py) reads what was appended, or the window since the last
+compaction boundary when the file is new, replaced or compacted. ``FollowedSession`` keeps what the model sees
+now, and what a line appended costs follows the line, not the transcript:
+
+- the messages that can no longer change (everything before the last assistant message: an assistant message
+  grows while its response is logged block by block, and the user message after it while results arrive) are
+  appended to a ``ContextSession`` that only this module writes to, and counted once;
+- the open tail (that assistant message and what follows) is kept with the records it came from; appended
+  records are imported with it alone, by the importer (``import_records``), so the importer's rules apply as
+  they are;
+- a record that hangs off the history before the tail (a rewind) cannot simply extend it: then the window is
+  read again from the file and imported whole (``rebuilds`` counts it).
+
 Everything that would change the context from outside is refused by its journal (``OwnedByClaudeCode``).
 """
 
@@ -17,16 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.engine.claude_code.log_lines import LineProblem, LogRecord, parse_log_lines
-from compact_lsp.engine.claude_code.transcript_log import MessageOrigin, import_records
-from compact_lsp.engine.files.file_gate import open_regular
-from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.companion.transcript_window import LiveTranscript
+from compact_lsp.engine.claude_code.log_lines import LogRecord
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
+from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
 ID_PREFIX = "claude-"
-MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
-"""A transcript bigger than this is not followed (Claude Code's own grow to tens of MB at most)."""
 
 
 @dataclass(frozen=True)
@@ -94,55 +103,8 @@ class FollowedJournal:
             raise OwnedByClaudeCode(self.session)
 
 
-class LiveTranscript:
-    """One transcript followed as it grows (see the module doc)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0
-        self.inode: tuple[int, int] | None = None
-        self.records: list[LogRecord] = []
-        self.problems: list[LineProblem] = []
-        self._partial = b""
-        self._next_line = 1
-        self.bytes_read = 0
-        """Every byte read so far (what following costs; a rewrite reads the file again)."""
-
-    def _reset(self) -> None:
-        self.offset, self._partial, self._next_line = 0, b"", 1
-        self.records, self.problems = [], []
-
-    def read_new(self) -> bool:
-        """Read what was appended; True when records arrived or the file was replaced."""
-        with open_regular(str(self.path)) as f:
-            st = os.fstat(f.fileno())
-            inode = (st.st_dev, st.st_ino)
-            replaced = self.inode is not None and (inode != self.inode or st.st_size < self.offset)
-            if replaced:
-                self._reset()
-            self.inode = inode
-            if st.st_size > MAX_TRANSCRIPT_BYTES:
-                raise ValueError(f"{self.path} is over {MAX_TRANSCRIPT_BYTES // (1024 * 1024)} MiB; not followed")
-            if st.st_size == self.offset:
-                return replaced
-            f.seek(self.offset)
-            data = f.read(st.st_size - self.offset)
-        self.offset += len(data)
-        self.bytes_read += len(data)
-        data = self._partial + data
-        cut = data.rfind(b"\n") + 1
-        whole, self._partial = data[:cut], data[cut:]
-        if not whole:
-            return replaced
-        records, problems = parse_log_lines(whole, self._next_line)
-        self._next_line += whole.count(b"\n")
-        self.records += records
-        self.problems += problems
-        return bool(records) or replaced
-
-
 class FollowedSession:
-    """A ``ContextSession`` kept in step with a ``LiveTranscript``."""
+    """A ``ContextSession`` kept in step with a ``LiveTranscript`` (see the module doc)."""
 
     def __init__(self, transcript: LiveTranscript, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = transcript
@@ -152,33 +114,182 @@ class FollowedSession:
         self.title = ""
         self.cwd: str | None = None
         self.rebuilds = 0
-        self.timestamps: list[str | None] = []
-        """When each message was logged (ISO, from the transcript)."""
+        """How often the window was imported again because an append could not simply extend it."""
+        self.problems = 0
+        """Lines that could not be parsed, so far."""
         self.session = self._new_session("")
+        self._stamps: list[str | None] = []
+        """When each committed message was logged (ISO, from the transcript)."""
+        self._open = OpenTail()
+        self._seen: set[str] = set()
+        """The uuids of the window's records (a record logged twice counts once)."""
+        self._last_uuid: str | None = None
+        self._usage: dict[str, Any] | None = None
 
     def _new_session(self, title: str) -> ContextSession:
         session = self._make(self.id, title)
         session.journal = self.journal
         return session
 
+    # -- what the model sees now ----------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The window's messages: the committed ones, then the open tail."""
+        return [*self.session.messages, *self._open.messages]
+
+    @property
+    def timestamps(self) -> list[str | None]:
+        return [*self._stamps, *self._open.stamps]
+
+    def usage(self) -> ContextUsage:
+        """The session's usage with the open tail counted in."""
+        usage = self.session.usage()
+        by_kind = dict(usage.by_kind)
+        for kind, tokens in self._open.tokens.items():
+            by_kind[kind] = by_kind.get(kind, 0) + tokens
+        return build_usage(by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
+
+    def status(self) -> dict[str, Any]:
+        status = self.session.status()
+        status["usage"] = self.usage().to_wire()
+        status["messageCount"] = len(self.session.messages) + len(self._open.messages)
+        return status
+
+    # -- keeping in step -----------------------------------------------------------------------------------
+
     def update(self) -> bool:
         """Read what Claude Code appended and apply it; True when the session changed."""
-        if not self.transcript.read_new():
+        delta = self.transcript.read_new()
+        if delta is None:
             return False
-        imported = import_records(self.transcript.path, self.transcript.records, self.transcript.problems)
-        messages, origins = imported.session.messages, imported.origins
-        self.title, self.cwd, self.timestamps = imported.session.title, imported.cwd, imported.timestamps
-        old = self.session.messages
-        extends = len(messages) >= len(old) and (not old or messages[len(old) - 1] == old[-1])
-        if not extends or self.session.title != self.title:
-            self.session = self._new_session(self.title)
-            self.rebuilds += bool(old)
-            old = []
-        new = messages[len(old) :]
-        if new:
+        self.problems += len(delta.problems)
+        if delta.reset:
+            self._rebuild(delta.records)
+            return True
+        if not self._extend(delta.records):
+            self.rebuilds += 1
+            records, _ = self.transcript.read_window()
+            self._rebuild(records)
+        return True
+
+    def _rebuild(self, records: list[LogRecord]) -> None:
+        """Import the whole window afresh (a new or replaced file, a compaction, or a fork in its history)."""
+        imported = import_records(self.transcript.path, records, [])
+        title = imported.session.title
+        head = self.transcript.head_records()
+        if head:  # the window starts at a compaction: the session's title is where it began
+            title = import_records(self.transcript.path, head, []).session.title or title
+        self.title, self.cwd = title, imported.cwd or self.cwd
+        self.session = self._new_session(title)
+        self._seen = {r.uuid for r in records if r.uuid is not None}
+        self._last_uuid = next((r.uuid for r in reversed(records) if r.uuid is not None), None)
+        self._stamps, self._usage = [], None
+        self._open = OpenTail()
+        self._settle(imported, records, leading=False)
+
+    def _extend(self, new: list[LogRecord]) -> bool:
+        """Apply appended records by importing only the open tail with them; False when they fork the history
+        before the tail (a rewind), which only a fresh import of the window gets right."""
+        if self._open.forked:
+            return False
+        tail_uuids = self._open.uuids
+        added = []
+        for record in new:
+            uuid = record.uuid
+            if uuid is not None:
+                if uuid in self._seen:
+                    continue  # logged twice: the first stands
+                if record.parent is not None and record.parent != self._last_uuid and record.parent not in tail_uuids:
+                    return False
+                self._seen.add(uuid)
+                tail_uuids.add(uuid)
+                self._last_uuid = uuid
+            added.append(record)
+        if not added:
+            return True
+        records = [*self._open.records, *added]
+        try:
+            imported = import_records(self.transcript.path, _anchored(records), [])
+            if not self.title and imported.session.title:
+                self._retitle(imported.session.title)
+            self._settle(imported, records, leading=bool(self._open.records))
+        except ConversationError:
+            return False
+        return True
+
+    def _retitle(self, title: str) -> None:
+        self.title = title
+        with self.journal.updating(), contextlib.suppress(ValueError):
+            self.session.rename(title)
+
+    def _settle(self, imported: ImportedSession, records: list[LogRecord], *, leading: bool) -> None:
+        """Commit the messages that can no longer change (all before the last assistant message); keep the rest,
+        with the records they came from, open. ``leading``: the records start with the open tail's assistant
+        message, before which the importer put a placeholder."""
+        messages, origins, stamps = imported.session.messages, imported.origins, imported.timestamps
+        if leading and messages and messages[0]["role"] == "user" and origins[0] is None:
+            messages, origins, stamps = messages[1:], origins[1:], stamps[1:]
+        cut = next(
+            (i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant" and origins[i]),
+            0,
+        )
+        usage = _last_usage(origins)
+        if usage is not None:
+            self._usage = usage
+        if cut:
             with self.journal.updating():
-                self.session.append(list(new), reported_usage=_last_usage(origins))
-        return bool(new) or not extends
+                self.session.append(list(messages[:cut]), reported_usage=self._usage)
+            self._stamps += stamps[:cut]
+        origin = origins[cut] if cut < len(origins) else None
+        first = origin.line_nos[0] if origin is not None else 0
+        selected = {uuid for o in origins if o is not None for uuid in o.record_uuids}
+        # what the importer left out (another branch) stays out: only a record hanging off the tail may join it
+        kept = [
+            r for r in records if r.line_no >= first and (r.message is None or r.uuid is None or r.uuid in selected)
+        ]
+        self._open = OpenTail(kept, messages[cut:], stamps[cut:], self.session.counter)
+
+
+class OpenTail:
+    """The messages that may still grow (the last assistant message and what follows it), the records they come
+    from, and their tokens; the session holds everything before them."""
+
+    def __init__(
+        self,
+        records: list[LogRecord] | None = None,
+        messages: list[Message] | None = None,
+        stamps: list[str | None] | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.records = records or []
+        self.messages = messages or []
+        self.stamps = stamps or []
+        self.uuids = {r.uuid for r in self.records if r.uuid is not None}
+        linked = [r for r in self.records if r.uuid is not None and r.parent is not None]
+        self.forked = any(r.parent not in self.uuids and r.parent != linked[0].parent for r in linked[1:])
+        """Some record hangs off the history before the tail (a rewind the importer holds beside the branch
+        until its response comes): until that settles, only a fresh import of the window is right."""
+        self.tokens: dict[str, int] = {}
+        for message in self.messages:
+            assert counter is not None
+            for kind, tokens in message_kind_tokens(counter, message).items():
+                self.tokens[kind] = self.tokens.get(kind, 0) + tokens
+
+
+ANCHOR_UUID = "compact-lsp:open-tail"
+
+
+def _anchored(records: list[LogRecord]) -> list[LogRecord]:
+    """The open tail's records as the importer should see them: what hangs off the committed history hangs off
+    one stand-in record for it, so the importer keeps it on the branch as it would with the whole window."""
+    inside = {r.uuid for r in records if r.uuid is not None}
+    anchored = [LogRecord(0, {"type": "compact-lsp-anchor", "uuid": ANCHOR_UUID})]
+    for record in records:
+        if record.uuid is not None and record.parent is not None and record.parent not in inside:
+            record = LogRecord(record.line_no, {**record.data, "parentUuid": ANCHOR_UUID}, record.message)
+        anchored.append(record)
+    return anchored
 
 
 def _last_usage(origins: list[MessageOrigin | None]) -> dict[str, Any] | None:

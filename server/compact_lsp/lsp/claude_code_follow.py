@@ -23,10 +23,10 @@ from compact_lsp.companion.live import (
     SOURCE,
     ClaudeCodeSettings,
     FollowedSession,
-    LiveTranscript,
     project_directory,
     transcripts_in,
 )
+from compact_lsp.companion.transcript_window import LiveTranscript
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
 from compact_lsp.lsp.notify import changed
@@ -164,7 +164,7 @@ class ClaudeCodeFollow:
                 log.warning("cannot follow Claude Code transcript %s: %s", path, exc)
                 return
             slot.session = followed.session
-            usage = followed.session.usage().to_wire() if moved else None
+            usage = followed.usage().to_wire() if moved else None
         if moved:
             changed(self.server, slot, usage)
 

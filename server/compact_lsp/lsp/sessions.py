@@ -180,7 +180,8 @@ class SessionRegistry:
         session = slot.session
         if not session.title and slot.first_request is None:
             slot.first_request = first_request(session.messages)
-        usage = session.usage()
+        followed = slot.followed
+        usage = followed.usage() if followed is not None else session.usage()
         size, mtime_ns = self._stat(session.id)
         return SessionSummary(
             session_id=session.id,
@@ -188,7 +189,7 @@ class SessionRegistry:
             source=source_of({"source": session.source}, session.id),
             created_at=session.created_at,
             updated_at=session.updated_at,
-            messages=len(session.messages),
+            messages=len(followed.messages) if followed is not None else len(session.messages),
             by_kind=dict(usage.by_kind),
             reported=usage.reported,
             damaged_records=slot.load_report.damaged_records if slot.load_report is not None else 0,

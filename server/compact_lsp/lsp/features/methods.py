@@ -133,7 +133,7 @@ async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> di
 
 
 def _status(slot: SessionSlot) -> dict[str, Any]:
-    status: dict[str, Any] = slot.session.status()
+    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else slot.session.status()
     if status.get("lastCompaction") is not None:
         status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
     if status.get("lastMicrocompaction") is not None:

@@ -99,7 +99,7 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
     slot = registry.slots.get(session_id)
     if slot is not None and slot.followed is not None:  # Claude Code's transcript: what its model sees now
         async with slot.lock:
-            messages, stamps = list(slot.session.messages), list(slot.followed.timestamps)
+            messages, stamps = slot.followed.messages, slot.followed.timestamps
         at = [*stamps, *[None] * (len(messages) - len(stamps))]
         entries = [{"kind": "message", "at": at[i], "message": m} for i, m in enumerate(messages)]
         return {"sessionId": session_id, "entries": entries}

@@ -1,0 +1,152 @@
+"""A live Claude Code transcript read as it grows, keeping only the window the model sees now.
+
+Claude Code appends to one file for the whole session; after each compaction (a ``compact_boundary`` record) the
+model sees only what follows it. ``LiveTranscript`` therefore keeps no records itself: ``read_new`` hands over
+the records of the whole lines appended since the last call (a torn last line waits for its end), and when the
+file is new, replaced or shortened, or a boundary arrived, the records of the window since the last boundary
+instead (``Delta.reset``). Where that window starts is the one index into the file it keeps, so the window can be
+read again (``read_window``) without the history before it. Finding the last boundary of a big file costs a scan
+for the boundary's name, not a parse of every line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from compact_lsp.engine.claude_code.log_lines import LineProblem, LogRecord, parse_log_lines
+from compact_lsp.engine.files.file_gate import open_regular
+
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
+"""A transcript bigger than this is not followed."""
+SCAN_CHUNK = 8 * 1024 * 1024
+BOUNDARY_MARK = b'"compact_boundary"'
+HEAD_BYTES = 1024 * 1024
+"""How much of the file's start is read for the session's title when the window starts at a boundary."""
+
+
+@dataclass(frozen=True)
+class WindowStart:
+    """Where the window starts: the byte offset and line number of its first line (the last boundary, or 1)."""
+
+    offset: int = 0
+    line_no: int = 1
+
+
+@dataclass
+class Delta:
+    """What ``read_new`` found: new records, or with ``reset`` every record of the window."""
+
+    records: list[LogRecord] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)
+    reset: bool = False
+
+
+def is_boundary(data: dict[str, object]) -> bool:
+    return data.get("type") == "system" and data.get("subtype") == "compact_boundary"
+
+
+def _boundary_lines(data: bytes) -> list[int]:
+    """Offsets in ``data`` (whole lines) of the lines that are compaction boundaries."""
+    found: list[int] = []
+    at = data.find(BOUNDARY_MARK)
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end == -1 else end
+        try:
+            value = json.loads(data[start:end])
+        except (ValueError, UnicodeDecodeError):
+            value = None
+        if isinstance(value, dict) and is_boundary(value):
+            found.append(start)
+        at = data.find(BOUNDARY_MARK, end)
+    return found
+
+
+class LiveTranscript:
+    """One transcript followed as it grows (see the module doc)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        """Bytes consumed: the end of the last whole line read."""
+        self.inode: tuple[int, int] | None = None
+        self.window = WindowStart()
+        self._partial = b""
+        self._next_line = 1
+        self.bytes_read = 0
+        """Every byte read so far (what following costs; a rewrite reads the file again)."""
+
+    def read_new(self) -> Delta | None:
+        """What was appended since the last call; None when nothing was (the file is only stat-ed)."""
+        with open_regular(str(self.path)) as f:
+            st = os.fstat(f.fileno())
+            inode = (st.st_dev, st.st_ino)
+            if st.st_size > MAX_TRANSCRIPT_BYTES:
+                raise ValueError(f"{self.path} is over {MAX_TRANSCRIPT_BYTES // (1024 * 1024)} MiB; not followed")
+            if self.inode != inode or st.st_size < self.offset:
+                self.inode = inode
+                return self._read_from_top(f, st.st_size)
+            if st.st_size == self.offset + len(self._partial):
+                return None
+            f.seek(self.offset + len(self._partial))
+            data = self._partial + f.read(st.st_size - self.offset - len(self._partial))
+        self.bytes_read += len(data) - len(self._partial)
+        cut = data.rfind(b"\n") + 1
+        whole, self._partial = data[:cut], data[cut:]
+        if not whole:
+            return None
+        first_line, self._next_line = self._next_line, self._next_line + whole.count(b"\n")
+        start, self.offset = self.offset, self.offset + cut
+        boundaries = _boundary_lines(whole) if BOUNDARY_MARK in whole else []
+        if boundaries:  # a compaction: the model now sees what follows the last boundary
+            at = boundaries[-1]
+            self.window = WindowStart(start + at, first_line + whole.count(b"\n", 0, at))
+            records, problems = parse_log_lines(whole[at:], self.window.line_no)
+            return Delta(records, problems, reset=True)
+        records, problems = parse_log_lines(whole, first_line)
+        return Delta(records, problems)
+
+    def _read_from_top(self, f: BinaryIO, size: int) -> Delta:
+        """A new or replaced file: find its last boundary by scanning, then read the window after it."""
+        self.offset, self._partial, self._next_line, self.window = 0, b"", 1, WindowStart()
+        f.seek(0)
+        line_no, offset, carry = 1, 0, b""
+        while (want := min(SCAN_CHUNK, size - offset - len(carry))) > 0:
+            chunk = carry + f.read(want)
+            self.bytes_read += len(chunk) - len(carry)
+            cut = chunk.rfind(b"\n") + 1
+            whole, carry = chunk[:cut], chunk[cut:]
+            for at in _boundary_lines(whole) if BOUNDARY_MARK in whole else []:
+                self.window = WindowStart(offset + at, line_no + whole.count(b"\n", 0, at))
+            line_no += whole.count(b"\n")
+            offset += cut
+        self.offset, self._next_line, self._partial = offset, line_no, carry  # a torn last line waits for its end
+        records, problems = self._parse_window(f)
+        return Delta(records, problems, reset=True)
+
+    def _parse_window(self, f: BinaryIO) -> tuple[list[LogRecord], list[LineProblem]]:
+        f.seek(self.window.offset)
+        data = f.read(self.offset - self.window.offset)
+        self.bytes_read += len(data)
+        return parse_log_lines(data, self.window.line_no)
+
+    def read_window(self) -> tuple[list[LogRecord], list[LineProblem]]:
+        """Every record of the window again, from the file (when what was appended cannot simply extend it)."""
+        with open_regular(str(self.path)) as f:
+            return self._parse_window(f)
+
+    def head_records(self) -> list[LogRecord]:
+        """The records at the file's start, before its first boundary (where the user's first request is)."""
+        if self.window.offset == 0:
+            return []
+        with open_regular(str(self.path)) as f:
+            data = f.read(min(HEAD_BYTES, self.window.offset))
+        data = data[: data.rfind(b"\n") + 1]
+        cut = _boundary_lines(data)
+        records, _ = parse_log_lines(data[: cut[0]] if cut else data)
+        return records
