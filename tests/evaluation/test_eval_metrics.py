@@ -98,10 +98,10 @@ def test_strict_needs(attached: list[Attached], need: ReRead, met: bool, strict:
     assert score.strict_miss_rate == (0.0 if strict else 1.0)
 
 
-def test_needs_outside_the_allowed_roots_are_counted_apart() -> None:
-    needs = [ReRead(A), ReRead("/elsewhere/x.py", where="outside"), ReRead("/added/y.py", where="added")]
-    score = score_point([Attached(A, 10)], needs)
-    assert (score.needed, score.outside_needs, score.added_needs, score.added_misses) == (2, 1, 1, 1)
+def test_needs_outside_the_workspace_count_as_hits_or_misses_like_any_other() -> None:
+    needs = [ReRead(A), ReRead("/elsewhere/x.py", where="outside"), ReRead("/admitted/y.py", where="outside")]
+    score = score_point([Attached(A, 10), Attached("/admitted/y.py", 10)], needs)
+    assert (score.needed, score.outside_needs, score.outside_misses) == (3, 2, 1)
     assert score.strict_misses == score.needed_misses == 1
 
 

@@ -181,13 +181,14 @@ def sibling_repo_session(tmp_path: Path) -> Path:
     return log.write(tmp_path)
 
 
-def test_a_directory_the_agent_worked_in_is_an_allowed_root(tmp_path: Path, counter: TiktokenCounter) -> None:
+def test_a_file_the_agent_worked_on_outside_the_workspace_is_admitted(tmp_path: Path, counter: TiktokenCounter) -> None:
     budget = RehydrationSettings(max_tokens_per_file=5_000)
-    allowed = RankerSpec("allowed roots", recency_ranker, settings=budget)
+    admitted = RankerSpec("admitted files", recency_ranker, settings=budget)
     workspace_only = RankerSpec("workspace only", recency_ranker, settings=budget, workspace_only=True)
-    result = replay_session(import_claude_code(sibling_repo_session(tmp_path)), config(allowed, workspace_only),
+    result = replay_session(import_claude_code(sibling_repo_session(tmp_path)), config(admitted, workspace_only),
                             counter)  # fmt: skip
-    with_added, without = result.rankers["allowed roots"], result.rankers["workspace only"]
-    # one need: the edit of lib.py (the Write created new.py: not a need)
-    assert (with_added.needed, with_added.added_needs, with_added.strict_misses) == (1, 1, 0)
-    assert (without.needed, without.outside_needs, without.strict_misses) == (0, 1, 0)
+    with_file, without = result.rankers["admitted files"], result.rankers["workspace only"]
+    # one need: the edit of lib.py (the Write created new.py: not a need); met only where lib.py is admitted,
+    # and counted as a miss, not dropped, where it is not
+    assert (with_file.needed, with_file.outside_needs, with_file.strict_misses) == (1, 1, 0)
+    assert (without.needed, without.outside_needs, without.strict_misses) == (1, 1, 1)

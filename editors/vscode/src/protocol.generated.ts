@@ -149,6 +149,10 @@ export interface CompactLspProtocol {
       params: PinParams;
       result: PinResult;
     };
+    "compact/revokeFile"?: {
+      params: RevokeFileParams;
+      result: RevokeFileResult;
+    };
   };
   commands: {
     "compact.microcompact": {
@@ -499,6 +503,10 @@ export interface Rehydrated {
   kind: string;
   path: string | null;
   tokens: number;
+  /**
+   * For a file that came back in part: the line ranges it holds, "a-b,c-d".
+   */
+  lines?: string;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -568,6 +576,10 @@ export interface Status {
    * The session's pins (compact/pin), in pin order, tool results first.
    */
   pinned: PinnedItem[];
+  /**
+   * Files outside the work roots the user admitted, approvals first (compact/revokeFile takes one back).
+   */
+  admittedFiles: AdmittedFile[];
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -611,6 +623,19 @@ export interface BiggestItem {
   tool?: string;
   path?: string;
   toolUseId?: string;
+}
+/**
+ * A file outside the work roots the user let the agent use: approved in the agent (read or edit) or shown used with success by a Claude Code transcript; rehydration may re-attach it.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "AdmittedFile".
+ */
+export interface AdmittedFile {
+  /**
+   * Its real path.
+   */
+  path: string;
+  reason: "read" | "edit" | "transcript";
 }
 /**
  * A Claude Code log by path, or a followed Claude Code session by id ("Import to continue"): exactly one of the two.
@@ -672,6 +697,23 @@ export interface PinParams {
  */
 export interface PinResult {
   pinned: PinnedItem[];
+}
+/**
+ * compact/revokeFile: take back a file admitted outside the work roots; rehydration no longer re-attaches it and the agent asks again before it uses it.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RevokeFileParams".
+ */
+export interface RevokeFileParams {
+  sessionId: SessionId;
+  path: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "RevokeFileResult".
+ */
+export interface RevokeFileResult {
+  admittedFiles: AdmittedFile[];
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -112,7 +112,8 @@ def _run(
     memory = MemorySettings(project_root=os.path.join(base, "memory", "project"),
                             user_root=os.path.join(base, "memory", "user"))  # fmt: skip
     settings = EngineSettings(memory=memory, auto_compact=AutoCompactSettings(enabled=False))
-    session = ContextSession(imported.session.id, settings=settings, counter=counter,
+    # an imported transcript, as the server holds one: its successful file uses admit their files
+    session = ContextSession(imported.session.id, settings=settings, counter=counter, source="import",
                              workspace_root=str(ws.root) if ws is not None else root)  # fmt: skip
     as_logged: Callable[[Any], Any] = ws.as_logged if ws is not None else (lambda value: value)
     requests = {str(u.get("id")): u for m in messages for u in tool_uses(m)}

@@ -35,7 +35,10 @@ class RankerSpec:
     default: bool = False
     """The product's default policy (its settings and ranker)."""
     workspace_only: bool = False
-    """Attach only files in the workspace folder (no added directories), as before allowed roots."""
+    """Attach only files in the workspace folder (no admitted files outside it); needs outside it are misses."""
+    editor_focus: bool = False
+    """Feed the logs' editor-focus notices to the read-file state (the live server learns them from the editor;
+    ``compact-lsp compact`` and an import have no editor)."""
     claude_code_hook: bool = False
     """Add what our Claude Code hook adds after this policy's own files (engine/compaction/hook_policy.py)."""
 
@@ -70,7 +73,12 @@ def default_rankers() -> tuple[RankerSpec, ...]:
         RankerSpec("budget 30k, 8k per file", recency_ranker, settings=budget(30_000, 8_000)),
         RankerSpec("budget 20k, 12k per file", recency_ranker, settings=budget(20_000, 12_000)),
         RankerSpec("default + edits boosted", boosted_ranker(edit_boost=0.5, focus_boost=0.0), settings=ours),
-        RankerSpec("default + editor focus boosted", boosted_ranker(edit_boost=0.0, focus_boost=0.5), settings=ours),
+        RankerSpec(
+            "default + editor focus boosted",
+            boosted_ranker(edit_boost=0.0, focus_boost=0.5),
+            settings=ours,
+            editor_focus=True,
+        ),
         RankerSpec("default, workspace folder only", recency_ranker, settings=ours, workspace_only=True),
         RankerSpec("recency, 2 files", recency_ranker, slices=False, settings=TIGHT_BUDGET),
     )

@@ -4,8 +4,8 @@ Pure functions over small records, so the arithmetic is testable on a hand-made 
 
 - A *need* is the first use, in the K assistant turns after the compaction point, of a file the read-file state
   knew before it (read, written or edited), by a tool that needs its text: a Read, an Edit, a MultiEdit, or a
-  Write of an existing file. A need of a file outside the allowed roots (the workspace folders and the added
-  directories) is counted apart: no policy may attach it.
+  Write of an existing file. Every need counts, inside the workspace folder or outside it: a file outside that
+  no root admits is a miss like a file left out (``outside_needs`` says how many needs lay outside the folder).
 - A need is *met* when the file was attached at all; *strictly met* when what was attached holds what the use
   needed: the whole file, or a slice holding the Read's ``offset``/``limit`` range, or every ``old_string`` of
   the Edit (a Write replaces the file, so only the whole file meets it strictly; so does a Read without a limit).
@@ -43,7 +43,7 @@ class ReRead:
     old_strings: tuple[str, ...] = ()
     """For an Edit or MultiEdit: the text it replaced, which the model must have had."""
     where: str = "workspace"
-    """``workspace`` (a workspace folder), ``added`` (an added directory) or ``outside`` (no allowed root)."""
+    """``workspace`` (in the workspace folder) or ``outside`` it."""
 
 
 @dataclass
@@ -52,16 +52,15 @@ class PointScore:
 
     points: int = 0
     needed: int = 0
-    """Needs inside the allowed roots."""
+    """Every need, inside the workspace folder or outside it."""
     needed_misses: int = 0
     """... whose file was not attached at all."""
     strict_misses: int = 0
     """... whose file was not attached, or attached without what the use needed."""
-    added_needs: int = 0
-    """Needs in an added directory (outside the workspace folder, inside an allowed root); part of ``needed``."""
-    added_misses: int = 0
     outside_needs: int = 0
-    """Needs of files outside every allowed root: counted, never attachable, not in ``needed``."""
+    """Needs of files outside the workspace folder; part of ``needed``."""
+    outside_misses: int = 0
+    """... strictly missed."""
     rereads: int = 0
     """Needs whose first use is a Read (the old headline, kept as a second figure)."""
     misses: int = 0
@@ -168,17 +167,14 @@ def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointS
     used: set[str] = set()
     for use in needs:
         used.add(use.path)
-        if use.where == "outside":
-            score.outside_needs += 1
-            continue
         hit = by_path.get(use.path)
         strict = hit is not None and strictly_met(hit, use)
         score.needed += 1
         score.needed_misses += hit is None
         score.strict_misses += not strict
-        if use.where == "added":
-            score.added_needs += 1
-            score.added_misses += not strict
+        if use.where == "outside":
+            score.outside_needs += 1
+            score.outside_misses += not strict
         if use.tool != "Read":
             continue
         score.rereads += 1

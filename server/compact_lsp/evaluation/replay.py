@@ -24,6 +24,7 @@ from compact_lsp.engine.compaction.microcompact import tool_result_tokens
 from compact_lsp.engine.compaction.rehydration import rehydration_candidates
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses, turns_of
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
@@ -31,7 +32,7 @@ from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_sett
 from compact_lsp.evaluation.cost import CacheMeter
 from compact_lsp.evaluation.focus import focus_signals
 from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, score_point
-from compact_lsp.evaluation.timeline import added_directories, compaction_points, lookahead
+from compact_lsp.evaluation.timeline import compaction_points, lookahead
 from compact_lsp.evaluation.workspace import ReplayWorkspace
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ class SessionResult:
     """``<ide_opened_file>`` and selection notices: the editor's focus, fed to the read-file state."""
     orphan: str | None = None
     """For a sub-agent log replayed on its own: why (its parent session is not in the folder)."""
+    default_attached: dict[int, list[tuple[str, str | None]]] = field(default_factory=dict)
+    """At each point (the index of the assistant message it comes before): the files the product's default
+    policy attached, (path as logged, line ranges of a partial one), as ``compact-lsp compact`` shows them."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,10 +131,13 @@ def _replay(
         return now[0]
 
     def new_session(micro: MicrocompactSettings, journal: _Collect | None = None) -> ContextSession:
+        # an imported transcript, as the server holds one: its successful file uses admit their files
         return ContextSession(imported.session.id, settings=_engine_settings(base, micro), counter=counter,
-                              clock=clock, workspace_root=root, journal=journal)  # fmt: skip
+                              clock=clock, workspace_root=root, journal=journal, source="import")  # fmt: skip
 
     plain = new_session(OFF)
+    # the editor's focus feeds only the policies that use it: `compact` (and an import) has no editor
+    focused = new_session(OFF) if any(spec.editor_focus for spec in config.rankers) else None
     journals = {spec.name: _Collect() for spec in config.micro}
     micro_sessions = {
         spec.name: new_session(micro_settings(spec, result_tokens), journals[spec.name]) for spec in config.micro
@@ -153,7 +160,7 @@ def _replay(
         now[0] = stamp if stamp is not None else now[0] + 1.0
         if message["role"] == "assistant":
             if i in points:
-                _score_point(plain, config, counter, root, uses, i, turns[i], result)
+                _score_point(plain, focused, config, counter, ws, uses, i, turns[i], result)
             for spec in config.micro:
                 session = micro_sessions[spec.name]
                 journal = journals[spec.name]
@@ -167,9 +174,12 @@ def _replay(
         else:
             _materialise(ws, message, requests, imported.tool_results_side, result)
             for path in focus_signals(message, ws.map_path):
-                _focus(plain, path, version)
+                if focused is not None:
+                    _focus(focused, path, version)
                 result.focus_signals += 1
         plain.append([message])
+        if focused is not None:
+            focused.append([message])
         for spec in config.micro:
             journal = journals[spec.name]
             before = len(journal.rewrites)
@@ -228,27 +238,33 @@ def _materialise(
 
 def _score_point(
     plain: ContextSession,
+    focused: ContextSession | None,
     config: EvalConfig,
     counter: TokenCounter,
-    root: str,
+    ws: ReplayWorkspace,
     uses: Sequence[FileUse],
     index: int,
     turn: int,
     result: SessionResult,
 ) -> None:
+    """Every policy's attachments at one point, scored against every need after it: the roots are the ones the
+    server would have (the workspace folder and the files the transcript admitted so far), and a need outside
+    them is a miss like any other."""
+    root = str(ws.root)
     known = {r.realpath for r in plain.read_state.ranked() if r.kind != "editor"}
-    allowed = [root, *added_directories(uses, index, [root])]
     horizons = ((result.rankers, config.lookahead_turns), (result.rankers_to_end, result.assistant_turns + 1))
     for spec in config.rankers:
-        roots = [root] if spec.workspace_only else allowed
+        session = focused if spec.editor_focus and focused is not None else plain
+        roots = [root] if spec.workspace_only else session.rehydration_roots
         candidates = rehydration_candidates(
-            plain.read_state,
+            session.read_state,
             kept_messages=[],
             settings=spec.settings,
             counter=counter,
             workspace_roots=roots,
             ranker=spec.ranker,
-            history=plain.messages if spec.slices else (),
+            read_text=gated_reader(AllowedRoots.of(root) if spec.workspace_only else session.allowed_roots),
+            history=session.messages if spec.slices else (),
         )
         attached = [
             Attached(c.realpath, c.tokens, c.partial, c.lines, c.text)
@@ -257,8 +273,10 @@ def _score_point(
         ]
         if spec.claude_code_hook:
             attached = _with_hook(plain, attached, counter, roots)
+        if spec.default:
+            result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
         for scores, horizon in horizons:
-            needs = lookahead(uses, index, turn, horizon, known, workspace=[root], allowed=roots)
+            needs = lookahead(uses, index, turn, horizon, known, workspace=[root])
             scores[spec.name] = scores[spec.name] + score_point(attached, needs)
 
 

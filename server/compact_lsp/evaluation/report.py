@@ -111,9 +111,8 @@ def _ranker_json(
         "strictMisses": t.strict_misses,
         "strictMissRate": t.strict_miss_rate,
         "outsideNeeds": t.outside_needs,
+        "outsideMisses": t.outside_misses,
         "meanTokens": t.tokens_per_point,
-        "addedNeeds": t.added_needs,
-        "addedMisses": t.added_misses,
         "rereads": t.rereads,
         "rereadMisses": t.misses,
         "rereadStrictMisses": t.read_strict_misses,
@@ -185,11 +184,13 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "## Needs outside the workspace folder",
         "",
-        "| policy | needs in added directories | strictly missed there | needs outside every allowed root |",
-        "|---|---:|---:|---:|",
+        "Part of the needs above: a need outside the workspace folder is met only by a file the user admitted.",
+        "",
+        "| policy | needs outside the workspace folder | strictly missed there |",
+        "|---|---:|---:|",
     ]
     for name, t in report.ranker_totals().items():
-        lines.append(f"| {name} | {t.added_needs} | {t.added_misses} | {t.outside_needs} |")
+        lines.append(f"| {name} | {t.outside_needs} | {t.outside_misses} |")
     lines += _cost_lines(report) + (survival_lines(report.survival) if report.survival else []) + _session_lines(report)
     if report.skipped:
         lines += ["", "Orphan sub-agent logs not replayed:", *[f"- {s}" for s in report.skipped]]

@@ -42,31 +42,11 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
-def added_directories(uses: Sequence[FileUse], point: int, workspace: Sequence[str]) -> list[str]:
-    """Directories outside the workspace folders where the agent read or edited with success before ``point``:
-    the replay counts each as added by the user (Claude Code asks before it reads or edits outside its
-    working directory, so a success means the user let it in)."""
-    found: dict[str, None] = {}
-    for use in uses:
-        if use.index >= point:
-            break
-        if not _inside(use.path, workspace):
-            found.setdefault(os.path.dirname(use.path), None)
-    return list(found)
-
-
 def lookahead(
-    uses: Sequence[FileUse],
-    point: int,
-    turn: int,
-    horizon: int,
-    known: set[str],
-    *,
-    workspace: Sequence[str] = (),
-    allowed: Sequence[str] | None = None,
+    uses: Sequence[FileUse], point: int, turn: int, horizon: int, known: set[str], *, workspace: Sequence[str] = ()
 ) -> list[ReRead]:
     """First use of each previously known file in the ``horizon`` assistant turns from ``point`` on, each
-    marked as in a ``workspace`` folder, in an ``added`` directory, or ``outside`` every allowed root."""
+    marked as in a ``workspace`` folder or ``outside`` it (a file the user admitted, or one no root admits)."""
     seen: set[str] = set()
     found: list[ReRead] = []
     for use in uses:
@@ -75,8 +55,6 @@ def lookahead(
         if use.path in seen or use.path not in known or use.creates:
             continue
         seen.add(use.path)
-        where = "workspace" if not workspace or _inside(use.path, workspace) else "added"
-        if allowed is not None and not _inside(use.path, allowed):
-            where = "outside"
+        where = "workspace" if not workspace or _inside(use.path, workspace) else "outside"
         found.append(ReRead(use.path, use.tool, use.offset, use.limit, use.turn - turn, use.old_strings, where))
     return found

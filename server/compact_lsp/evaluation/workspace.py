@@ -100,6 +100,14 @@ class ReplayWorkspace:
             return str(self.root / rel) if rel else str(self.root)
         return str(self.outside / norm.lstrip("/"))
 
+    def logged_path(self, mapped: str) -> str:
+        """A replay path as the author's tools would show it: relative to the cwd inside it, else absolute."""
+        for base, prefix in ((self.root, ""), (self.outside, os.sep)):
+            rel = os.path.relpath(mapped, base)
+            if not rel.startswith(".."):
+                return prefix + rel if prefix or rel != "." else "."
+        return mapped
+
     def map_messages(self, messages: list[Message]) -> list[Message]:
         """Copies of the messages with every tool_use's file path mapped (other text is left as it was)."""
         mapped: list[Message] = []

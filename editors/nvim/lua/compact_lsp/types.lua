@@ -82,6 +82,7 @@
 ---@field sessionNotes table?
 ---@field biggestItems compact_lsp.BiggestItem[]?
 ---@field pinned table[] pins (compact/pin): {kind = "toolResult", toolUseId, inHistory, tool?, path?} or {kind = "file", path}
+---@field admittedFiles table[] files outside the work roots the user admitted: {path, reason = "read"|"edit"|"transcript"}
 
 --- `changed: false`: a request that had nothing to do, or that the user cancelled (a result, not an error).
 ---@class compact_lsp.Outcome
@@ -118,6 +119,7 @@
 ---@field kind string
 ---@field path string?
 ---@field tokens integer
+---@field lines string? a file that came back in part: its line ranges, "a-b,c-d"
 
 ---@class compact_lsp.CompactResult
 ---@field changed boolean

@@ -215,7 +215,11 @@ async def run_compaction(
         messages_summarized=len(split.history),
         extra={"fallbackReason": summary.fallback_reason} if summary.fallback else {},
     )
-    rehydrated = [{"kind": a.kind, "path": a.path, "tokens": count.count_text(a.text)} for a in result.attachments]
+    rehydrated = [
+        {"kind": a.kind, "path": a.path, "tokens": count.count_text(a.text)}
+        | ({"lines": a.meta["lines"]} if a.meta.get("lines") else {})
+        for a in result.attachments
+    ]
     attached = [
         {"block": i, "kind": a.kind, "path": a.path, "partial": bool(a.meta.get("partial"))}
         for i, a in enumerate((a for a in result.attachments if a.text), start=1)

@@ -12,7 +12,8 @@ stores symlinks; a FIFO or a device can appear anywhere). Every such read goes t
 - a file over the size cap (``FileTooLarge``): nothing beyond the cap is ever read.
 
 The allowed roots are a value (``AllowedRoots``) the caller builds from what it trusts: the workspace folders,
-the managed-memory roots that passed their rule (``memory.ManagedMemory``), further folders the user configured.
+the managed-memory roots that passed their rule (``memory.ManagedMemory``), further folders the user configured,
+and single files the user admitted (``admitted_files``), which admit that path exactly and nothing below it.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class AllowedRoots:
     """Folders the server may read below, as realpaths (resolved once, when built); empty admits nothing."""
 
     paths: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    """Single files admitted by their exact realpath (never a folder, never what lies below a path)."""
 
     @classmethod
     def of(cls, *paths: str | None) -> AllowedRoots:
@@ -72,10 +75,17 @@ class AllowedRoots:
                 real = os.path.realpath(os.path.expanduser(path))
                 if real not in out:
                     out.append(real)
-        return AllowedRoots(tuple(out))
+        return AllowedRoots(tuple(out), self.files)
+
+    def plus_files(self, *paths: str) -> AllowedRoots:
+        """These roots and the single files ``paths`` (realpaths, admitted exactly)."""
+        files = dict.fromkeys([*self.files, *(os.path.realpath(p) for p in paths if p)])
+        return AllowedRoots(self.paths, tuple(files))
 
     def root_of(self, real: str) -> str | None:
-        """The innermost root ``real`` (a realpath) lies in, or None."""
+        """The innermost root ``real`` (a realpath) lies in (an admitted file: itself), or None."""
+        if real in self.files:
+            return real
         inside = [root for root in self.paths if is_inside(real, root)]
         return max(inside, key=len) if inside else None
 
@@ -84,7 +94,7 @@ class AllowedRoots:
         return self.root_of(os.path.realpath(path)) is not None
 
     def __bool__(self) -> bool:
-        return bool(self.paths)
+        return bool(self.paths or self.files)
 
 
 def describe_kind(mode: int) -> str:

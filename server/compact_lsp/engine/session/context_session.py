@@ -45,6 +45,7 @@ from compact_lsp.engine.conversation.titles import check_title, title_record
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import append_problems, repair, validate
+from compact_lsp.engine.files.admitted_files import Reason, admit_record
 from compact_lsp.engine.files.change_notices import display_path
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.session.journal import (
@@ -238,6 +239,11 @@ class ContextSession(SessionState):
         """The user refused the agent this path: it never comes back through rehydration."""
         if real_path not in self.denied_paths:
             self._write_and_apply({"type": "deny", "path": real_path, "at": self.clock()})
+
+    def admit(self, real_path: str, reason: Reason = "read", *, admitted: bool = True) -> None:
+        """The user let the agent use this file outside the work roots (``admitted=False``: revoke that)."""
+        if any(f.path == real_path for f in self.admitted_files) != admitted:
+            self._write_and_apply(admit_record(real_path, admitted=admitted, reason=reason, at=self.clock()))
 
     def rename(self, title: str) -> None:
         """Give the session a new title (``TitleError`` before anything is written when it is not one)."""

@@ -22,7 +22,7 @@ from compact_lsp.engine.summarize.session_memory import SessionNotes
 RECORD_TYPES = frozenset(
     {
         "append", "notice", "pending", "rewrite", "read", "deny", "pin", "notes", "compaction", "undo", "repair",
-        "title", "header",
+        "title", "header", "admit",
     }
 )  # fmt: skip
 
@@ -99,6 +99,10 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
             _optional_int(record, key)
     elif kind == "deny":
         _text(record, "path", path=True)
+    elif kind == "admit":
+        _text(record, "path", path=True)
+        if not isinstance(record.get("admitted"), bool):
+            raise BadRecord("'admitted' must be true or false")
     elif kind == "title":
         try:
             if check_title(record.get("title")) != record["title"]:

@@ -27,6 +27,7 @@ from compact_lsp.engine.conversation.managed_history import ManagedHistory
 from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, Message, Session, normalize_message, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, reported_input_tokens
+from compact_lsp.engine.files.admitted_files import TRANSCRIPT_SOURCES, AdmittedFile, AdmittedFiles
 from compact_lsp.engine.files.allowed_roots import work_roots
 from compact_lsp.engine.files.change_notices import (
     ChangeNotices,
@@ -100,6 +101,7 @@ class SessionState:
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
         self.pins = Pins()
+        self.admitted = AdmittedFiles()  # files outside the work roots the user let in (files/admitted_files.py)
         """Pinned tool results (never microcompacted) and files (re-attached first); engine/compaction/pins.py."""
 
     def _new_read_state(self) -> ReadFileState:
@@ -166,9 +168,19 @@ class SessionState:
         return self._compactions.blocked(self.settings.auto_compact.max_consecutive_failures)
 
     @property
+    def admitted_files(self) -> list[AdmittedFile]:
+        return self.admitted.listed(self.work_roots)
+
+    @property
+    def rehydration_roots(self) -> list[str]:
+        """What rehydration may draw files from: the work roots, then each admitted file."""
+        return [*self.work_roots.paths, *(f.path for f in self.admitted_files)]
+
+    @property
     def allowed_roots(self) -> AllowedRoots:
-        """Where the server may re-read files on its own (the file gate): the work roots and the memory roots."""
-        return self.work_roots.plus(*(root.path for root in self.memory.roots))
+        """Where the server may re-read on its own (the file gate): work, memory roots, admitted files (exactly)."""
+        roots = self.work_roots.plus(*(root.path for root in self.memory.roots))
+        return roots.plus_files(*(f.path for f in self.admitted_files))
 
     def rehydration(self, kept: list[Message]) -> RehydrationResult:
         """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
@@ -177,7 +189,7 @@ class SessionState:
             kept_messages=kept,
             settings=self.settings.rehydration,
             counter=self.counter,
-            workspace_roots=list(self.work_roots.paths),
+            workspace_roots=self.rehydration_roots,
             read_text=gated_reader(self.allowed_roots),
             plan=extract_plan(self.messages),
             skills=skills_from_read_state(self.read_state, roots=skill_roots(self.allowed_roots)),
@@ -208,6 +220,7 @@ class SessionState:
             "canUndo": bool(self.compactions),
             "messageCount": len(self.messages),
             "pinned": self.pins.to_wire(self.messages, self.workspace_root),
+            "admittedFiles": [f.to_wire() for f in self.admitted_files],
         }
 
     def _biggest_items(self) -> list[ContextItem]:
@@ -301,6 +314,8 @@ class SessionState:
             writers = {*self.settings.write_tools, *self.settings.edit_tools}
             self._notices.discard_written(new, writers, self.workspace_root)  # done before writing, live; replay
             self._history.extend(new)
+            if self.source in TRANSCRIPT_SOURCES:
+                self.admitted.observe(new, self.workspace_root)
             # observe only what is new: the read-file state remembers the calls still awaiting results
             for read, block in self.read_state.observe(new):
                 self._seen.remember_result(read, block)
@@ -339,6 +354,8 @@ class SessionState:
             self.title = record["title"]
         elif kind == "pin":
             self.pins.apply(record)
+        elif kind == "admit":
+            self.admitted.apply(record)
         elif kind == "repair":
             self._history.replace([normalize_message(m) for m in record["messages"]])
         elif kind == "notes":

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from compact_lsp.lsp.features import (
+    admitted,
     chat,
     claude_code_hook,
     commands,
@@ -25,6 +26,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     documents.register,
     methods.register,
     pins.register,
+    admitted.register,
     session_picker.register,
     commands.register,
     claude_code_hook.register,
