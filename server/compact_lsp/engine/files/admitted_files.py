@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.files.file_gate import AllowedRoots
-from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.file_use_timeline import NEED_TOOLS
 
 Reason = Literal["read", "edit", "transcript"]
@@ -53,7 +53,7 @@ def _target(use: Mapping[str, Any], cwd: str | None) -> str | None:
     tool_input = use.get("input")
     if use.get("name") not in NEED_TOOLS or not isinstance(tool_input, dict):
         return None
-    path = next((v for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v and "\x00" not in v), None)
+    path = input_path(tool_input)
     return os.path.realpath(os.path.join(cwd or os.sep, path)) if path else None
 
 
