@@ -176,6 +176,78 @@ async def test_full_compaction_with_progress_notification_and_undo(
         await stop_server(lsp)
 
 
+def text_turn(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+async def test_undo_after_later_chat_turns_gives_back_the_old_history_and_every_turn_since(
+    workspace: Workspace, messages_api: MessagesApiStub
+) -> None:
+    """The editors' flow: compact, ask in the chat twice, undo; the old history comes back with both exchanges."""
+    messages_api.push(
+        reply("<summary>The build ran six times; every unit compiled.</summary>"),
+        reply("The tests pass too."),
+        reply("Released as 1.2."),
+    )
+    lsp = await compacting_client(workspace, messages_api)
+    try:
+        session_id = await new_session(lsp)
+        await append(lsp, session_id, [*long_conversation(), text_turn("assistant", "Everything compiled.")])
+        before = await request(lsp, "compact/messages", {"sessionId": session_id})
+        await command(lsp, "compact.compact", {"sessionId": session_id})
+        for question in ("And the tests?", "Release it."):
+            answer = await request(lsp, "compact/chat", {"sessionId": session_id, "text": question})
+            assert answer["stopReason"] == "end_turn"
+        # the model saw the question after the summary, as the user's newest words
+        assert messages_api.requests[1].last_user_text().endswith("And the tests?")
+
+        undone = await command(lsp, "compact.undo", {"sessionId": session_id})
+
+        assert undone["restored"] is True
+        view = await request(lsp, "compact/messages", {"sessionId": session_id})
+        assert view["messages"] == before["messages"] + [
+            text_turn("user", "And the tests?"), text_turn("assistant", "The tests pass too."),
+            text_turn("user", "Release it."), text_turn("assistant", "Released as 1.2."),
+        ]  # fmt: skip
+        assert "every unit compiled" not in all_text(view["messages"])
+    finally:
+        await stop_server(lsp)
+
+
+async def test_a_question_that_triggers_compaction_is_answered_as_asked_and_undo_keeps_it(
+    workspace: Workspace, messages_api: MessagesApiStub
+) -> None:
+    """An external agent appends the user's question; it crosses the threshold and compacts the conversation."""
+    messages_api.push(reply("<summary>The build ran six times; every unit compiled.</summary>"))
+    lsp = await compacting_client(workspace, messages_api)
+    try:
+        session_id = await new_session(lsp)
+        appended = await append(lsp, session_id, [*long_conversation(), text_turn("assistant", "Everything compiled.")])
+        before = await request(lsp, "compact/messages", {"sessionId": session_id})
+        # the question crosses the threshold; every result is recent, so clearing old ones cannot help
+        threshold = {"enabled": True, "threshold": appended["usage"]["total"] + 5}
+        changed = {"autoCompact": threshold, "microcompact": {"keepRecent": 10}}
+        lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"compactLsp": changed}))
+        question = "Why did unit 3.7 take so long? Keep the answer to one line."
+        compacted = asyncio.ensure_future(lsp.wait_for_notification("compact/didCompact"))
+        appended = await append(lsp, session_id, [text_turn("user", question)])
+        assert appended["compaction"]["changed"] is True
+        await asyncio.wait_for(compacted, GUARD)
+        view = await request(lsp, "compact/messages", {"sessionId": session_id})
+        (only,) = view["messages"]
+        assert only["content"][-1] == {"type": "text", "text": question}  # word for word, after the attachments
+        await append(lsp, session_id, [text_turn("assistant", "It waited for the linker.")])
+
+        await command(lsp, "compact.undo", {"sessionId": session_id})
+
+        view = await request(lsp, "compact/messages", {"sessionId": session_id})
+        assert view["messages"] == before["messages"] + [
+            text_turn("user", question), text_turn("assistant", "It waited for the linker.")
+        ]  # fmt: skip
+    finally:
+        await stop_server(lsp)
+
+
 async def test_cancelled_compaction_changes_nothing(workspace: Workspace, messages_api: MessagesApiStub) -> None:
     messages_api.push(hang())
     lsp = await compacting_client(workspace, messages_api)

@@ -221,6 +221,49 @@ def test_undo_keeps_messages_added_after_compaction(workspace: Path, counter: Ti
         session.undo()
 
 
+def as_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in messages]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        pytest.param([[{"role": "user", "content": "And the tests?"}]], id="a-question-only"),
+        pytest.param(
+            [[{"role": "user", "content": "And the tests?"}], [{"role": "assistant", "content": "They pass."}]],
+            id="one-exchange",
+        ),
+        pytest.param(
+            [
+                [{"role": "user", "content": "And the tests?"}, {"role": "assistant", "content": "They pass."}],
+                [{"role": "user", "content": "Ship it."}],
+                [{"role": "assistant", "content": "Shipped."}],
+            ],
+            id="two-exchanges",
+        ),
+    ],
+)
+def test_undo_after_later_turns_restores_them_as_their_own_turns(
+    workspace: Path, counter: TiktokenCounter, later: list[list[dict[str, Any]]]
+) -> None:
+    session, journal, _ = reads_session(workspace, counter)
+    session.append([{"role": "assistant", "content": "I read the modules."}])
+    pre = copy.deepcopy(session.view())
+    run(session.compact(OfflineSummarizer()))
+    for messages in later:
+        session.append(messages)
+    assert "And the tests?" in all_text(session.view()[:1])  # for the model, the question follows the summary
+
+    session.undo()
+
+    added = as_blocks([m for messages in later for m in messages])
+    assert session.view() == pre + added
+    assert validate(session.view()) == []
+    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+                                     workspace_root=str(workspace))  # fmt: skip
+    assert replayed.view() == pre + added
+
+
 def test_pending_tool_call_survives_compaction(workspace: Path, counter: TiktokenCounter) -> None:
     session, _, _ = reads_session(workspace, counter)
     pending = {"role": "assistant", "content": [

@@ -7,7 +7,8 @@ not move on meanwhile (the revision) and commits (OpenHands' ``condense(view)``,
 
 The compacted view is one user message — the summary, then the rehydrated attachments in order (plan, files,
 skills, memory) — followed, when the history ended on a tool call still awaiting its result, by that assistant
-message, so the pending call keeps its match. The step itself keeps no state and opens no file, but what it is
+message, so the pending call keeps its match; a trailing user turn not yet answered is kept word for word after the
+attachments, in the same user message. The step itself keeps no state and opens no file, but what it is
 given does real work: the summariser may call a model, and ``rehydrate`` re-reads files from disk (it runs in a
 worker thread). ``run_pre_compact_hook`` runs the user's command before a compaction (a subprocess).
 """
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.conversation.messages import Attachment, Message, new_id, tool_uses
+from compact_lsp.engine.conversation.messages import Attachment, Message, join_messages, new_id, tool_results, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.prompts import summary_message_text
 from compact_lsp.engine.summarize.base import Summarizer, Summary, SummaryError, SummaryRequest
@@ -39,16 +40,23 @@ class CompactionError(RuntimeError):
 
 @dataclass(frozen=True)
 class CompactionSplit:
-    """The history to summarise and the trailing in-flight tool call that must survive as it is."""
+    """The history to summarise and the trailing message that must survive as it is: a tool call still awaiting
+    its result (it keeps its match), or a user turn the model has not answered yet (it stays the user's words,
+    last, so the model answers it rather than a summary of it)."""
 
     history: list[Message]
     pending: Message | None
 
 
 def split_for_compaction(messages: Sequence[Message]) -> CompactionSplit:
-    """Hold back a trailing assistant message whose tool calls have no results yet."""
-    if messages and messages[-1].get("role") == "assistant" and any(True for _ in tool_uses(messages[-1])):
-        return CompactionSplit(list(messages[:-1]), messages[-1])
+    """Hold back a trailing in-flight tool call, or a trailing user turn that answers no tool call."""
+    if len(messages) < 2:
+        return CompactionSplit(list(messages), None)
+    last = messages[-1]
+    in_flight = last.get("role") == "assistant" and any(True for _ in tool_uses(last))
+    unanswered = last.get("role") == "user" and not any(True for _ in tool_results(last))
+    if in_flight or unanswered:
+        return CompactionSplit(list(messages[:-1]), last)
     return CompactionSplit(list(messages), None)
 
 
@@ -85,13 +93,12 @@ def new_boundary_id() -> str:
 
 
 def build_compacted_view(summary: str, attachments: Sequence[Attachment], pending: Message | None) -> list[Message]:
-    """Summary first, then each attachment as its own text block, then the pending tool call if any."""
+    """Summary first, then each attachment as its own text block, then the held-back message if any (a user
+    turn joins the summary message: roles alternate)."""
     content: list[dict[str, Any]] = [{"type": "text", "text": summary_message_text(summary)}]
     content.extend({"type": "text", "text": a.text} for a in attachments if a.text)
     view: list[Message] = [{"role": "user", "content": content}]
-    if pending is not None:
-        view.append(pending)
-    return view
+    return join_messages(view, [pending]) if pending is not None else view
 
 
 def run_pre_compact_hook(command: str, cwd: str | None, timeout: float = 30.0) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
-from compact_lsp.engine.conversation.messages import Message, blocks_of, normalize_message
+from compact_lsp.engine.conversation.messages import Message, blocks_of, join_messages, normalize_message
 from compact_lsp.engine.conversation.validate import validate
 
 
@@ -25,6 +25,9 @@ class CompactionState:
     pre_view: list[Message]
     post_len: int
     record: dict[str, Any] = field(default_factory=dict)
+    last_blocks: int = 0
+    """How many blocks the compacted view's last message had: a user turn that came next was merged into it
+    (roles alternate), and the blocks past these are that turn, which undo gives back as its own message."""
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,9 @@ class SessionCompactions:
     def push(self, record: dict[str, Any], messages: list[Message]) -> CompactedView:
         """Apply a ``compaction`` record: remember ``messages`` for undo and return the view replacing them."""
         new = [normalize_message(m) for m in record["messages"]]
-        self.standing.append(
-            CompactionState(str(record["boundaryId"]), messages, len(new), copy.deepcopy(record["result"]))
-        )
+        last_blocks = len(blocks_of(new[-1])) if new else 0
+        result = copy.deepcopy(record["result"])
+        self.standing.append(CompactionState(str(record["boundaryId"]), messages, len(new), result, last_blocks))
         summary_blocks = blocks_of(new[0]) if new else []
         attached = [(e, str(summary_blocks[int(e["block"])].get("text", ""))) for e in record.get("attached", [])]
         whole_files = [
@@ -113,4 +116,15 @@ class SessionCompactions:
 
     @staticmethod
     def _restored(state: CompactionState, messages: list[Message]) -> list[Message]:
-        return [*state.pre_view, *messages[state.post_len :]]
+        """The view before the compaction, then every turn since, each its own message again.
+
+        The turn right after a compaction that ended on the summary message (a user message) was merged into
+        it; its blocks are split back out, so the question asked after compacting follows the old history.
+        """
+        since = messages[state.post_len :]
+        if 0 < state.post_len <= len(messages):
+            last = messages[state.post_len - 1]
+            later_blocks = blocks_of(last)[state.last_blocks :]
+            if last.get("role") == "user" and later_blocks:
+                since = [{**last, "content": later_blocks}, *since]
+        return join_messages(state.pre_view, since)
