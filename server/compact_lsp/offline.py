@@ -8,6 +8,7 @@ microcompaction would clear (and protect) if forced now. ``--json`` prints the s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -15,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUnavailable
+from compact_lsp.engine.conversation.usage import ContextUsage, message_kind_tokens
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 
@@ -25,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     inspect = sub.add_parser("inspect", help="context usage of a Claude Code session and what would be cleared")
     inspect.add_argument("sessions", nargs="+", help="Claude Code session .jsonl files")
-    inspect.add_argument("--context-window", type=int, default=200_000)
+    inspect.add_argument("--context-window", type=int, default=None,
+                         help="default: the window of the model the transcript names, else 200,000")  # fmt: skip
     inspect.add_argument("--keep-recent", type=int, default=5)
     inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
     imp = sub.add_parser("import", help="import a Claude Code session into the session store")
@@ -75,15 +79,20 @@ def main(argv: Sequence[str]) -> int:
     return 2
 
 
-def inspect_session(path: str, settings: EngineSettings, counter: TiktokenCounter) -> dict[str, Any]:
-    """Usage and the forced-microcompaction preview of one session, as a JSON-able dict."""
+def inspect_session(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """Usage and the forced-microcompaction preview of one session, as a JSON-able dict; without
+    ``window_given``, the window of the model the transcript names."""
     imported = import_claude_code(path)
+    if not window_given and imported.context_window:
+        settings = dataclasses.replace(settings, context_window=imported.context_window)
     session = ContextSession(
         imported.session.id, settings=settings, counter=counter, title=imported.session.title,
         workspace_root=imported.cwd or None,
     )  # fmt: skip
     session.append(imported.session.messages)
-    usage = session.usage()
+    usage = _with_attachments(session.usage(), session.messages, imported.attachment_texts, counter)
     plan = session.plan_microcompaction("forced")
     return {
         "path": path,
@@ -93,6 +102,10 @@ def inspect_session(path: str, settings: EngineSettings, counter: TiktokenCounte
         "assistantTurns": sum(1 for m in imported.session.messages if m["role"] == "assistant"),
         "problems": [f"line {p.line_no}: {p.reason}" for p in imported.problems],
         "repairs": list(imported.repairs),
+        "model": imported.model,
+        "skippedRecords": imported.skipped_records,
+        "historyMessages": len(imported.history),
+        "compaction": _compaction_figures(imported.compaction),
         "usage": usage.to_wire(),
         "microcompaction": None
         if plan is None
@@ -110,14 +123,37 @@ def inspect_session(path: str, settings: EngineSettings, counter: TiktokenCounte
     }
 
 
+def _with_attachments(
+    usage: ContextUsage, messages: list[Message], attachment_texts: frozenset[str], counter: TiktokenCounter
+) -> ContextUsage:
+    """The usage with the text Claude Code attached (its ``attachment`` records) counted as attachments."""
+    if not attachment_texts:
+        return usage
+    by_kind = dict.fromkeys(usage.by_kind, 0)
+    for message in messages:
+        for kind, tokens in message_kind_tokens(counter, message, attachment_texts.__contains__).items():
+            by_kind[kind] = by_kind.get(kind, 0) + tokens
+    by_kind["system"] = usage.by_kind.get("system", 0)
+    by_kind["memory"] = usage.by_kind.get("memory", 0)
+    return dataclasses.replace(usage, by_kind=by_kind)
+
+
+def _compaction_figures(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Claude Code's own figures for its last compaction."""
+    if meta is None:
+        return None
+    return {k: meta.get(k) for k in ("trigger", "preTokens", "postTokens") if k in meta}
+
+
 def _inspect(ns: argparse.Namespace) -> int:
     from compact_lsp.engine.settings import MicrocompactSettings
 
     settings = EngineSettings(
-        context_window=ns.context_window, microcompact=MicrocompactSettings(keep_recent=ns.keep_recent)
+        context_window=ns.context_window or 200_000, microcompact=MicrocompactSettings(keep_recent=ns.keep_recent)
     )
     counter = TiktokenCounter()
-    reports = [inspect_session(p, settings, counter) for p in ns.sessions]
+    given = ns.context_window is not None
+    reports = [inspect_session(p, settings, counter, window_given=given) for p in ns.sessions]
     if ns.json:
         sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
     else:

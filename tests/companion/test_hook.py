@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.companion.hook import CLAUDE_CODE_WHOLE_TOKENS, claude_code_reattached, context_for, parse_hook_input
+from compact_lsp.companion.hook import allowed_roots, context_for, parse_hook_input
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
-from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.compaction.hook_policy import CLAUDE_CODE_MEMORY, HOOK_CHAR_LIMIT, predict_reattached
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
 from .transcripts import Compacted, compacted_transcript, corpus_session, hook_input
@@ -54,22 +54,60 @@ def _before(compacted: Compacted) -> list[FileUse]:
 def test_adds_files_beyond_claude_codes_own_and_the_whole_artifact_trail(tmp_path: Path, name: str) -> None:
     compacted = compacted_transcript(corpus_session(name), tmp_path)
     context = context_of(run_hook(hook_input(compacted)))
+    assert len(context) <= HOOK_CHAR_LIMIT, "Claude Code would hand the model a preview, not the hook's context"
     uses = _before(compacted)
-    counter = TiktokenCounter()
-    recent, memory = claude_code_reattached(uses)
-    whole = {
-        p for p in recent if os.path.isfile(p) and counter.count_text(Path(p).read_text()) <= CLAUDE_CODE_WHOLE_TOKENS
-    }
+    whole = set(predict_reattached(uses))  # no file attachments in these transcripts: the measured rule
+    memory = {u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}
     attached = {os.path.normpath(os.path.join(compacted.cwd, p)) for p in FILE_TAG.findall(context)}
-    assert attached, "the hook re-attached no file although the agent used several before the compaction"
-    assert not attached & (whole | set(memory)), "the hook repeated files Claude Code puts back itself"
-    for path in attached:  # re-read from disk now, not copied from the transcript
+    if {u.path for u in uses if os.path.isfile(u.path)} - whole - memory:
+        assert attached, "the hook re-attached no file although the agent used more than Claude Code puts back"
+    assert not attached & (whole | memory), "the hook repeated files Claude Code puts back itself"
+    whole_tags = re.findall(r'<file path="([^"]+)"(?![^>]*partial)', context)
+    for path in (os.path.normpath(os.path.join(compacted.cwd, p)) for p in whole_tags):  # re-read from disk now
         if os.path.isfile(path) and len(Path(path).read_text()) < 2000:
             assert Path(path).read_text().strip() in context
-    touched = {u.path for u in uses}
     trail = context.split("<artifact-trail", 1)[1]
-    for path in touched:  # every file touched before the compaction, by construction
-        assert os.path.relpath(path, compacted.cwd) in trail or path in trail
+    newest = next(u.path for u in reversed(uses))  # the trail is cut to fit, newest first
+    assert os.path.relpath(newest, compacted.cwd) in trail or newest in trail
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_the_whole_answer_fits_claude_codes_inline_limit_whatever_the_budget(tmp_path: Path, name: str) -> None:
+    compacted = compacted_transcript(corpus_session(name), tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "claude-code", "hook", "--budget", "200000"],
+        input=hook_input(compacted), capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert 0 < len(context_of(result)) <= HOOK_CHAR_LIMIT
+
+
+def test_roots_are_the_project_and_exact_files_outside_it_never_home(tmp_path: Path) -> None:
+    home = Path(os.path.expanduser("~"))
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "read.txt").write_text("read with success\n")
+    (outside / "sibling.txt").write_text("never read\n")
+    uses = [FileUse(0, 0, "Read", str(outside / "read.txt"), None, None)]
+    roots = allowed_roots(str(tmp_path / "project"), uses)
+    assert roots.admits(str(outside / "read.txt"))
+    assert not roots.admits(str(outside / "sibling.txt")), "a directory became a root because one file was read"
+    at_home = allowed_roots(str(home), [FileUse(0, 0, "Read", str(home / ".ssh" / "known_hosts"), None, None)])
+    assert not at_home.admits(str(home / ".ssh" / "id_rsa"))
+    assert not at_home.admits(str(home / "notes.txt")), "the home directory became a root"
+    assert not allowed_roots(os.sep, []).admits("/etc/passwd")
+
+
+def test_the_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path: Path) -> None:
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "compact_lsp", "claude-code", "hook"],
+        input=hook_input(compacted), capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert context_of(result)
+    imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
+    unwanted = {m for m in imported if m.split(".")[0] in ("tiktoken", "asyncio", "anthropic", "pygls", "ssl")}
+    unwanted |= {m for m in imported if m.startswith("compact_lsp.evaluation")}
+    assert not unwanted, f"the hook imported {sorted(unwanted)}"
 
 
 def test_a_file_changed_after_the_read_comes_back_as_it_is_now(tmp_path: Path) -> None:
@@ -174,5 +212,5 @@ def test_no_compaction_in_the_transcript_still_uses_the_whole_history(tmp_path: 
     lines = compacted.transcript.read_text().splitlines()[:-2]
     compacted.transcript.write_text("\n".join(lines) + "\n")
     inp = parse_hook_input(hook_input(compacted))
-    context, figures = context_for(inp, TiktokenCounter())
+    context, figures = context_for(inp)
     assert context is not None and figures["files"] > 0

@@ -22,6 +22,7 @@ import json
 import threading
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -144,6 +145,9 @@ class MessagesApiStub:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self.default: StubResponse | None = None
+        self.responder: Callable[[dict[str, Any]], StubResponse | None] | None = None
+        """Asked first with each /v1/messages body; None from it falls back to the queue (a client that sends
+        requests of its own, such as Claude Code's compaction or a sub-agent, is answered by what it asks)."""
         self._queue: deque[StubResponse] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -175,7 +179,9 @@ class MessagesApiStub:
             self.requests.append(request)
             self._received.notify_all()
 
-    def _next(self) -> StubResponse:
+    def _next(self, body: dict[str, Any]) -> StubResponse:
+        if self.responder is not None and (answer := self.responder(body)) is not None:
+            return answer
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
@@ -249,7 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?")[0] != "/v1/messages":
             self._send_json(404, _error_body("not_found_error", f"no route {self.path}"))
             return
-        response = stub._next()
+        response = stub._next(body)
         if response.hang:
             stub._stopping.wait(timeout=60)
             self.close_connection = True

@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
     cc = sub.add_parser("claude-code", help="companion for Claude Code: its compaction hook")
     actions = cc.add_subparsers(dest="action", required=True)
     hook = actions.add_parser("hook", help="run as Claude Code's SessionStart hook (reads its JSON on stdin)")
-    hook.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="extra tokens for files and slices")
+    hook.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="characters for files and slices")
     for name, verb in (("install-hook", "merge the hook into"), ("uninstall-hook", "remove the hook from")):
         p = actions.add_parser(name, help=f"{verb} Claude Code's settings")
         scope = p.add_mutually_exclusive_group()
@@ -101,13 +101,11 @@ def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, HOOK_DEADLINE_SECONDS)
     try:
-        from compact_lsp.engine.conversation.tokens import TiktokenCounter
-
         raw = stdin.read(MAX_INPUT_BYTES + 1)
         if len(raw) > MAX_INPUT_BYTES:
             raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
         inp = parse_hook_input(raw)
-        context, figures = context_for(inp, TiktokenCounter(), budget=budget)
+        context, figures = context_for(inp, budget=budget)
         signal.setitimer(signal.ITIMER_REAL, 0)
         elapsed = time.perf_counter() - started
         if context is None:

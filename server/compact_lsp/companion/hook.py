@@ -1,20 +1,22 @@
 """Claude Code's ``SessionStart`` hook after its own compaction: add what our ranking says is still needed.
 
-Claude Code re-attaches only its five most recently read files after a compaction (whole when under about 5k
-tokens, larger ones by path only). The evaluation shows that rule misses about one needed file in seven. This
-hook reads the transcript up to Claude Code's last ``compact_boundary``, ranks every file the agent used with
-the same rehydration the server runs after its own compactions, leaves out what Claude Code's new context holds
-verbatim already (its summary and the files it re-attaches), and answers with
-``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``:
+Claude Code re-attaches its five most recently touched files after a compaction and keeps its last assistant
+message (``engine/compaction/hook_policy.py`` has the measured rule). This hook reads the transcript from its end
+back to the boundary before Claude Code's last one (``compaction_view.read_tail``), ranks every file the agent
+used with the same rehydration the server runs after its own compactions, leaves out what Claude Code's new
+context holds verbatim already (its summary, the preserved segment, the ``file`` attachments it wrote after the
+boundary, or the rule's prediction when it wrote none), and answers with
+``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, all of it within
+Claude Code's inline limit (``HOOK_CHAR_LIMIT``, 10,000 characters), best first:
 
-- further files, or the slices of big files the agent read or edited, re-read from disk through the file gate,
-  within a token budget (``DEFAULT_BUDGET``);
 - the latest plan, when Claude Code's summary does not carry its open steps;
-- a compact artifact trail: every file read, edited or written before the compaction, with its last action.
+- further files, or the slices of big files the agent read or edited, re-read from disk through the file gate;
+- a compact artifact trail: the files read, edited or written before the compaction, with their last action, as
+  many as fit.
 
-Files come only from the allowed roots: the transcript's ``cwd`` and the directories the transcript shows the
-agent reading or editing in with success (Claude Code asks before it works outside its directory, so a success
-means the user let it in), never the home directory or ``/`` itself.
+Files come only from the transcript's ``cwd`` (never the home directory or ``/`` itself) and, outside it, the
+exact files the transcript shows read or edited with success (Claude Code asks before it works outside its
+directory), by realpath and still regular files; a directory never becomes a root because a file in it was read.
 
 The hook must never break Claude Code (``run_hook``): any other input, and any failure, prints nothing and exits
 0; why goes to stderr and the hook's log file, never to stdout.
@@ -24,14 +26,29 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_claude_code
-from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET, already_in_context, hook_rehydration
+from compact_lsp.engine.claude_code.compaction_view import (
+    read_tail,
+    reattached_files,
+    split_at_last_compaction,
+    text_of,
+)
+from compact_lsp.engine.claude_code.log_lines import before_last_boundary, parse_log_lines
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_records
+from compact_lsp.engine.compaction.hook_policy import (
+    CLAUDE_CODE_MEMORY,
+    DEFAULT_BUDGET,
+    HOOK_CHAR_LIMIT,
+    CharCounter,
+    already_in_context,
+    hook_rehydration,
+    predict_reattached,
+)
 from compact_lsp.engine.compaction.rehydration import rehydrate
-from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
@@ -40,12 +57,9 @@ from compact_lsp.engine.files.read_state import ReadFileState
 
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
-CLAUDE_CODE_FILES = 5
-CLAUDE_CODE_WHOLE_TOKENS = 5_000
-"""Claude Code's own rule: its five most recent reads come back, whole when under about 5k tokens."""
-CLAUDE_CODE_MEMORY = ("CLAUDE.md", "CLAUDE.local.md")
-"""Memory files Claude Code loads into every new context itself."""
 MAX_TRAIL_FILES = 60
+MAX_TRANSCRIPT_TAIL_BYTES = 256 << 20
+"""The most of a transcript the hook reads back from its end (far more than a 1M-token context)."""
 HEADER = (
     "compact-lsp: context that Claude Code's compaction did not re-attach. Files were re-read from disk just now "
     "(current content). Use them instead of re-reading."
@@ -87,38 +101,58 @@ def parse_hook_input(raw: bytes) -> HookInput:
     return HookInput(str(fields["session_id"]), str(fields["transcript_path"]), str(fields["cwd"]), event, source)
 
 
-def claude_code_reattached(uses: Sequence[FileUse]) -> tuple[list[str], list[str]]:
-    """What Claude Code puts back itself: its five most recent successful Reads (newest first; whole when under
-    its limit), and the memory files it loads into every context (whole)."""
-    recent: list[str] = []
-    for use in reversed(uses):
-        if use.tool == "Read" and use.path not in recent and len(recent) < CLAUDE_CODE_FILES:
-            recent.append(use.path)
-    memory = sorted({u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY})
-    return recent, memory
+@dataclass(frozen=True)
+class ClaudeCodeContext:
+    """What Claude Code's new context already holds: the files it put back (path, text) and other verbatim text."""
+
+    files: list[tuple[str, str]]
+    texts: list[str]
+    observed: bool
+    """True when ``files`` came from the transcript's ``file`` attachments, False when predicted by the rule."""
+
+
+def claude_code_context(
+    records_after: list[tuple[str, str]], uses: Sequence[FileUse], roots: AllowedRoots, extra: Sequence[str]
+) -> ClaudeCodeContext:
+    """Claude Code's re-attached files as its transcript shows them, else as its rule predicts (read now, whole,
+    as it reads them), plus the memory files it loads itself and ``extra`` (its summary, the preserved segment)."""
+    read = gated_reader(roots)
+    files = list(records_after)
+    observed = bool(files)
+    if not observed:
+        for path in predict_reattached(uses):
+            try:
+                files.append((path, read(path).decode("utf-8", errors="replace")))
+            except OSError:
+                continue
+    for path in sorted({u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}):
+        try:
+            files.append((path, read(path).decode("utf-8", errors="replace")))
+        except OSError:
+            continue
+    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], observed)
 
 
 def allowed_roots(cwd: str, uses: Sequence[FileUse]) -> AllowedRoots:
-    """The transcript's cwd plus every directory where the agent read or edited with success; never the home
-    directory or ``/`` as a whole (a file read there does not open the rest)."""
+    """The transcript's cwd (never the home directory or ``/``), plus, outside it, each exact file the agent read
+    or edited with success that is still a regular file and not a symlink now (its directory resolved): a file,
+    never its directory, and never what a link swapped in since points at."""
     never = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep)}
-    dirs = {os.path.realpath(os.path.dirname(u.path)) for u in uses if not u.creates}
-    return AllowedRoots.of(cwd, *sorted(d for d in dirs if d not in never))
-
-
-def _reattached_texts(uses: Sequence[FileUse], roots: AllowedRoots, counter: TokenCounter) -> list[str]:
-    """The text of what Claude Code puts back (read now, as it will): already in its new context verbatim."""
-    read = gated_reader(roots)
-    recent, memory = claude_code_reattached(uses)
-    texts: list[str] = []
-    for path in [*recent, *memory]:
+    real_cwd = os.path.realpath(cwd)
+    base = AllowedRoots.of(real_cwd) if real_cwd not in never else AllowedRoots()
+    files: list[str] = []
+    for use in uses:
+        if use.creates:
+            continue
+        real = os.path.join(os.path.realpath(os.path.dirname(use.path)), os.path.basename(use.path))
+        if base.root_of(real) is not None or real in files:
+            continue
         try:
-            text = read(path).decode("utf-8", errors="replace")
+            if stat.S_ISREG(os.lstat(real).st_mode):
+                files.append(real)
         except OSError:
             continue
-        if path in memory or counter.count_text(text) <= CLAUDE_CODE_WHOLE_TOKENS:
-            texts.append(text)
-    return texts
+    return base.plus(*files)
 
 
 def _plan_lost(plan: PlanState | None, summary: str) -> bool:
@@ -135,48 +169,74 @@ def _display(path: str, cwd: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+TRAIL_HEAD = '<artifact-trail note="files touched before the compaction, most recent first, with the last action">'
+TRAIL_TAIL = "</artifact-trail>"
+
+
+def fit(parts: Sequence[str], trail: Sequence[str], limit: int = HOOK_CHAR_LIMIT) -> str | None:
+    """The header, then each part in order while it fits, then as many trail lines as fit: at most ``limit``
+    characters in all (None when nothing but the header would be said)."""
+    out = HEADER
+    for part in parts:
+        if len(out) + 2 + len(part) <= limit:
+            out += "\n\n" + part
+    frame = 2 + len(TRAIL_HEAD) + 1 + len(TRAIL_TAIL)
+    lines: list[str] = []
+    room = limit - len(out) - frame
+    for line in trail:
+        if len(line) + 1 > room:
+            break
+        lines.append(line)
+        room -= len(line) + 1
+    if lines:
+        out += "\n\n" + TRAIL_HEAD + "\n" + "\n".join(lines) + "\n" + TRAIL_TAIL
+    return None if out == HEADER else out
+
+
 def build_context(
-    imported: ImportedSession, cwd: str, counter: TokenCounter, *, budget: int = DEFAULT_BUDGET
+    imported: ImportedSession,
+    cwd: str,
+    *,
+    summary: str = "",
+    preserved: Sequence[str] = (),
+    reattached: Sequence[tuple[str, str]] = (),
+    budget: int = DEFAULT_BUDGET,
 ) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for a transcript imported up to its last compaction (None: nothing to add), and
-    figures for the log."""
+    """The additional context for the conversation Claude Code compacted (None: nothing to add), and figures for
+    the log. ``reattached``: the (path, text) of the ``file`` attachments it wrote after the boundary."""
     messages = imported.session.messages
+    counter = CharCounter()
     uses = file_uses(messages, cwd, imported.tool_results_side)
     roots = allowed_roots(cwd, uses)
     state = ReadFileState(cwd=cwd, counter=counter, clock=_Ticks())
     state.observe(messages)
-    # Already in Claude Code's new context verbatim: its summary and the files it re-attaches.
-    summary = imported.compact_summary or ""
-    kept = already_in_context([summary, *_reattached_texts(uses, roots, counter)])
+    own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
     plan = extract_plan(messages)
     result = rehydrate(
         read_state=state,
-        kept_messages=kept,
+        kept_messages=already_in_context(own.texts),
         settings=hook_rehydration(budget),
         counter=counter,
         workspace_roots=list(roots.paths),
         plan=plan if _plan_lost(plan, summary) else None,
+        denied_paths=frozenset(os.path.realpath(path) for path, _ in own.files),
         read_text=gated_reader(roots),
         history=messages,
     )
     parts = [a.text for a in result.attachments if a.kind in ("plan", "file", "file-deleted")]
-    trail = artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]
-    if trail:
-        parts.append(
-            '<artifact-trail note="files touched before the compaction, most recent first, with the last action">\n'
-            + "\n".join(f"- {_display(entry.path, cwd)}: {entry.action}" for entry in trail)
-            + "\n</artifact-trail>"
-        )
+    trail = [f"- {_display(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
+    context = fit(parts, trail)
     figures = {
         "files": sum(1 for a in result.attachments if a.kind == "file"),
         "plan": any(a.kind == "plan" for a in result.attachments),
-        "fileTokens": result.file_tokens,
+        "fileChars": result.file_tokens,
+        "chars": len(context or ""),
+        "claudeCodeFiles": len(own.files),
+        "claudeCodeFilesFrom": "transcript" if own.observed else "rule",
         "trail": len(trail),
         "roots": list(roots.paths),
     }
-    if not parts:
-        return None, figures
-    return HEADER + "\n\n" + "\n\n".join(parts), figures
+    return context, figures
 
 
 class _Ticks:
@@ -194,9 +254,23 @@ def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENT, "additionalContext": context}})
 
 
-def context_for(
-    inp: HookInput, counter: TokenCounter, *, budget: int = DEFAULT_BUDGET
-) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for one hook call: the transcript up to Claude Code's last compaction."""
-    imported = import_claude_code(inp.transcript_path, with_subagents=False, before_last_compaction=True)
-    return build_context(imported, inp.cwd, counter, budget=budget)
+def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | None, dict[str, Any]]:
+    """The additional context for one hook call: the transcript read back from its end to the boundary before
+    Claude Code's last compaction."""
+    from pathlib import Path
+
+    if not os.path.lexists(inp.transcript_path):
+        raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
+    data = read_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES)
+    records, problems = parse_log_lines(data)
+    before, summary = before_last_boundary(records)
+    split = split_at_last_compaction(records, [r for r in records if r.message is not None])
+    imported = import_records(Path(inp.transcript_path), before, problems)
+    return build_context(
+        imported,
+        inp.cwd,
+        summary=summary or "",
+        preserved=[text_of(r) for r in split.preserved],
+        reattached=reattached_files(records),
+        budget=budget,
+    )

@@ -13,7 +13,11 @@ from typing import Any
 from compact_lsp.engine.conversation.messages import Message, MessageShapeError, blocks_of, normalize_message
 
 MESSAGE_TYPES = ("user", "assistant")
+ATTACHMENT = "attachment"
+"""Context Claude Code adds that is in no message (re-attached files, hook output, listings, a sub-agent's
+result): its ``rendered`` texts reach the model as a user (or system) message, so they are imported as one."""
 BINARY_SNIFF_BYTES = 8192
+MAX_RENDERED_PARTS = 64
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,16 @@ class LogRecord:
     def parent(self) -> str | None:
         value = self.data.get("parentUuid")
         return value if isinstance(value, str) else None
+
+    @property
+    def logical_parent(self) -> str | None:
+        """A compaction boundary's link to the record before it (its ``parentUuid`` is null)."""
+        value = self.data.get("logicalParentUuid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_attachment(self) -> bool:
+        return self.data.get("type") == ATTACHMENT
 
     @property
     def message_id(self) -> str | None:
@@ -91,13 +105,13 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
     return records, problems
 
 
-def _is_boundary(record: LogRecord) -> bool:
+def is_boundary(record: LogRecord) -> bool:
     return record.data.get("type") == "system" and record.data.get("subtype") == "compact_boundary"
 
 
 def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str | None]:
     """The records before the last compaction boundary, and the summary Claude Code wrote after it."""
-    cut = next((i for i in range(len(records) - 1, -1, -1) if _is_boundary(records[i])), None)
+    cut = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
     if cut is None:
         return records, None
     summary = next(
@@ -116,6 +130,9 @@ def _check_record(record: LogRecord) -> str | None:
     kind = record.data.get("type")
     if not isinstance(kind, str):
         return "a record without a string 'type'"
+    if kind == ATTACHMENT:
+        record.message = _rendered(record.data)
+        return None
     if kind not in MESSAGE_TYPES:
         return None
     raw = record.data.get("message")
@@ -128,3 +145,13 @@ def _check_record(record: LogRecord) -> str | None:
     except MessageShapeError as e:
         return str(e)
     return None
+
+
+def _rendered(data: dict[str, Any]) -> Message | None:
+    """An attachment record's ``rendered`` texts as a user message, or None when it renders nothing."""
+    rendered = data.get("rendered")
+    if not isinstance(rendered, list):
+        return None
+    texts = [p.get("content") for p in rendered[:MAX_RENDERED_PARTS] if isinstance(p, dict)]
+    blocks = [{"type": "text", "text": t} for t in texts if isinstance(t, str) and t]
+    return {"role": "user", "content": blocks} if blocks else None

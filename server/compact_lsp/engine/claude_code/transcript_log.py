@@ -1,16 +1,22 @@
 """Import Claude Code session logs (``~/.claude/projects/<project>/<session>.jsonl``) into the message model.
 
 A session file holds one JSON record a line. Records of type ``user`` and ``assistant`` carry a Messages API
-``message``; the others (summary, system, progress, attachment, file-history-snapshot, queue-operation, ...)
-are bookkeeping and are not part of what the model saw. The importer:
+``message``, ``attachment`` records what Claude Code rendered for the model; the others (summary, system,
+progress, api-request, cost-state, queue-operation, ... and any kind a later version adds) are bookkeeping,
+skipped and counted (``skipped_records``), never fatal. The importer:
 
 - follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound
-  away from is left out; records of the same API response (one assistant ``message.id`` logged as one
-  record per content block) and the results answering them are kept even when the chain skips them
-  (parallel tool calls fork the chain);
+  away from is left out, and across a compaction boundary (``parentUuid`` null) by its ``logicalParentUuid``;
+  records of the same API response (one assistant ``message.id`` logged as one record per content block)
+  and the results answering them are kept even when the chain skips them (parallel tool calls fork the chain);
 - merges the records of one API response into one assistant message, and consecutive user records into one
   user message (as Claude Code does before it calls the API);
 - keeps each tool result's ``toolUseResult`` side data (for Read: file.filePath, content, startLine, ...);
+- imports ``attachment`` records by what they render (re-attached files, hook output, a sub-agent's result):
+  the model saw them, so they count, as attachments (``attachment_texts``);
+- after Claude Code's last compaction, ``session.messages`` is the context the model sees now: the summary, the
+  preserved segment (``compactMetadata.preservedMessages``), then what followed; what came before is
+  ``history`` (``claude_code/compaction_view.py`` reads the boundary);
 - runs ``repair`` so the result always validates, and records what it changed;
 - reports malformed lines as ``LineProblem`` and imports the rest.
 
@@ -28,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.claude_code.compaction_view import split_at_last_compaction
 from compact_lsp.engine.claude_code.log_lines import (
     BINARY_SNIFF_BYTES,
     LineProblem,
@@ -36,6 +43,7 @@ from compact_lsp.engine.claude_code.log_lines import (
     parse_log_lines,
     starts_with_json_line,
 )
+from compact_lsp.engine.claude_code.models import context_window
 from compact_lsp.engine.conversation.messages import Message, Session, blocks_of
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import NotRegularFile, open_regular
@@ -77,6 +85,16 @@ class ImportedSession:
     """With ``before_last_compaction``: the text of Claude Code's own summary after its last compaction."""
     skipped_records: dict[str, int] = field(default_factory=dict)
     """Records not imported, by reason: their type (``progress``, ...), ``other-branch`` or ``duplicate``."""
+    history: list[Message] = field(default_factory=list)
+    """The conversation before Claude Code's last compaction (across earlier ones too); empty without one."""
+    attachment_texts: frozenset[str] = frozenset()
+    """Text blocks that came from ``attachment`` records: context Claude Code added, counted as attachments."""
+    compaction: dict[str, Any] | None = None
+    """The last compaction boundary's ``compactMetadata`` (``preTokens``, ``postTokens``, ``trigger``...)."""
+    model: str | None = None
+    """The model of the last response."""
+    context_window: int | None = None
+    """That model's context window (``claude_code/models.py``); None when unknown."""
 
 
 def iter_session_files(directory: str | Path) -> Iterator[Path]:
@@ -114,7 +132,15 @@ def import_claude_code(
 def import_records(file: Path, records: list[LogRecord], problems: list[LineProblem]) -> ImportedSession:
     """The session that records parsed by ``parse_log_lines`` hold (a live transcript's, read a piece at a time)."""
     skipped: Counter[str] = Counter()
-    return _build(file, records, _select_branch(records, skipped), problems, skipped)
+    split = split_at_last_compaction(records, _select_branch(records, skipped))
+    imported = _build(file, records, split.context, problems, skipped, titled=[*split.history, *split.context])
+    imported.model = next((o.model for o in reversed(imported.origins) if o is not None and o.model), None)
+    imported.context_window = context_window((r.data for r in records), imported.model)
+    if split.boundary is not None:
+        imported.history = _merge(split.history)[0]
+        meta = split.boundary.data.get("compactMetadata")
+        imported.compaction = meta if isinstance(meta, dict) else {}
+    return imported
 
 
 def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
@@ -160,12 +186,12 @@ def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogR
     while cursor is not None and cursor not in chain:
         chain.add(cursor)
         parent = by_uuid.get(cursor)
-        cursor = parent.parent if parent is not None else None
+        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
     # The branch ends at the model's last response; what the user logged after it (a prompt, local command
     # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
     leaf_at = records.index(leaf)
     for record in records[leaf_at + 1 :]:
-        if record.uuid is not None and record.parent in chain:
+        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
             chain.add(record.uuid)
     # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
     # record of a response on the chain, and every result answering a kept call.
@@ -185,17 +211,12 @@ def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogR
     return selected
 
 
-def _build(
-    file: Path,
-    records: list[LogRecord],
-    selected: list[LogRecord],
-    problems: list[LineProblem],
-    skipped: Counter[str],
-) -> ImportedSession:
+def _merge(selected: list[LogRecord]) -> tuple[list[Message], list[str | None], list[list[LogRecord]]]:
+    """The records' messages as the API saw them: one API response's records into one assistant message, a
+    user record after a user record into the same user message."""
     messages: list[Message] = []
     timestamps: list[str | None] = []
     sources: list[list[LogRecord]] = []
-    side: dict[str, dict[str, Any]] = {}
     last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
     for record in selected:
         assert record.message is not None
@@ -214,14 +235,29 @@ def _build(
         sources[target].append(record)
         if role == "assistant" and record.message_id:
             last_response = (record.message_id, target)
-        _collect_side(record, blocks, side)
+    return messages, timestamps, sources
+
+
+def _build(
+    file: Path,
+    records: list[LogRecord],
+    selected: list[LogRecord],
+    problems: list[LineProblem],
+    skipped: Counter[str],
+    titled: list[LogRecord],
+) -> ImportedSession:
+    messages, timestamps, sources = _merge(selected)
+    side: dict[str, dict[str, Any]] = {}
+    for record in selected:
+        assert record.message is not None
+        _collect_side(record, blocks_of(record.message), side)
     fixed = repair(messages)
     origins = [_origin(sources[o]) if o is not None else None for o in fixed.origins]
     session_id = _first_str(records, "sessionId") or file.stem
     session = Session(
         id=session_id,
         messages=fixed.messages,
-        title=_title(records, selected),
+        title=_title(records, titled),
         meta={
             "path": str(file),
             "version": _first_str(records, "version"),
@@ -238,6 +274,9 @@ def _build(
         problems=problems,
         repairs=fixed.actions,
         skipped_records=dict(skipped),
+        attachment_texts=frozenset(
+            str(b.get("text")) for r in selected if r.is_attachment and r.message for b in blocks_of(r.message)
+        ),
     )
 
 
@@ -286,7 +325,9 @@ def _title(records: list[LogRecord], selected: list[LogRecord]) -> str:
     if summaries:
         return str(summaries[-1]["summary"])
     for record in selected:
-        if record.message is None or record.message["role"] != "user" or record.data.get("isMeta"):
+        if record.message is None or record.message["role"] != "user" or record.is_attachment:
+            continue
+        if record.data.get("isMeta") or record.data.get("isCompactSummary"):
             continue
         for block in blocks_of(record.message):
             text = block.get("text", "").strip() if block.get("type") == "text" else ""

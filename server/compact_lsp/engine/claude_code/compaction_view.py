@@ -1,0 +1,128 @@
+"""Claude Code's last compaction in a transcript: what came before it, and the context it built after it.
+
+A compaction is a ``{"type": "system", "subtype": "compact_boundary", "parentUuid": null, "logicalParentUuid":
+..., "compactMetadata": {...}}`` record, then the summary (a user record with ``isCompactSummary``). The new
+context is: the summary, the preserved segment (``compactMetadata.preservedMessages.uuids``, older
+``preservedSegment.headUuid``..``tailUuid``: the last assistant message, kept verbatim; its records stay where
+they were in the file), the ``file`` attachments Claude Code re-attached, then whatever followed.
+
+``read_tail`` reads a transcript from its end back to the boundary before the last one, so the hook's work is
+bounded by the last context, not by the whole history.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary
+from compact_lsp.engine.conversation.messages import blocks_of
+from compact_lsp.engine.files.file_gate import open_regular
+
+TAIL_CHUNK = 1 << 20
+BOUNDARY_MARK = b'"compact_boundary"'
+
+
+@dataclass
+class CompactionSplit:
+    """The selected records around the last compaction boundary (``boundary`` None: there was none)."""
+
+    history: list[LogRecord]
+    context: list[LogRecord]
+    boundary: LogRecord | None = None
+    summary: LogRecord | None = None
+    preserved: list[LogRecord] = field(default_factory=list)
+
+
+def _preserved_uuids(meta: dict[str, Any]) -> list[str]:
+    kept = meta.get("preservedMessages")
+    uuids = kept.get("uuids") if isinstance(kept, dict) else None
+    if isinstance(uuids, list):
+        return [u for u in uuids if isinstance(u, str)]
+    segment = meta.get("preservedSegment")
+    if isinstance(segment, dict):
+        return [u for u in (segment.get("headUuid"), segment.get("tailUuid")) if isinstance(u, str)]
+    return []
+
+
+def split_at_last_compaction(records: list[LogRecord], selected: list[LogRecord]) -> CompactionSplit:
+    """``selected`` (message records in file order) split at the last boundary in ``records``."""
+    at = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
+    if at is None:
+        return CompactionSplit(history=[], context=list(selected))
+    boundary = records[at]
+    line = boundary.line_no
+    history = [r for r in selected if r.line_no < line]
+    after = [r for r in selected if r.line_no > line]
+    summary = next((r for r in after if r.data.get("isCompactSummary") is True), None)
+    meta = boundary.data.get("compactMetadata")
+    wanted = _preserved_uuids(meta) if isinstance(meta, dict) else []
+    preserved = [r for r in history if r.uuid in wanted]
+    if summary is None:
+        context = [*preserved, *after]
+    else:
+        at_summary = after.index(summary)
+        context = [*after[: at_summary + 1], *preserved, *after[at_summary + 1 :]]
+    return CompactionSplit(history, context, boundary, summary, preserved)
+
+
+def text_of(record: LogRecord) -> str:
+    if record.message is None:
+        return ""
+    return "\n".join(str(b.get("text", "")) for b in blocks_of(record.message) if b.get("type") == "text")
+
+
+def reattached_files(records: list[LogRecord]) -> list[tuple[str, str]]:
+    """(path, content) of every ``file`` attachment after the last boundary, in order: what Claude Code put back."""
+    at = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
+    found: list[tuple[str, str]] = []
+    for record in records[at + 1 :] if at is not None else []:
+        attachment = record.data.get("attachment") if record.is_attachment else None
+        if not isinstance(attachment, dict) or attachment.get("type") != "file":
+            continue
+        content = attachment.get("content")
+        file = content.get("file") if isinstance(content, dict) else None
+        path = file.get("filePath") if isinstance(file, dict) else attachment.get("filename")
+        text = file.get("content") if isinstance(file, dict) else None
+        if isinstance(path, str) and path:
+            found.append((path, text if isinstance(text, str) else ""))
+    return found
+
+
+def read_tail(path: str, boundaries: int = 2, *, max_bytes: int | None = None) -> bytes:
+    """The transcript from the start of the line holding its ``boundaries``-th boundary from the end (the whole
+    file when it has fewer), read backwards a chunk at a time; at most ``max_bytes`` when given."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        pos, data = size, b""
+        while pos > 0:
+            step = min(TAIL_CHUNK, pos)
+            pos -= step
+            f.seek(pos)
+            data = f.read(step) + data
+            start = _boundary_line_start(data, boundaries, whole=pos == 0)
+            if start is not None:
+                return data[start:]
+            if max_bytes is not None and len(data) >= max_bytes:
+                cut = data.find(b"\n")
+                return data[cut + 1 :] if cut >= 0 else b""
+        return data
+
+
+def _boundary_line_start(data: bytes, boundaries: int, *, whole: bool) -> int | None:
+    """Where the line of the ``boundaries``-th boundary from the end starts in ``data`` (a complete line only)."""
+    seen = 0
+    end = len(data)
+    while (hit := data.rfind(BOUNDARY_MARK, 0, end)) >= 0:
+        start = data.rfind(b"\n", 0, hit) + 1
+        if start == 0 and not whole:
+            return None  # the line may begin before what was read
+        stop = data.find(b"\n", hit)
+        line = data[start : stop if stop >= 0 else len(data)]
+        if b'"subtype":"compact_boundary"' in line.replace(b" ", b"") and b'"type":"system"' in line.replace(b" ", b""):
+            seen += 1
+            if seen == boundaries:
+                return start
+        end = start
+    return None
