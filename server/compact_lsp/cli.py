@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from compact_lsp import __version__
 
-SUBCOMMANDS = ("inspect", "import", "eval", "compact", "claude-code")
+SUBCOMMANDS = ("inspect", "import", "eval", "compact", "claude-code", "codex")
 
 
 def _server_parser(epilog: str | None = None) -> argparse.ArgumentParser:
@@ -147,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from compact_lsp.companion.commands import main as claude_code_main
 
         return claude_code_main(args)
+    if args and args[0] == "codex":
+        from compact_lsp.companion.codex_commands import main as codex_main
+
+        return codex_main(args)
     if args and args[0] in SUBCOMMANDS:
         from compact_lsp.offline import main as offline_main
 

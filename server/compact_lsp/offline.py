@@ -52,9 +52,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print {messages, rehydrated, tokensBefore, tokensAfter} of the last compaction",
     )
+    from compact_lsp.companion.codex_commands import add_parser as add_codex_parser
     from compact_lsp.companion.commands import add_parser as add_claude_code_parser
 
     add_claude_code_parser(sub)  # listed here for --help; cli.main runs it without this module's imports
+    add_codex_parser(sub)
     return parser
 
 

@@ -1,0 +1,238 @@
+"""Read Codex CLI's rollout transcripts (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl``).
+
+One JSON object a line: ``{"timestamp", "ordinal", "type", "payload"}``. The reader keeps what the model saw,
+in the engine's message model:
+
+- ``response_item`` of type ``message``: user and assistant text (``input_text`` / ``output_text`` parts);
+  developer messages are Codex's own instructions (and hooks' additional context) and are counted, not kept;
+- ``function_call`` (``exec_command`` with ``{"cmd", ...}`` as a JSON string) and ``custom_tool_call``
+  (``apply_patch`` with the patch as freeform text, kept as ``{"patch": text}``) become ``tool_use`` blocks,
+  their ``*_output`` items ``tool_result`` blocks (``is_error`` when the command exited non-zero);
+- ``compacted`` marks Codex's compaction: its ``message`` is the summary the new history starts from, and
+  ``replacement_history`` is that history (what the model holds verbatim afterwards);
+- ``session_meta`` and ``turn_context`` give the session id, ``cwd`` and model; ``event_msg`` ``token_count``
+  the usage Codex last reported.
+
+Every other line kind is skipped and counted, a malformed line is counted and skipped, and nothing in a
+transcript is fatal: a rollout on disk is untrusted input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from compact_lsp.engine.conversation.messages import Block, Message
+from compact_lsp.engine.files.file_gate import open_regular
+
+MAX_ROLLOUT_BYTES = 512 << 20
+MAX_LINE_BYTES = 64 << 20
+KNOWN_KINDS = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "token_usage_record"}
+)
+COMMAND_TOOLS = frozenset({"exec_command", "shell", "local_shell", "container.exec"})
+PATCH_TOOL = "apply_patch"
+
+
+@dataclass
+class Compaction:
+    """One of Codex's compactions: where it fell in the messages, its summary, and what the model kept."""
+
+    index: int
+    summary: str
+    kept_texts: list[str]
+
+
+@dataclass
+class CodexRollout:
+    """A rollout as the model saw it: messages in order (all of them, compactions marked), and the session's facts."""
+
+    path: str
+    session_id: str | None = None
+    cwd: str | None = None
+    model: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    context_window: int | None = None
+    skipped: Counter[str] = field(default_factory=Counter)
+    bad_lines: int = 0
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        return self.compactions[-1] if self.compactions else None
+
+    def before_last_compaction(self) -> list[Message]:
+        """The history Codex summarised away at its last compaction (all messages if it never compacted)."""
+        last = self.last_compaction
+        return self.messages[: last.index] if last else list(self.messages)
+
+    @property
+    def title(self) -> str | None:
+        """The user's first own request (not Codex's environment context)."""
+        for message in self.messages:
+            if message["role"] == "user":
+                for block in message["content"]:
+                    text = str(block.get("text", "")).strip() if block.get("type") == "text" else ""
+                    if text and not text.startswith("<"):
+                        return text.splitlines()[0][:80]
+        return None
+
+
+def read_rollout(path: str, *, max_bytes: int = MAX_ROLLOUT_BYTES) -> CodexRollout:
+    """The rollout at ``path`` (a regular file, at most ``max_bytes``; ``OSError`` subclasses otherwise)."""
+    rollout = CodexRollout(path)
+    builder = _Builder(rollout)
+    with open_regular(path, max_bytes=max_bytes) as f:
+        for raw in f:
+            if len(raw) > MAX_LINE_BYTES:
+                rollout.bad_lines += 1
+                continue
+            record = _parse_line(raw)
+            if record is None:
+                rollout.bad_lines += bool(raw.strip())
+                continue
+            builder.add(record)
+    builder.finish()
+    return rollout
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _parse_line(raw: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("type"), str) else None
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = (
+        p.get("text") for p in content if isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")
+    )
+    return "".join(t for t in parts if isinstance(t, str))
+
+
+def _exit_failed(output: str) -> bool:
+    """Codex prints ``Process exited with code N`` (exec_command) or ``Exit code: N`` (apply_patch)."""
+    for marker in ("Process exited with code ", "Exit code: "):
+        at = output.find(marker)
+        if at >= 0:
+            digits = output[at + len(marker) :].split(None, 1)[0] if output[at + len(marker) :].strip() else ""
+            return digits != "0"
+    return False
+
+
+class _Builder:
+    """Turns response items into alternating user/assistant messages, Codex's items merged the way the API sees them."""
+
+    def __init__(self, rollout: CodexRollout) -> None:
+        self.rollout = rollout
+        self.role: str | None = None
+        self.blocks: list[Block] = []
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind, payload = record["type"], record.get("payload")
+        if kind not in KNOWN_KINDS or not isinstance(payload, dict):
+            self.rollout.skipped[kind] += 1
+            return
+        if kind == "response_item":
+            self._item(payload)
+        elif kind == "compacted":
+            self._compacted(payload)
+        elif kind in ("session_meta", "turn_context"):
+            self._facts(payload)
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            self._usage(payload)
+
+    def _facts(self, payload: dict[str, Any]) -> None:
+        r = self.rollout
+        for key, attr in (("id", "session_id"), ("session_id", "session_id"), ("cwd", "cwd"), ("model", "model")):
+            value = payload.get(key)
+            if isinstance(value, str) and value and "\x00" not in value and getattr(r, attr) is None:
+                setattr(r, attr, value)
+        model = payload.get("model")
+        if isinstance(model, str) and model:
+            r.model = model
+
+    def _usage(self, payload: dict[str, Any]) -> None:
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return
+        last = info.get("last_token_usage")
+        if isinstance(last, dict):
+            self.rollout.usage = {k: v for k, v in last.items() if isinstance(v, int) and not isinstance(v, bool)}
+        window = info.get("model_context_window")
+        if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+            self.rollout.context_window = window
+
+    def _item(self, item: dict[str, Any]) -> None:
+        t = item.get("type")
+        call_id = item.get("call_id")
+        if t == "message":
+            role = item.get("role")
+            text = _text_of(item.get("content"))
+            if role in ("user", "assistant") and text:
+                self._push(str(role), {"type": "text", "text": text})
+            else:
+                self.rollout.skipped[f"message:{role}"] += 1
+        elif t in ("function_call", "custom_tool_call") and isinstance(call_id, str) and call_id:
+            name = item.get("name")
+            self._push("assistant", {"type": "tool_use", "id": call_id, "name": str(name), "input": _tool_input(item)})
+        elif t in ("function_call_output", "custom_tool_call_output") and isinstance(call_id, str) and call_id:
+            output = item.get("output")
+            text = output if isinstance(output, str) else _text_of(output) or json.dumps(output)[:100_000]
+            block: Block = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+            if _exit_failed(text):
+                block["is_error"] = True
+            self._push("user", block)
+        else:
+            self.rollout.skipped[f"item:{t}"] += 1
+
+    def _compacted(self, payload: dict[str, Any]) -> None:
+        self._flush()
+        summary = payload.get("message")
+        history = payload.get("replacement_history")
+        kept = [_text_of(i.get("content")) for i in history if isinstance(i, dict)] if isinstance(history, list) else []
+        self.rollout.compactions.append(
+            Compaction(len(self.rollout.messages), summary if isinstance(summary, str) else "", [k for k in kept if k])
+        )
+
+    def _push(self, role: str, block: Block) -> None:
+        if role != self.role:
+            self._flush()
+            self.role = role
+        self.blocks.append(block)
+
+    def _flush(self) -> None:
+        if self.role is not None and self.blocks:
+            self.rollout.messages.append({"role": self.role, "content": self.blocks})
+        self.role, self.blocks = None, []
+
+    def finish(self) -> None:
+        self._flush()
+
+
+def _tool_input(item: dict[str, Any]) -> dict[str, Any]:
+    """A function call's JSON arguments (an object, finite numbers only), or a custom call's text as ``patch``."""
+    if item.get("type") == "custom_tool_call":
+        text = item.get("input")
+        return {"patch": text if isinstance(text, str) else ""}
+    arguments = item.get("arguments")
+    try:
+        value = json.loads(arguments, parse_constant=_reject_constant) if isinstance(arguments, str) else arguments
+    except (ValueError, RecursionError):
+        return {"arguments": str(arguments)[:10_000]}
+    if not isinstance(value, dict):
+        return {"arguments": value if isinstance(value, str) else json.dumps(value)[:10_000]}
+    return {k: v for k, v in value.items() if not (isinstance(v, float) and not math.isfinite(v))}

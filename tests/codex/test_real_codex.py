@@ -1,0 +1,227 @@
+"""The real Codex CLI (``@openai/codex``, installed by tests/codex/setup.sh) against a loopback Responses API stub.
+
+``codex exec`` runs a scripted turn: it reads files with ``exec_command`` and changes one with ``apply_patch``;
+the stub then reports a usage over ``model_auto_compact_token_limit``, so Codex compacts in the middle of the
+turn, runs its ``SessionStart`` hook (source ``compact``) and sends the next request. Our hook is installed by
+``compact-lsp codex install-hook`` into the temporary ``CODEX_HOME``. Every assertion is about what Codex sent
+to the stub or wrote in its rollout, never about what our code returned.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.codex.responses_stub import (
+    Reply,
+    Request,
+    ResponsesStub,
+    apply_patch,
+    exec_command,
+    is_compaction,
+    message,
+    texts,
+)
+
+from compact_lsp.companion.codex_hook import CODEX_INLINE_LIMIT, HEADER
+from compact_lsp.engine.codex.rollout import read_rollout
+
+CODEX = Path(__file__).resolve().parent / ".work" / "node_modules" / ".bin" / "codex"
+COMPACT_LIMIT = 50_000
+pytestmark = pytest.mark.skipif(
+    not CODEX.exists(), reason=f"the Codex CLI is not installed ({CODEX}); run tests/codex/setup.sh"
+)
+
+
+def turn_script(
+    calls: list[dict[str, Any]], on_compaction: Callable[[], None] = lambda: None
+) -> Callable[[Request], Reply]:
+    """The model's side of one turn: the tool calls in order (the last one reported over the compaction limit),
+    the summary when Codex asks for it, then a final answer."""
+    state = {"next": 0, "compacted": False}
+
+    def script(request: Request) -> Reply:
+        if is_compaction(request):
+            state["compacted"] = True
+            on_compaction()
+            return [message("Summary: the user asked to fix the greeting; app.py and notes.md were read.")], 800
+        if state["compacted"] or state["next"] >= len(calls):
+            return [message("All done.")], 3_000
+        call = calls[state["next"]]
+        state["next"] += 1
+        last = state["next"] == len(calls)
+        return [call], (COMPACT_LIMIT + 40_000) if last else 4_000
+
+    return script
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("".join(f"def step_{i}():\n    return {i}\n\n" for i in range(60)))
+    (root / "notes.md").write_text("# Notes\n\nThe greeting must stay short.\n")
+    (root / "greeting.txt").write_text("hello\n")
+    return root
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home" / ".codex"
+    home.mkdir(parents=True)
+    return home
+
+
+@pytest.fixture
+def stub() -> Iterator[ResponsesStub]:
+    server = ResponsesStub(lambda request: ([message("unused")], 1_000)).start()
+    yield server
+    server.stop()
+
+
+def write_config(codex_home: Path, stub: ResponsesStub) -> None:
+    (codex_home / "config.toml").write_text(
+        f"""# the user's own settings, kept by install-hook
+model = "gpt-5.5"
+model_provider = "stub"
+model_auto_compact_token_limit = {COMPACT_LIMIT}
+approval_policy = "never"
+sandbox_mode = "workspace-write"
+
+[model_providers.stub]
+name = "stub"
+base_url = "{stub.base_url}"
+env_key = "STUB_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+"""
+    )
+
+
+def env_for(codex_home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "CODEX", "ANTHROPIC"))}
+    env.update(HOME=str(codex_home.parent), CODEX_HOME=str(codex_home), STUB_API_KEY="dummy-key")
+    return env
+
+
+def install(codex_home: Path, project: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "codex", "install-hook", "--user"],
+        cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def run_codex(codex_home: Path, project: Path, prompt: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CODEX), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt],
+        cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=150, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def developer_texts(request: Request) -> list[str]:
+    return [texts(i) for i in request["input"] if i.get("type") == "message" and i.get("role") == "developer"]
+
+
+def first_after_compaction(stub: ResponsesStub) -> Request:
+    at = next(i for i, r in enumerate(stub.requests) if is_compaction(r))
+    assert at + 1 < len(stub.requests), "Codex sent nothing after its compaction"
+    return stub.requests[at + 1]
+
+
+PATCH = "*** Begin Patch\n*** Update File: greeting.txt\n@@\n-hello\n+hello, world\n*** End Patch\n"
+
+
+def test_after_codex_compacts_our_context_reaches_the_model_whole(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    write_config(codex_home, stub)
+    said = install(codex_home, project)
+    assert "/hooks" in said  # the user is told to trust the hook once
+
+    def edit_notes_on_disk() -> None:  # after the model read it: the hook must send what is on disk now
+        (project / "notes.md").write_text("# Notes\n\nThe greeting must stay short. Reviewed today.\n")
+
+    stub.script = turn_script(
+        [
+            exec_command("call_1", "sed -n '1,40p' src/app.py"),
+            exec_command("call_2", "cat notes.md"),
+            apply_patch("call_3", PATCH),
+        ],
+        on_compaction=edit_notes_on_disk,
+    )
+    done = run_codex(codex_home, project, "fix the greeting")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (project / "greeting.txt").read_text() == "hello, world\n"  # the real apply_patch ran
+
+    after = first_after_compaction(stub)
+    ours = [t for t in developer_texts(after) if t.startswith(HEADER)]
+    assert len(ours) == 1, developer_texts(after)
+    context = ours[0]
+    assert len(context) <= CODEX_INLINE_LIMIT
+    assert "truncated" not in context
+    assert "Reviewed today." in context  # re-read from disk now, not what the model saw before
+    assert "def step_0():" in context and "def step_13():" in context  # the slice the agent read
+    assert "hello, world" in context  # the patched file, as it is now
+    assert "greeting.txt: edited" in context  # the artifact trail
+    assert all(HEADER not in developer_texts(r)[-1:] for r in stub.requests[: stub.requests.index(after)])
+
+    rollout = read_rollout(str(next((codex_home / "sessions").rglob("rollout-*.jsonl"))))
+    assert rollout.last_compaction is not None
+    assert rollout.title == "fix the greeting"
+    assert [b["name"] for m in rollout.messages for b in m["content"] if b["type"] == "tool_use"] == [
+        "exec_command", "exec_command", "apply_patch",
+    ]  # fmt: skip
+
+
+def test_a_big_session_is_cut_to_what_codex_delivers_inline(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    write_config(codex_home, stub)
+    install(codex_home, project)
+    for n in range(12):
+        (project / "src" / f"module_{n}.py").write_text(f"# module {n}\n" + "x = 1  # filler line\n" * 120)
+    calls = [exec_command(f"call_{n}", f"cat src/module_{n}.py") for n in range(12)]
+    stub.script = turn_script([*calls, apply_patch("call_p", PATCH)])
+    done = run_codex(codex_home, project, "read every module")
+    assert done.returncode == 0, done.stderr[-2000:]
+    context = next(t for t in developer_texts(first_after_compaction(stub)) if t.startswith(HEADER))
+    assert 5_000 < len(context) <= CODEX_INLINE_LIMIT
+    assert "module_11.py" in context  # the most recent read ranks first
+    assert "truncated" not in context
+
+
+def test_without_a_compaction_the_hook_adds_nothing(stub: ResponsesStub, codex_home: Path, project: Path) -> None:
+    write_config(codex_home, stub)
+    install(codex_home, project)
+    stub.script = lambda request: ([message("Hi.")], 1_000)
+    done = run_codex(codex_home, project, "say hi")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert all(not t.startswith(HEADER) for r in stub.requests for t in developer_texts(r))
+
+
+def test_uninstall_removes_the_hook_and_keeps_the_users_settings(codex_home: Path, project: Path) -> None:
+    stub = ResponsesStub(lambda request: ([message("unused")], 1)).start()
+    try:
+        write_config(codex_home, stub)
+        before = (codex_home / "config.toml").read_text()
+        install(codex_home, project)
+        assert "compact_lsp codex hook" in (codex_home / "config.toml").read_text()
+        done = subprocess.run(
+            [sys.executable, "-m", "compact_lsp", "codex", "uninstall-hook", "--user"],
+            cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        assert "removed" in done.stdout
+        assert (codex_home / "config.toml").read_text() == before  # byte for byte, comments included
+    finally:
+        stub.stop()
