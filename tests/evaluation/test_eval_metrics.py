@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, ReRead, score_point, slice_covers
+from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, ReRead, score_point, slice_covers, verdict
 
 
 @pytest.mark.parametrize(
@@ -125,3 +125,33 @@ def test_micro_scores_add_triggers_and_rates() -> None:
     assert total.saved_per_rewrite == pytest.approx(400 / 3)
     assert total.input_reduction == pytest.approx(0.1)
     assert total.reread_rate == 0.25
+
+
+PADDED_WHOLE = Attached(A, 349, unseen=frozenset(range(49, 1288)), total_lines=1287)
+"""1,287 lines of which the log showed the first 48: the replay rebuilt it small enough to attach whole."""
+PADDED_SLICE = Attached(A, 100, partial=True, lines="1-60", text="<file>\na = 1\n</file>", unseen=frozenset({50}),
+                        total_lines=200)  # fmt: skip
+
+SHOWN_SLICE = Attached(A, 9, partial=True, lines="1-5", text="x", total_lines=9)
+
+
+@pytest.mark.parametrize(
+    ("attached", "need", "expected"),
+    [
+        pytest.param(PADDED_WHOLE, ReRead(A, offset=977, limit=100), "unknown", id="read-of-padding-never-a-hit"),
+        pytest.param(PADDED_WHOLE, ReRead(A, offset=10, limit=20), "hit", id="read-of-lines-the-log-showed"),
+        pytest.param(PADDED_WHOLE, ReRead(A), "unknown", id="whole-read-of-a-padded-file"),
+        pytest.param(PADDED_WHOLE, ReRead(A, tool="Edit", old_strings=("zzz",)), "unknown", id="edit-maybe-in-padding"),
+        pytest.param(PADDED_SLICE, ReRead(A, offset=40, limit=20), "unknown", id="slice-holding-a-padded-line"),
+        pytest.param(PADDED_SLICE, ReRead(A, offset=1, limit=20), "hit", id="slice-lines-all-shown"),
+        pytest.param(PADDED_SLICE, ReRead(A, offset=100, limit=5), "miss", id="slice-lacking-the-lines"),
+        pytest.param(PADDED_SLICE, ReRead(A, tool="Edit", old_strings=("a = 1",)), "hit", id="edit-text-attached"),
+        pytest.param(SHOWN_SLICE, ReRead(A, tool="Edit", old_strings=("y",)), "miss", id="edit-not-in-a-shown-slice"),
+    ],
+)
+def test_only_lines_the_log_showed_count(attached: Attached, need: ReRead, expected: str) -> None:
+    assert verdict(attached, need) == expected
+    score = score_point([attached], [need])
+    assert (score.needed, score.strict_misses, score.undeterminable) == (1, expected == "miss", expected == "unknown")
+    assert score.strict_miss_rate == (None if expected == "unknown" else float(expected == "miss"))
+    assert score.strict_miss_rate_worst == float(expected != "hit")

@@ -192,3 +192,21 @@ def test_a_file_the_agent_worked_on_outside_the_workspace_is_admitted(tmp_path: 
     # and counted as a miss, not dropped, where it is not
     assert (with_file.needed, with_file.outside_needs, with_file.strict_misses) == (1, 1, 0)
     assert (without.needed, without.outside_needs, without.strict_misses) == (1, 1, 1)
+
+
+def test_a_read_of_lines_the_log_never_showed_is_undeterminable_not_a_hit(
+    tmp_path: Path, counter: TiktokenCounter
+) -> None:
+    """48 of 1,287 lines seen: rebuilt with padding the file is small enough to go back whole, but the read of
+    lines 977-1076 after the point asks for lines no one saw."""
+    log = SessionLog()
+    log.read("long.py", numbered(1_287), offset=1, limit=48)
+    for step in ("Looking.", "Still looking.", "Planning.", "Checking."):
+        log.say(step)
+        log.user("go on")
+    log.read("long.py", numbered(1_287), offset=977, limit=100)
+    log.say("Done.")
+    spec = RankerSpec("default", recency_ranker, settings=RehydrationSettings())
+    score = replay_session(import_claude_code(log.write(tmp_path)), config(spec), counter).rankers["default"]
+    assert (score.needed, score.strict_misses, score.undeterminable, score.full_hits) == (1, 0, 1, 0)
+    assert score.strict_miss_rate is None and score.strict_miss_rate_worst == 1.0

@@ -131,3 +131,26 @@ def test_messages_as_logged_name_the_authors_paths_again(ws: ReplayWorkspace) ->
     [mapped] = ws.map_messages(original)
     assert mapped != original[0]
     assert ws.as_logged(mapped) == original[0]
+
+
+def test_the_lines_the_log_never_showed_are_known_as_padding(ws: ReplayWorkspace) -> None:
+    target = {"file_path": str(ws.root / "a.py")}
+    path = ws.apply_result("Read", target, _read_side("three\nfour", 3, 5))
+    assert path is not None
+    assert ws.shown(path) == (frozenset({1, 2, 5}), 5)
+    ws.apply_result("Read", target, _read_side("one", 1, 5))
+    assert ws.shown(path) == (frozenset({2, 5}), 5)
+
+
+def test_an_edit_of_a_file_known_in_part_keeps_its_padding_marked(ws: ReplayWorkspace) -> None:
+    """The edit adds a line above the padding: the unseen line moves down with it, and is still not text."""
+    target = str(ws.root / "a.py")
+    ws.apply_result("Read", {"file_path": target}, _read_side("one\ntwo", 1, 3))
+    ws.apply_result("Edit", {"file_path": target, "old_string": "one", "new_string": "one\nzero"}, {})
+    assert Path(target).read_text() == "one\nzero\ntwo\n"
+    assert ws.shown(target) == (frozenset({4}), 4)
+
+
+def test_a_file_shown_whole_has_no_padding(ws: ReplayWorkspace) -> None:
+    path = ws.apply_result("Write", {"file_path": str(ws.root / "a.py"), "content": "x\ny\n"}, None)
+    assert path is not None and ws.shown(path) == (frozenset(), 3)

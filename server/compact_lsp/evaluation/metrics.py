@@ -9,13 +9,18 @@ Pure functions over small records, so the arithmetic is testable on a hand-made 
 - A need is *met* when the file was attached at all; *strictly met* when what was attached holds what the use
   needed: the whole file, or a slice holding the Read's ``offset``/``limit`` range, or every ``old_string`` of
   the Edit (a Write replaces the file, so only the whole file meets it strictly; so does a Read without a limit).
-- The headline is the strict miss rate over needs; the old re-read figure (Reads only) stays as a second figure.
+- Only lines whose text the log showed count. The replay rebuilds files from the log and writes the lines it
+  never showed as padding (evaluation/workspace.py); a need whose lines (or, for an Edit not found in what was
+  attached, whose attached lines) include padding is *undeterminable*: never a hit, never a miss, counted apart.
+- The headline is the strict miss rate over the needs that could be determined; with every undeterminable need
+  counted as a miss it is the worst case. The old re-read figure (Reads only) stays as a second figure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,10 @@ class Attached:
     """For a partial attachment: the line ranges shown, "a-b,c-d"."""
     text: str = ""
     """The attachment's text as the model would read it (a slice holds only its lines)."""
+    unseen: frozenset[int] = frozenset()
+    """Lines of the file the log never showed (written as padding by the replay)."""
+    total_lines: int = 0
+    """The file's length in the replay (0: unknown)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,9 @@ class PointScore:
     """... whose file was not attached at all."""
     strict_misses: int = 0
     """... whose file was not attached, or attached without what the use needed."""
+    undeterminable: int = 0
+    """Needs met only if padding counted: the lines they needed were never shown by the log (not in
+    ``strict_misses``, never a hit)."""
     outside_needs: int = 0
     """Needs of files outside the workspace folder; part of ``needed``."""
     outside_misses: int = 0
@@ -97,8 +109,18 @@ class PointScore:
         return self.needed_misses / self.needed if self.needed else None
 
     @property
+    def determinable(self) -> int:
+        return self.needed - self.undeterminable
+
+    @property
     def strict_miss_rate(self) -> float | None:
-        return self.strict_misses / self.needed if self.needed else None
+        """Strict misses over the needs that could be determined (the headline)."""
+        return self.strict_misses / self.determinable if self.determinable else None
+
+    @property
+    def strict_miss_rate_worst(self) -> float | None:
+        """The same with every undeterminable need counted as a miss."""
+        return (self.strict_misses + self.undeterminable) / self.needed if self.needed else None
 
     @property
     def tokens_per_point(self) -> float | None:
@@ -112,6 +134,7 @@ class PointScore:
             read_strict_miss_rate=self.read_strict_miss_rate,
             needed_miss_rate=self.needed_miss_rate,
             strict_miss_rate=self.strict_miss_rate,
+            strict_miss_rate_worst=self.strict_miss_rate_worst,
             tokens_per_point=self.tokens_per_point,
         )
         return data
@@ -149,15 +172,41 @@ def slice_covers(label: str | None, offset: int | None, limit: int | None) -> bo
     return False
 
 
-def strictly_met(hit: Attached, use: ReRead) -> bool:
-    """Whether the attachment holds what the use needed (see the module doc)."""
-    if not hit.partial:
-        return True
-    if use.tool == "Read":
-        return slice_covers(hit.lines, use.offset, use.limit)
+Verdict = Literal["hit", "miss", "unknown"]
+
+
+def _needed_lines(hit: Attached, use: ReRead) -> set[int] | None:
+    """The lines a Read or a Write needs (None: an Edit, which needs its old strings)."""
     if use.tool in ("Edit", "MultiEdit"):
-        return bool(use.old_strings) and all(old and old in hit.text for old in use.old_strings)
-    return False
+        return None
+    if use.tool == "Read" and use.limit is not None and use.limit > 0:
+        first = max(1, use.offset or 1)
+        last = first + use.limit - 1
+        return set(range(first, min(last, hit.total_lines) + 1 if hit.total_lines else last + 1))
+    return set(range(1, hit.total_lines + 1))
+
+
+def _attached_lines(hit: Attached) -> set[int]:
+    if not hit.partial:
+        return set(range(1, hit.total_lines + 1))
+    return {n for a, b in parse_lines(hit.lines) for n in range(a, b + 1)}
+
+
+def verdict(hit: Attached | None, use: ReRead) -> Verdict:
+    """Whether the attachment holds what the use needed (see the module doc), counting only lines the log
+    showed: ``unknown`` when the answer rests on padding."""
+    if hit is None:
+        return "miss"
+    needed = _needed_lines(hit, use)
+    if needed is None:
+        if use.old_strings and all(old and old in hit.text for old in use.old_strings):
+            return "hit"
+        if not hit.partial and not hit.unseen:
+            return "hit"  # the whole file, every line of it seen: the model had all there was
+        return "unknown" if _attached_lines(hit) & hit.unseen else "miss"
+    if hit.partial and not (use.tool == "Read" and slice_covers(hit.lines, use.offset, use.limit)):
+        return "miss"
+    return "unknown" if needed & hit.unseen else "hit"
 
 
 def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointScore:
@@ -168,21 +217,22 @@ def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointS
     for use in needs:
         used.add(use.path)
         hit = by_path.get(use.path)
-        strict = hit is not None and strictly_met(hit, use)
+        judged = verdict(hit, use)
         score.needed += 1
         score.needed_misses += hit is None
-        score.strict_misses += not strict
+        score.strict_misses += judged == "miss"
+        score.undeterminable += judged == "unknown"
         if use.where == "outside":
             score.outside_needs += 1
-            score.outside_misses += not strict
-        if use.tool != "Read":
+            score.outside_misses += judged == "miss"
+        if use.tool != "Read" or judged == "unknown":
             continue
         score.rereads += 1
         if hit is None:
             score.misses += 1
         elif not hit.partial:
             score.full_hits += 1
-        elif strict:
+        elif judged == "hit":
             score.partial_covering += 1
         else:
             score.partial_short += 1

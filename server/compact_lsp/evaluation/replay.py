@@ -267,12 +267,12 @@ def _score_point(
             history=session.messages if spec.slices else (),
         )
         attached = [
-            Attached(c.realpath, c.tokens, c.partial, c.lines, c.text)
+            Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
             for c in candidates
             if c.included and not c.deleted
         ]
         if spec.claude_code_hook:
-            attached = _with_hook(plain, attached, counter, roots)
+            attached = _with_hook(plain, attached, counter, roots, ws)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
         for scores, horizon in horizons:
@@ -281,7 +281,7 @@ def _score_point(
 
 
 def _with_hook(
-    plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str]
+    plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str], ws: ReplayWorkspace
 ) -> list[Attached]:
     """Claude Code's own files plus what our hook adds: files Claude Code put back whole are already in its
     context; for a big file it put back in part, the hook's slice joins it."""
@@ -299,10 +299,11 @@ def _with_hook(
             continue
         mine = by_path.get(c.realpath)
         if mine is None:
-            by_path[c.realpath] = Attached(c.realpath, c.tokens, c.partial, c.lines, c.text)
+            by_path[c.realpath] = Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
         elif mine.partial:
             lines = ",".join(x for x in (mine.lines, c.lines) if x) or None
-            by_path[c.realpath] = Attached(c.realpath, mine.tokens + c.tokens, c.partial, lines, mine.text + c.text)
+            text, tokens = mine.text + c.text, mine.tokens + c.tokens
+            by_path[c.realpath] = Attached(c.realpath, tokens, c.partial, lines, text, *ws.shown(c.realpath))
     return list(by_path.values())
 
 

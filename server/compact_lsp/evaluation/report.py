@@ -110,6 +110,8 @@ def _ranker_json(
         "neededMissRate": t.needed_miss_rate,
         "strictMisses": t.strict_misses,
         "strictMissRate": t.strict_miss_rate,
+        "undeterminable": t.undeterminable,
+        "strictMissRateWorst": t.strict_miss_rate_worst,
         "outsideNeeds": t.outside_needs,
         "outsideMisses": t.outside_misses,
         "meanTokens": t.tokens_per_point,
@@ -120,6 +122,7 @@ def _ranker_json(
         "attachedFiles": t.attached_files,
         "attachedUnused": t.attached_unused,
         "toEnd": {"needed": end.needed, "strictMisses": end.strict_misses, "strictMissRate": end.strict_miss_rate,
+                  "undeterminable": end.undeterminable, "strictMissRateWorst": end.strict_miss_rate_worst,
                   "neededMissRate": end.needed_miss_rate, "outsideNeeds": end.outside_needs},
         "policy": {"slices": slices, "maxFiles": settings.max_files, "tokenBudget": settings.token_budget,
                    "maxTokensPerFile": settings.max_tokens_per_file},
@@ -157,14 +160,20 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "## Rehydration: needed files, strict",
         "",
-        "| policy | needed | not attached | strict misses | **strict miss rate** | miss rate (any part attached) "
-        "| mean tokens / point | re-reads | re-reads strictly missed | files attached | attached, not used |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "Attachments as `compact-lsp compact` sends them, with the roots the session had at each point; only lines "
+        "the log showed count (a need resting on padding is undeterminable: the rate leaves it out, the worst case "
+        "counts it as a miss).",
+        "",
+        "| policy | needed | not attached | strict misses | undeterminable | **strict miss rate** | worst case "
+        "| miss rate (any part attached) | mean tokens / point | re-reads | re-reads strictly missed | files attached "
+        "| attached, not used |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, t in report.ranker_totals().items():
         lines.append(
             f"| {_name(name, defaults[name])} | {t.needed} | {t.needed_misses} | {t.strict_misses} | "
-            f"**{_pct(t.strict_miss_rate)}** | {_pct(t.needed_miss_rate)} | {_num(t.tokens_per_point)} | "
+            f"{t.undeterminable} | **{_pct(t.strict_miss_rate)}** | {_pct(t.strict_miss_rate_worst)} | "
+            f"{_pct(t.needed_miss_rate)} | {_num(t.tokens_per_point)} | "
             f"{t.rereads} | {t.read_strict_misses} ({_pct(t.read_strict_miss_rate)}) | {t.attached_files} | "
             f"{t.attached_unused} |"
         )
@@ -172,13 +181,14 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "With the look-ahead running to the end of each session:",
         "",
-        "| policy | needed | strict misses | strict miss rate | miss rate (any part attached) |",
-        "|---|---:|---:|---:|---:|",
+        "| policy | needed | strict misses | undeterminable | strict miss rate | worst case "
+        "| miss rate (any part attached) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, t in report.ranker_totals(to_end=True).items():
         lines.append(
-            f"| {_name(name, defaults[name])} | {t.needed} | {t.strict_misses} | {_pct(t.strict_miss_rate)} | "
-            f"{_pct(t.needed_miss_rate)} |"
+            f"| {_name(name, defaults[name])} | {t.needed} | {t.strict_misses} | {t.undeterminable} | "
+            f"{_pct(t.strict_miss_rate)} | {_pct(t.strict_miss_rate_worst)} | {_pct(t.needed_miss_rate)} |"
         )
     lines += [
         "",

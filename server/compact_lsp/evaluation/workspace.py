@@ -7,7 +7,8 @@ bytes as the log reveals them: a Read's ``toolUseResult.file.content`` with its 
 an Edit's ``originalFile`` with the edit applied. Rehydration then re-reads real bytes from disk.
 
 Lines the log never showed (a partial read of a longer file) are written as empty lines, so a partially read
-file is smaller on disk than it was on the author's machine.
+file is smaller on disk than it was on the author's machine. Which lines those are is kept (``unseen_lines``), so
+scoring never credits an attachment for padding (evaluation/metrics.py).
 """
 
 from __future__ import annotations
@@ -23,19 +24,36 @@ from typing import Any
 from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
 
+UNSEEN = "\x00unseen line\x00"
+"""Stands for a line the log never showed while the file is known in part; written to disk as an empty line.
+It survives edits applied to the rebuilt text, so the lines an edit moved stay marked."""
+
 
 @dataclass
 class KnownFile:
     """What the log has shown of one file: whole text, or some lines of a known total."""
 
     text: str | None = None
+    """The whole text; may hold ``UNSEEN`` lines (an edit of a file known in part)."""
     lines: dict[int, str] = field(default_factory=dict)
     total_lines: int = 0
 
-    def render(self) -> str:
+    def content(self) -> str:
+        """The text with ``UNSEEN`` for each line the log never showed."""
         if self.text is not None:
             return self.text
-        return "\n".join(self.lines.get(n, "") for n in range(1, self.total_lines + 1))
+        return "\n".join(self.lines.get(n, UNSEEN) for n in range(1, self.total_lines + 1))
+
+    def render(self) -> str:
+        """The text as written to disk: unseen lines empty."""
+        return self.content().replace(UNSEEN, "")
+
+    def unseen_lines(self) -> frozenset[int]:
+        """1-based numbers of the lines whose text the log never showed."""
+        text = self.content()
+        if UNSEEN not in text:
+            return frozenset()
+        return frozenset(n for n, line in enumerate(text.split("\n"), start=1) if UNSEEN in line)
 
     def show_lines(self, content: str, start_line: int, total_lines: int | None) -> None:
         shown = content.split("\n")
@@ -139,6 +157,13 @@ class ReplayWorkspace:
         cwd = json.dumps(self.original_cwd or "")[1:-1]
         return json.loads(text.replace(root, cwd).replace(outside, ""))  # type: ignore[no-any-return]
 
+    def shown(self, mapped: str) -> tuple[frozenset[int], int]:
+        """For ``mapped`` (a replay path): the lines written as padding, and the file's length (0: unknown)."""
+        known = self.files.get(mapped)
+        if known is None:
+            return frozenset(), 0
+        return known.unseen_lines(), len(known.content().split("\n"))
+
     def _known(self, mapped: str) -> KnownFile:
         return self.files.setdefault(mapped, KnownFile())
 
@@ -187,7 +212,7 @@ class ReplayWorkspace:
             elif known.text is None and not known.lines:
                 return None  # edited blind and the log does not show the file: nothing honest to write
             edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
-            text = known.render()
+            text = known.content()
             for edit in edits if isinstance(edits, list) else []:
                 old, new = edit.get("old_string"), edit.get("new_string")
                 if not isinstance(old, str) or not isinstance(new, str):
