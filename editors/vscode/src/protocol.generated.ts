@@ -179,6 +179,10 @@ export interface CompactLspProtocol {
       arguments: InstallClaudeCodeHookArguments;
       result: InstallClaudeCodeHookResult;
     };
+    "compact.installCodexHook": {
+      arguments: InstallCodexHookArguments;
+      result: InstallClaudeCodeHookResult;
+    };
   };
   notifications: {
     "compact/didChangeUsage": {
@@ -863,6 +867,20 @@ export interface InstallClaudeCodeHookResult {
    * what happened, for the user
    */
   message: string;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "InstallCodexHookArguments".
+ */
+export interface InstallCodexHookArguments {
+  /**
+   * project (default): <workspace>/.codex/config.toml (Codex reads it in trusted projects); user: $CODEX_HOME/config.toml
+   */
+  scope?: "project" | "user";
+  /**
+   * remove the hook instead of installing it
+   */
+  uninstall?: boolean;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

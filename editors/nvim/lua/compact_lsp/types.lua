@@ -172,6 +172,7 @@
 ---@field tokensBefore integer
 ---@field tokensAfter integer
 ---@field boundaryId string
+---@field summary string? the summary the model read instead of the earlier conversation (null: not in the journal)
 
 ---@class compact_lsp.MicrocompactionEntry
 ---@field kind 'microcompaction'

@@ -1,8 +1,10 @@
-"""``compact.installClaudeCodeHook``: merge our ``SessionStart`` hook into Claude Code's settings (or remove it).
+"""``compact.installClaudeCodeHook`` / ``compact.installCodexHook``: merge our ``SessionStart`` hook into the
+agent's settings (or remove it).
 
-The editors offer it as a palette command; the work is ``companion.hook_settings`` (the same as
-``compact-lsp claude-code install-hook``). A settings file that cannot be changed safely is an InvalidParams
-error naming the file; a file the server cannot write is a RequestFailed error naming it.
+The editors offer them as palette commands; the work is ``companion.hook_settings`` (the same as
+``compact-lsp claude-code install-hook``) and ``companion.codex_settings`` (``compact-lsp codex install-hook``).
+A settings file that cannot be changed safely is an InvalidParams error naming the file; a file the server
+cannot write is a RequestFailed error naming it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.companion.hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
+from compact_lsp.companion import codex_settings, hook_settings
 from compact_lsp.lsp.errors import invalid_params, request_failed
 from compact_lsp.lsp.handlers import command_handler
 from compact_lsp.lsp.params import command_argument, optional_str
@@ -19,15 +21,24 @@ if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
 
 INSTALL_CLAUDE_CODE_HOOK = "compact.installClaudeCodeHook"
+INSTALL_CODEX_HOOK = "compact.installCodexHook"
 SCOPES = ("project", "user")
 
 
 def register(server: CompactLanguageServer) -> None:
     server.command(INSTALL_CLAUDE_CODE_HOOK)(command_handler(server, install_claude_code_hook_command))
+    server.command(INSTALL_CODEX_HOOK)(command_handler(server, install_codex_hook_command))
 
 
 async def install_claude_code_hook_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:
-    command = INSTALL_CLAUDE_CODE_HOOK
+    return await _install_hook(server, args, INSTALL_CLAUDE_CODE_HOOK)
+
+
+async def install_codex_hook_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:
+    return await _install_hook(server, args, INSTALL_CODEX_HOOK)
+
+
+async def _install_hook(server: CompactLanguageServer, args: tuple[object, ...], command: str) -> dict[str, Any]:
     arg = command_argument(args, command)
     scope = optional_str(arg, "scope", command) or "project"
     if scope not in SCOPES:
@@ -37,13 +48,18 @@ async def install_claude_code_hook_command(server: CompactLanguageServer, args: 
         raise invalid_params(f"{command}: 'uninstall' must be a boolean")
     if scope == "project" and server.workspace_root is None:
         raise invalid_params(f'{command}: no workspace folder is open; use scope "user" for all projects')
-    path = settings_path(scope, server.workspace_root or "")
+    codex = command == INSTALL_CODEX_HOOK
+    agent = codex_settings if codex else hook_settings
+    path = codex_settings.config_path(scope, server.workspace_root or "") if codex else hook_settings.settings_path(
+        scope, server.workspace_root or ""
+    )
     try:
-        change = await asyncio.to_thread(uninstall_hook if uninstall else install_hook, path)
-    except SettingsFileError as exc:
+        change = await asyncio.to_thread(agent.uninstall_hook if uninstall else agent.install_hook, path)
+    except (hook_settings.SettingsFileError, codex_settings.ConfigFileError) as exc:
         raise invalid_params(f"{command}: {exc}") from None
     except OSError as exc:
-        raise request_failed(f"cannot write Claude Code settings file {path}: {exc.strerror or exc}") from None
+        what = "Codex config file" if codex else "Claude Code settings file"
+        raise request_failed(f"cannot write {what} {path}: {exc.strerror or exc}") from None
     return {
         "changed": change.changed,
         "path": str(change.path),
