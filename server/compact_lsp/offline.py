@@ -109,19 +109,63 @@ def inspect_session(
         "historyMessages": len(imported.history),
         "compaction": _compaction_figures(imported.compaction),
         "usage": usage.to_wire(),
-        "microcompaction": None
-        if plan is None
-        else {
-            "tokensBefore": plan.tokens_before,
-            "tokensAfter": plan.tokens_after,
-            "tokensSaved": plan.tokens_saved,
-            "cleared": [
-                {"toolUseId": c.tool_use_id, "tool": c.tool, "paths": list(c.paths), "tokens": c.tokens}
-                for c in plan.clear
-            ],
-            "protected": [{"toolUseId": p.tool_use_id, "paths": list(p.paths)} for p in plan.protected],
-            "keptRecent": list(plan.kept_recent),
-        },
+        "microcompaction": _microcompaction_preview(plan),
+    }
+
+
+def _microcompaction_preview(plan: Any) -> dict[str, Any] | None:
+    """What a forced microcompaction would clear and protect, or None when it would clear nothing."""
+    if plan is None:
+        return None
+    return {
+        "tokensBefore": plan.tokens_before,
+        "tokensAfter": plan.tokens_after,
+        "tokensSaved": plan.tokens_saved,
+        "cleared": [
+            {"toolUseId": c.tool_use_id, "tool": c.tool, "paths": list(c.paths), "tokens": c.tokens} for c in plan.clear
+        ],
+        "protected": [{"toolUseId": p.tool_use_id, "paths": list(p.paths)} for p in plan.protected],
+        "keptRecent": list(plan.kept_recent),
+    }
+
+
+def inspect_codex(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """``inspect_session`` for a Codex rollout: what the model holds now (since its last compaction)."""
+    from compact_lsp.engine.codex.rollout import read_rollout
+    from compact_lsp.engine.conversation.usage import reported_input_tokens
+    from compact_lsp.engine.conversation.validate import repair
+
+    rollout = read_rollout(path)
+    if not window_given and rollout.context_window:
+        settings = dataclasses.replace(settings, context_window=rollout.context_window)
+    fixed = repair(rollout.current_context())
+    session = ContextSession(
+        rollout.session_id or Path(path).stem, settings=settings, counter=counter, title=rollout.title or "",
+        workspace_root=rollout.cwd or None,
+    )  # fmt: skip
+    session.append(fixed.messages)
+    usage = session.usage()
+    reported = reported_input_tokens(rollout.usage)
+    if reported:
+        usage = dataclasses.replace(usage, reported=reported)
+    last = rollout.last_compaction
+    return {
+        "path": path,
+        "agent": "codex",
+        "sessionId": session.id,
+        "title": rollout.title or "",
+        "messages": len(session.messages),
+        "assistantTurns": sum(1 for m in rollout.messages if m["role"] == "assistant"),
+        "problems": [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else [],
+        "repairs": list(fixed.actions),
+        "model": rollout.model,
+        "skippedRecords": dict(rollout.skipped),
+        "historyMessages": last.index if last else 0,
+        "compaction": None if last is None else {"compactions": len(rollout.compactions)},
+        "usage": usage.to_wire(),
+        "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
     }
 
 
@@ -155,7 +199,12 @@ def _inspect(ns: argparse.Namespace) -> int:
     )
     counter = TiktokenCounter()
     given = ns.context_window is not None
-    reports = [inspect_session(p, settings, counter, window_given=given) for p in ns.sessions]
+    from compact_lsp.engine.codex.rollout import is_rollout
+
+    reports = [
+        (inspect_codex if is_rollout(p) else inspect_session)(p, settings, counter, window_given=given)
+        for p in ns.sessions
+    ]
     if ns.json:
         sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
     else:

@@ -9,6 +9,7 @@ to the stub or wrote in its rollout, never about what our code returned.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -176,12 +177,28 @@ def test_after_codex_compacts_our_context_reaches_the_model_whole(
     assert "greeting.txt: edited" in context  # the artifact trail
     assert all(HEADER not in developer_texts(r)[-1:] for r in stub.requests[: stub.requests.index(after)])
 
-    rollout = read_rollout(str(next((codex_home / "sessions").rglob("rollout-*.jsonl"))))
+    path = next((codex_home / "sessions").rglob("rollout-*.jsonl"))
+    rollout = read_rollout(str(path))
     assert rollout.last_compaction is not None
     assert rollout.title == "fix the greeting"
     assert [b["name"] for m in rollout.messages for b in m["content"] if b["type"] == "tool_use"] == [
         "exec_command", "exec_command", "apply_patch",
     ]  # fmt: skip
+    inspected = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "inspect", str(path), "--json"], capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    report = json.loads(inspected.stdout)
+    assert (report["agent"], report["title"], report["model"]) == ("codex", "fix the greeting", "gpt-5.5")
+    assert report["usage"]["contextWindow"] == 258_400  # the window Codex reported for its model
+    assert report["usage"]["reported"] == 3_000  # the last request's input tokens, as the stub reported them
+    assert report["historyMessages"] > 0 and report["compaction"] == {"compactions": 1}
+    imported = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "import", str(path), "--workspace", str(project),
+         "--session-dir", str(project.parent / "store")], capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert imported.stdout.startswith(f"codex-{rollout.session_id}\t")
+    assert imported.stdout.rstrip().endswith("fix the greeting")
 
 
 def test_a_big_session_is_cut_to_what_codex_delivers_inline(

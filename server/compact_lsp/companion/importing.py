@@ -1,4 +1,4 @@
-"""Import Claude Code sessions into the session store, as a managed session of a workspace.
+"""Import Claude Code sessions (and Codex CLI rollouts) into the session store, as a managed session of a workspace.
 
 Shared by ``compact-lsp import`` and the server's ``compact/importSession`` method. The Claude Code file is only
 read; the imported session is a new journal whose records are what the engine would have written had the
@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
+from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
+from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
@@ -56,30 +59,54 @@ def import_into_store(
     counter: TokenCounter,
     workspace_root: str | None,
 ) -> ImportResult:
-    """Import one Claude Code session file; a session already imported under that id is refused, not doubled."""
-    imported = import_claude_code(path)
-    session_id = f"cc-{imported.session.id}"
+    """Import one Claude Code session file or Codex rollout; a session already imported under that id is refused,
+    not doubled."""
+    log = _read_log(path)
+    session_id = log.session_id
     if store.exists(session_id):
         raise AlreadyImported(path, session_id)
     session = ContextSession(
         session_id,
         settings=settings,
         counter=counter,
-        title=imported.session.title or Path(path).stem,
+        title=log.title or Path(path).stem,
         workspace_root=workspace_root,
         journal=store.journal_for(session_id),
         source="import",
     )
-    if imported.session.messages:
-        session.append(imported.session.messages)
+    if log.messages:
+        session.append(log.messages)
     return ImportResult(
         session_id=session_id,
         title=session.title,
         messages=len(session.messages),
         tokens=session.usage().total,
-        problems=[f"line {p.line_no}: {p.reason}" for p in imported.problems],
-        repairs=list(imported.repairs),
+        problems=log.problems,
+        repairs=log.repairs,
     )
+
+
+@dataclass(frozen=True)
+class _Log:
+    session_id: str
+    title: str
+    messages: list[Message]
+    problems: list[str]
+    repairs: list[str]
+
+
+def _read_log(path: str | Path) -> _Log:
+    """A Claude Code log (``cc-<id>``), or a Codex rollout (``codex-<id>``: what its model holds now)."""
+    if is_rollout(str(path)):
+        rollout = read_rollout(str(path))
+        fixed = repair(rollout.current_context())
+        bad = [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else []
+        session_id = f"codex-{rollout.session_id or Path(path).stem}"
+        return _Log(session_id, rollout.title or "", fixed.messages, bad, list(fixed.actions))
+    imported = import_claude_code(path)
+    problems = [f"line {p.line_no}: {p.reason}" for p in imported.problems]
+    return _Log(f"cc-{imported.session.id}", imported.session.title, imported.session.messages, problems,
+                list(imported.repairs))  # fmt: skip
 
 
 def import_sessions_command(paths: Sequence[str], *, workspace: str, session_dir: str | None) -> int:

@@ -70,6 +70,15 @@ class CodexRollout:
         last = self.last_compaction
         return self.messages[: last.index] if last else list(self.messages)
 
+    def current_context(self) -> list[Message]:
+        """What the model holds now: after the last compaction, the history Codex kept (as user text) and what
+        followed; the whole conversation when it never compacted."""
+        last = self.last_compaction
+        if last is None:
+            return list(self.messages)
+        kept: list[Message] = [{"role": "user", "content": [{"type": "text", "text": t} for t in last.kept_texts]}]
+        return [*(kept if last.kept_texts else []), *self.messages[last.index :]]
+
     @property
     def title(self) -> str | None:
         """The user's first own request (not Codex's environment context)."""
@@ -80,6 +89,17 @@ class CodexRollout:
                     if text and not text.startswith("<"):
                         return text.splitlines()[0][:80]
         return None
+
+
+def is_rollout(path: str) -> bool:
+    """True when the file's first line is a Codex ``session_meta`` record (Claude Code logs never start so)."""
+    try:
+        with open_regular(path, max_bytes=MAX_ROLLOUT_BYTES) as f:
+            first = f.readline(1 << 20)
+    except OSError:
+        return False
+    record = _parse_line(first)
+    return record is not None and record.get("type") == "session_meta"
 
 
 def read_rollout(path: str, *, max_bytes: int = MAX_ROLLOUT_BYTES) -> CodexRollout:

@@ -50,8 +50,10 @@ async def _install_hook(server: CompactLanguageServer, args: tuple[object, ...],
         raise invalid_params(f'{command}: no workspace folder is open; use scope "user" for all projects')
     codex = command == INSTALL_CODEX_HOOK
     agent = codex_settings if codex else hook_settings
-    path = codex_settings.config_path(scope, server.workspace_root or "") if codex else hook_settings.settings_path(
-        scope, server.workspace_root or ""
+    path = (
+        codex_settings.config_path(scope, server.workspace_root or "")
+        if codex
+        else hook_settings.settings_path(scope, server.workspace_root or "")
     )
     try:
         change = await asyncio.to_thread(agent.uninstall_hook if uninstall else agent.install_hook, path)
