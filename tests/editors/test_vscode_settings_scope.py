@@ -2,7 +2,7 @@
 
 VS Code ignores a setting with scope "machine" (or "application") in workspace and folder settings: only the
 user's own settings count. These settings would otherwise let a cloned repository open folders outside it to the
-agent's tools and rehydration (the user and team memory roots, additional directories), send the API key to a
+agent's tools and rehydration (the project, user and team memory roots, additional directories), send the API key to a
 server of its choosing (the Messages API base URL), or run a program of its choosing (the server's command or
 Python, the pre-compaction command).
 """
@@ -16,7 +16,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"
 
-USER_ONLY = ["compactLsp.memory.userRoot", "compactLsp.memory.teamRoot", "compactLsp.additionalDirectories",
+USER_ONLY = ["compactLsp.memory.projectRoot", "compactLsp.memory.userRoot", "compactLsp.memory.teamRoot",
+             "compactLsp.additionalDirectories",
              "compactLsp.baseUrl", "compactLsp.server.command", "compactLsp.server.pythonPath",
              "compactLsp.preCompactCommand"]  # fmt: skip
 

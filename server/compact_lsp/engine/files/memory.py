@@ -7,24 +7,32 @@ Containment is decided on realpaths: a path is managed memory when its realpath 
 A symlink inside a root that points outside is therefore not managed, and ``/a/memory2`` is not inside
 ``/a/memory``.
 
-Default roots (``from_settings``): project ``<workspace>/.compact/memory``; user
-``platformdirs.user_config_dir("compact-lsp")/memory``; team: none unless configured.
+Roots (``from_settings``), each kind in this order (the first project root is where ``remember`` writes):
+
+- project: ``memory.projectRoot`` when the user set it, else ``<workspace>/.compact/memory``; then, when they
+  exist, Claude Code's auto-memory ``~/.claude/projects/<project>/memory/`` (``<project>``: the workspace path
+  with every character but letters and digits as ``-``) and Qwen Code's ``~/.qwen/projects/<sanitized git
+  root>/memory/`` (the same naming, of the git repository holding the workspace);
+- user: ``memory.userRoot``, else ``platformdirs.user_config_dir("compact-lsp")/memory``;
+- team: ``memory.teamRoot``; then, when it exists, Qwen Code's team memory ``<git root>/.qwen/team-memory/``.
 
 A memory root widens what the tools may read (and ``remember`` writes into the project root), so
 ``from_settings`` admits a root only when it passes its rule, and lists the others in ``ignored``:
 
-- the project root counts only when its realpath lies strictly inside the workspace's realpath: a repository
-  that ships ``.compact/memory`` as a symlink to ``/`` or ``~`` gets no memory root, not the whole disk;
-- the user and team roots come only from the user (settings, or the default under the user's own config
-  directory), never from the repository; still, none may resolve to ``/``, the home directory or an ancestor
-  of it, which would open everything.
+- a root the repository provides (the in-workspace default, Qwen's team memory in the repository) counts only
+  when its realpath lies strictly inside the workspace's realpath: a repository that ships ``.compact/memory``
+  as a symlink to ``/`` or ``~`` gets no memory root, not the whole disk;
+- a root the user provides (a setting, which VS Code takes from the user's settings only, or a default under
+  the user's own home or config directory) may lie anywhere, outside the workspace too;
+- no root may resolve to ``/``, the home directory or an ancestor of it, which would open everything.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,11 +107,66 @@ def _inside(path_real: str, root_real: str) -> bool:
         return False
 
 
+Provider = Literal["repository", "user"]
+
+
+def sanitized(path: str) -> str:
+    """A path as Claude Code and Qwen Code name its folder under ``projects/``: letters and digits kept, every
+    other character ``-``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def git_root(workspace_root: str) -> str | None:
+    """The repository holding ``workspace_root`` (the nearest folder with ``.git``), or None."""
+    here = os.path.abspath(workspace_root)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _candidates(settings: MemorySettings, workspace_root: str | None) -> list[tuple[RootKind, str, Provider]]:
+    """Every root to consider, in order, with who provides it (see the module doc)."""
+    out: list[tuple[RootKind, str, Provider]] = []
+    if settings.project_root is not None:
+        out.append(("project", _absolute(settings.project_root, workspace_root), "user"))
+    elif workspace_root:
+        out.append(("project", _absolute(os.path.join(workspace_root, ".compact", "memory"), None), "repository"))
+    user = settings.user_root
+    if user is None:
+        import platformdirs
+
+        user = os.path.join(platformdirs.user_config_dir("compact-lsp"), "memory")
+    if settings.team_root:
+        out.append(("team", _absolute(settings.team_root, workspace_root), "user"))
+    if workspace_root:
+        home = os.path.expanduser("~")
+        repo = git_root(workspace_root)
+        spellings = dict.fromkeys([os.path.abspath(workspace_root), os.path.realpath(workspace_root)])
+        found = [os.path.join(home, ".claude", "projects", sanitized(p), "memory") for p in spellings]
+        if repo is not None:
+            found.append(os.path.join(home, ".qwen", "projects", sanitized(repo), "memory"))
+        out += [("project", path, "user") for path in found if os.path.isdir(path)]
+        if repo is not None and os.path.isdir(team := os.path.join(repo, ".qwen", "team-memory")):
+            out.append(("team", team, "repository"))
+    out.append(("user", _absolute(user, workspace_root), "user"))
+    order: dict[RootKind, int] = {"project": 0, "user": 1, "team": 2}
+    return sorted(out, key=lambda item: order[item[0]])
+
+
 class ManagedMemory:
     """The managed-memory roots and what lies inside them."""
 
     def __init__(
-        self, project_root: str | None = None, user_root: str | None = None, team_root: str | None = None
+        self,
+        project_root: str | None = None,
+        user_root: str | None = None,
+        team_root: str | None = None,
+        *,
+        roots: Sequence[MemoryRoot] = (),
     ) -> None:
         given: list[tuple[RootKind, str | None]] = [
             ("project", project_root),
@@ -111,33 +174,23 @@ class ManagedMemory:
             ("team", team_root),
         ]
         self.roots: list[MemoryRoot] = [MemoryRoot(kind, _absolute(p, None)) for kind, p in given if p]
+        self.roots += roots
         self.ignored: list[IgnoredRoot] = []
         """Roots ``from_settings`` left out because they failed their rule."""
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, workspace_root: str | None = None) -> ManagedMemory:
-        """Roots from settings, relative ones against the workspace; unset roots take the defaults."""
-        project = settings.project_root
-        if project is None and workspace_root:
-            project = os.path.join(workspace_root, ".compact", "memory")
-        user = settings.user_root
-        if user is None:
-            import platformdirs
-
-            user = os.path.join(platformdirs.user_config_dir("compact-lsp"), "memory")
-        candidates: dict[RootKind, str | None] = {
-            "project": _absolute(project, workspace_root) if project else None,
-            "user": _absolute(user, workspace_root),
-            "team": _absolute(settings.team_root, workspace_root) if settings.team_root else None,
-        }
+        """Roots from settings, relative ones against the workspace, and the defaults (see the module doc)."""
+        roots: list[MemoryRoot] = []
         ignored: list[IgnoredRoot] = []
-        for kind, path in candidates.items():
-            reason = _root_problem(kind, path, workspace_root) if path else None
-            if path and reason is not None:
+        for kind, path, provider in _candidates(settings, workspace_root):
+            reason = _root_problem(path, provider, workspace_root)
+            if reason is not None:
                 ignored.append(IgnoredRoot(kind, path, os.path.realpath(path), reason))
                 log.debug("ignoring the %s memory root %s: %s", kind, path, reason)
-                candidates[kind] = None
-        memory = cls(project_root=candidates["project"], user_root=candidates["user"], team_root=candidates["team"])
+            elif all(os.path.realpath(r.path) != os.path.realpath(path) for r in roots):
+                roots.append(MemoryRoot(kind, path))
+        memory = cls(roots=roots)
         memory.ignored = ignored
         return memory
 
@@ -161,18 +214,20 @@ class ManagedMemory:
         return self.root_kind(path, cwd) is not None
 
     def load_index(self, kind: RootKind) -> MemoryIndex | None:
-        """The root's ``MEMORY.md``, capped; None when the root or the file does not exist."""
+        """The first ``kind`` root's ``MEMORY.md``, capped; None when the root or the file does not exist."""
         root = self.root(kind)
-        if root is None:
-            return None
+        return self._index_of(root) if root is not None else None
+
+    def _index_of(self, root: MemoryRoot) -> MemoryIndex | None:
         path = os.path.join(root.path, INDEX_FILE)
-        if self.root_kind(path) != kind:  # a MEMORY.md symlinked out of the root is not memory
-            log.warning("ignoring %s: it resolves outside the %s memory root", path, kind)
+        real = os.path.realpath(path)
+        if not _inside(real, os.path.realpath(root.path)):  # a MEMORY.md symlinked out of the root is not memory
+            log.warning("ignoring %s: it resolves outside the %s memory root", path, root.kind)
             return None
-        return read_index(path, kind)
+        return read_index(path, root.kind)
 
     def load_indexes(self) -> list[MemoryIndex]:
-        return [index for root in self.roots if (index := self.load_index(root.kind)) is not None]
+        return [index for root in self.roots if (index := self._index_of(root)) is not None]
 
     def system_prompt_section(self) -> str:
         """The memory indexes as a system-prompt section; empty when there are none."""
@@ -186,16 +241,15 @@ class ManagedMemory:
         return "\n\n".join(parts) + "\n"
 
 
-def _root_problem(kind: RootKind, path: str, workspace_root: str | None) -> str | None:
+def _root_problem(path: str, provider: Provider, workspace_root: str | None) -> str | None:
     """Why a root may not be used (see the module doc), or None when it may."""
     real = os.path.realpath(path)
-    if kind == "project":
+    if provider == "repository":
         if not workspace_root:
             return "there is no workspace folder for it to lie in"
         workspace_real = os.path.realpath(workspace_root)
         if not _inside(real, workspace_real):
             return f"it resolves to {real}, outside the workspace {workspace_real}"
-        return None
     home = os.path.realpath(os.path.expanduser("~"))
     if real == os.path.sep or real == home or _inside(home, real):
         return f"it resolves to {real}, which would open the whole home directory or more"
