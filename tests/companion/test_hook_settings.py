@@ -33,7 +33,7 @@ def ours(data: dict) -> list[dict]:
         h
         for entry in data.get("hooks", {}).get("SessionStart", [])
         for h in entry["hooks"]
-        if "claude-code hook" in h["command"]
+        if "claude-code hook" in h["command"] or "compact-lsp/claude-code-hook" in h["command"]
     ]
 
 
@@ -49,7 +49,8 @@ def test_install_into_a_project_keeps_other_settings_and_is_idempotent(tmp_path:
     assert data["hooks"]["PreToolUse"] == THEIRS["hooks"]["PreToolUse"]
     assert THEIRS["hooks"]["SessionStart"][0] in data["hooks"]["SessionStart"]
     (hook,) = ours(data)
-    assert hook["command"].startswith(sys.executable) and hook["type"] == "command"
+    assert hook["type"] == "command"
+    assert f"exec {sys.executable} -m compact_lsp claude-code hook" in Path(hook["command"]).read_text()
     compact = [e for e in data["hooks"]["SessionStart"] if e.get("matcher") == "compact"]
     assert len(compact) == 1
     assert json.loads((settings.parent / "settings.local.json.bak").read_text()) == THEIRS
@@ -115,3 +116,76 @@ def test_a_cli_error_names_the_file_and_changes_nothing(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert str(settings) in result.stderr and "not valid JSON" in result.stderr
     assert settings.read_text() == "{broken"
+
+
+def test_a_project_settings_file_or_folder_that_is_a_link_is_refused_and_nothing_is_copied(tmp_path: Path) -> None:
+    secret = tmp_path / "docker-config.json"
+    secret.write_text('{"auths": {"registry": {"auth": "NEVER-COPY-THIS"}}}')
+    project = tmp_path / "repo"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.local.json").symlink_to(secret)
+    result = cli("install-hook", home=tmp_path / "home", cwd=project)
+    assert result.returncode == 1 and "symbolic link" in result.stderr
+    assert not (project / ".claude" / "settings.local.json.bak").exists()
+    assert "NEVER-COPY-THIS" in secret.read_text() and "hooks" not in secret.read_text()
+    linked = tmp_path / "repo2"
+    linked.mkdir()
+    (linked / ".claude").symlink_to(tmp_path / "home", target_is_directory=True)
+    result = cli("install-hook", home=tmp_path / "home", cwd=linked)
+    assert result.returncode == 1 and "symbolic link" in result.stderr
+    assert not (tmp_path / "home" / "settings.local.json").exists()
+
+
+def _fake_bundle(root: Path, version: str) -> Path:
+    """The server laid out as the VS Code extension bundles it: importable only with its PYTHONPATH."""
+    import platformdirs
+
+    import compact_lsp
+
+    common = root / f"pub.compact-lsp-{version}" / "bundled" / "libs" / "common"
+    common.mkdir(parents=True)
+    (common / "compact_lsp").symlink_to(Path(compact_lsp.__file__).parent, target_is_directory=True)
+    (common / "platformdirs").symlink_to(Path(platformdirs.__file__).parent, target_is_directory=True)
+    return common
+
+
+def test_the_hook_installed_from_a_bundled_server_runs_without_its_pythonpath_and_after_an_update(
+    tmp_path: Path,
+) -> None:
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    if subprocess.run([str(python), "-c", "import compact_lsp"], capture_output=True).returncode == 0:
+        pytest.skip(f"{python} imports compact_lsp without help: no bundled layout to test")
+    extensions = tmp_path / "extensions"
+    common = _fake_bundle(extensions, "0.1.0")
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(common)}
+    install = subprocess.run(
+        [str(python), "-m", "compact_lsp", "claude-code", "install-hook", "--dir", str(project)],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert install.returncode == 0 and "installed" in install.stdout, install.stderr
+    (hook,) = ours(json.loads((project / ".claude" / "settings.local.json").read_text()))
+    plain = {"PATH": os.environ["PATH"], "HOME": str(home)}
+    ran = subprocess.run(hook["command"] + " --check", shell=True, env=plain, capture_output=True, text=True)
+    assert ran.returncode == 0 and "ready" in ran.stdout, ran.stderr
+    (extensions / "pub.compact-lsp-0.1.0").rename(extensions / "pub.compact-lsp-0.2.0")  # the extension updated
+    ran = subprocess.run(hook["command"] + " --check", shell=True, env=plain, capture_output=True, text=True)
+    assert ran.returncode == 0 and "ready" in ran.stdout, ran.stderr
+    quiet = subprocess.run(hook["command"], shell=True, env=plain, input='{"hook_event_name": "Stop"}',
+                           capture_output=True, text=True)  # fmt: skip
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+
+
+def test_a_launcher_that_cannot_start_the_server_is_never_installed(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(tmp_path / "gone")}
+    broken = f"import sys; sys.executable = {str(tmp_path / 'no-python')!r}; sys.argv[0] = 'compact-lsp'; "
+    broken += "from compact_lsp.cli import main; sys.exit(main())"
+    result = subprocess.run(
+        [sys.executable, "-c", broken, "claude-code", "install-hook", "--dir", str(project)],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1 and "nothing was installed" in result.stderr
+    assert not (project / ".claude" / "settings.local.json").exists()

@@ -55,7 +55,8 @@ async def test_project_install_is_idempotent_keeps_other_hooks_and_uninstalls(
     assert json.loads(Path(first["backup"]).read_text())["hooks"]["SessionStart"] == [THEIRS]
     entries = session_start(settings)
     assert entries[0] == THEIRS and entries[1]["matcher"] == "compact"
-    assert "compact_lsp claude-code hook" in entries[1]["hooks"][0]["command"]
+    launcher = Path(entries[1]["hooks"][0]["command"])
+    assert launcher.is_relative_to(home) and "-m compact_lsp claude-code hook" in launcher.read_text()
     assert json.loads(settings.read_text())["model"] == "x"
 
     again = await command(client, HOOK, {"scope": "project"})

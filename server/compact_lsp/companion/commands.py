@@ -35,6 +35,7 @@ def add_parser(sub: Any) -> None:
     actions = cc.add_subparsers(dest="action", required=True)
     hook = actions.add_parser("hook", help="run as Claude Code's SessionStart hook (reads its JSON on stdin)")
     hook.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="characters for files and slices")
+    hook.add_argument("--check", action="store_true", help="only say that the hook can start, and exit")
     for name, verb in (("install-hook", "merge the hook into"), ("uninstall-hook", "remove the hook from")):
         p = actions.add_parser(name, help=f"{verb} Claude Code's settings")
         scope = p.add_mutually_exclusive_group()
@@ -52,11 +53,17 @@ def main(argv: list[str]) -> int:
 
 
 def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+    if ns.action == "hook" and ns.check:
+        from compact_lsp.companion.hook_launcher import READY
+
+        (stdout or sys.stdout).write(READY + "\n")
+        return 0
     if ns.action == "hook":
         return run_hook(stdin or sys.stdin.buffer, stdout or sys.stdout, budget=ns.budget)
     path = settings_path(ns.scope or "project", os.path.abspath(ns.dir))
     try:
-        change = install_hook(path) if ns.action == "install-hook" else uninstall_hook(path)
+        project = os.path.abspath(ns.dir) if (ns.scope or "project") == "project" else None
+        change = (install_hook if ns.action == "install-hook" else uninstall_hook)(path, project_dir=project)
     except (SettingsFileError, OSError) as exc:
         sys.stderr.write(f"compact-lsp claude-code {ns.action}: {exc}\n")
         return 1

@@ -5,8 +5,12 @@ settings.json`` (this project, shared) and ``~/.claude/settings.json`` (the user
 ``hooks.SessionStart`` as ``{"matcher": "compact", "hooks": [{"type": "command", "command": ...}]}``.
 
 Installing is idempotent (our entry is replaced, never doubled), keeps every other hook and setting, backs the
-file up beside it (``<name>.bak``) before the first change, and writes atomically (a temporary file, fsync,
-rename). A file that is not a JSON object is left alone with a clear error.
+file up beside it (``<name>.bak``, written from the bytes read, never a copy of whatever a link points at) before
+the first change, and writes atomically (a temporary file, fsync, rename). A file that is not a JSON object is
+left alone with a clear error. In a project, a ``.claude`` folder or settings file that is a symbolic link, or
+that resolves outside the project, is refused (a repository can commit either to make us write elsewhere).
+
+The command installed is the launcher (``hook_launcher``), checked by running it once first.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +30,8 @@ EVENT = "SessionStart"
 MATCHER = "compact"
 HOOK_ARGS = ("claude-code", "hook")
 TIMEOUT_SECONDS = 30
-_MARKERS = ("compact_lsp claude-code hook", "compact-lsp claude-code hook")
+_MARKERS = ("compact_lsp claude-code hook", "compact-lsp claude-code hook", "compact-lsp/claude-code-hook")
+MAX_SETTINGS_BYTES = 1 << 20
 """How our own entry is recognised in a settings file, whichever way it was started."""
 
 
@@ -50,19 +55,56 @@ def settings_path(scope: str, project_dir: str) -> Path:
 
 
 def hook_command() -> str:
-    """This interpreter with ``-m compact_lsp``: works whether or not ``compact-lsp`` is on Claude Code's PATH."""
+    """This interpreter with ``-m compact_lsp`` (a launcher is what ``install_hook`` installs by default)."""
     return " ".join([shlex.quote(sys.executable), "-m", "compact_lsp", *HOOK_ARGS])
+
+
+def check_project_path(path: Path, project_dir: str) -> None:
+    """Refuse a project's ``.claude`` or settings file that is a symlink or resolves outside the project."""
+    for part in (path.parent, path):
+        if part.is_symlink():
+            raise SettingsFileError(
+                f"{part} is a symbolic link; compact-lsp does not write Claude Code settings through a link "
+                "(a repository may commit one). Replace it with a real file or folder, then try again"
+            )
+    real_project = os.path.realpath(project_dir)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real, real_project]) != real_project:
+        raise SettingsFileError(f"{path} resolves to {real}, outside the project {project_dir}; left as it is")
+
+
+def _read_original(path: Path) -> str | None:
+    """The settings file's text (None: there is none), without following a link at its last component."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if path.is_symlink():
+            raise SettingsFileError(f"{path} is a symbolic link; left as it is") from None
+        raise exc
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise SettingsFileError(f"{path} is not a regular file; left as it is")
+        data = f.read(MAX_SETTINGS_BYTES + 1)
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsFileError(f"{path} is over {MAX_SETTINGS_BYTES} bytes; left as it is")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SettingsFileError(f"{path} is not UTF-8 text; fix it or move it away, then try again") from None
 
 
 def is_ours(hook: Any) -> bool:
     return isinstance(hook, dict) and any(m in str(hook.get("command", "")) for m in _MARKERS)
 
 
-def _load(path: Path) -> dict[str, Any]:
-    if not path.exists():
+def _load(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        data = json.loads(text or "{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SettingsFileError(f"{path} is not valid JSON ({exc}); fix it or move it away, then try again") from None
     if not isinstance(data, dict):
@@ -97,16 +139,28 @@ def _write(path: Path, data: dict[str, Any], original: str | None) -> Path | Non
     backup = None
     if original is not None:
         backup = path.with_name(path.name + ".bak")
-        shutil.copy2(path, backup)
+        if backup.is_symlink():
+            raise SettingsFileError(f"{backup} is a symbolic link; left as it is")
+        replace_file(str(backup), original)
     replace_file(str(path), json.dumps(data, indent=2) + "\n")
     return backup
 
 
-def install_hook(path: Path, command: str | None = None) -> HookChange:
-    original = path.read_text(encoding="utf-8") if path.exists() else None
-    data = _load(path)
+def install_hook(path: Path, command: str | None = None, *, project_dir: str | None = None) -> HookChange:
+    """Merge our hook into ``path``; ``project_dir``: a project's settings (links and escapes refused)."""
+    if project_dir is not None:
+        check_project_path(path, project_dir)
+    original = _read_original(path)
+    data = _load(path, original)
     entries = _entries(data, path)
-    ours = {"type": "command", "command": command or hook_command(), "timeout": TIMEOUT_SECONDS}
+    if command is None:
+        from compact_lsp.companion.hook_launcher import LauncherError, launcher_command
+
+        try:
+            command = launcher_command()
+        except LauncherError as exc:
+            raise SettingsFileError(str(exc)) from None
+    ours = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
     wanted = [*_without_ours(entries), {"matcher": MATCHER, "hooks": [ours]}]
     if wanted == entries:
         return HookChange(path, False, None, f"the hook is already installed in {path}")
@@ -115,11 +169,13 @@ def install_hook(path: Path, command: str | None = None) -> HookChange:
     return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}")
 
 
-def uninstall_hook(path: Path) -> HookChange:
-    if not path.exists():
+def uninstall_hook(path: Path, *, project_dir: str | None = None) -> HookChange:
+    if project_dir is not None:
+        check_project_path(path, project_dir)
+    original = _read_original(path)
+    if original is None:
         return HookChange(path, False, None, f"nothing to remove: {path} does not exist")
-    original = path.read_text(encoding="utf-8")
-    data = _load(path)
+    data = _load(path, original)
     hooks = data.get("hooks")
     entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
     if not isinstance(entries, list) or entries == (kept := _without_ours(entries)):

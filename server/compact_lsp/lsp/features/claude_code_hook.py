@@ -56,7 +56,12 @@ async def _install_hook(server: CompactLanguageServer, args: tuple[object, ...],
         else hook_settings.settings_path(scope, server.workspace_root or "")
     )
     try:
-        change = await asyncio.to_thread(agent.uninstall_hook if uninstall else agent.install_hook, path)
+        if codex:
+            change = await asyncio.to_thread(agent.uninstall_hook if uninstall else agent.install_hook, path)
+        else:
+            project = server.workspace_root if scope == "project" else None
+            claude = hook_settings.uninstall_hook if uninstall else hook_settings.install_hook
+            change = await asyncio.to_thread(claude, path, project_dir=project)
     except (hook_settings.SettingsFileError, codex_settings.ConfigFileError) as exc:
         raise invalid_params(f"{command}: {exc}") from None
     except OSError as exc:
