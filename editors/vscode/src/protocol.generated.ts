@@ -12,7 +12,7 @@ export type SessionId = string;
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "SessionSource".
  */
-export type SessionSource = "chat" | "import" | "api" | "claude-code";
+export type SessionSource = "chat" | "import" | "api" | "claude-code" | "codex";
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "UsageLevel".
@@ -1002,6 +1002,7 @@ export interface Settings {
   additionalDirectories?: string[];
   agent?: AgentSettings;
   claudeCode?: ClaudeCodeSettings;
+  codex?: CodexSettings;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -1094,6 +1095,22 @@ export interface ClaudeCodeSettings {
    * Claude Code's projects directory (null: ~/.claude/projects).
    */
   projectsDir?: string | null;
+}
+/**
+ * Following the workspace's Codex CLI sessions (docs/codex.md).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "CodexSettings".
+ */
+export interface CodexSettings {
+  /**
+   * null: follow when Codex's sessions folder exists.
+   */
+  follow?: boolean | null;
+  /**
+   * Codex's home (null: $CODEX_HOME, else ~/.codex); its sessions are in sessions/ below it.
+   */
+  home?: string | null;
 }
 /**
  * initialize result's capabilities.experimental.compactLsp: the server's version and the protocol version it speaks (docs/protocol.md, Versions).

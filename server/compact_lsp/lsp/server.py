@@ -17,9 +17,11 @@ from pygls.lsp.server import LanguageServer
 
 from compact_lsp import __version__
 from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.companion.codex_live import CodexSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.lsp.claude_code_follow import ClaudeCodeFollow
+from compact_lsp.lsp.codex_follow import CodexFollow
 from compact_lsp.lsp.compacting import SummarizerFactory, default_summarizer
 from compact_lsp.lsp.errors import request_failed
 from compact_lsp.lsp.features import register_features
@@ -77,6 +79,10 @@ class CompactLanguageServer(LanguageServer):
         """``claudeCode.*``: whether and where to follow Claude Code's transcripts."""
         self.claude_code: ClaudeCodeFollow | None = None
         """The followed Claude Code project directory, when on (lsp/claude_code_follow.py)."""
+        self.codex_settings = CodexSettings()
+        """``codex.*``: whether and where to follow Codex CLI's sessions."""
+        self.codex: CodexFollow | None = None
+        """The followed Codex sessions folder, when on (lsp/codex_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
 

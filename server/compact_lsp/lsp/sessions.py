@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.companion.codex_live import FollowedCodexSession
 from compact_lsp.companion.live import FollowedSession
 from compact_lsp.engine.conversation.messages import new_id
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
@@ -53,8 +54,9 @@ class SessionSlot:
     and records that were skipped."""
     first_request: str | None = None
     """The user's first own request, the title of a session that was given none (found once, kept)."""
-    followed: FollowedSession | None = None
-    """Set for a Claude Code transcript followed read-only (lsp/claude_code_follow.py)."""
+    followed: FollowedSession | FollowedCodexSession | None = None
+    """Set for a Claude Code transcript or Codex rollout followed read-only (lsp/claude_code_follow.py,
+    lsp/codex_follow.py)."""
 
 
 class SessionRegistry:
@@ -85,8 +87,8 @@ class SessionRegistry:
         self._on_loaded = on_loaded
         """Called on the loop for each session created or loaded (open documents, watches)."""
 
-    def follow_slot(self, followed: FollowedSession) -> SessionSlot:
-        """The slot of a followed Claude Code session (made on first use): listed, selectable, read-only."""
+    def follow_slot(self, followed: FollowedSession | FollowedCodexSession) -> SessionSlot:
+        """The slot of a followed Claude Code or Codex session (made on first use): listed, selectable, read-only."""
         slot = self.slots.get(followed.id)
         if slot is None:
             slot = SessionSlot(followed.session, followed=followed)

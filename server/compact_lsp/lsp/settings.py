@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from compact_lsp.agent.settings import AgentSettings
+from compact_lsp.companion.codex_live import CodexSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import (
     AutoCompactSettings,
@@ -157,6 +158,7 @@ SECTIONS: dict[str, type] = {
     "sessionMemory": SessionMemorySettings,
     "agent": AgentSettings,
     "claudeCode": ClaudeCodeSettings,
+    "codex": CodexSettings,
 }
 """Each settings object on the wire (``""``: the top level) and the class it fills."""
 
@@ -194,6 +196,8 @@ SETTINGS: dict[str, Callable[[str, Any], dict[str, Any]]] = {
     "agent.timeout": _keyed("timeout", _number),
     "claudeCode.follow": _keyed("follow", _optional(_bool)),
     "claudeCode.projectsDir": _keyed("projects_dir", _optional(_path)),
+    "codex.follow": _keyed("follow", _optional(_bool)),
+    "codex.home": _keyed("home", _optional(_path)),
 }
 """Every setting by its wire key: a parser of its type, returning the fields it sets (ranges: ``check_setting``)."""
 
@@ -208,6 +212,7 @@ class ParsedSettings:
     problems: list[str]
     """One line per ignored value, naming its key; empty when everything applied."""
     claude_code: ClaudeCodeSettings = field(default_factory=ClaudeCodeSettings)
+    codex: CodexSettings = field(default_factory=CodexSettings)
 
     def message(self) -> str | None:
         """What to tell the user (``window/showMessage``), or None."""
@@ -287,7 +292,9 @@ def parse_settings(raw: Any, in_force: Mapping[str, Any] | None = None) -> Parse
         **values[""],
     )
     agent = AgentSettings(**values["agent"])
-    return ParsedSettings(engine, agent, accepted, problems, ClaudeCodeSettings(**values["claudeCode"]))
+    return ParsedSettings(
+        engine, agent, accepted, problems, ClaudeCodeSettings(**values["claudeCode"]), CodexSettings(**values["codex"])
+    )
 
 
 def unwrap_configuration(raw: Any) -> Any:

@@ -34,7 +34,7 @@ INDEX_FILE = "index.json"
 CURRENT_FILE = "current-session"
 INDEX_VERSION = 2
 TITLE_MAX_CHARS = 80
-SOURCES = ("chat", "import", "api", "claude-code")
+SOURCES = ("chat", "import", "api", "claude-code", "codex")
 
 _NOT_THE_USER = ("<", "Caveat:")
 """User text that the IDE or the agent's harness wrote: ``<ide_opened_file>``, ``<command-name>``,

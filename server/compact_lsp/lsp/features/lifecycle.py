@@ -15,6 +15,7 @@ from pygls.uris import to_fs_path
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.io_threads import SessionThreads
 from compact_lsp.lsp.claude_code_follow import start_following, stop_following
+from compact_lsp.lsp.codex_follow import start_codex_following, stop_codex_following
 from compact_lsp.lsp.features.documents import open_documents_in
 from compact_lsp.lsp.following import follow
 from compact_lsp.lsp.handlers import notification_handler
@@ -62,6 +63,7 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()
     start_following(server, server.claude_code_settings)
+    start_codex_following(server, server.codex_settings)
     log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
 
 
@@ -74,7 +76,7 @@ def did_change_configuration(server: CompactLanguageServer, params: types.DidCha
         server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
         return
     old_dir = server.settings.session_dir
-    old_claude_code = server.claude_code_settings
+    old_claude_code, old_codex = server.claude_code_settings, server.codex_settings
     apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
     registry = server.sessions
     if registry is None:
@@ -83,6 +85,9 @@ def did_change_configuration(server: CompactLanguageServer, params: types.DidCha
     if server.claude_code_settings != old_claude_code:
         stop_following(server)
         start_following(server, server.claude_code_settings)
+    if server.codex_settings != old_codex:
+        stop_codex_following(server)
+        start_codex_following(server, server.codex_settings)
     if server.settings.session_dir != old_dir:
         registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
     server.run_task(usage_after_settings(server), name="usage after a settings change")
@@ -90,6 +95,7 @@ def did_change_configuration(server: CompactLanguageServer, params: types.DidCha
 
 def shutdown(server: CompactLanguageServer, params: Any = None) -> None:
     stop_following(server)
+    stop_codex_following(server)
     if server.watcher is not None:
         server.watcher.stop()
     if server.usage_notifier is not None:
@@ -145,6 +151,7 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
     server.settings = replace(settings, workspace_folders=server.workspace_folders)
     server.agent_settings = parsed.agent
     server.claude_code_settings = parsed.claude_code
+    server.codex_settings = parsed.codex
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:
             server.ignored_roots_warned.add(ignored.warning)

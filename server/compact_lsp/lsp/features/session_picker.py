@@ -49,7 +49,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         "current": current,
         "damaged": summary.damaged_records > 0,
         "damagedRecords": summary.damaged_records,
-        "readOnly": summary.source == "claude-code",
+        "readOnly": summary.source in ("claude-code", "codex"),
         "usage": usage.to_wire(),
     }
 
