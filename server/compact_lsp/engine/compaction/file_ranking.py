@@ -143,10 +143,34 @@ def file_activities(
 ) -> list[RankedFile]:
     """Every file the read-file state or the editor knows, ranked best first, with exclusions marked; the
     ``pinned`` real paths first (in pin order), including pinned files the agent never read."""
-    roots = [os.path.abspath(r) for r in workspace_roots]
     real_roots = resolved_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
-    uses = history_uses(read_state, history)
+    activities = _activities(read_state, workspace_roots, history_uses(read_state, history), pinned)
+    scores = ranker(activities)
+    pin_order = {real: i for i, real in enumerate(pinned)}
+    ranked = [
+        RankedFile(act, score, pinned=act.realpath in pin_order) for act, score in zip(activities, scores, strict=True)
+    ]
+    ranked.sort(
+        key=lambda r: (
+            pin_order.get(r.activity.realpath, len(pin_order)),
+            -r.score,
+            -r.activity.last_seen,
+            r.activity.path,
+        )
+    )
+    for item in ranked:
+        item.excluded = _exclusion(item.activity, real_roots, denied)
+    return ranked
+
+
+def _activities(
+    read_state: ReadFileState, workspace_roots: Sequence[str], uses: HistoryUses, pinned: Sequence[str]
+) -> list[FileActivity]:
+    """One activity per file: what the read-file state knows, then open documents never read, then pinned files
+    never seen (in pin order)."""
+    roots = [os.path.abspath(r) for r in workspace_roots]
+    real_roots = resolved_roots(workspace_roots)
     documents = read_state.open_documents()
     focus = {doc.realpath: rank for rank, doc in enumerate(documents)}
     by_real = {doc.realpath: doc for doc in documents}
@@ -188,22 +212,7 @@ def file_activities(
         if real not in seen:
             seen.add(real)
             activities.append(FileActivity(real, _display(real, real, roots, real_roots), 0.0, None, None, False, None))
-    scores = ranker(activities)
-    pin_order = {real: i for i, real in enumerate(pinned)}
-    ranked = [
-        RankedFile(act, score, pinned=act.realpath in pin_order) for act, score in zip(activities, scores, strict=True)
-    ]
-    ranked.sort(
-        key=lambda r: (
-            pin_order.get(r.activity.realpath, len(pin_order)),
-            -r.score,
-            -r.activity.last_seen,
-            r.activity.path,
-        )
-    )
-    for item in ranked:
-        item.excluded = _exclusion(item.activity, real_roots, denied)
-    return ranked
+    return activities
 
 
 def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -> str | None:

@@ -165,6 +165,13 @@ def cancelled_error() -> CompactionError:
     return CompactionError("cancelled", "The compaction was cancelled; nothing changed.")
 
 
+async def _summarize(summarizer: Summarizer, request: SummaryRequest) -> Summary:
+    try:
+        return await summarizer.summarize(request)
+    except SummaryError as exc:
+        raise CompactionError(exc.kind, str(exc)) from exc
+
+
 async def run_compaction(
     snapshot: CompactionSnapshot,
     summarizer: Summarizer,
@@ -185,17 +192,9 @@ async def run_compaction(
         raise CompactionError("empty", "There is nothing to compact yet: the conversation has no history.")
     report("Summarising the conversation", 10)
     request = SummaryRequest(
-        messages=split.history,
-        system=snapshot.system,
-        instructions=instructions,
-        context_window=snapshot.context_window,
-        max_output_tokens=max_output_tokens,
-        cancel=cancel,
+        split.history, snapshot.system, instructions, snapshot.context_window, max_output_tokens, cancel=cancel
     )
-    try:
-        summary = await summarizer.summarize(request)
-    except SummaryError as exc:
-        raise CompactionError(exc.kind, str(exc)) from exc
+    summary = await _summarize(summarizer, request)
     if cancel is not None and cancel.is_set():
         raise cancelled_error()
     report("Re-attaching files, plan and skills", 70)

@@ -298,13 +298,7 @@ def plan_microcompaction(
         return None
     cleared_at = {(c.message_index, c.block_index) for c in clear}
     saved_total = sum(c.saved for c in clear) + sum(m.saved for m in media)
-    logger.debug(
-        "microcompaction (%s) plans %d clears and %d images, saving %d tokens",
-        trigger,
-        len(clear),
-        len(media),
-        saved_total,
-    )
+    logger.debug("microcompaction (%s): %d clears, %d images, %d tokens", trigger, len(clear), len(media), saved_total)
     return MicrocompactPlan(
         trigger=trigger,
         clear=clear,

@@ -132,6 +132,19 @@ class _Packed:
     candidate: Candidate
 
 
+def _deleted_notice(item: RankedFile, allowed: int, counter: TokenCounter) -> _Packed:
+    """A file deleted since it was read: a short notice in its place, when the budget has room for it."""
+    path = item.activity.path
+    text = render_deleted(path)
+    tokens = counter.count_text(text)
+    if tokens > allowed:
+        reason = "deleted since it was read; no budget left for the notice"
+        return _Packed(None, Candidate(path, item.score, tokens, False, reason, deleted=True))
+    meta = {"tokens": tokens, "deleted": True, "partial": False, "source": "disk"}
+    candidate = Candidate(path, item.score, tokens, True, "deleted since it was read", deleted=True)
+    return _Packed(Attachment("file-deleted", text, path, meta), candidate)
+
+
 def _pack_one(
     item: RankedFile,
     *,
@@ -159,13 +172,7 @@ def _pack_one(
     if loaded.skip is not None:
         return skipped(loaded.skip)
     if loaded.deleted or loaded.text is None:
-        text = render_deleted(act.path)
-        tokens = counter.count_text(text)
-        if tokens > allowed:
-            return skipped("deleted since it was read; no budget left for the notice", tokens, deleted=True)
-        meta = {"tokens": tokens, "deleted": True, "partial": False, "source": "disk"}
-        candidate = Candidate(act.path, item.score, tokens, True, "deleted since it was read", deleted=True)
-        return _Packed(Attachment("file-deleted", text, act.path, meta), candidate)
+        return _deleted_notice(item, allowed, counter)
     content = loaded.text
     dirty = loaded.source == "editor-buffer"
     if content.rstrip("\n") and content.rstrip("\n") in haystack:
@@ -178,34 +185,19 @@ def _pack_one(
         budget = min(cap, allowed)
         if budget < MIN_PARTIAL_TOKENS:
             return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
+        read_span = act.record.line_span() if act.record is not None and act.record.is_partial else None
         excerpt = render_excerpt(
-            act.path,
-            content,
-            uses=act.uses,
-            read_span=act.record.line_span() if act.record is not None and act.record.is_partial else None,
-            full_tokens=tokens,
-            budget=budget,
-            cap=cap,
-            counter=counter,
-            dirty=dirty,
-        )
+            act.path, content, uses=act.uses, read_span=read_span, full_tokens=tokens, budget=budget, cap=cap,
+            counter=counter, dirty=dirty,
+        )  # fmt: skip
         rendered, lines_label = excerpt.rendered, excerpt.lines
         tokens = counter.count_text(rendered)
-        reason = (
-            excerpt.reason
-            if budget == cap
-            else f"{excerpt.reason}, cut to the {allowed} tokens left in the total budget"
-        )
+        cut = "" if budget == cap else f", cut to the {allowed} tokens left in the total budget"
+        reason = excerpt.reason + cut
     if dirty:
         reason += "; from the unsaved editor buffer"
     partial = lines_label is not None
-    meta = {
-        "tokens": tokens,
-        "partial": partial,
-        "source": loaded.source,
-        "lines": lines_label,
-        "score": item.score,
-    }
+    meta = {"tokens": tokens, "partial": partial, "source": loaded.source, "lines": lines_label, "score": item.score}
     candidate = Candidate(
         act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label,
         realpath=act.realpath, text=rendered,
@@ -335,17 +327,9 @@ def rehydrate(
         attachments.append(Attachment("plan", text, plan.path, {"tokens": tokens, "source": plan.source}))
         tokens_used += tokens
     pack = _pack_files(
-        read_state=read_state,
-        haystack=haystack,
-        settings=settings,
-        counter=counter,
-        workspace_roots=workspace_roots,
-        denied_paths=denied_paths,
-        ranker=ranker,
-        read_text=read_text,
-        history=history,
-        pinned=pinned,
-    )
+        read_state=read_state, haystack=haystack, settings=settings, counter=counter, workspace_roots=workspace_roots,
+        denied_paths=denied_paths, ranker=ranker, read_text=read_text, history=history, pinned=pinned,
+    )  # fmt: skip
     attachments += pack.attachments
     tokens_used += pack.tokens
     skill_attachments = skill_attachments_for(skills, settings, counter, haystack)
@@ -358,11 +342,6 @@ def rehydrate(
             tokens = counter.count_text(text)
             attachments.append(Attachment("memory-index", text, index.path, {"tokens": tokens}))
             tokens_used += tokens
-    log.info(
-        "rehydrated %d files (%d tokens), %d skills (%d tokens)",
-        len(pack.attachments),
-        pack.tokens,
-        len(skill_attachments),
-        skill_tokens,
-    )
+    files, skill_count = len(pack.attachments), len(skill_attachments)
+    log.info("rehydrated %d files (%d tokens), %d skills (%d tokens)", files, pack.tokens, skill_count, skill_tokens)
     return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens)

@@ -4,7 +4,7 @@ A record that is well-formed JSON can still be one the session cannot apply: a w
 message that does not exist, an undo with nothing to undo, a read without content, a timestamp that is not a
 number. A file written by this version never holds one (every record is checked before it is written, see
 ``ContextSession``), but an older version, a hand edit or a disk error may leave one. ``check_record`` says
-what is wrong before anything is applied, so ``ContextSession.replay`` skips the record and reports it like a
+what is wrong before anything is applied, so ``replay_session`` skips the record and reports it like a
 torn line instead of giving up on the whole session.
 """
 
@@ -91,12 +91,7 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
     elif kind == "rewrite":
         _check_rewrite(record, history_len)
     elif kind == "read":
-        _text(record, "path", path=True)
-        _text(record, "content")
-        if record.get("toolUseId") is not None:
-            _text(record, "toolUseId")
-        for key in ("startLine", "numLines", "totalLines"):
-            _optional_int(record, key)
+        _check_read(record)
     elif kind == "deny":
         _text(record, "path", path=True)
     elif kind == "admit":
@@ -104,20 +99,9 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
         if not isinstance(record.get("admitted"), bool):
             raise BadRecord("'admitted' must be true or false")
     elif kind == "title":
-        try:
-            if check_title(record.get("title")) != record["title"]:
-                raise BadRecord("'title' has surrounding whitespace")
-        except TitleError as exc:
-            raise BadRecord(str(exc)) from None
+        _check_title(record)
     elif kind == "pin":
-        if not isinstance(record.get("pinned"), bool):
-            raise BadRecord("'pinned' must be true or false")
-        if record.get("toolUseId") is None and record.get("path") is None:
-            raise BadRecord("a pin record needs 'toolUseId' or 'path'")
-        if record.get("toolUseId") is not None:
-            _text(record, "toolUseId")
-        if record.get("path") is not None:
-            _text(record, "path", path=True)
+        _check_pin(record)
     elif kind == "notes":
         notes = record.get("notes")
         try:
@@ -131,6 +115,34 @@ def check_record(record: dict[str, Any], *, history_len: int, undo_boundary: str
             raise BadRecord("an undo with no compaction to undo")
         if record.get("boundaryId") != undo_boundary:
             raise BadRecord(f"an undo of {record.get('boundaryId')!r}, but the newest compaction is {undo_boundary!r}")
+
+
+def _check_read(record: dict[str, Any]) -> None:
+    _text(record, "path", path=True)
+    _text(record, "content")
+    if record.get("toolUseId") is not None:
+        _text(record, "toolUseId")
+    for key in ("startLine", "numLines", "totalLines"):
+        _optional_int(record, key)
+
+
+def _check_title(record: dict[str, Any]) -> None:
+    try:
+        if check_title(record.get("title")) != record["title"]:
+            raise BadRecord("'title' has surrounding whitespace")
+    except TitleError as exc:
+        raise BadRecord(str(exc)) from None
+
+
+def _check_pin(record: dict[str, Any]) -> None:
+    if not isinstance(record.get("pinned"), bool):
+        raise BadRecord("'pinned' must be true or false")
+    if record.get("toolUseId") is None and record.get("path") is None:
+        raise BadRecord("a pin record needs 'toolUseId' or 'path'")
+    if record.get("toolUseId") is not None:
+        _text(record, "toolUseId")
+    if record.get("path") is not None:
+        _text(record, "path", path=True)
 
 
 def _check_rewrite(record: dict[str, Any], history_len: int) -> None:

@@ -281,9 +281,26 @@ def _times(n: int) -> str:
 def render_summary(facts: ConversationFacts, instructions: str | None = None) -> str:
     """The offline summary text, in the model summary's sections."""
     sections: dict[str, list[str]] = {name: [] for name in SUMMARY_SECTIONS}
-    primary = sections["Primary Request and Intent"]
     earlier = parse_sections(facts.earlier_summary, OFFLINE_NOTE) if facts.earlier_summary else None
-    if facts.earlier_summary and earlier is None:  # a model's summary: carried over whole
+    _request_and_files(facts, instructions, earlier is None, sections)
+    _work_done(facts, sections)
+    if earlier is not None:
+        sections = merge_sections(earlier, sections, max_messages=MAX_USER_MESSAGES, max_errors=MAX_ERRORS,
+                                  max_commands=MAX_COMMANDS)  # fmt: skip
+    lines = [OFFLINE_NOTE]
+    for number, name in enumerate(SUMMARY_SECTIONS, start=1):
+        lines.append("")
+        lines.append(f"{number}. {name}:")
+        lines.extend(sections[name] or ["(none recorded)"])
+    return "\n".join(lines)
+
+
+def _request_and_files(
+    facts: ConversationFacts, instructions: str | None, model_earlier: bool, sections: dict[str, list[str]]
+) -> None:
+    """The request, the concepts and the files; ``model_earlier``: an earlier summary, if any, is a model's."""
+    primary = sections["Primary Request and Intent"]
+    if facts.earlier_summary and model_earlier:  # a model's summary: carried over whole
         primary.append("Summary of the conversation before this part (from an earlier compaction):")
         primary.append(INDENT + indent_continuation(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS)))
     if facts.user_messages:
@@ -311,6 +328,9 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
         )
         sections["Files and Code"].extend(f"- {path}: {action}" for path, action in rest)
 
+
+def _work_done(facts: ConversationFacts, sections: dict[str, list[str]]) -> None:
+    """The errors, commands, user messages, plan, current work and next step."""
     errors = facts.errors[-MAX_ERRORS:]
     if len(facts.errors) > len(errors):
         sections["Errors and Fixes"].append(f"({len(facts.errors) - len(errors)} earlier errors not listed)")
@@ -350,16 +370,6 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
         sections["Next Step"].append(
             f"Continue with the user's most recent request (message {len(facts.user_messages)} above)."
         )
-
-    if earlier is not None:
-        sections = merge_sections(earlier, sections, max_messages=MAX_USER_MESSAGES, max_errors=MAX_ERRORS,
-                                  max_commands=MAX_COMMANDS)  # fmt: skip
-    lines = [OFFLINE_NOTE]
-    for number, name in enumerate(SUMMARY_SECTIONS, start=1):
-        lines.append("")
-        lines.append(f"{number}. {name}:")
-        lines.extend(sections[name] or ["(none recorded)"])
-    return "\n".join(lines)
 
 
 def _extension(path: str) -> str:
