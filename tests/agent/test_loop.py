@@ -310,7 +310,7 @@ async def test_auto_compaction_mid_session_next_request_has_summary_and_files(ma
     assert workspace.read("src/app.py") in sent_text(after)  # rehydrated
     assert any(e["kind"] == "status" and e["message"].startswith("Compacted") for e in chat.events)
     assert validate(chat.session.messages) == []
-    assert chat.session.compactions
+    assert chat.session.state.compactions.standing
 
 
 @pytest.mark.parametrize(
@@ -378,7 +378,7 @@ async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_ch
     )
     chat.stub.push(reply("answered"))
     await chat.say("QUESTION-MARKER: what did the log say?")
-    assert chat.session.compactions
+    assert chat.session.state.compactions.standing
     body = chat.stub.bodies[-1]
     first_user = body["messages"][0]["content"]
     assert "QUESTION-MARKER" not in first_user[0]["text"]  # not summarised away ...

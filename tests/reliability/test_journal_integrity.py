@@ -20,6 +20,7 @@ from compact_lsp.engine.conversation.messages import MAX_NESTING
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore
 
@@ -99,7 +100,7 @@ def reload(store: SessionStore, tmp: Path) -> ContextSession:
     records, report = store.load("ses_prop")
     assert report.clean, report.describe()
     skipped: list[Any] = []
-    session = ContextSession.replay(
+    session = replay_session(
         records, settings=EngineSettings(), counter=TiktokenCounter(ENCODING), workspace_root=str(tmp),
         on_skipped=skipped.append,
     )  # fmt: skip

@@ -43,7 +43,8 @@ from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.messages import Block, Message, canonical_json, result_text, tool_uses
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT
-from compact_lsp.engine.session.context_session import AppendOutcome, ContextSession
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_microcompaction import AppendOutcome
 from compact_lsp.engine.summarize.base import Summarizer, redact
 from compact_lsp.tracking.reader import FileRead
 

@@ -32,6 +32,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
@@ -151,7 +152,7 @@ class FollowedSession:
         return build_usage(by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
 
     def status(self) -> dict[str, Any]:
-        status = self.session.status()
+        status = status_of(self.session)
         status["usage"] = self.usage().to_wire()
         status["messageCount"] = len(self.session.messages) + len(self._open.messages)
         return status

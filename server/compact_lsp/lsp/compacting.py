@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
+from compact_lsp.engine.session.session_notes import commit_notes, notes_job
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
+from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
 from compact_lsp.lsp.notify import CompactionProgress, changed, did_compact
 from compact_lsp.lsp.work import in_session
 
@@ -55,7 +57,9 @@ async def compact_session(
             await progress.begin()
             async with slot.lock:
                 # up-to-date session notes make the summary instant; otherwise the model (or offline) summariser
-                summarizer = session.summarizer_with_notes(server.summarizer_factory(session.settings))
+                summarizer = SessionMemorySummarizer(
+                    session.session_memory, server.summarizer_factory(session.settings)
+                )
                 outcome = await session.compact(
                     summarizer,
                     instructions=instructions,
@@ -97,12 +101,12 @@ async def refresh_notes(server: CompactLanguageServer, slot: SessionSlot) -> Non
     """Bring the session-memory notes up to date in the background when due (the model call runs unlocked)."""
     session = slot.session
     async with slot.lock:
-        job = await asyncio.to_thread(session.notes_job)
+        job = await asyncio.to_thread(notes_job, session)
     if job is None:
         return
     await job.run()
     async with slot.lock:
-        committed = await asyncio.to_thread(session.commit_notes, job)
+        committed = await asyncio.to_thread(commit_notes, session, job)
         if committed:
             await asyncio.to_thread(server.registry().index_slot, slot)
     log.debug("session notes of %s %s", session.id, "updated" if committed else "dropped (history replaced)")

@@ -21,6 +21,7 @@ from compact_lsp.companion.live import FollowedSession
 from compact_lsp.engine.conversation.messages import new_id
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.store.session_index import (
@@ -190,7 +191,7 @@ class SessionRegistry:
             title=session.title or slot.first_request or "",
             source=source_of({"source": session.source}, session.id),
             created_at=session.created_at,
-            updated_at=session.updated_at,
+            updated_at=session.state.updated_at,
             messages=len(followed.messages) if followed is not None else len(session.messages),
             by_kind=dict(usage.by_kind),
             reported=usage.reported,
@@ -291,7 +292,7 @@ class SessionRegistry:
         records, report = self.store.load(session_id)
         journal = self.store.journal_for(session_id)
         journal.known_size = report.size  # appends by another server after this point are followed, not lost
-        session = ContextSession.replay(
+        session = replay_session(
             records,
             settings=self.settings,
             counter=self._counter(),

@@ -14,6 +14,7 @@ from compact_lsp.engine.conversation.messages import Attachment, Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
 from compact_lsp.engine.summarize.base import Summary, SummaryError, SummaryRequest
 
@@ -155,12 +156,12 @@ def test_automatic_failures_stop_the_decision_until_a_success() -> None:
     for _ in range(2):
         with pytest.raises(CompactionError):
             run(session.compact(failing, trigger="auto"))
-    assert session.auto_compact_blocked and not session.should_compact(usage(5000))
+    assert session.state.compactions.blocked(2) and not session.should_compact(usage(5000))
     with pytest.raises(CompactionError):
         run(session.compact(failing, trigger="manual"))  # a manual failure is not counted, nor a success
-    assert session.auto_compact_failures == 2
+    assert session.state.compactions.auto_failures == 2
     run(session.compact(FixedSummarizer(), trigger="manual"))
-    assert not session.auto_compact_blocked and session.should_compact(usage(5000))
+    assert not session.state.compactions.blocked(2) and session.should_compact(usage(5000))
 
 
 def test_a_held_claim_refuses_a_second_compaction_and_undo_and_changes_nothing() -> None:
@@ -168,7 +169,7 @@ def test_a_held_claim_refuses_a_second_compaction_and_undo_and_changes_nothing()
     run(session.compact(FixedSummarizer()))
     view, revision = session.view(), session.revision
     with session.compaction_claim():
-        assert session.status()["compacting"] is True
+        assert status_of(session)["compacting"] is True
         attempts = (lambda: run(session.compact(FixedSummarizer())), session.undo, session.compaction_claim().__enter__)
         for attempt in attempts:
             with pytest.raises(CompactionError, match="in progress") as info:
@@ -178,7 +179,7 @@ def test_a_held_claim_refuses_a_second_compaction_and_undo_and_changes_nothing()
         outcome = run(session.compact(FixedSummarizer("Again."), claimed=True))  # the holder compacts
         assert session.compacting  # the claim is the holder's to release
     assert not session.compacting and session.view() == outcome.view
-    assert session.auto_compact_failures == 0
+    assert session.state.compactions.auto_failures == 0
 
 
 def test_the_pre_compaction_hook_runs_before_the_snapshot() -> None:

@@ -65,7 +65,7 @@ def test_real_session_compacts_at_a_synthetic_threshold(path: Path, counter: Tik
     assert " ".join(first_user.split())[:40] in " ".join(summary.split())  # the request survives in the summary
     # undo gives back exactly the view from before the last compaction (plus what came after it, if anything)
     last = compactions[-1]
-    added_since = len(session.messages) - session.compactions[-1].post_len
+    added_since = len(session.messages) - session.state.compactions.standing[-1].post_len
     session.undo()
     if added_since == 0:
         assert json.dumps(session.view()) == last["before"]

@@ -10,6 +10,7 @@ import pytest
 from compact_lsp.engine.conversation.titles import TITLE_MAX_CHARS, TitleError
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 
 
@@ -28,7 +29,7 @@ def new_session(journal: ListJournal) -> ContextSession:
 
 
 def replayed(records: list[dict[str, Any]], skipped: list[str] | None = None) -> ContextSession:
-    return ContextSession.replay(
+    return replay_session(
         records, settings=EngineSettings(), counter=TiktokenCounter(),
         on_skipped=lambda bad: (skipped if skipped is not None else []).append(bad.reason),
     )  # fmt: skip

@@ -12,6 +12,8 @@ import pytest
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, OutsideRoots, read_gated
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings
 
 
@@ -69,7 +71,7 @@ def test_a_transcript_admits_the_files_it_used_with_success(
     s.append(used("Read", str(sibling / "lib.py"), error=error))
     lib = str((sibling / "lib.py").resolve())
     assert [f.to_wire() for f in s.admitted_files] == ([{"path": lib, "reason": "transcript"}] if admitted else [])
-    assert s.status()["admittedFiles"] == [f.to_wire() for f in s.admitted_files]
+    assert status_of(s)["admittedFiles"] == [f.to_wire() for f in s.admitted_files]
     assert (lib in s.rehydration_roots) is admitted
 
 
@@ -107,8 +109,8 @@ def test_an_approval_is_journalled_and_revocable(layout: tuple[Path, Path]) -> N
     s = session(ws, "chat", journal)
     lib = str((sibling / "lib.py").resolve())
     s.admit(lib, "edit")
-    assert s.status()["admittedFiles"] == [{"path": lib, "reason": "edit"}]
-    reloaded = ContextSession.replay(journal.records, settings=EngineSettings(), counter=TiktokenCounter(),
+    assert status_of(s)["admittedFiles"] == [{"path": lib, "reason": "edit"}]
+    reloaded = replay_session(journal.records, settings=EngineSettings(), counter=TiktokenCounter(),
                                      workspace_root=str(ws))  # fmt: skip
     assert [f.to_wire() for f in reloaded.admitted_files] == [{"path": lib, "reason": "edit"}]
     s.admit(lib, admitted=False)

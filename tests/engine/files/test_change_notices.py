@@ -11,6 +11,7 @@ import pytest
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.change_notices import SeenFiles, SeenText, change_notice, strip_line_numbers
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 
 
@@ -135,9 +136,7 @@ def test_replay_rebuilds_what_the_model_saw(app: Path) -> None:
         "ses_seen", settings=EngineSettings(), counter=TiktokenCounter(), workspace_root=str(root), journal=Keep()
     )
     session.append([{"role": "user", "content": "look"}, *_read("toolu_1", app, app.read_text())])
-    again = ContextSession.replay(
-        records, settings=EngineSettings(), counter=TiktokenCounter(), workspace_root=str(root)
-    )
+    again = replay_session(records, settings=EngineSettings(), counter=TiktokenCounter(), workspace_root=str(root))
     now = "def rate():\n    return 0.30\n"
     assert again.notice_for(str(app), now) == session.notice_for(str(app), now)
     assert "+    return 0.30" in (again.notice_for(str(app), now) or "")

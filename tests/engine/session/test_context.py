@@ -18,8 +18,12 @@ from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, Messag
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.session.session_loading import replay_session
+from compact_lsp.engine.session.session_notes import update_notes_if_due
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings, RehydrationSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
 
 
 class ListJournal:
@@ -119,9 +123,7 @@ def test_append_counts_tokens_and_rejects_invalid_without_change(workspace: Path
 def test_replay_rebuilds_the_same_view_and_usage(workspace: Path, counter: TiktokenCounter) -> None:
     session, journal, _ = reads_session(workspace, counter)
     session.microcompact("forced")
-    again = ContextSession.replay(
-        journal.records, settings=session.settings, counter=counter, workspace_root=str(workspace)
-    )
+    again = replay_session(journal.records, settings=session.settings, counter=counter, workspace_root=str(workspace))
     assert again.view() == session.view()
     assert again.usage().total == session.usage().total
     assert again.last_microcompaction == session.last_microcompaction
@@ -185,7 +187,7 @@ def test_compaction_then_undo_is_byte_exact(workspace: Path, counter: TiktokenCo
     assert not session.read_state.is_in_history(str(workspace / "src" / "mod1.py"))
     session.undo()
     assert json.dumps(session.view()) == json.dumps(pre)
-    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+    replayed = replay_session(journal.records, settings=session.settings, counter=counter,
                                      workspace_root=str(workspace))  # fmt: skip
     assert json.dumps(replayed.view()) == json.dumps(pre)
 
@@ -259,7 +261,7 @@ def test_undo_after_later_turns_restores_them_as_their_own_turns(
     added = as_blocks([m for messages in later for m in messages])
     assert session.view() == pre + added
     assert validate(session.view()) == []
-    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+    replayed = replay_session(journal.records, settings=session.settings, counter=counter,
                                      workspace_root=str(workspace))  # fmt: skip
     assert replayed.view() == pre + added
 
@@ -331,12 +333,12 @@ def test_session_memory_notes_make_compaction_instant_and_survive_reload(
 
     session, journal, _ = reads_session(workspace, counter)
     session.session_memory.policy = SessionMemoryPolicy(first_after_tokens=100, every_tokens=100, min_tool_calls=1)
-    assert run(session.update_notes_if_due()) is True
-    assert run(session.update_notes_if_due()) is False  # nothing new since
-    replayed = ContextSession.replay(journal.records, settings=session.settings, counter=counter,
+    assert run(update_notes_if_due(session)) is True
+    assert run(update_notes_if_due(session)) is False  # nothing new since
+    replayed = replay_session(journal.records, settings=session.settings, counter=counter,
                                      workspace_root=str(workspace))  # fmt: skip
     assert replayed.session_memory.notes == session.session_memory.notes
-    outcome = run(replayed.compact(replayed.summarizer_with_notes(MustNotBeCalled())))
+    outcome = run(replayed.compact(SessionMemorySummarizer(replayed.session_memory, MustNotBeCalled())))
     assert outcome.boundary.summarizer == "session-memory"
     assert "mod6.py" in replayed.view()[0]["content"][0]["text"]
 
@@ -356,16 +358,16 @@ def test_the_agents_own_edit_is_not_reported_as_a_change(workspace: Path, counte
 
 def test_status_lists_the_biggest_items_exactly(workspace: Path, counter: TiktokenCounter) -> None:
     session, _, _ = reads_session(workspace, counter)
-    items = session.status()["biggestItems"]
+    items = status_of(session)["biggestItems"]
     assert len(items) == 10
     assert [i["tokens"] for i in items] == sorted((i["tokens"] for i in items), reverse=True)
     first = items[0]
     assert first["kind"] == "toolResult" and first["tool"] == "read_file"
     assert first["tokens"] == counter.count_text((workspace / "src" / "mod1.py").read_text())
     run(session.compact(OfflineSummarizer()))
-    kinds = {i["kind"] for i in session.status()["biggestItems"]}
+    kinds = {i["kind"] for i in status_of(session)["biggestItems"]}
     assert "attachments" in kinds  # re-attached files are shown as attachments, with their path
-    assert any(i["label"].startswith("attached file src/") for i in session.status()["biggestItems"])
+    assert any(i["label"].startswith("attached file src/") for i in status_of(session)["biggestItems"])
 
 
 def test_microcompaction_first_when_it_alone_gets_under_the_threshold(
@@ -390,7 +392,7 @@ def test_microcompaction_first_when_it_alone_gets_under_the_threshold(
     assert outcome.compaction_due is False
     assert outcome.microcompaction is not None and len(outcome.microcompaction.cleared) == 4
     assert outcome.usage.total < total - 100
-    assert session.compactions == []  # no summary was needed
+    assert session.state.compactions.standing == []  # no summary was needed
 
 
 class RecordingSummarizer:

@@ -21,6 +21,8 @@ from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.journal import JOURNAL_VERSION, eviction_from_record
+from compact_lsp.engine.session.session_loading import replay_session
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 
@@ -135,9 +137,7 @@ def test_the_disk_format_does_not_follow_the_wire_shapes(tmp_path: Path, monkeyp
 
 def test_a_journal_written_before_still_loads() -> None:
     records = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
-    session = ContextSession.replay(
-        records, settings=settings(), counter=TiktokenCounter(), workspace_root=FIXTURE_ROOT
-    )
+    session = replay_session(records, settings=settings(), counter=TiktokenCounter(), workspace_root=FIXTURE_ROOT)
     assert (session.id, session.title) == ("ses_journal", "pinned")
     # the undo restored the microcompacted view: the two older reads are still cleared, the newest is whole
     results = [b for m in session.view() if m["role"] == "user" for b in m["content"] if b["type"] == "tool_result"]
@@ -146,7 +146,7 @@ def test_a_journal_written_before_still_loads() -> None:
     assert session.last_microcompaction is not None
     assert session.last_microcompaction.cleared_ids == ["toolu_000", "toolu_001"]
     assert session.last_microcompaction.cleared[0].paths == [f"{FIXTURE_ROOT}/mod0.py"]
-    assert session.status()["canUndo"] is False
+    assert status_of(session)["canUndo"] is False
     assert session.usage().total > 0
 
 

@@ -1,6 +1,6 @@
 """The session journal: where every change to a ``ContextSession`` is written before it takes effect.
 
-One JSON object per line, in order; ``ContextSession.replay`` rebuilds the same state from them. Every record
+One JSON object per line, in order; ``session_loading.replay_session`` rebuilds the same state from them. Every record
 but the header carries ``at`` (the session clock when it happened). The record types and what each carries:
 
 - ``header``: ``version`` (``JOURNAL_VERSION``), ``sessionId``, ``title``, ``system``, ``createdAt``, optionally
@@ -75,6 +75,29 @@ def header_record(
 def pending_record(path: str, text: str | None, *, at: float) -> dict[str, Any]:
     """A change notice queued for the next view (``text`` None: withdrawn)."""
     return {"type": "pending", "path": path, "text": text, "at": at}
+
+
+def read_record(
+    path: str,
+    content: str,
+    *,
+    tool_use_id: str | None,
+    start_line: int | None,
+    num_lines: int | None,
+    total_lines: int | None,
+    at: float,
+) -> dict[str, Any]:
+    """A read the server served itself (``compact/readFile``), with the lines it covered."""
+    return {
+        "type": "read",
+        "path": path,
+        "content": content,
+        "toolUseId": tool_use_id,
+        "startLine": start_line,
+        "numLines": num_lines,
+        "totalLines": total_lines,
+        "at": at,
+    }
 
 
 def rewrite_record(changes: list[dict[str, Any]], eviction: EvictionRecord, *, at: float) -> dict[str, Any]:

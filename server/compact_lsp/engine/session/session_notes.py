@@ -1,8 +1,9 @@
-"""A session's background notes: the job that refreshes them off the lock, how they are set up, their wire shape.
+"""A session's background notes: the job that refreshes them off the lock, committed only if history stayed.
 
 The notes themselves (``SessionMemory``: when to update, the writers, compaction from them) live in
-``engine/summarize/session_memory.py``; ``ContextSession`` snapshots a ``NotesJob`` under its lock, runs it
-without, and commits it only if history was not replaced meanwhile.
+``engine/summarize/session_memory.py``. ``notes_job`` snapshots a ``NotesJob`` under the session's lock, the job
+runs without it, and ``commit_notes`` journals the notes under the lock again, unless a compaction or an undo
+replaced the history meanwhile.
 """
 
 from __future__ import annotations
@@ -11,15 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.summarize.session_memory import (
-    NotesWriter,
-    OfflineNotesWriter,
-    SessionMemory,
-    SessionMemoryPolicy,
-    SessionNotes,
-    notes_writer_from_settings,
-)
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionNotes
 
 
 @dataclass
@@ -36,12 +30,41 @@ class NotesJob:
         self.notes = await self.memory.update(self.messages, total_tokens=self.total_tokens)
 
 
-def notes_setup(settings: EngineSettings) -> tuple[NotesWriter, SessionMemoryPolicy]:
-    """The notes writer (the model only when allowed and a key is set) and when to update."""
-    notes = settings.session_memory
-    writer = notes_writer_from_settings(settings) if notes.use_model else OfflineNotesWriter()
-    policy = SessionMemoryPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
-    return writer, policy
+def notes_job(session: ContextSession) -> NotesJob | None:
+    """A snapshot for a background notes update when the policy says one is due, else None.
+
+    Take it under the session's lock, run ``job.run()`` without the lock (a model may take seconds), then
+    ``commit_notes`` under the lock again: an update that raced a compaction or an undo is dropped, its notes
+    describe a history that is gone.
+    """
+    memory = session.session_memory
+    if not session.settings.session_memory.enabled:
+        return None
+    messages = list(session.messages)
+    total = session.usage().total
+    if memory.updating or not memory.should_update(total, memory.tool_calls_since(messages)):
+        return None
+    return NotesJob(memory, messages, total, session.state.compactions.generation)
+
+
+def commit_notes(session: ContextSession, job: NotesJob) -> bool:
+    """Journal the notes ``job`` wrote, unless history was replaced meanwhile; True when committed."""
+    if job.notes is None:
+        return False
+    if session.state.compactions.generation != job.generation:
+        session.session_memory.notes = None  # they describe a history that is gone; start afresh
+        return False
+    session.commit({"type": "notes", "notes": job.notes.to_dict(), "at": session.clock()})
+    return True
+
+
+async def update_notes_if_due(session: ContextSession) -> bool:
+    """Snapshot, write and commit in one go (for callers that own the session outright, like tests)."""
+    job = notes_job(session)
+    if job is None:
+        return False
+    await job.run()
+    return commit_notes(session, job)
 
 
 def notes_wire(notes: SessionNotes | None) -> dict[str, Any] | None:

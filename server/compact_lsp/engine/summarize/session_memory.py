@@ -366,3 +366,11 @@ def notes_writer_from_settings(settings: EngineSettings, env: Mapping[str, str] 
     model = settings.compaction_model or settings.model
     summarizer = AnthropicSummarizer(model=model, api_key=api_key, base_url=settings.base_url, env=environ)
     return ModelNotesWriter(summarizer, context_window=settings.context_window)
+
+
+def notes_setup(settings: EngineSettings) -> tuple[NotesWriter, SessionMemoryPolicy]:
+    """The notes writer (the model only when allowed and a key is set) and when to update."""
+    notes = settings.session_memory
+    writer = notes_writer_from_settings(settings) if notes.use_model else OfflineNotesWriter()
+    policy = SessionMemoryPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
+    return writer, policy

@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.session.transcript import compaction_result
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.compacting import compact_session, refresh_notes
@@ -133,7 +134,7 @@ async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> di
 
 
 def _status(slot: SessionSlot) -> dict[str, Any]:
-    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else slot.session.status()
+    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else status_of(slot.session)
     if status.get("lastCompaction") is not None:
         status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
     if status.get("lastMicrocompaction") is not None:

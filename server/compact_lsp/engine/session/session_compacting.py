@@ -1,0 +1,166 @@
+"""A full compaction as a session runs it: the one decision, the one claim, the pure step, the commit; and undo.
+
+``should_compact`` is the one automatic-compaction decision. ``compaction_claim`` holds the session's one
+compaction (a second one is refused at once). ``compact`` runs the pre-compaction hook, takes a snapshot and hands
+it to the pure step (``run_compaction``, engine/compaction/full_compaction.py) with ``rehydration`` (what would be
+re-attached, read through the file gate); the outcome is committed only when the session did not move on meanwhile,
+and ``SessionCompactions`` counts it for the circuit breaker. ``ContextSession`` offers each as a method; these take
+a ``CompactingSession``, the part of it they use, so this module does not import the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from compact_lsp.engine.compaction.full_compaction import (
+    CompactionError,
+    CompactionOutcome,
+    CompactionSnapshot,
+    ProgressFn,
+    run_compaction,
+    run_pre_compact_hook,
+)
+from compact_lsp.engine.compaction.rehydration import RehydrationResult, rehydrate
+from compact_lsp.engine.compaction.skills import skill_roots, skills_from_read_state
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.conversation.usage import ContextUsage
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
+from compact_lsp.engine.files.memory import ManagedMemory
+from compact_lsp.engine.files.plan_state import extract_plan
+from compact_lsp.engine.session.journal import compaction_record
+from compact_lsp.engine.session.session_state import SessionState
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.summarize.base import Summarizer
+
+
+class CompactingSession(Protocol):
+    """What a full compaction uses of a ``ContextSession``."""
+
+    id: str
+    settings: EngineSettings
+    counter: TokenCounter
+    clock: Callable[[], float]
+    workspace_root: str | None
+    memory: ManagedMemory
+    compacting: bool
+    state: SessionState
+
+    @property
+    def messages(self) -> list[Message]: ...
+    @property
+    def rehydration_roots(self) -> list[str]: ...
+    @property
+    def allowed_roots(self) -> AllowedRoots: ...
+    def system_prompt(self) -> str: ...
+    def usage(self) -> ContextUsage: ...
+    def fixed_tokens(self) -> int: ...
+    def commit(self, record: dict[str, Any]) -> None: ...
+
+
+def should_compact(session: CompactingSession, usage: ContextUsage, overhead: int = 0) -> bool:
+    """The one automatic-compaction decision: on, not stopped by the circuit breaker, none under way, and the next
+    request (``usage`` plus ``overhead``, tokens the session does not count such as an agent's tool list) or the
+    API's last report at or over the threshold."""
+    settings = session.settings.auto_compact
+    blocked = session.state.compactions.blocked(settings.max_consecutive_failures)
+    if not settings.enabled or blocked or session.compacting:
+        return False
+    return max(usage.total + overhead, usage.reported or 0) >= usage.auto_compact_threshold
+
+
+@contextlib.contextmanager
+def compaction_claim(session: CompactingSession) -> Iterator[None]:
+    """Hold the session's one compaction; ``CompactionError("in_progress")`` when another holds it. A server claims
+    before it waits for its lock, so a second request is refused at once and status says so."""
+    if session.compacting:
+        raise CompactionError(
+            "in_progress",
+            f"A compaction of session {session.id} is already in progress; wait for it to finish "
+            '(compact/status shows "compacting": true until then).',
+        )
+    session.compacting = True
+    try:
+        yield
+    finally:
+        session.compacting = False
+
+
+def rehydration(session: CompactingSession, kept: list[Message]) -> RehydrationResult:
+    """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
+    state, allowed = session.state, session.allowed_roots
+    return rehydrate(
+        read_state=state.read_state,
+        kept_messages=kept,
+        settings=session.settings.rehydration,
+        counter=session.counter,
+        workspace_roots=session.rehydration_roots,
+        read_text=gated_reader(allowed),
+        plan=extract_plan(session.messages),
+        skills=skills_from_read_state(state.read_state, roots=skill_roots(allowed)),
+        memory_indexes=session.memory.load_indexes(),
+        history=session.messages,
+        denied_paths=frozenset(state.denied_paths),
+        # the memory index stays in the system prompt; rehydration skips what is already there verbatim
+        system_prompt=session.system_prompt(),
+        pinned=tuple(state.pins.paths),
+    )
+
+
+async def compact(
+    session: CompactingSession,
+    summarizer: Summarizer,
+    *,
+    instructions: str | None = None,
+    trigger: str = "manual",
+    progress: ProgressFn | None = None,
+    cancel: asyncio.Event | None = None,
+    claimed: bool = False,
+) -> CompactionOutcome:
+    """Replace history by a summary plus rehydrated essentials; a failure changes nothing.
+
+    The pre-compaction hook first (its output adds instructions), then ``run_compaction`` on a snapshot; the
+    outcome is committed only when nothing changed the session meanwhile. ``claimed``: the caller holds
+    ``compaction_claim()`` already.
+    """
+    compactions = session.state.compactions
+    with contextlib.nullcontext() if claimed else compaction_claim(session):
+        try:
+            command = session.settings.pre_compact_command
+            if command:
+                extra = await asyncio.to_thread(run_pre_compact_hook, command, session.workspace_root)
+                instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
+            snapshot = CompactionSnapshot(
+                list(session.messages),
+                session.state.revision,
+                session.system_prompt(),
+                session.usage().total,
+                session.fixed_tokens(),
+                session.settings.context_window,
+            )
+            outcome = await run_compaction(
+                snapshot, summarizer, rehydrate=lambda kept: rehydration(session, kept), count=session.counter,
+                clock=session.clock, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
+            )  # fmt: skip
+            if session.state.revision != snapshot.revision:
+                raise CompactionError("conflict", "The conversation changed during compaction; nothing changed.")
+            if progress is not None:
+                progress("Committing", 95)
+            session.commit(compaction_record(outcome))
+        except CompactionError:
+            compactions.finished(trigger, ok=False)
+            raise
+        compactions.finished(trigger, ok=True)
+        return outcome
+
+
+def undo(session: CompactingSession) -> dict[str, Any]:
+    """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
+    if session.compacting:
+        raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
+    standing = session.state.compactions.undo_target(session.messages)
+    session.commit({"type": "undo", "boundaryId": standing.boundary_id, "at": session.clock()})
+    return {"restored": True, "boundaryId": standing.boundary_id, "tokensAfter": session.usage().total}
