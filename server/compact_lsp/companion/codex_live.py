@@ -24,6 +24,7 @@ from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, rep
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "codex"
@@ -139,7 +140,7 @@ class FollowedCodexSession:
         return build_usage(usage.by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
 
     def status(self) -> dict[str, Any]:
-        status = self.session.status()
+        status = status_of(self.session)
         status["usage"] = self.usage().to_wire()
         return status
 
