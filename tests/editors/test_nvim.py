@@ -256,6 +256,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
     expected = [
         "cancel",
         "claude-hook",
+        "codex-hook",
         "files",
         "full",
         "micro",
@@ -747,3 +748,36 @@ def test_claude_code_sessions_are_listed_read_only_and_the_hook_command_edits_it
     assert "settings.json is not valid JSON" in r["broken"]["error"]
     assert (home / ".claude" / "settings.json").read_text() == "{broken"
     assert "unknown argument everywhere" in r["bad_word"]["error"]
+
+
+def test_codex_sessions_are_listed_read_only_and_the_hook_command_edits_its_config(tmp_path: Path) -> None:
+    workspace, state = workspace_in(tmp_path)
+    codex_home = tmp_path / "home" / ".codex"
+    day = codex_home / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    thread = "01a232fc-ebd3-72c1-961a-c644447bb6bf"
+    records = [
+        {"type": "session_meta", "payload": {"id": thread, "cwd": str(workspace.resolve()), "model": "gpt-5.5"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "explain main.py"}]}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                              "content": [{"type": "output_text", "text": "It prints hello."}]}},
+    ]  # fmt: skip
+    (day / f"rollout-2026-12-01T19-02-45-{thread}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (codex_home / "config.toml").write_text('model = "gpt-5.5"\n')
+    settings = {**SETTINGS, "memory": {"userRoot": str(state / "user-memory")}, "codex": {"home": str(codex_home)}}
+    run = run_scenario("codex", workspace, state, settings=settings, env={"HOME": str(tmp_path / "home")})
+    assert run.returncode == 0 and "error" not in run.results, run.explain()
+    r = run.results
+    assert r["followed"]["sessionId"] == f"codex-{thread}" and r["followed"]["readOnly"] is True
+    assert r["followed"]["title"] == "explain main.py"
+    picked = next(p for p in r["prompts"] if p["kind"] == "compact_lsp_session")["items"]
+    line = next(item for item in picked if "explain main.py" in item)
+    assert "Codex" in line and "[read-only]" in line
+    assert r["hook_completion"] == ["project", "user", "uninstall"]
+    assert r["user"]["result"]["changed"] is True and r["user"]["result"]["path"] == str(codex_home / "config.toml")
+    assert r["again"]["result"]["changed"] is False
+    assert r["uninstall"]["result"]["changed"] is True
+    assert (codex_home / "config.toml").read_text() == 'model = "gpt-5.5"\n'
+    messages = [n["message"] for n in r["notifications"]]
+    assert any("/hooks" in m for m in messages)  # told to trust the hook in Codex

@@ -13,7 +13,7 @@ import {
   failureOutcome,
 } from "./model/commandModel";
 import { Commands } from "./model/commandIds";
-import { describeHookChange, hookChoices } from "./model/claudeCodeHook";
+import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices } from "./model/claudeCodeHook";
 import { openTarget, renameParams, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
@@ -149,19 +149,12 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     register(Commands.refreshSessions, "Refresh", async () => sessions.refresh()),
     register(Commands.pinFile, "Pin", (arg) => pinFile(client, arg)),
     register(Commands.unpin, "Unpin", () => unpinPicked(client)),
-    register(Commands.claudeCodeHook, "Install the Claude Code Hook", async () => {
-      const picked = await vscode.window.showQuickPick(hookChoices((vscode.workspace.workspaceFolders?.length ?? 0) > 0), {
-        title: "Install the compact-lsp hook into Claude Code (it adds what Claude Code's compaction drops)",
-      });
-      if (picked === undefined) {
-        return;
-      }
-      const result = await client.executeCommand<InstallClaudeCodeHookResult>({
-        command: ServerCommands.installClaudeCodeHook,
-        arguments: [{ ...picked.argument }],
-      });
-      notify(describeHookChange(result, picked.argument.uninstall === true));
-    }),
+    register(Commands.claudeCodeHook, "Install the Claude Code Hook", async () =>
+      installHook(client, CLAUDE_CODE, ServerCommands.installClaudeCodeHook),
+    ),
+    register(Commands.codexHook, "Install the Codex Hook", async () =>
+      installHook(client, CODEX, ServerCommands.installCodexHook),
+    ),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {
       await client.restart();
@@ -199,4 +192,16 @@ async function pickSession(client: CompactClient): Promise<string | undefined> {
     { title: "Open a session in the chat" },
   );
   return picked?.id;
+}
+
+/** Pick where to install (or remove) the agent's hook, ask the server, and say what it did. */
+async function installHook(client: CompactClient, agent: HookAgent, command: string): Promise<void> {
+  const picked = await vscode.window.showQuickPick(hookChoices((vscode.workspace.workspaceFolders?.length ?? 0) > 0, agent), {
+    title: `Install the compact-lsp hook into ${agent.name} (it adds what ${agent.name}'s compaction drops)`,
+  });
+  if (picked === undefined) {
+    return;
+  }
+  const result = await client.executeCommand<InstallClaudeCodeHookResult>({ command, arguments: [{ ...picked.argument }] });
+  notify(describeHookChange(result, picked.argument.uninstall === true, agent));
 }

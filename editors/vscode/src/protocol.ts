@@ -75,6 +75,7 @@ export const ServerCommands = {
   status: "compact.status",
   rehydrationPreview: "compact.rehydrationPreview",
   installClaudeCodeHook: "compact.installClaudeCodeHook",
+  installCodexHook: "compact.installCodexHook",
 } as const satisfies Record<string, keyof Wire.CompactLspProtocol["commands"]>;
 
 export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";

@@ -155,7 +155,8 @@ function M.describe(item)
   local parts = { title }
   local details = {}
   if item.source then
-    table.insert(details, item.source == 'claude-code' and 'Claude Code' or item.source)
+    local agents = { ['claude-code'] = 'Claude Code', codex = 'Codex' }
+    table.insert(details, agents[item.source] or item.source)
   end
   if item.messages then
     table.insert(details, string.format('%d message%s', item.messages, item.messages == 1 and '' or 's'))

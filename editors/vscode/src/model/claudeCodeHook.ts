@@ -1,4 +1,5 @@
-// "Compact: Install the Claude Code Hook": the choices of its quick pick and what the server's answer reads as. Pure.
+// "Compact: Install the Claude Code Hook" / "… the Codex Hook": the choices of their quick picks and what the
+// server's answer reads as. Pure.
 import type { InstallClaudeCodeHookArguments, InstallClaudeCodeHookResult } from "../protocol";
 import type { Outcome } from "./commandModel";
 
@@ -8,27 +9,53 @@ export interface HookChoice {
   argument: InstallClaudeCodeHookArguments;
 }
 
+/** The agent whose hook is installed: where its files are, and what happens next. */
+export interface HookAgent {
+  name: string;
+  projectFile: string;
+  userFile: string;
+  after: string;
+}
+
+export const CLAUDE_CODE: HookAgent = {
+  name: "Claude Code",
+  projectFile: ".claude/settings.local.json (not committed)",
+  userFile: "~/.claude/settings.json",
+  after: " Claude Code runs it after its next compaction.",
+};
+
+export const CODEX: HookAgent = {
+  name: "Codex",
+  projectFile: ".codex/config.toml (read in trusted projects)",
+  userFile: "~/.codex/config.toml",
+  after: "",
+};
+
 /** Install for this project (without a workspace folder there is none), for all projects, or remove either. */
-export function hookChoices(hasWorkspace: boolean): HookChoice[] {
+export function hookChoices(hasWorkspace: boolean, agent: HookAgent = CLAUDE_CODE): HookChoice[] {
   const project: HookChoice[] = hasWorkspace
-    ? [{ label: "This project", detail: ".claude/settings.local.json (not committed)", argument: { scope: "project" } }]
+    ? [{ label: "This project", detail: agent.projectFile, argument: { scope: "project" } }]
     : [];
   const removeProject: HookChoice[] = hasWorkspace
-    ? [{ label: "Remove from this project", detail: ".claude/settings.local.json", argument: { scope: "project", uninstall: true } }]
+    ? [{ label: "Remove from this project", detail: agent.projectFile, argument: { scope: "project", uninstall: true } }]
     : [];
   return [
     ...project,
-    { label: "All projects", detail: "~/.claude/settings.json", argument: { scope: "user" } },
+    { label: "All projects", detail: agent.userFile, argument: { scope: "user" } },
     ...removeProject,
-    { label: "Remove from all projects", detail: "~/.claude/settings.json", argument: { scope: "user", uninstall: true } },
+    { label: "Remove from all projects", detail: agent.userFile, argument: { scope: "user", uninstall: true } },
   ];
 }
 
 /** The server's message, with the backup when the file was changed and had one. */
-export function describeHookChange(result: InstallClaudeCodeHookResult, uninstall: boolean): Outcome {
+export function describeHookChange(
+  result: InstallClaudeCodeHookResult,
+  uninstall: boolean,
+  agent: HookAgent = CLAUDE_CODE,
+): Outcome {
   const backup = result.changed && result.backup !== null ? ` The previous file is kept as ${result.backup}.` : "";
-  const next = result.changed && !uninstall ? " Claude Code runs it after its next compaction." : "";
-  return { severity: "info", text: `${capitalize(result.message)}.${backup}${next}` };
+  const next = result.changed && !uninstall ? agent.after : "";
+  return { severity: "info", text: `${capitalize(result.message.replace(/\.$/, ""))}.${backup}${next}` };
 }
 
 function capitalize(text: string): string {

@@ -20,4 +20,5 @@ export const Commands = {
   restartServer: "compact.restartServer",
   setApiKey: "compact.setApiKey",
   claudeCodeHook: "compact.claudeCodeHook",
+  codexHook: "compact.codexHook",
 } as const;

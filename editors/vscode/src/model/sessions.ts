@@ -48,6 +48,7 @@ export function sessionDescription(session: SessionItem, current: boolean, now: 
     relativeTime(session.updatedAt, now),
     session.source === "import" ? "imported" : "",
     session.source === "claude-code" ? "Claude Code" : "",
+    session.source === "codex" ? "Codex" : "",
     session.readOnly === true ? "read-only" : "",
     session.damaged === true ? "damaged" : "",
   ]
@@ -72,7 +73,9 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
     lines.push(
       session.source === "claude-code"
         ? "Claude Code's live session, read-only here: Claude Code owns its context. Make it current to watch its usage in the gauge."
-        : "Read-only: another process owns this session.",
+        : session.source === "codex"
+          ? "Codex's session, read-only here: Codex owns its context. Make it current to watch its usage in the gauge."
+          : "Read-only: another process owns this session.",
     );
   }
   if (session.damaged === true) {

@@ -1,7 +1,7 @@
 // Claude Code beside ours: its sessions marked read-only in the Sessions tree, and the hook's palette command.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { describeHookChange, hookChoices } from "../model/claudeCodeHook";
+import { CODEX, describeHookChange, hookChoices } from "../model/claudeCodeHook";
 import { openTarget, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
 import { sessionInfo } from "./fixtures";
 
@@ -59,5 +59,20 @@ describe("Install the Claude Code Hook", () => {
     assert.equal(already.text, "The hook is already installed in /p.");
     const removed = describeHookChange({ changed: true, path: "/p", backup: "/p.bak", message: "removed the compact-lsp hook from /p" }, true);
     assert.equal(removed.text, "Removed the compact-lsp hook from /p. The previous file is kept as /p.bak.");
+  });
+});
+
+describe("Install the Codex Hook", () => {
+  test("names Codex's files and keeps the server's advice to trust the hook", () => {
+    assert.deepEqual(
+      hookChoices(true, CODEX).map((c) => c.detail),
+      [".codex/config.toml (read in trusted projects)", "~/.codex/config.toml", ".codex/config.toml (read in trusted projects)", "~/.codex/config.toml"],
+    );
+    const installed = describeHookChange(
+      { changed: true, path: "/h/config.toml", backup: null, message: "installed the compact-lsp hook in /h/config.toml. Codex runs a new or changed hook only after you trust it: type /hooks (once)." },
+      false,
+      CODEX,
+    );
+    assert.equal(installed.text, "Installed the compact-lsp hook in /h/config.toml. Codex runs a new or changed hook only after you trust it: type /hooks (once).");
   });
 });

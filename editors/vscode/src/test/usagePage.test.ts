@@ -25,6 +25,7 @@ function status(overrides: Partial<Status> = {}): Status {
     sessionNotes: null,
     biggestItems: [],
     pinned: [],
+    admittedFiles: [],
     ...overrides,
   };
 }
