@@ -1,15 +1,20 @@
-"""The Claude Code hook answers within 1 s on a 200k-token transcript.
+"""How fast the Claude Code hook answers: on our clock at 200k and 1M tokens, and on Claude Code's own clock.
 
-A real corpus session (JSSoundRecorder) cut at a synthetic compaction (tests/companion/transcripts.py) is
-repeated, each copy with fresh record uuids, message ids and tool ids and chained after the previous one, until
-the history before the boundary holds at least 200k tokens (cl100k, as the server counts them). The hook then
-runs as Claude Code runs it — a fresh ``python -m compact_lsp claude-code hook`` with the JSON on stdin — and the
-wall time from start to exit is measured (interpreter start and imports included), 7 runs, median and worst,
-with the CPU time the process used (user + system): on a busy machine the wall time also holds the time spent
-waiting for a core, so the load average at the start is recorded beside it.
+Synthetic part: a real corpus session (JSSoundRecorder) cut at a synthetic compaction (tests/companion/
+transcripts.py) is repeated, each copy with fresh record uuids, message ids and tool ids and chained after the
+previous one, until the history before the boundary holds at least 200k (then 1M) tokens (cl100k). The hook runs
+as Claude Code runs it — a fresh ``python -m compact_lsp claude-code hook`` with the JSON on stdin — 7 times:
+the wall time from start to exit (interpreter start and imports included), median and worst, with the CPU time
+(user + system) and the load average at the start (on a busy machine the wall time holds the wait for a core).
 
-Usage: `.venv/bin/python bench/bench_claude_code_hook.py`. Writes bench/results/bench_claude_code_hook.{json,md}.
-Exit status 1 when the median wall time and the median CPU time are both 1 s or more.
+Real-CLI part (when tests/claude_code_cli/setup.sh installed the pinned CLI): the real Claude Code reads ten
+~20k-token files (a ~200k-token transcript), then ``/compact`` runs our hook, installed by ``install-hook``
+(the launcher); its ``hook_success.durationMs`` is Claude Code's figure, beside the hook's own (its log line)
+and the characters it printed and that reached the model. 3 sessions.
+
+Usage: `.venv/bin/python bench/bench_claude_code_hook.py [--no-real-cli]`. Writes
+bench/results/bench_claude_code_hook.{json,md}. Exit status 1 when a median CPU time is over its goal
+(150 ms at 200k, 300 ms at 1M).
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ from compact_lsp.engine.claude_code.transcript_log import import_claude_code  # 
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-TARGET_TOKENS = 200_000
+SIZES = ((200_000, 0.150), (1_000_000, 0.300))
 RUNS = 7
+REAL_SESSIONS = 3
 ID = re.compile(r'"(?:uuid|parentUuid|id|tool_use_id)": "([^"]+)"')
+OWN_SECONDS = re.compile(r"\(([0-9.]+) s\)")
 
 
 def _grow(transcript: Path, target: int, counter: TiktokenCounter) -> tuple[int, int]:
@@ -62,11 +69,10 @@ def _grow(transcript: Path, target: int, counter: TiktokenCounter) -> tuple[int,
     return per_copy * copies, copies
 
 
-def main() -> int:
-    counter = TiktokenCounter()
+def _synthetic(target: int, goal: float, counter: TiktokenCounter) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-hook-") as tmp:
         compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), Path(tmp))
-        tokens, copies = _grow(compacted.transcript, TARGET_TOKENS, counter)
+        tokens, copies = _grow(compacted.transcript, target, counter)
         size = compacted.transcript.stat().st_size
         times: list[float] = []
         cpu: list[float] = []
@@ -83,7 +89,7 @@ def main() -> int:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             added = len(json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]) if run.stdout else 0
-    result: dict[str, Any] = {
+    return {
         "transcriptTokens": tokens,
         "copies": copies,
         "transcriptBytes": size,
@@ -94,20 +100,93 @@ def main() -> int:
         "loadAverage": round(load, 2),
         "cores": os.cpu_count(),
         "addedCharacters": added,
-        "goalSeconds": 1.0,
+        "goalSeconds": goal,
     }
+
+
+def _real_cli(counter: TiktokenCounter) -> dict[str, Any] | str:
+    """The real Claude Code: durationMs of our hook after /compact on a ~200k-token transcript."""
+    from tests.claude_code_cli.claude_cli import ClaudeCode, claude_binary, request_text
+    from tests.claude_code_cli.conftest import install_hook, source
+    from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
+
+    binary, reason = claude_binary()
+    if binary is None:
+        return reason
+    runs: list[dict[str, Any]] = []
+    for _ in range(REAL_SESSIONS):
+        with tempfile.TemporaryDirectory(prefix="bench-cc-") as tmp, MessagesApiStub() as stub:
+            home = Path(tmp) / "home"
+            project = home / "work_repo"
+            project.mkdir(parents=True)
+            cc = ClaudeCode(binary, home, project, stub)
+            names = [f"m{k:02d}.py" for k in range(10)]
+            for name in names:
+                (project / name).write_text(source(name[:-3], 1800))
+            cc.push(*[tool_call("Read", {"file_path": str(project / n)}) for n in names], reply("Read them all."))
+            session = cc.run("Read the ten modules")["session_id"]
+            install_hook(cc)
+            cc.compact(session)
+            start = len(cc.model_requests())
+            cc.push(reply("ok"))
+            cc.run("Go on", resume=session)
+            records = cc.records(session)
+            first = request_text(cc.after(start)[0].body)
+            hook = next(r["attachment"] for r in records if r.get("attachment", {}).get("type") == "hook_success")
+            context = json.loads(hook["stdout"])["hookSpecificOutput"]["additionalContext"]
+            before = import_claude_code(cc.transcript(session), with_subagents=False, before_last_compaction=True)
+            own = OWN_SECONDS.findall(hook.get("stderr", ""))
+            boundary = next(r for r in records if r.get("subtype") == "compact_boundary")["compactMetadata"]
+            runs.append({
+                "durationMs": int(hook["durationMs"]),
+                "hookOwnSeconds": float(own[-1]) if own else None,
+                "hookCharacters": len(context),
+                "reachedModelWhole": "SessionStart hook additional context: " + context in first,
+                "persistedPreview": "<persisted-output>" in first,
+                "transcriptTokens": sum(counter.count_message(m) for m in before.session.messages),
+                "preTokens": boundary.get("preTokens"),
+                "postTokens": boundary.get("postTokens"),
+            })  # fmt: skip
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    return {"version": version, "runs": runs, "medianDurationMs": statistics.median(r["durationMs"] for r in runs),
+            "loadAverage": round(os.getloadavg()[0], 2)}  # fmt: skip
+
+
+def main() -> int:
+    counter = TiktokenCounter()
+    synthetic = [_synthetic(target, goal, counter) for target, goal in SIZES]
+    real = _real_cli(counter) if "--no-real-cli" not in sys.argv else "not asked for (--no-real-cli)"
+    result = {"synthetic": synthetic, "realCli": real}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_claude_code_hook.json").write_text(json.dumps(result, indent=2) + "\n")
     table = (
-        "| transcript before the boundary | runs | median wall | worst wall | median CPU | load / cores | goal |\n"
+        "| transcript before the boundary | runs | median wall | worst wall | median CPU | load / cores | CPU goal |\n"
         "|---|---|---|---|---|---|---|\n"
-        f"| {tokens:,} tokens ({size / 1e6:.1f} MB, {copies} copies of a real session) | {RUNS} | "
-        f"{result['medianSeconds']:.2f} s | {result['worstSeconds']:.2f} s | {result['medianCpuSeconds']:.2f} s | "
-        f"{load:.1f} / {os.cpu_count()} | < 1 s |\n"
     )
+    for r in synthetic:
+        table += (
+            f"| {r['transcriptTokens']:,} tokens ({r['transcriptBytes'] / 1e6:.1f} MB, {r['copies']} copies) | "
+            f"{r['runs']} | {r['medianSeconds'] * 1000:.0f} ms | {r['worstSeconds'] * 1000:.0f} ms | "
+            f"{r['medianCpuSeconds'] * 1000:.0f} ms | {r['loadAverage']:.1f} / {r['cores']} | "
+            f"{r['goalSeconds'] * 1000:.0f} ms |\n"
+        )
+    if isinstance(real, dict):
+        table += (
+            f"\nReal Claude Code ({real['version']}, load {real['loadAverage']:.1f}):\n\n"
+            "| transcript | Claude Code's durationMs | hook's own | characters | reached the model whole |\n"
+            "|---|---|---|---|---|\n"
+        )
+        for r in real["runs"]:
+            table += (
+                f"| {r['transcriptTokens']:,} tokens (preTokens {r['preTokens']:,}) | {r['durationMs']} ms | "
+                f"{(r['hookOwnSeconds'] or 0) * 1000:.0f} ms | {r['hookCharacters']:,} | "
+                f"{'yes' if r['reachedModelWhole'] and not r['persistedPreview'] else 'NO'} |\n"
+            )
+    else:
+        table += f"\nReal Claude Code: not measured ({real}).\n"
     (RESULTS / "bench_claude_code_hook.md").write_text(table)
     sys.stdout.write(table)
-    return 0 if min(result["medianSeconds"], result["medianCpuSeconds"]) < 1.0 else 1
+    return 0 if all(r["medianCpuSeconds"] <= r["goalSeconds"] for r in synthetic) else 1
 
 
 if __name__ == "__main__":

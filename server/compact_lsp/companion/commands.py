@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import logging.handlers
 import os
 import signal
 import sys
@@ -17,10 +16,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from platformdirs import user_log_path
-
 from compact_lsp.companion.hook import NotForUs, context_for, hook_output, parse_hook_input
-from compact_lsp.companion.hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
@@ -60,6 +56,8 @@ def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, 
         return 0
     if ns.action == "hook":
         return run_hook(stdin or sys.stdin.buffer, stdout or sys.stdout, budget=ns.budget)
+    from compact_lsp.companion.hook_settings import SettingsFileError, install_hook, settings_path, uninstall_hook
+
     path = settings_path(ns.scope or "project", os.path.abspath(ns.dir))
     try:
         project = os.path.abspath(ns.dir) if (ns.scope or "project") == "project" else None
@@ -73,7 +71,17 @@ def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, 
 
 
 def hook_log_path() -> Path:
+    """platformdirs' user log directory; on Linux worked out here (``$XDG_STATE_HOME`` or ``~/.local/state``,
+    then ``compact-lsp/log``), so the hook does not pay for importing platformdirs on every compaction."""
+    if sys.platform.startswith("linux"):
+        state = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
+        return Path(state) / "compact-lsp" / "log" / "claude-code-hook.log"
+    from platformdirs import user_log_path
+
     return user_log_path("compact-lsp") / "claude-code-hook.log"
+
+
+MAX_LOG_BYTES = 1 << 20
 
 
 def _log_to_file() -> None:
@@ -82,8 +90,10 @@ def _log_to_file() -> None:
     try:
         path = hook_log_path()
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:  # rotated at 1 MB, one old file kept
+            os.replace(path, path.with_name(path.name + ".1"))
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-        handlers.append(logging.handlers.RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1))
+        handlers.append(logging.FileHandler(path))
     except OSError:
         pass
     for handler in handlers:

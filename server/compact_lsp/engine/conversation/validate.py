@@ -13,7 +13,6 @@ The rules (what the API rejects):
 
 from __future__ import annotations
 
-import copy
 import logging
 from dataclasses import dataclass, field
 
@@ -235,7 +234,9 @@ def repair(messages: list[Message], *, alternating: bool = False) -> Repair:
     its calls are answered as interrupted there, rather than the two merged into one response.
     """
     actions: list[str] = []
-    work = copy.deepcopy(messages)
+    # The steps build new message dicts and content lists and never change a block, so copying each message
+    # keeps the input unchanged; a deep copy of the whole conversation cost a quarter of the hook's time.
+    work = [dict(m) for m in messages]
     # Steps rebuild message dicts but keep their keys, so a private key follows a message through merges.
     for index, message in enumerate(work):
         message[_ORIGIN] = index

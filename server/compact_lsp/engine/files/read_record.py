@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -21,6 +20,8 @@ log = logging.getLogger(__name__)
 
 def content_hash(text: str) -> str:
     """The hash a record keeps of what the model saw (the text itself is not kept)."""
+    import hashlib  # here: the Claude Code hook imports this module and never hashes
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
