@@ -1,8 +1,9 @@
-"""The house, drawn from its imports: no import cycles among the server's modules, modules of a readable size.
+"""The house, drawn from its imports: no cycles, layers that point down, modules and functions of a readable size.
 
-The graph comes from grimp (every import statement, lazy ones inside functions included). Imports under
-``if TYPE_CHECKING:`` are left out: they name a type for the checker and never run, so they cannot make a module
-load half-initialised. docs/architecture.md is the map this keeps honest.
+The graph comes from grimp: every import statement, lazy ones inside functions and ``if TYPE_CHECKING:`` ones
+included. A type-only import never runs, but a circle of them still means two modules that cannot be read, tested
+or moved apart (the adapter's features once named the server class the server imported them into), so the house
+has none. docs/architecture.md is the map this keeps honest.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ OVER_LIMIT: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    return grimp.build_graph("compact_lsp", exclude_type_checking_imports=True, cache_dir=None)  # never stale
+    return grimp.build_graph("compact_lsp", exclude_type_checking_imports=False, cache_dir=None)  # never stale
 
 
 def first_cycle(graph: grimp.ImportGraph) -> list[str]:
@@ -59,6 +60,105 @@ def test_packages_import_only_downward(graph: grimp.ImportGraph) -> None:
         assert not graph.chain_exists(importer="compact_lsp.engine", imported=f"compact_lsp.{layer}", as_packages=True)
     for package in ("engine", "agent", "tracking", "evaluation"):
         assert not graph.chain_exists(importer=f"compact_lsp.{package}", imported="compact_lsp.lsp", as_packages=True)
+
+
+ENGINE_ROOMS = (
+    "session",
+    "compaction",
+    "summarize",
+    "files",
+    "conversation",
+    grimp.Layer("settings", "prompts", "utc", independent=False),
+)
+"""The engine's rooms, top first: each imports only the rooms below it (the base at the bottom)."""
+
+FOREIGN_LOGS = ("claude_code", "codex")
+"""One room per foreign log format: above conversation and files, beside the rest, imported by no other room."""
+
+PRODUCTION = ("engine", "lsp", "agent", "companion", "tracking", "store", "io_threads", "atomic_files")
+"""What runs in the editor or beside an agent; the evaluation is research, reached only by ``compact-lsp eval``."""
+
+
+def engine_upward_imports(graph: grimp.ImportGraph) -> list[str]:
+    found = graph.find_illegal_dependencies_for_layers(layers=ENGINE_ROOMS, containers={"compact_lsp.engine"})
+    upward = [f"{dep.importer} -> {dep.imported}" for dep in found]
+    for room in FOREIGN_LOGS:
+        for other in ("session", "compaction", "summarize", *(r for r in FOREIGN_LOGS if r != room)):
+            for importer, imported in ((room, other), (other, room)):
+                if graph.chain_exists(
+                    f"compact_lsp.engine.{importer}", f"compact_lsp.engine.{imported}", as_packages=True
+                ):
+                    upward.append(f"compact_lsp.engine.{importer} -> compact_lsp.engine.{imported}")
+    return sorted(upward)
+
+
+def test_engine_rooms_import_only_downward(graph: grimp.ImportGraph) -> None:
+    """conversation < files < summarize < compaction < session, on the base; the log-format rooms beside them."""
+    assert engine_upward_imports(graph) == []
+
+
+def test_the_room_check_sees_an_upward_import(graph: grimp.ImportGraph) -> None:
+    graph = copy.deepcopy(graph)
+    graph.add_import(importer="compact_lsp.engine.files.read_state", imported="compact_lsp.engine.compaction.pins")
+    graph.add_import(importer="compact_lsp.engine.session.journal", imported="compact_lsp.engine.claude_code.log_lines")
+    upward = engine_upward_imports(graph)
+    assert any("files" in edge and "compaction" in edge for edge in upward)
+    assert "compact_lsp.engine.session -> compact_lsp.engine.claude_code" in upward
+
+
+def evaluation_importers(graph: grimp.ImportGraph) -> set[str]:
+    production = {m for m in graph.modules if m.split(".")[1:2] and m.split(".")[1] in PRODUCTION}
+    return {m for m in production if graph.find_modules_directly_imported_by(m) & _evaluation(graph)}
+
+
+def _evaluation(graph: grimp.ImportGraph) -> set[str]:
+    return {m for m in graph.modules if m.startswith("compact_lsp.evaluation")}
+
+
+def test_production_never_imports_the_evaluation(graph: grimp.ImportGraph) -> None:
+    assert evaluation_importers(graph) == set()
+
+
+def test_the_evaluation_check_sees_an_import(graph: grimp.ImportGraph) -> None:
+    graph = copy.deepcopy(graph)
+    graph.add_import(importer="compact_lsp.companion.hook", imported="compact_lsp.evaluation.replay")
+    assert evaluation_importers(graph) == {"compact_lsp.companion.hook"}
+
+
+def lazy_upward_imports(graph: grimp.ImportGraph, module: str, source: str) -> list[str]:
+    """Imports inside ``module``'s functions of modules that import it back: an upward dependency in hiding."""
+    hidden = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith("compact_lsp"):
+                    imported = inner.module or ""
+                    if imported in graph.modules and graph.chain_exists(importer=imported, imported=module):
+                        hidden.append(f"{module}:{inner.lineno} imports {imported}")
+    return hidden
+
+
+def test_no_lazy_import_hides_an_upward_dependency(graph: grimp.ImportGraph) -> None:
+    hidden = [
+        edge
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for edge in lazy_upward_imports(
+            graph,
+            ".".join(("compact_lsp", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__"),
+            path.read_text(encoding="utf-8"),
+        )
+    ]
+    assert hidden == []
+
+
+def test_the_lazy_import_check_sees_one(graph: grimp.ImportGraph) -> None:
+    """The one lsp/sessions.py had: settings for followed sessions from the module that follows them."""
+    upward = "def update():\n    from compact_lsp.lsp.claude_code_follow import ClaudeCodeFollow\n"
+    downward = "def follow():\n    from compact_lsp.lsp.sessions import SessionSlot\n"
+    assert lazy_upward_imports(graph, "compact_lsp.lsp.sessions", upward) == [
+        "compact_lsp.lsp.sessions:2 imports compact_lsp.lsp.claude_code_follow"
+    ]
+    assert lazy_upward_imports(graph, "compact_lsp.lsp.claude_code_follow", downward) == []
 
 
 def test_modules_stay_readable() -> None:

@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wants_help = any(a in ("-h", "--help") for a in args)
     ns = _server_parser(subcommands_help() if wants_help else None).parse_args(args)
     configure_logging(ns.verbose, ns.log_file, bodies=ns.log_bodies)
-    from compact_lsp.lsp.server import run
+    from compact_lsp.lsp.app import run
 
     code = run(tcp=ns.tcp)
     _exit_now(code)

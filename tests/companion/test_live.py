@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from tests.companion.transcripts import CORPUS, corpus_session
 
-from compact_lsp.companion.live import FollowedSession, project_name
+from compact_lsp.companion.live import FollowedSession, passive, project_name
 from compact_lsp.companion.transcript_window import LiveTranscript
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.lsp.claude_code_follow import passive
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.lsp.app import create_server
 from compact_lsp.lsp.errors import REQUEST_FAILED, to_jsonrpc
 from compact_lsp.lsp.features import commands, lifecycle, methods
 from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.server import CompactLanguageServer, create_server
+from compact_lsp.lsp.server import CompactLanguageServer
 
 
 class Recorded:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from compact_lsp.lsp.notify import DID_CHANGE_USAGE, UsageNotifier
+from compact_lsp.lsp.usage_notifier import DID_CHANGE_USAGE, UsageNotifier
 
 
 async def test_a_burst_of_changes_sends_one_notification_with_the_latest_usage() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.session.session_status import status_of
+from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
@@ -308,3 +309,14 @@ def transcripts_in(directory: Path) -> list[Path]:
     except OSError:
         return []
     return sorted(found, key=lambda p: p.stat().st_mtime if p.exists() else 0, reverse=True)
+
+
+def passive(settings: EngineSettings) -> EngineSettings:
+    """A followed session's settings: the user's, with nothing that would act on its own (no triggers, no notes)."""
+    micro = replace(settings.microcompact, idle_minutes=-1, size_threshold_tokens=-1)
+    return replace(
+        settings,
+        microcompact=micro,
+        auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
+        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
+    )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +22,12 @@ from compact_lsp.companion.live import (
     SOURCE,
     ClaudeCodeSettings,
     FollowedSession,
+    passive,
     project_directory,
     transcripts_in,
 )
 from compact_lsp.companion.transcript_window import LiveTranscript
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
 from compact_lsp.lsp.notify import changed
 
 if TYPE_CHECKING:
@@ -40,17 +39,6 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.1
 MAX_FOLLOWED = 20
 """At start the newest this many transcripts are read; others join when Claude Code writes to them."""
-
-
-def passive(settings: EngineSettings) -> EngineSettings:
-    """A followed session's settings: the user's, with nothing that would act on its own (no triggers, no notes)."""
-    micro = replace(settings.microcompact, idle_minutes=-1, size_threshold_tokens=-1)
-    return replace(
-        settings,
-        microcompact=micro,
-        auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
-        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
-    )
 
 
 class ClaudeCodeFollow:

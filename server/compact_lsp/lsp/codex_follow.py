@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.companion.codex_live import SOURCE, CodexSettings, FollowedCodexSession, belongs_to, rollouts_for
+from compact_lsp.companion.live import passive
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.lsp.claude_code_follow import DEBOUNCE_SECONDS, MAX_FOLLOWED, passive
+from compact_lsp.lsp.claude_code_follow import DEBOUNCE_SECONDS, MAX_FOLLOWED
 from compact_lsp.lsp.notify import changed
 
 if TYPE_CHECKING:

@@ -11,25 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
-from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
 from compact_lsp.lsp.notify import CompactionProgress, changed, did_compact
 from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
-    from compact_lsp.engine.summarize.base import Summarizer
     from compact_lsp.lsp.server import CompactLanguageServer
     from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
-
-SummarizerFactory = Callable[[EngineSettings], "Summarizer"]
 
 
 def short_tokens(n: int) -> str:
@@ -39,11 +33,6 @@ def short_tokens(n: int) -> str:
     if n >= 1000:
         return f"{n / 1000:.1f}".removesuffix(".0") + "k"
     return str(n)
-
-
-def default_summarizer(settings: EngineSettings) -> Summarizer:
-    """The model summariser when an API key is set (offline fallback), else the offline one."""
-    return summarizer_from_settings(settings)
 
 
 async def compact_session(

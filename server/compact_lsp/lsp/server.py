@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -20,20 +20,26 @@ from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.companion.codex_live import CodexSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.lsp.claude_code_follow import ClaudeCodeFollow
-from compact_lsp.lsp.codex_follow import CodexFollow
-from compact_lsp.lsp.compacting import SummarizerFactory, default_summarizer
+from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
+from compact_lsp.engine.summarize.base import Summarizer
+from compact_lsp.lsp.chat_state import ChatState
 from compact_lsp.lsp.errors import request_failed
-from compact_lsp.lsp.features import register_features
-from compact_lsp.lsp.features.chat import ChatState
-from compact_lsp.lsp.framing import serve_stdio
-from compact_lsp.lsp.notify import UsageNotifier
 from compact_lsp.lsp.sessions import SessionRegistry
+from compact_lsp.lsp.usage_notifier import UsageNotifier
 from compact_lsp.lsp.wire import AnsweringProtocol, json_converter
 from compact_lsp.store.session_store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
 
 log = logging.getLogger(__name__)
+
+SummarizerFactory = Callable[[EngineSettings], Summarizer]
+"""Builds the summariser for a compaction from the settings: the model one when a key is set, else offline."""
+
+
+class Follower(Protocol):
+    """A folder of another agent's transcripts followed read-only (lsp/claude_code_follow.py, lsp/codex_follow.py)."""
+
+    def stop(self) -> None: ...
 
 
 class CompactLanguageServer(LanguageServer):
@@ -69,7 +75,7 @@ class CompactLanguageServer(LanguageServer):
         """Open editor documents: uri → (path, text, version); replayed into sessions loaded later."""
         self.background: set[asyncio.Task[Any]] = set()
         """Tasks started with ``run_task``, kept so they are not garbage-collected mid-flight."""
-        self.summarizer_factory: SummarizerFactory = default_summarizer
+        self.summarizer_factory: SummarizerFactory = summarizer_from_settings
         """Builds the summariser for a compaction from the current settings (tests inject a loopback one)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop serving the client; worker threads hand results back through it."""
@@ -77,11 +83,11 @@ class CompactLanguageServer(LanguageServer):
         """The built-in agent's permission answers and running turns, per session (``compact/chat``)."""
         self.claude_code_settings = ClaudeCodeSettings()
         """``claudeCode.*``: whether and where to follow Claude Code's transcripts."""
-        self.claude_code: ClaudeCodeFollow | None = None
+        self.claude_code: Follower | None = None
         """The followed Claude Code project directory, when on (lsp/claude_code_follow.py)."""
         self.codex_settings = CodexSettings()
         """``codex.*``: whether and where to follow Codex CLI's sessions."""
-        self.codex: CodexFollow | None = None
+        self.codex: Follower | None = None
         """The followed Codex sessions folder, when on (lsp/codex_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
@@ -124,23 +130,3 @@ class CompactLanguageServer(LanguageServer):
 
         task.add_done_callback(done)
         return task
-
-
-def create_server(settings: EngineSettings | None = None) -> CompactLanguageServer:
-    """A server with every feature registered."""
-    server = CompactLanguageServer(settings or EngineSettings())
-    register_features(server)
-    return server
-
-
-def run(tcp: str | None = None) -> int:
-    """Serve on stdio, or on ``HOST:PORT`` for debugging; returns the exit code."""
-    server = create_server()
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        if not port.isdigit():
-            log.error("--tcp expects HOST:PORT, got %r", tcp)
-            return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
-        return 0
-    return serve_stdio(server)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.companion.codex_live import FollowedCodexSession
-from compact_lsp.companion.live import FollowedSession
+from compact_lsp.companion.live import FollowedSession, passive
 from compact_lsp.engine.conversation.messages import new_id
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.session.context_session import ContextSession
@@ -306,8 +306,6 @@ class SessionRegistry:
         return session, report, records
 
     def update_settings(self, settings: EngineSettings) -> None:
-        from compact_lsp.lsp.claude_code_follow import passive
-
         self.settings = settings
         for slot in self.slots.values():
             slot.session.update_settings(passive(settings) if slot.followed is not None else settings)

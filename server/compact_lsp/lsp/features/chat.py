@@ -59,16 +59,6 @@ class SlotAccess:
         did_microcompact(self.server, self.slot.session.id, eviction)
 
 
-class ChatState:
-    """What the chat keeps between requests, per session: the permission answers and the running turn."""
-
-    def __init__(self) -> None:
-        self.permissions: dict[str, Permissions] = {}
-        """"Allow for this session" answers and denied paths, by session id."""
-        self.running: set[str] = set()
-        """Sessions with a turn in flight (one at a time per session)."""
-
-
 def register(server: CompactLanguageServer) -> None:
     server.feature(CHAT)(request_handler(server, chat))
 

@@ -19,9 +19,10 @@ from compact_lsp.lsp.codex_follow import start_codex_following, stop_codex_follo
 from compact_lsp.lsp.features.documents import open_documents_in
 from compact_lsp.lsp.following import follow
 from compact_lsp.lsp.handlers import notification_handler
-from compact_lsp.lsp.notify import UsageNotifier, sync_watches
+from compact_lsp.lsp.notify import sync_watches
 from compact_lsp.lsp.sessions import SessionRegistry
 from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
+from compact_lsp.lsp.usage_notifier import UsageNotifier
 from compact_lsp.lsp.work import in_session, on_file_changed
 from compact_lsp.store.session_store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
