@@ -6,6 +6,7 @@ notifications the server would send collected in a list.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -133,3 +134,18 @@ def test_a_stray_value_error_is_a_bug_logged_with_its_traceback(caplog: pytest.L
     assert "see the server log" in str(error)
     [record] = caplog.records
     assert record.message == "bug: a handler let ValueError through" and record.exc_info is not None
+
+
+async def test_status_answers_while_the_session_is_busy(server: tuple[CompactLanguageServer, Recorded]) -> None:
+    """A status asked while another call holds the session (a long append, a followed transcript's update) is
+    the snapshot published after the last change, at once; once the session is free it is measured again."""
+    ls, _ = server
+    session_id = (await methods.new_session(ls, {}))["sessionId"]
+    appended = await methods.append(ls, {"sessionId": session_id, "messages": reads(2)})
+    slot = ls.registry().slots[session_id]
+    async with slot.lock:  # busy: whatever holds the lock now, the answer does not wait for it
+        status = await asyncio.wait_for(methods.status(ls, {"sessionId": session_id}), 5)
+    assert status["usage"]["total"] == appended["usage"]["total"] and status["messageCount"] == 5
+    await methods.append(ls, {"sessionId": session_id, "messages": [{"role": "assistant", "content": "Seen."}]})
+    status = await methods.status(ls, {"sessionId": session_id})
+    assert status["messageCount"] == 6

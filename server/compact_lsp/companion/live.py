@@ -119,6 +119,8 @@ class FollowedSession:
         """How often the window was imported again because an append could not simply extend it."""
         self.problems = 0
         """Lines that could not be parsed, so far."""
+        self.version = 0
+        """Counts the updates that changed the session (what a published status describes)."""
         self.session = self._new_session("")
         self._stamps: list[str | None] = []
         """When each committed message was logged (ISO, from the transcript)."""
@@ -165,6 +167,7 @@ class FollowedSession:
         delta = self.transcript.read_new()
         if delta is None:
             return False
+        self.version += 1
         self.problems += len(delta.problems)
         if delta.reset:
             self._rebuild(delta.records)

@@ -22,7 +22,7 @@ from compact_lsp.engine.files.file_gate import open_regular
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 """A transcript bigger than this is not followed."""
-SCAN_CHUNK = 8 * 1024 * 1024
+SCAN_CHUNK = 1024 * 1024
 BOUNDARY_MARK = b'"compact_boundary"'
 HEAD_BYTES = 1024 * 1024
 """How much of the file's start is read for the session's title when the window starts at a boundary."""
@@ -49,21 +49,22 @@ def is_boundary(data: dict[str, object]) -> bool:
     return data.get("type") == "system" and data.get("subtype") == "compact_boundary"
 
 
-def _boundary_lines(data: bytes) -> list[int]:
-    """Offsets in ``data`` (whole lines) of the lines that are compaction boundaries."""
+def _boundary_lines(data: bytes, end: int | None = None) -> list[int]:
+    """Offsets in ``data`` (whole lines up to ``end``) of the lines that are compaction boundaries."""
     found: list[int] = []
-    at = data.find(BOUNDARY_MARK)
+    stop = len(data) if end is None else end
+    at = data.find(BOUNDARY_MARK, 0, stop)
     while at != -1:
         start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end == -1 else end
+        line_end = data.find(b"\n", at, stop)
+        line_end = stop if line_end == -1 else line_end
         try:
-            value = json.loads(data[start:end])
+            value = json.loads(data[start:line_end])
         except (ValueError, UnicodeDecodeError):
             value = None
         if isinstance(value, dict) and is_boundary(value):
             found.append(start)
-        at = data.find(BOUNDARY_MARK, end)
+        at = data.find(BOUNDARY_MARK, line_end, stop)
     return found
 
 
@@ -102,7 +103,7 @@ class LiveTranscript:
             return None
         first_line, self._next_line = self._next_line, self._next_line + whole.count(b"\n")
         start, self.offset = self.offset, self.offset + cut
-        boundaries = _boundary_lines(whole) if BOUNDARY_MARK in whole else []
+        boundaries = _boundary_lines(whole)
         if boundaries:  # a compaction: the model now sees what follows the last boundary
             at = boundaries[-1]
             self.window = WindowStart(start + at, first_line + whole.count(b"\n", 0, at))
@@ -117,14 +118,15 @@ class LiveTranscript:
         f.seek(0)
         line_no, offset, carry = 1, 0, b""
         while (want := min(SCAN_CHUNK, size - offset - len(carry))) > 0:
-            chunk = carry + f.read(want)
-            self.bytes_read += len(chunk) - len(carry)
-            cut = chunk.rfind(b"\n") + 1
-            whole, carry = chunk[:cut], chunk[cut:]
-            for at in _boundary_lines(whole) if BOUNDARY_MARK in whole else []:
-                self.window = WindowStart(offset + at, line_no + whole.count(b"\n", 0, at))
-            line_no += whole.count(b"\n")
+            read = f.read(want)
+            self.bytes_read += len(read)
+            data = carry + read if carry else read
+            cut = data.rfind(b"\n") + 1  # scanned in place: no copy of the chunk but the torn line carried over
+            for at in _boundary_lines(data, cut):
+                self.window = WindowStart(offset + at, line_no + data.count(b"\n", 0, at))
+            line_no += data.count(b"\n", 0, cut)
             offset += cut
+            carry = data[cut:]
         self.offset, self._next_line, self._partial = offset, line_no, carry  # a torn last line waits for its end
         records, problems = self._parse_window(f)
         return Delta(records, problems, reset=True)

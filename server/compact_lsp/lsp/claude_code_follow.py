@@ -29,6 +29,7 @@ from compact_lsp.companion.live import (
 from compact_lsp.companion.transcript_window import LiveTranscript
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.lsp.notify import changed
+from compact_lsp.lsp.snapshots import publish
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.1
+"""How long to let a burst of events above the project directory settle before looking for it again."""
 MAX_FOLLOWED = 20
 """At start the newest this many transcripts are read; others join when Claude Code writes to them."""
 
@@ -49,7 +51,10 @@ class ClaudeCodeFollow:
         self.directory = directory
         self.sessions: dict[str, FollowedSession] = {}
         """Transcript path -> its session."""
-        self._pending: set[str] = set()
+        self._running: set[str] = set()
+        """Transcripts being read now."""
+        self._again: set[str] = set()
+        """Transcripts that changed while being read: read once more when done."""
         self._observer: Any = None
         self._watch: Any = None
         self._watched: Path | None = None
@@ -119,15 +124,22 @@ class ClaudeCodeFollow:
             self._observer = None
 
     def changed(self, path: str) -> None:
-        """A transcript changed: read it once the burst is over (Claude Code writes a record a block)."""
-        if path in self._pending:
+        """A transcript changed: read it now, or once the read under way is done (a burst costs two reads)."""
+        if path in self._running:
+            self._again.add(path)
             return
-        self._pending.add(path)
-        asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self._start_update, path)
+        self._running.add(path)
+        self.server.run_task(self._update_until_quiet(path), name=f"follow Claude Code {os.path.basename(path)}")
 
-    def _start_update(self, path: str) -> None:
-        self._pending.discard(path)
-        self.server.run_task(self.update(path), name=f"follow Claude Code {os.path.basename(path)}")
+    async def _update_until_quiet(self, path: str) -> None:
+        try:
+            while True:
+                self._again.discard(path)
+                await self.update(path)
+                if path not in self._again:
+                    return
+        finally:
+            self._running.discard(path)
 
     def _make_session(self, session_id: str, title: str) -> ContextSession:
         registry = self.server.registry()
@@ -145,15 +157,22 @@ class ClaudeCodeFollow:
             followed = FollowedSession(LiveTranscript(Path(path)), self._make_session)
             self.sessions[path] = followed
         slot = registry.follow_slot(followed)
+
+        def update() -> dict[str, Any] | None:
+            if not followed.update():
+                return None
+            slot.session = followed.session
+            slot.summary_snapshot = registry.summarize(slot)
+            usage: dict[str, Any] = publish(slot)["usage"]
+            return usage
+
         async with slot.lock:
             try:
-                moved = await asyncio.to_thread(followed.update)
+                usage = await asyncio.to_thread(update)
             except (OSError, ValueError) as exc:
                 log.warning("cannot follow Claude Code transcript %s: %s", path, exc)
                 return
-            slot.session = followed.session
-            usage = followed.usage().to_wire() if moved else None
-        if moved:
+        if usage is not None:
             changed(self.server, slot, usage)
 
     def summaries_slots(self) -> list[SessionSlot]:

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from compact_lsp.companion.codex_live import FollowedCodexSession
 from compact_lsp.companion.live import FollowedSession, passive
@@ -23,6 +23,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encodin
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.store.session_index import (
     SessionIndex,
@@ -39,12 +40,26 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class SessionLock(asyncio.Lock):
+    """A session's lock, counting who took it: a status published under one hold is still the session's status
+    only while nobody has held the lock since (lsp/snapshots.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.generation = 0
+
+    async def acquire(self) -> Literal[True]:
+        await super().acquire()
+        self.generation += 1
+        return True
+
+
 @dataclass
 class SessionSlot:
     """A loaded session and what the server keeps beside it."""
 
     session: ContextSession
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: SessionLock = field(default_factory=SessionLock)
     """Held by every engine call on this session; a compaction holds it while the model writes the summary."""
     watched: set[str] = field(default_factory=set)
     """Real paths this session asked the watcher to track."""
@@ -58,6 +73,10 @@ class SessionSlot:
     followed: FollowedSession | FollowedCodexSession | None = None
     """Set for a Claude Code transcript or Codex rollout followed read-only (lsp/claude_code_follow.py,
     lsp/codex_follow.py)."""
+    status_snapshot: tuple[tuple[int, int, int, int], dict[str, Any]] | None = None
+    """``compact/status`` as published after the last change, with the revision it describes (lsp/snapshots.py)."""
+    summary_snapshot: SessionSummary | None = None
+    """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
 
 
 class SessionRegistry:
@@ -219,7 +238,7 @@ class SessionRegistry:
     async def summaries(self) -> list[SessionSummary]:
         """Every stored session's summary, most recently updated first; a stale or missing index entry is
         rebuilt from its journal (once), a valid one costs a ``stat``."""
-        stored = await asyncio.to_thread(self.store.list_sessions)
+        stored = await run_io(self.store.list_sessions)  # not behind the sessions' work on the default threads
         result: list[SessionSummary] = []
         for entry in stored:
             try:
@@ -234,8 +253,10 @@ class SessionRegistry:
         if stored:
             self.index.forget(s.session_id for s in stored)
         for slot in [s for s in self.slots.values() if s.followed is not None]:
-            async with slot.lock:
-                result.append(await asyncio.to_thread(self.summarize, slot))
+            if slot.summary_snapshot is None:  # not read yet: wait for its first update
+                async with slot.lock:
+                    slot.summary_snapshot = await asyncio.to_thread(self.summarize, slot)
+            result.append(slot.summary_snapshot)
         return sorted(result, key=lambda s: s.updated_at, reverse=True)
 
     async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:
@@ -309,3 +330,4 @@ class SessionRegistry:
         self.settings = settings
         for slot in self.slots.values():
             slot.session.update_settings(passive(settings) if slot.followed is not None else settings)
+            slot.status_snapshot = None  # its window and thresholds were the old settings

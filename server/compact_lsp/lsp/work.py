@@ -18,6 +18,7 @@ from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.following import catch_up, on_journal_changed
 from compact_lsp.lsp.notify import changed
 from compact_lsp.lsp.sessions import SessionSlot
+from compact_lsp.lsp.snapshots import publish
 from compact_lsp.store.session_lock import SessionBusy
 from compact_lsp.store.session_store import SessionChanged
 from compact_lsp.tracking.reader import current_text
@@ -57,7 +58,7 @@ def _call_and_measure(
         return result, None
     if server.sessions is not None:  # the listing's entry, taken under the same lock as the change
         server.sessions.index_slot(slot)
-    return result, slot.session.usage().to_wire()
+    return result, publish(slot)["usage"]
 
 
 def on_file_changed(server: CompactLanguageServer, path: str) -> None:
@@ -97,7 +98,8 @@ def _notice_and_measure(
     try:
         noticed = session.notice_change(path, now, exists=exists)
     except SessionBusy:  # another server writes this session: it journals the notice, this one follows it
-        return False, None
+        noticed = False
+    usage = publish(slot)["usage"]  # whether the file the model saw is still fresh is part of the status
     if not noticed:
         return False, None  # touched, or changed and changed back: the model's copy is still right
-    return True, session.usage().to_wire()
+    return True, usage

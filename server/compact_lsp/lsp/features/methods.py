@@ -12,14 +12,13 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
-from compact_lsp.engine.session.session_status import status_of
-from compact_lsp.engine.session.transcript import compaction_result
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.compacting import compact_session, refresh_notes
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.notify import did_microcompact
 from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
+from compact_lsp.lsp.snapshots import publish, published, status_wire
 from compact_lsp.lsp.work import in_session
 from compact_lsp.tracking.reader import read_text_file
 
@@ -127,16 +126,11 @@ async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
 
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
-    """``compact/status``; during a compaction it answers at once (the loop is the only writer then)."""
+    """``compact/status``: the snapshot published after the last change when it still holds or the session is
+    busy (lsp/snapshots.py); during a compaction it is measured at once (the loop is the only writer then)."""
     if slot.session.compacting:
-        return _status(slot)
-    return await in_session(server, slot, lambda: _status(slot), changes=False)
-
-
-def _status(slot: SessionSlot) -> dict[str, Any]:
-    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else status_of(slot.session)
-    if status.get("lastCompaction") is not None:
-        status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
-    if status.get("lastMicrocompaction") is not None:
-        status["lastMicrocompaction"] = {"changed": True, **status["lastMicrocompaction"]}
-    return status
+        return status_wire(slot)
+    snapshot = published(slot)
+    if snapshot is not None:
+        return snapshot
+    return await in_session(server, slot, lambda: publish(slot), changes=False)

@@ -1,0 +1,301 @@
+"""Following a live Claude Code transcript: what one appended line costs, at any length of transcript.
+
+Synthetic transcripts shaped as Claude Code writes them (a turn is a prompt, a Read call, its result with
+``toolUseResult`` side data, and an answer; every record chained by ``parentUuid``), with a compaction
+(``compact_boundary`` and its summary) each time the window reaches ``--window-mib`` of log, as a 1M-token model's
+auto-compaction would. For each size:
+
+- in process: CPU time (``time.process_time``) of ``FollowedSession.update`` for each of 200 appended lines,
+  median and p95; and the first read's wall time;
+- through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir``): time from start to
+  the session listed by ``compact/sessions`` with its messages, write → ``compact/didChangeUsage`` for 40 lines
+  (p50/p95), the server's CPU while nothing is appended (3 s), and its peak RSS (VmHWM) beside the base (the same
+  server following an empty transcript) and the live context (the window's bytes in the log).
+
+    .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--big]
+
+``--big`` adds the 1M-record (~290 MiB) transcript; run it once, late, under ``nice``. Writes
+bench/results/bench_follow.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
+
+from compact_lsp.companion.live import FollowedSession, project_directory  # noqa: E402
+from compact_lsp.companion.transcript_window import LiveTranscript  # noqa: E402
+from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
+from compact_lsp.engine.session.context_session import ContextSession  # noqa: E402
+from compact_lsp.engine.settings import EngineSettings  # noqa: E402
+from compact_lsp.lsp.claude_code_follow import passive  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+SESSION = "0b5e2c1a-1111-4222-8333-944455556666"
+
+
+class TranscriptWriter:
+    """Claude Code's records, one turn (4 records) at a time, with a compaction whenever the window is full."""
+
+    def __init__(self, cwd: str, result_bytes: int, window_bytes: int) -> None:
+        self.cwd, self.result_bytes, self.window_bytes = cwd, result_bytes, window_bytes
+        self.n = 0
+        self.parent: str | None = None
+        self.window = 0
+        """Bytes logged since the last boundary."""
+
+    def _record(self, kind: str, message: dict[str, Any] | None = None, **extra: Any) -> bytes:
+        self.n += 1
+        uuid = f"{self.n:08x}-0000-4000-8000-000000000000"
+        record: dict[str, Any] = {
+            "parentUuid": self.parent, "isSidechain": False, "type": kind, "uuid": uuid, "sessionId": SESSION,
+            "cwd": self.cwd, "version": "2.1.332", "timestamp": "2026-12-01T12:00:00.000Z", **extra,
+        }  # fmt: skip
+        if message is not None:
+            record["message"] = message
+        self.parent = uuid
+        line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+        self.window += len(line)
+        return line
+
+    def turn(self) -> list[bytes]:
+        t = self.n
+        body = ("x" * 60 + "\n") * max(1, self.result_bytes // 61)
+        call = {"type": "tool_use", "id": f"toolu_{t:012d}", "name": "Read", "input": {"file_path": f"/w/f{t}.py"}}
+        usage = {"input_tokens": 1200 + t % 1000, "output_tokens": 40}
+        lines = [
+            self._record("user", {"role": "user", "content": f"look at f{t}.py"}),
+            self._record(
+                "assistant",
+                {
+                    "id": f"msg_{t}a",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [call],
+                    "usage": usage,
+                },
+            ),
+            self._record(
+                "user",
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": body}]},
+                toolUseResult={"type": "text", "file": {"filePath": f"/w/f{t}.py", "content": body}},
+            ),
+            self._record(
+                "assistant",
+                {
+                    "id": f"msg_{t}b",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": f"f{t}.py reads fine."}],
+                    "usage": usage,
+                },
+            ),
+        ]
+        if self.window >= self.window_bytes:
+            lines += self.compaction()
+        return lines
+
+    def compaction(self) -> list[bytes]:
+        logical, self.parent = self.parent, None
+        boundary = self._record("system", subtype="compact_boundary", logicalParentUuid=logical,
+                                content="Conversation compacted", compactMetadata={"trigger": "auto"})  # fmt: skip
+        self.window = len(boundary)
+        text = {"type": "text", "text": "This session is being continued from a previous conversation. " * 20}
+        return [boundary, self._record("user", {"role": "user", "content": [text]}, isCompactSummary=True)]
+
+
+def write_transcript(path: Path, records: int, result_bytes: int, window_bytes: int) -> TranscriptWriter:
+    writer = TranscriptWriter("/w", result_bytes, window_bytes)
+    with path.open("wb") as f:
+        while writer.n < records:
+            f.write(b"".join(writer.turn()))
+    return writer
+
+
+def in_process(path: Path, writer: TranscriptWriter, appends: int) -> dict[str, Any]:
+    counter = TiktokenCounter()
+
+    def make(session_id: str, title: str) -> ContextSession:
+        return ContextSession(session_id, settings=passive(EngineSettings()), counter=counter, title=title)
+
+    followed = FollowedSession(LiveTranscript(path), make)
+    t0 = time.perf_counter()
+    followed.update()
+    first = time.perf_counter() - t0
+    pending: list[bytes] = []
+    cpu: list[float] = []
+    with path.open("ab") as f:
+        for _ in range(appends):
+            if not pending:
+                pending = writer.turn()
+            f.write(pending.pop(0))
+            f.flush()
+            c0 = time.process_time()
+            followed.update()
+            cpu.append(time.process_time() - c0)
+    return {
+        "first_read_s": round(first, 3),
+        "cpu_per_line_ms_p50": round(statistics.median(cpu) * 1000, 3),
+        "cpu_per_line_ms_p95": round(sorted(cpu)[int(len(cpu) * 0.95)] * 1000, 3),
+        "rebuilds": followed.rebuilds,
+        "messages": len(followed.messages),
+    }
+
+
+def proc_status(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    return -1
+
+
+def proc_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def through_server(base: Path, transcript: Path, writer: TranscriptWriter | None, appends: int) -> dict[str, Any]:
+    workspace = Workspace(base)
+    projects = base / "projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    live = directory / f"{SESSION}.jsonl"
+    os.replace(transcript, live)
+    session_id = f"claude-{SESSION}"
+    t0 = time.perf_counter()
+    with RawServer(workspace, workspace.options(claudeCode={"projectsDir": str(projects)})) as server:
+        listed = None
+        while listed is None:
+            if time.perf_counter() - t0 > 300:
+                raise TimeoutError(f"{session_id} was not listed within 300 s")
+            items = server.request("compact/sessions", {}, timeout=120)
+            listed = next(
+                (i for i in items if i["sessionId"] == session_id and (i["messages"] or writer is None)), None
+            )
+            if listed is None:
+                time.sleep(0.05)
+        to_list = time.perf_counter() - t0
+        pid = server.proc.pid
+        c0 = proc_cpu(pid)
+        time.sleep(3)
+        idle_cpu = proc_cpu(pid) - c0
+        delays: list[float] = []
+        pending: list[bytes] = []
+        with live.open("ab") as f:
+            for _ in range(appends if writer is not None else 0):
+                if not pending:
+                    pending = writer.turn() if writer is not None else []
+                seen = len(server.notifications_of("compact/didChangeUsage"))
+                w0 = time.perf_counter()
+                f.write(pending.pop(0))
+                f.flush()
+                server.wait_for_notification(
+                    "compact/didChangeUsage",
+                    lambda _p, seen=seen: len(server.notifications_of("compact/didChangeUsage")) > seen,
+                    timeout=60,
+                )
+                delays.append(time.perf_counter() - w0)
+                time.sleep(0.15)  # past the notifier's interval: each line is told at once
+        peak = proc_status(pid, "VmHWM")
+    result: dict[str, Any] = {
+        "listed_s": round(to_list, 2),
+        "idle_cpu_s_per_3s": round(idle_cpu, 3),
+        "peak_rss_mib": round(peak / 2**20, 1),
+    }
+    if delays:
+        result["write_to_usage_ms_p50"] = round(statistics.median(delays) * 1000, 1)
+        result["write_to_usage_ms_p95"] = round(sorted(delays)[int(len(delays) * 0.95)] * 1000, 1)
+    return result
+
+
+def load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure(records: int, result_bytes: int, window_bytes: int, appends: int, server_appends: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-follow-") as tmp:
+        base = Path(tmp)
+        path = base / "t.jsonl"
+        writer = write_transcript(path, records, result_bytes, window_bytes)
+        size = path.stat().st_size
+        row: dict[str, Any] = {"records": writer.n, "mib": round(size / 2**20, 1), "load_before": load()}
+        row.update(in_process(path, writer, appends))
+        row["window_mib"] = round(writer.window / 2**20, 2)  # the live context: the log since the last boundary
+        row.update(through_server(base / "srv", path, writer, server_appends))
+        row["load_after"] = load()
+        return row
+
+
+def base() -> dict[str, Any]:
+    """The same server following a one-turn transcript (its encoding loaded, its modules imported)."""
+    with tempfile.TemporaryDirectory(prefix="bench-follow-base-") as tmp:
+        small = Path(tmp) / "small.jsonl"
+        write_transcript(small, 4, 100, 2**30)
+        return through_server(Path(tmp) / "srv", small, None, 0)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        f"commit {result['commit']}; the base (the server following a one-turn transcript): peak RSS "
+        f"{result['base_rss_mib']} MiB, listed {result['base_listed_s']} s after start",
+        "",
+        "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | listed (s) "
+        "| write→usage p50 (ms) | p95 | idle CPU (s/3 s) | peak RSS (MiB) | (peak−base)/window | load (1/5/15) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in result["rows"]:
+        over = (r["peak_rss_mib"] - result["base_rss_mib"]) / max(r["window_mib"], 0.01)
+        lines.append(
+            f"| {r['records']:,} | {r['mib']} | {r['window_mib']} | {r['first_read_s']} | {r['cpu_per_line_ms_p50']} "
+            f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['listed_s']} | {r.get('write_to_usage_ms_p50')} "
+            f"| {r.get('write_to_usage_ms_p95')} | {r['idle_cpu_s_per_3s']} | {r['peak_rss_mib']} | {over:.1f}x "
+            f"| {r['load_before']} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--result-bytes", type=int, default=8_000, help="tool result size (~4.4 KB a record)")
+    parser.add_argument("--window-mib", type=float, default=3.0)
+    parser.add_argument("--big", action="store_true", help="add 1M records of ~290 B (~290 MiB)")
+    parser.add_argument("--appends", type=int, default=200)
+    parser.add_argument("--server-appends", type=int, default=40)
+    ns = parser.parse_args()
+    import subprocess
+
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    floor = base()
+    result: dict[str, Any] = {
+        "commit": commit.stdout.strip(), "base_rss_mib": floor["peak_rss_mib"], "base_listed_s": floor["listed_s"],
+        "rows": [],
+    }  # fmt: skip
+    window = int(ns.window_mib * 2**20)
+    for records in [int(s) for s in ns.sizes.split(",") if s]:
+        result["rows"].append(measure(records, ns.result_bytes, window, ns.appends, ns.server_appends))
+        print(result["rows"][-1], flush=True)
+    if ns.big:
+        result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "bench_follow.json").write_text(json.dumps(result, indent=2) + "\n")
+    table = markdown(result)
+    (RESULTS / "bench_follow.md").write_text(table + "\n")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""What ``compact/status`` and ``compact/sessions`` answer while a session is busy: a snapshot published after
+each change.
+
+Every change runs in a worker thread under the session's lock (lsp/work.py, a followed transcript's update in
+lsp/claude_code_follow.py); right after it, in the same thread and under the same lock, the session's status is
+taken and published on its slot with the revision it describes. A status request then never waits: when the
+snapshot describes the session as it is (same revision, and nobody held the lock since), or the session is
+busy (its lock is held: the answer is the last change that completed), the snapshot is the answer; only a
+session nobody measured since it last changed (an agent turn, an editor's document) is measured afresh, under
+its lock.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.engine.session.session_status import status_of
+from compact_lsp.engine.session.transcript import compaction_result
+
+if TYPE_CHECKING:
+    from compact_lsp.lsp.sessions import SessionSlot
+
+
+def status_wire(slot: SessionSlot) -> dict[str, Any]:
+    """``compact/status`` for the slot, measured now (under its lock, or on the loop while it compacts)."""
+    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else status_of(slot.session)
+    if status.get("lastCompaction") is not None:
+        status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
+    if status.get("lastMicrocompaction") is not None:
+        status["lastMicrocompaction"] = {"changed": True, **status["lastMicrocompaction"]}
+    return status
+
+
+def revision(slot: SessionSlot) -> tuple[int, int, int, int]:
+    """What the snapshot must match to describe the session as it is: the session, its revision, a followed
+    transcript's updates, and the lock's holds (whoever held it since may have changed what the status shows,
+    an editor's document say). Int reads: safe without the lock."""
+    versions = slot.session.revision, getattr(slot.followed, "version", 0)
+    return id(slot.session), *versions, slot.lock.generation
+
+
+def publish(slot: SessionSlot) -> dict[str, Any]:
+    """Measure the slot's status and publish it; call under the session's lock, right after a change."""
+    status = status_wire(slot)
+    slot.status_snapshot = (revision(slot), status)
+    return status
+
+
+def published(slot: SessionSlot) -> dict[str, Any] | None:
+    """The snapshot to answer with at once, or None when the session must be measured (under its lock)."""
+    snapshot = slot.status_snapshot
+    if snapshot is None:
+        return None
+    at, status = snapshot
+    return status if at == revision(slot) or slot.lock.locked() else None
