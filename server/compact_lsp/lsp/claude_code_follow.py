@@ -162,7 +162,7 @@ class ClaudeCodeFollow:
             if not followed.update():
                 return None
             slot.session = followed.session
-            slot.summary_snapshot = registry.summarize(slot)
+            registry.publish_summary(slot)
             usage: dict[str, Any] = publish(slot)["usage"]
             return usage
 

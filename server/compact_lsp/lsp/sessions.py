@@ -25,6 +25,7 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.errors import invalid_params
+from compact_lsp.lsp.snapshots import revision
 from compact_lsp.store.session_index import (
     SessionIndex,
     SessionSummary,
@@ -75,7 +76,7 @@ class SessionSlot:
     lsp/codex_follow.py)."""
     status_snapshot: tuple[tuple[int, int, int, int], dict[str, Any]] | None = None
     """``compact/status`` as published after the last change, with the revision it describes (lsp/snapshots.py)."""
-    summary_snapshot: SessionSummary | None = None
+    summary_snapshot: tuple[tuple[int, int, int, int], SessionSummary] | None = None
     """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
 
 
@@ -253,11 +254,23 @@ class SessionRegistry:
         if stored:
             self.index.forget(s.session_id for s in stored)
         for slot in [s for s in self.slots.values() if s.followed is not None]:
-            if slot.summary_snapshot is None:  # not read yet: wait for its first update
-                async with slot.lock:
-                    slot.summary_snapshot = await asyncio.to_thread(self.summarize, slot)
-            result.append(slot.summary_snapshot)
+            result.append(await self.followed_summary(slot))
         return sorted(result, key=lambda s: s.updated_at, reverse=True)
+
+    async def followed_summary(self, slot: SessionSlot) -> SessionSummary:
+        """A followed session's entry: as published after its last update when that still holds or it is busy
+        (lsp/snapshots.py), else measured under its lock."""
+        snapshot = slot.summary_snapshot
+        if snapshot is not None and (snapshot[0] == revision(slot) or slot.lock.locked()):
+            return snapshot[1]
+        async with slot.lock:
+            return await asyncio.to_thread(self.publish_summary, slot)
+
+    def publish_summary(self, slot: SessionSlot) -> SessionSummary:
+        """Measure a followed session's entry and publish it; under its lock, right after it changed."""
+        summary = self.summarize(slot)
+        slot.summary_snapshot = (revision(slot), summary)
+        return summary
 
     async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:
         slot = self.slots.get(session_id)
