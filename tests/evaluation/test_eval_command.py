@@ -21,7 +21,7 @@ def test_eval_writes_report_json_and_plot(corpus_dir: Path, tmp_path: Path, caps
     assert main(["eval", str(corpus_dir / SESSION), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "## Rehydration: needed files, strict" in printed and "## Cost with prompt caching" in printed
-    assert "Claude Code / Qwen: 5 most recent files" in printed
+    assert "Claude Code: 5 most recent files" in printed
     assert (out / "evaluation.md").read_text() == printed
     data = json.loads((out / "evaluation.json").read_text())
     [session] = data["sessions"]

@@ -6,11 +6,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
+from compact_lsp.engine.compaction.hook_policy import CLAUDE_CODE_FILES
 from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
 from compact_lsp.evaluation.cost import DEFAULT_TTL_SECONDS
 
 CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=5_000)
-"""Claude Code's (and Qwen Code's) rule: the five most recent files, 5k tokens each, 50k in all."""
+"""Qwen Code's rule (and Claude Code's as it was once described): the five most recent files, 5k tokens each."""
+CLAUDE_CODE_RULE = RehydrationSettings(
+    max_files=CLAUDE_CODE_FILES, token_budget=10_000_000, max_tokens_per_file=10_000_000
+)
+"""Claude Code's rule as measured on the real CLI (engine/compaction/hook_policy.py, the hook's own model): the
+five most recent files touched by Read, Edit or Write, each whole."""
 TIGHT_BUDGET = RehydrationSettings(max_files=2, token_budget=10_000, max_tokens_per_file=5_000)
 
 DEFAULT_SETTINGS = RehydrationSettings()
@@ -60,11 +66,16 @@ class MicroSpec:
     style: Literal["engine", "qwen"] = "engine"
 
 
+CLAUDE_CODE_NAME = "Claude Code: 5 most recent files (Read, Edit, Write), whole"
+WITH_HOOK_NAME = "Claude Code + our hook (10,000 characters)"
+
+
 def default_rankers() -> tuple[RankerSpec, ...]:
     ours = DEFAULT_SETTINGS
     return (
-        RankerSpec("Claude Code / Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
-        RankerSpec("Claude Code + our hook (10k more)", recency_ranker, slices=False, claude_code_hook=True),
+        RankerSpec(CLAUDE_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE),
+        RankerSpec(WITH_HOOK_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, claude_code_hook=True),
+        RankerSpec("Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),
         RankerSpec("budget 10k, 8k per file", recency_ranker, settings=budget(10_000, 8_000)),

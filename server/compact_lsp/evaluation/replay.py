@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
-from compact_lsp.engine.compaction.hook_policy import already_in_context, hook_rehydration
+from compact_lsp.engine.compaction.hook_policy import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
 from compact_lsp.engine.compaction.rehydration import rehydration_candidates
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
@@ -283,13 +283,14 @@ def _score_point(
 def _with_hook(
     plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str], ws: ReplayWorkspace
 ) -> list[Attached]:
-    """Claude Code's own files plus what our hook adds: files Claude Code put back whole are already in its
-    context; for a big file it put back in part, the hook's slice joins it."""
+    """Claude Code's own files plus what our hook adds, as the hook decides it (in characters, within its
+    budget): files Claude Code put back whole are already in its context; for a big file it put back in part,
+    the hook's slice joins it. Tokens are counted as the rest of the evaluation counts them."""
     candidates = rehydration_candidates(
         plain.read_state,
         kept_messages=already_in_context(a.text for a in own if not a.partial),
         settings=hook_rehydration(),
-        counter=counter,
+        counter=CharCounter(),
         workspace_roots=roots,
         history=plain.messages,
     )
