@@ -35,12 +35,11 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
-from compact_lsp.companion.live import FollowedSession, project_directory  # noqa: E402
+from compact_lsp.companion.live import FollowedSession, passive, project_directory  # noqa: E402
 from compact_lsp.companion.transcript_window import LiveTranscript  # noqa: E402
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
 from compact_lsp.engine.session.context_session import ContextSession  # noqa: E402
 from compact_lsp.engine.settings import EngineSettings  # noqa: E402
-from compact_lsp.lsp.claude_code_follow import passive  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 SESSION = "0b5e2c1a-1111-4222-8333-944455556666"

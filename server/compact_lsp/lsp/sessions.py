@@ -25,7 +25,6 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.errors import invalid_params
-from compact_lsp.lsp.snapshots import revision
 from compact_lsp.store.session_index import (
     SessionIndex,
     SessionSummary,
@@ -78,6 +77,13 @@ class SessionSlot:
     """``compact/status`` as published after the last change, with the revision it describes (lsp/snapshots.py)."""
     summary_snapshot: tuple[tuple[int, int, int, int], SessionSummary] | None = None
     """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
+
+    def revision(self) -> tuple[int, int, int, int]:
+        """What a snapshot must match to describe the session as it is: the session, its revision, a followed
+        transcript's updates, and the lock's holds (whoever held it since may have changed what the status shows,
+        an editor's document say). Int reads: safe without the lock."""
+        versions = self.session.revision, getattr(self.followed, "version", 0)
+        return id(self.session), *versions, self.lock.generation
 
 
 class SessionRegistry:
@@ -261,7 +267,7 @@ class SessionRegistry:
         """A followed session's entry: as published after its last update when that still holds or it is busy
         (lsp/snapshots.py), else measured under its lock."""
         snapshot = slot.summary_snapshot
-        if snapshot is not None and (snapshot[0] == revision(slot) or slot.lock.locked()):
+        if snapshot is not None and (snapshot[0] == slot.revision() or slot.lock.locked()):
             return snapshot[1]
         async with slot.lock:
             return await asyncio.to_thread(self.publish_summary, slot)
@@ -269,7 +275,7 @@ class SessionRegistry:
     def publish_summary(self, slot: SessionSlot) -> SessionSummary:
         """Measure a followed session's entry and publish it; under its lock, right after it changed."""
         summary = self.summarize(slot)
-        slot.summary_snapshot = (revision(slot), summary)
+        slot.summary_snapshot = (slot.revision(), summary)
         return summary
 
     async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:

@@ -31,18 +31,10 @@ def status_wire(slot: SessionSlot) -> dict[str, Any]:
     return status
 
 
-def revision(slot: SessionSlot) -> tuple[int, int, int, int]:
-    """What the snapshot must match to describe the session as it is: the session, its revision, a followed
-    transcript's updates, and the lock's holds (whoever held it since may have changed what the status shows,
-    an editor's document say). Int reads: safe without the lock."""
-    versions = slot.session.revision, getattr(slot.followed, "version", 0)
-    return id(slot.session), *versions, slot.lock.generation
-
-
 def publish(slot: SessionSlot) -> dict[str, Any]:
     """Measure the slot's status and publish it; call under the session's lock, right after a change."""
     status = status_wire(slot)
-    slot.status_snapshot = (revision(slot), status)
+    slot.status_snapshot = (slot.revision(), status)
     return status
 
 
@@ -52,4 +44,4 @@ def published(slot: SessionSlot) -> dict[str, Any] | None:
     if snapshot is None:
         return None
     at, status = snapshot
-    return status if at == revision(slot) or slot.lock.locked() else None
+    return status if at == slot.revision() or slot.lock.locked() else None
