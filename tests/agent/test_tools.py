@@ -81,8 +81,9 @@ async def test_huge_read_is_cut_at_a_line_and_recorded_as_partial(tools: Harness
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        pytest.param("../secret/key.txt", "outside the workspace", id="dotdot-escape"),
-        pytest.param("link/key.txt", "outside the workspace", id="symlink-escape"),
+        pytest.param("../secret/key.txt", "denied", id="dotdot-escape-denied"),
+        pytest.param("link/key.txt", "denied", id="symlink-escape-denied"),
+        pytest.param("link", "outside the workspace", id="folder-outside-never-asked"),
         pytest.param("src", "is a directory", id="directory"),
         pytest.param("blob.bin", "binary", id="binary"),
         pytest.param("missing.py", "no such file", id="missing"),
@@ -91,7 +92,39 @@ async def test_huge_read_is_cut_at_a_line_and_recorded_as_partial(tools: Harness
 async def test_read_refusals(tools: Harness, workspace: Workspace, outside: Path, path: str, message: str) -> None:
     (workspace.root / "link").symlink_to(outside)
     (workspace.root / "blob.bin").write_bytes(b"\x00\x01\x02")
+    tools.prompter.default = "deny"
     assert message in await tools.refused("read_file", file_path=path)
+    asked = [(r.kind, r.target) for r in tools.prompter.asked]
+    assert asked == ([("read_outside", str((outside / "key.txt").resolve()))] if message == "denied" else [])
+
+
+async def test_a_file_outside_the_workspace_is_admitted_by_the_users_approval_alone(
+    tools: Harness, outside: Path
+) -> None:
+    key, other = (outside / "key.txt").resolve(), outside / "other.txt"
+    other.write_text("OTHER = 2\n")
+    assert await tools.call("read_file", file_path=str(key)) == "SECRET-TIMEOUT = 1\n"
+    assert tools.session.status()["admittedFiles"] == [{"path": str(key), "reason": "read"}]
+    assert await tools.call("read_file", file_path=str(key)) == "SECRET-TIMEOUT = 1\n"  # admitted: not asked again
+    assert [r.kind for r in tools.prompter.asked] == ["read_outside"]
+    tools.prompter.default = "deny"
+    assert "denied" in await tools.refused("read_file", file_path=str(other))  # its folder did not open
+    assert len(tools.prompter.asked) == 2
+    tools.session.admit(str(key), admitted=False)
+    assert "denied" in await tools.refused("read_file", file_path=str(key))  # revoked: asked again
+    assert len(tools.prompter.asked) == 3
+
+
+async def test_an_edit_outside_the_workspace_asks_once_with_the_change(tools: Harness, outside: Path) -> None:
+    key = (outside / "key.txt").resolve()
+    await tools.call("read_file", file_path=str(key))
+    tools.session.read_state.record_read(str(key), key.read_text())  # the loop records it once in the conversation
+    await tools.call("edit_file", file_path=str(key), old_string="= 1", new_string="= 5")
+    assert key.read_text() == "SECRET-TIMEOUT = 5\n"
+    edits = [r for r in tools.prompter.asked if r.kind != "read_outside"]
+    assert [(r.kind, r.target) for r in edits] == [("edit_outside", str(key))]
+    assert "- = 1" in edits[0].detail and "+ = 5" in edits[0].detail
+    assert tools.session.status()["admittedFiles"] == [{"path": str(key), "reason": "edit"}]
 
 
 async def test_read_of_user_memory_outside_the_workspace_is_allowed(tools: Harness, workspace: Workspace) -> None:
@@ -253,10 +286,12 @@ async def test_an_allowed_root_can_be_read_and_written(workspace: Workspace, out
     sibling = outside.parent / "sibling"
     sibling.mkdir()
     (sibling / "x.txt").write_text("no\n")
-    assert "outside the workspace" in await tools.refused("read_file", file_path=str(sibling / "x.txt"))
+    tools.prompter.default = "deny"
+    assert "denied" in await tools.refused("read_file", file_path=str(sibling / "x.txt"))
     assert "additionalDirectories" in await tools.refused("write_file", file_path=str(sibling / "y.txt"), content="x")
     assert not (sibling / "y.txt").exists()
 
 
 async def test_without_the_setting_an_outside_directory_stays_closed(tools: Harness, outside: Path) -> None:
-    assert "outside the workspace" in await tools.refused("read_file", file_path=str(outside / "key.txt"))
+    tools.prompter.default = "deny"
+    assert "denied" in await tools.refused("read_file", file_path=str(outside / "key.txt"))

@@ -4,6 +4,9 @@ The question goes through an injected async callback (the language server answer
 ``window/showMessageRequest``: "Allow once", "Allow for this session", "Deny"). "Allow for this session"
 covers every later request of the same kind in this chat session. A denial, a dismissed prompt or a prompt
 that fails is a "no": the tool then returns an is_error result and the path is remembered as denied.
+
+Reading or editing a file outside the work roots asks for that file alone (``read_outside``, ``edit_outside``):
+either "Allow" admits that one file to the session (engine/files/admitted_files.py), never every file outside.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Literal
 
 log = logging.getLogger(__name__)
 
-PermissionKind = Literal["write", "edit", "memory", "shell"]
+PermissionKind = Literal["write", "edit", "memory", "shell", "read_outside", "edit_outside"]
 Decision = Literal["allow_once", "allow_session", "deny"]
 
 ALLOW_ONCE = "Allow once"
@@ -31,7 +34,12 @@ _VERBS: dict[PermissionKind, str] = {
     "edit": "edit",
     "memory": "save a memory to",
     "shell": "run a shell command:",
+    "read_outside": "read a file outside the workspace:",
+    "edit_outside": "edit a file outside the workspace:",
 }
+
+PER_FILE: frozenset[PermissionKind] = frozenset({"read_outside", "edit_outside"})
+"""Kinds answered file by file: "Allow for this session" admits the file, not the kind."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ class Permissions:
                 decision = await self.ask(request)
             except Exception as exc:  # a client that cannot show the prompt: the safe answer is no
                 log.warning("permission prompt failed, treating it as a denial: %s", exc)
-        if decision == "allow_session":
+        if decision == "allow_session" and request.kind not in PER_FILE:
             self.allowed_kinds.add(request.kind)
         if decision == "deny":
             if real_path is not None:

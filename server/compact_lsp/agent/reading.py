@@ -69,7 +69,7 @@ def _cap_read(read: FileRead) -> FileRead:
 async def _read_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = path_arg(args)
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
-    display, _real = ctx.resolve(path)
+    display, _real, _asked = await ctx.resolve_admitting(path)
     try:
         read = await run_io(
             read_text_file, path, ctx.workspace_root, offset=offset, limit=limit, extra_roots=ctx.read_roots
@@ -95,7 +95,8 @@ def read_file_tool() -> Tool:
         description=(
             "Read a text file in the workspace or a managed-memory folder. Returns the file's text as it is "
             "(no line numbers); at most 2000 lines from 'offset' (1-based) unless 'limit' says otherwise. "
-            "Binary files, directories and files outside the workspace are refused."
+            "A file outside the workspace is read only if the user allows it. Binary files and directories are "
+            "refused."
         ),
         input_schema={
             "type": "object",

@@ -10,11 +10,13 @@ plus the managed-memory roots for reading.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from compact_lsp.agent.permissions import PermissionKind, Permissions
+from compact_lsp.agent.permissions import PermissionKind, PermissionRequest, Permissions
+from compact_lsp.agent.prompts import DENIED_TOOL_RESULT
 from compact_lsp.engine.conversation.messages import Block
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.tracking.reader import FileRead, ReadRefused, resolve_inside
@@ -47,13 +49,38 @@ class ToolContext:
 
     @property
     def write_roots(self) -> list[str]:
-        """Where writes may go: the workspace folders and the added directories (the session's work roots)."""
-        return list(self.session.work_roots.paths)
+        """Where writes may go: the workspace folders, the added directories (the session's work roots) and the
+        files outside them the user let the agent edit."""
+        edits = [f.path for f in self.session.admitted_files if f.reason == "edit"]
+        return [*self.session.work_roots.paths, *edits]
 
     @property
     def read_roots(self) -> list[str]:
-        """Where reads may go: the work roots and the managed-memory roots that passed their rule."""
-        return list(self.session.allowed_roots.paths)
+        """Where reads may go: the work roots, the managed-memory roots that passed their rule, and the files
+        outside them the user admitted (each exactly)."""
+        roots = self.session.allowed_roots
+        return [*roots.paths, *roots.files]
+
+    async def resolve_admitting(self, path: Any, *, edit: bool = False, detail: str = "") -> tuple[str, str, bool]:
+        """``resolve``, but a regular file outside the roots is first put to the user, for that file alone; on
+        "Allow" it is admitted to the session. Returns (display path, real path, whether the user was asked)."""
+        try:
+            display, real = self.resolve(path, for_write=edit)
+            return display, real, False
+        except ToolError:
+            found = outside_file(path, self.workspace_root)
+            if found is None or found in self.session.denied_paths:
+                raise
+            real = found
+        kind: PermissionKind = "edit_outside" if edit else "read_outside"
+        request = PermissionRequest(kind=kind, tool="edit_file" if edit else "read_file", target=real, detail=detail)
+        session = self.session
+        if not await self.permissions.request(request, real_path=real):
+            await self.runner.run(lambda: session.deny(real))
+            raise ToolError(DENIED_TOOL_RESULT.format(kind=kind.replace("_", " "), target=real))
+        await self.runner.run(lambda: session.admit(real, "edit" if edit else "read"))
+        display, real = self.resolve(path, for_write=edit)
+        return display, real, True
 
     def resolve(self, path: Any, *, for_write: bool = False) -> tuple[str, str]:
         """(display path, real path) inside the allowed roots, else ``ToolError``."""
@@ -129,3 +156,13 @@ def tool_params(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     if params:
         params[-1] = {**params[-1], "cache_control": {"type": "ephemeral"}}
     return params
+
+
+def outside_file(path: Any, workspace_root: str | None) -> str | None:
+    """The real path of ``path`` when it names an existing regular file (wherever it is), else None."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    if workspace_root is None and not os.path.isabs(path):
+        return None
+    real = os.path.realpath(os.path.join(workspace_root or "", os.path.expanduser(path)))
+    return real if os.path.isfile(real) else None

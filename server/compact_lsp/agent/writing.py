@@ -119,9 +119,10 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     old = string_arg(args, "old_string")
     new = string_arg(args, "new_string", allow_empty=True)
     replace_all = bool(args.get("replace_all", False))
-    display, real = ctx.resolve(path, for_write=True)
     if old == new:
         raise ToolError("old_string and new_string are the same: there is nothing to change")
+    detail = f"{_preview(old, '- ')}\n{_preview(new, '+ ')}"
+    display, real, asked = await ctx.resolve_admitting(path, edit=True, detail=detail)
     await _require_fresh_read(ctx, display, real)
     text = await run_io(_read_text, real, display)
     count = text.count(old)
@@ -135,8 +136,8 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
             f"old_string occurs {count} times in {display}; add surrounding lines to make it unique, "
             "or set replace_all to change every occurrence"
         )
-    detail = f"{_preview(old, '- ')}\n{_preview(new, '+ ')}"
-    await _allowed(ctx, "edit", "edit_file", display, detail, real)
+    if not asked:  # a file outside the workspace was just approved, with this very change shown
+        await _allowed(ctx, "edit", "edit_file", display, detail, real)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     await run_io(_write_text, real, updated)
     await ctx.runner.run(lambda: ctx.session.read_state.record_edit(real, ctx.tool_use_id or None))
@@ -174,14 +175,15 @@ def edit_file_tool() -> Tool:
 async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = path_arg(args)
     content = string_arg(args, "content", allow_empty=True)
-    display, real = ctx.resolve(path, for_write=True)
+    display, real, asked = await ctx.resolve_admitting(path, edit=True, detail=f"(overwrite)\n{_preview(content)}")
     exists = await run_io(os.path.lexists, real)
     if exists:
         if await run_io(os.path.isdir, real):
             raise ToolError(f"{display} is a directory")
         await _require_fresh_read(ctx, display, real)
     verb = "overwrite" if exists else "create"
-    await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
+    if not asked:
+        await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
     await run_io(_write_text, real, content)
     await ctx.runner.run(lambda: ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content))
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)

@@ -263,7 +263,8 @@ class ContextSession:
 
     def admit(self, real_path: str, reason: Reason = "read", *, admitted: bool = True) -> None:
         """The user let the agent use this file outside the work roots (``admitted=False``: revoke that)."""
-        if any(f.path == real_path for f in self.admitted_files) != admitted:
+        now = next((f.reason for f in self.admitted_files if f.path == real_path), None)
+        if (now is not None) != admitted or (admitted and now != reason):
             self.commit(admit_record(real_path, admitted=admitted, reason=reason, at=self.clock()))
 
     def rename(self, title: str) -> None:
