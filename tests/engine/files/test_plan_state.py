@@ -154,3 +154,36 @@ def test_no_plan(tmp_path: Path) -> None:
     messages: list[Message] = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]
     assert extract_plan(messages) is None
     assert extract_plan(messages, plan_file=str(tmp_path / "missing.md")) is None
+
+
+def _task_call(
+    call_id: str, name: str, tool_input: dict[str, Any], result: str, *, error: bool = False
+) -> list[Message]:
+    return [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": result,
+                                      "is_error": error}]},
+    ]  # fmt: skip
+
+
+def test_claude_codes_task_tools_fold_into_the_plan() -> None:
+    """Claude Code 2.1 has TaskCreate/TaskUpdate instead of TodoWrite; the plan is the folded list."""
+    messages: list[Message] = [{"role": "user", "content": "Port the parser"}]
+    messages += _task_call("t1", "TaskCreate", {"subject": "Read the old parser", "description": "d"},
+                           "Task #1 created successfully: Read the old parser")  # fmt: skip
+    messages += _task_call("t2", "TaskCreate", {"subject": "Write the new one", "description": "d"},
+                           "Task #2 created successfully: Write the new one")  # fmt: skip
+    messages += _task_call("t3", "TaskCreate", {"subject": "Drop the shim", "description": "d"}, CLEARED_TOOL_RESULT)
+    messages += _task_call("u1", "TaskUpdate", {"taskId": "1", "status": "completed"}, "Updated task #1 status")
+    messages += _task_call("u2", "TaskUpdate", {"taskId": "2", "status": "in_progress"}, "Updated task #2 status")
+    messages += _task_call("u3", "TaskUpdate", {"taskId": "3", "status": "deleted"}, "Updated task #3 status")
+    messages += _task_call("u4", "TaskUpdate", {"taskId": "2", "status": "completed"}, "refused", error=True)
+    plan = extract_plan(messages)
+    assert plan is not None and plan.source == "tool"
+    assert plan.text.splitlines() == [
+        "- [x] Read the old parser (completed)",
+        "- [~] Write the new one (in_progress)",
+    ]
+    assert (plan.items, plan.open_items) == (2, 1)
+    messages += _task_call("u5", "TaskUpdate", {"taskId": "2", "status": "completed"}, "Updated task #2 status")
+    assert extract_plan(messages) is None, "a task list with nothing left to do is no plan"

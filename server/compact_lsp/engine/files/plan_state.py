@@ -6,6 +6,7 @@ exactly which step it was on (seed: ``createPlanAttachmentIfNeeded``). The todo 
 - Claude Code ``TodoWrite``, Qwen Code ``todo_write``: ``{"todos": [{"content", "status", "id"?}]}``
 - Gemini CLI ``write_todos``: ``{"todos": [{"description", "status"}]}``
 - Codex ``update_plan``: ``{"plan": [{"step", "status"}], "explanation"?}``
+- Claude Code 2.1 ``TaskCreate`` / ``TaskUpdate``: one task a call, folded into the list (``task_list``)
 
 Each call replaces the whole list, so the last call is the state. A list that is empty, or whose items are all
 completed or cancelled, is not an active plan (Claude Code clears such a list too) unless asked for.
@@ -26,8 +27,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compact_lsp.engine.conversation.messages import Message, blocks_of, tool_results, tool_uses
+from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_results, tool_uses
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
+from compact_lsp.engine.files.task_list import TASK_TOOLS, TaskFold
 
 log = logging.getLogger(__name__)
 
@@ -124,10 +126,12 @@ def _plan_docs_and_todos(
     """The newest plan document, the newest todo list, and whether that list came after the document."""
     calls: list[tuple[str, str, Mapping[str, Any]]] = []
     failed: set[str] = set()
+    results: dict[str, str] = {}
     doc: tuple[int, _PlanDoc] | None = None
     for message in messages:
         if message.get("role") == "user":
             failed.update(str(b.get("tool_use_id")) for b in tool_results(message) if b.get("is_error"))
+            results.update((str(b.get("tool_use_id")), result_text(b)) for b in tool_results(message))
             for block in blocks_of(message):
                 match = _REATTACHED.search(str(block.get("text", ""))) if block.get("type") == "text" else None
                 if match is not None:  # the plan an earlier compaction re-attached
@@ -142,10 +146,14 @@ def _plan_docs_and_todos(
             if isinstance(tool_input, Mapping):
                 calls.append((str(block.get("id", "")), str(block.get("name", "")), tool_input))
     todo: tuple[int, str, Mapping[str, Any]] | None = None
+    tasks = TaskFold()
     for index, (tool_use_id, name, tool_input) in enumerate(calls):
         if tool_use_id in failed:
             continue
-        if name in plan_tools and plan_items(tool_input) is not None:
+        if name in TASK_TOOLS:
+            if tasks.apply(name, tool_input, results.get(tool_use_id)):
+                todo = (index, tool_use_id, tasks.as_todos())
+        elif name in plan_tools and plan_items(tool_input) is not None:
             todo = (index, tool_use_id, tool_input)
         elif name in PLAN_MODE_TOOLS and isinstance(tool_input.get("plan"), str) and tool_input["plan"].strip():
             doc = (index, _PlanDoc(tool_input["plan"].strip(), "plan-mode", tool_use_id=tool_use_id))
