@@ -142,6 +142,8 @@ class RawServer:
         self.prompt_answer: str | None = None
         """The action to pick in permission prompts (``window/showMessageRequest``); None dismisses them."""
         self._responses: dict[Any, dict[str, Any]] = {}
+        self.null_id_responses: list[dict[str, Any]] = []
+        """Responses with ``"id": null``: errors for frames whose id could not be read."""
         self._sent_at: dict[Any, float] = {}
         self.latency: dict[Any, float] = {}
         """Seconds from sending each request to its response, by id."""
@@ -209,6 +211,8 @@ class RawServer:
         with self._cond:
             if "method" in message:
                 self.notifications.append(message)
+            elif message.get("id") is None:  # an error the server could not tie to a request (a parse error)
+                self.null_id_responses.append(message)
             else:
                 msg_id = message.get("id")
                 if not isinstance(msg_id, (int, str)):  # an echo of an odd id (an object, a list): keep it too

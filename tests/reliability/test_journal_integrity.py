@@ -134,19 +134,27 @@ def test_an_append_is_applied_and_reloads_identically_or_refused_leaving_the_fil
     store.close()
 
 
-def test_a_tool_call_whose_path_holds_a_nul_byte_is_applied_and_reloads(tmp_path: Path) -> None:
-    """The example from the issue: today it is written, fails to apply, and the session no longer loads."""
+def test_a_tool_call_whose_path_holds_a_nul_byte_is_refused_but_one_journalled_before_still_loads(
+    tmp_path: Path,
+) -> None:
+    """Appends refuse such a path now (InvalidParams naming the field); a journal an older version wrote with one
+    still loads, and its session takes the microcompaction that used to fail on it (``realpath``'s ValueError)."""
     session, store = open_session(tmp_path)
+    use = {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a\x00b.py"}}
     turn = [
         {"role": "user", "content": "read it"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read",
-                                           "input": {"file_path": "a\x00b.py"}}]},
+        {"role": "assistant", "content": [use]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "1\tx = 1"}]},
-    ]  # fmt: skip
-    for message in turn:
-        session.append([message])
-    session.append([{"role": "assistant", "content": "done"}])
-    assert reload(store, tmp_path).view() == session.view()
+    ]
+    session.append([turn[0]])
+    with pytest.raises(ValueError, match=r"input\.file_path holds a NUL byte"):
+        session.append([turn[1]])
+    session.journal.write({"type": "append", "messages": turn[1:], "at": 1.0})  # as an older version wrote it
+    again = reload(store, tmp_path)
+    again.journal = session.journal
+    again.append([{"role": "assistant", "content": "done"}])
+    again.microcompact("forced")
+    assert reload(store, tmp_path).view() == again.view()
 
 
 def test_a_change_notice_is_journalled_when_it_arises_and_withdrawn_the_same_way(tmp_path: Path) -> None:

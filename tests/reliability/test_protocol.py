@@ -5,6 +5,7 @@ asked to.
 
 from __future__ import annotations
 
+import json
 import stat
 import subprocess
 from pathlib import Path
@@ -21,6 +22,8 @@ from .rpc import RawServer, RpcError, Workspace
 pytestmark = pytest.mark.timeout(60)
 
 INVALID_PARAMS = -32602
+INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -134,3 +137,74 @@ def test_logs_are_private_and_hold_message_bodies_only_when_asked(
     assert (MARKER in text) is bodies
     if bodies:
         assert "--log-bodies: message bodies (file contents, conversation) are logged" in text
+
+
+DEEP = 980
+"""Deeper than Python's json can parse inside the server (its recursion limit is 1,000)."""
+
+
+def deep_frame(msg_id: Any, *, id_first: bool = True) -> bytes:
+    params = '{"sessionId": "x", "deep": ' + "[" * DEEP + "]" * DEEP + "}"
+    head, tail = f'"id": {json.dumps(msg_id)}', f'"jsonrpc": "2.0", "method": "compact/status", "params": {params}'
+    return ("{" + (f"{head}, {tail}" if id_first else f"{tail}, {head}") + "}").encode()
+
+
+@pytest.mark.parametrize("id_first", [pytest.param(True, id="id-first"), pytest.param(False, id="id-last")])
+def test_a_frame_nested_too_deep_to_parse_is_answered_with_its_id_and_the_stream_stays_in_sync(
+    tmp_path: Path, id_first: bool
+) -> None:
+    with RawServer(Workspace(tmp_path)) as server:
+        server.write_frame(deep_frame(9001, id_first=id_first))
+        with pytest.raises(RpcError) as refused:
+            server.wait(9001, timeout=15)  # on main: never answered, the client waited forever
+        assert refused.value.code == INVALID_REQUEST
+        assert "nested too deep" in refused.value.message
+        assert server.request("compact/sessions", {}) is not None  # the next frame is read as a frame
+
+
+def test_a_frame_whose_id_cannot_be_read_gets_a_parse_error_and_the_stream_stays_in_sync(tmp_path: Path) -> None:
+    with RawServer(Workspace(tmp_path)) as server:
+        server.write_frame(b'{"jsonrpc": "2.0", "id": ' + b"[" * DEEP + b"]" * DEEP + b', "method": "compact/status"}')
+        server.write_frame(b'{"jsonrpc": "2.0", "id": 5, "method": "compact/status", "params": {"sessionId": ')
+        with pytest.raises(RpcError) as refused:  # not JSON, but its id can be read: answered
+            server.wait(5, timeout=15)
+        assert refused.value.code == PARSE_ERROR
+        assert [e["code"] for e in null_id_errors(server)] == [PARSE_ERROR]  # the deep id: a parse error
+        assert server.request("compact/sessions", {}) is not None
+
+
+def null_id_errors(server: RawServer) -> list[dict[str, Any]]:
+    return [r["error"] for r in list(server.null_id_responses) if "error" in r]
+
+
+@pytest.mark.parametrize(
+    ("number", "field"),
+    [
+        pytest.param("NaN", "params.messages[1].content[0].input.offset", id="nan"),
+        pytest.param("Infinity", "params.messages[1].content[0].input.offset", id="infinity"),
+        pytest.param("-Infinity", "params.messages[1].content[0].input.offset", id="minus-infinity"),
+        pytest.param("1e400", "params.messages[1].content[0].input.offset", id="1e400"),
+    ],
+)
+def test_a_non_finite_number_is_refused_at_the_wire_naming_the_field(tmp_path: Path, number: str, field: str) -> None:
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace) as server:
+        session_id = server.new_session()
+        file = workspace.session_file(session_id)
+        before = file.read_bytes()
+        call = '{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.py", "offset": N}}'
+        body = (
+            (
+                '{"jsonrpc": "2.0", "id": 77, "method": "compact/append", "params": {"sessionId": "SID", "messages": '
+                '[{"role": "user", "content": "go"}, {"role": "assistant", "content": [CALL]}]}}'
+            )
+            .replace("SID", session_id)
+            .replace("CALL", call.replace("N", number))
+        )
+        server.write_frame(body.encode())
+        with pytest.raises(RpcError) as refused:  # on main: accepted, journalled, and sent back as NaN
+            server.wait(77)
+        assert refused.value.code == INVALID_PARAMS
+        assert field in refused.value.message and "not a finite number" in refused.value.message
+        assert file.read_bytes() == before
+        assert server.messages(session_id) == []

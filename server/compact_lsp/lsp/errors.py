@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.compaction.pins import PinError
 from compact_lsp.engine.conversation.messages import MessageShapeError
+from compact_lsp.engine.files.usable_path import UnusablePath
 from compact_lsp.engine.session.context_session import ConversationError
 from compact_lsp.engine.settings import SettingsError
 from compact_lsp.store.session_lock import SessionBusy
@@ -50,7 +51,7 @@ def to_jsonrpc(exc: Exception) -> JsonRpcException:
         return request_failed(str(exc), {"kind": "read_only", "owner": exc.owner})
     if isinstance(exc, (JournalWriteError, StoreError)):
         return request_failed(str(exc))
-    if isinstance(exc, (ReadRefused, SettingsError, MessageShapeError, ConversationError, PinError)):
+    if isinstance(exc, (ReadRefused, SettingsError, MessageShapeError, ConversationError, PinError, UnusablePath)):
         return invalid_params(str(exc))
     # anything else (a stray ValueError or KeyError included) is a bug in the server: log it as one
     log.error("bug: a handler let %s through", type(exc).__name__, exc_info=exc)

@@ -12,7 +12,6 @@ editor restarts it); resynchronising would mean guessing where a body of unknown
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 import threading
@@ -22,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
-if TYPE_CHECKING:
-    from pygls.protocol import JsonRPCProtocol
+from compact_lsp.lsp.wire import AnsweringProtocol
 
+if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
 
 log = logging.getLogger(__name__)
@@ -42,7 +41,7 @@ class FramingError(Exception):
 async def serve_frames(
     stop: threading.Event,
     reader: StdinAsyncReader,
-    protocol: JsonRPCProtocol,
+    protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
 ) -> None:
     """Read frames until end of input (or ``stop``), handing each message to ``protocol``."""
@@ -68,8 +67,9 @@ async def serve_frames(
         if len(body) < length:
             return
         try:
-            message = json.loads(body, object_hook=protocol.structure_message)
-            protocol.handle_message(message)
+            message = protocol.decode(body)
+            if message is not None:
+                protocol.handle_message(message)
         except Exception as exc:
             log.exception("Unable to handle message")
             if on_error is not None:
@@ -81,10 +81,12 @@ def serve_stdio(server: CompactLanguageServer) -> int:
     stop = threading.Event()
     server._stop_event = stop
     reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    protocol = server.protocol
+    assert isinstance(protocol, AnsweringProtocol)  # create_server's protocol class
+    protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     code = 0
     try:
-        asyncio.run(serve_frames(stop, reader, server.protocol, server.report_server_error))
+        asyncio.run(serve_frames(stop, reader, protocol, server.report_server_error))
     except FramingError as exc:
         log.error("%s; exiting (code %d) so the editor can restart the server", exc, FRAMING_EXIT_CODE)
         code = FRAMING_EXIT_CODE

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.companion.codex_live import CodexSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
+from compact_lsp.engine.files.usable_path import path_problem
 from compact_lsp.engine.settings import (
     AutoCompactSettings,
     EngineSettings,
@@ -107,7 +108,11 @@ def _url(key: str, value: Any) -> str:
 
 
 def _path(key: str, value: Any) -> str:
-    return os.path.expanduser(_str(key, value))
+    text = _str(key, value)
+    problem = path_problem(text)
+    if problem is not None:
+        raise SettingsError(f"{key}: the path {problem}, so it cannot name a folder")
+    return os.path.expanduser(text)
 
 
 def _object(key: str, value: Any) -> Mapping[str, Any]:

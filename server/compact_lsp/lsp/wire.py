@@ -12,6 +12,7 @@ import contextlib
 import inspect
 import json
 import logging
+import math
 from collections.abc import Generator
 from typing import Any, cast
 
@@ -19,7 +20,7 @@ import attrs
 from cattrs import Converter
 from lsprotocol import types
 from lsprotocol.types import ResponseError, ResponseErrorMessage
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -30,6 +31,7 @@ from pygls.protocol import (
 from pygls.protocol.language_server import lsp_method
 
 from compact_lsp import PROTOCOL_VERSION, __version__
+from compact_lsp.engine.conversation.messages import non_finite_field
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,50 @@ def json_converter() -> Converter:
     return converter
 
 
+TOO_DEEP = (
+    "compact-lsp could not read this message: it is nested too deep to parse; nothing was done. Send values nested "
+    "at most 100 levels deep."
+)
+
+
+def frame_id(body: bytes) -> int | str | None:
+    """The top-level ``"id"`` of a frame that could not be parsed, when it is a number or a string (else None),
+    read without parsing the rest: strings and brackets are skipped by a scan that keeps only the depth, so any
+    nesting costs no stack."""
+    text = body.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    depth, i, n, key = 0, 0, len(text), None
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if depth == 1 and key is None:
+                key = text[i + 1 : end]
+            i = end + 1
+            continue
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == ":" and depth == 1 and key == "id":
+            start = i + 1
+            while start < n and text[start] in " \t\r\n":
+                start += 1
+            if start < n and text[start] in "[{":
+                return None  # a request's id is never a container: no need to parse it
+            try:
+                value = decoder.raw_decode(text, start)[0]
+            except ValueError:
+                return None
+            return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+        elif ch == "," and depth == 1:
+            key = None
+        i += 1
+    return None
+
+
 @attrs.define
 class UnreadableRequest:
     """A request whose params could not be read: answered with the error, never handed to a feature."""
@@ -63,9 +109,50 @@ class UnreadableRequest:
     jsonrpc: str = "2.0"
 
 
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
 class AnsweringProtocol(LanguageServerProtocol):
     """pygls drops a request whose params do not fit the LSP type (``workspace/executeCommand`` with
-    ``"arguments": 5``) after logging it, and the client waits forever; this one answers it with the error."""
+    ``"arguments": 5``) after logging it, and the client waits forever; this one answers it with the error. It
+    also answers what cannot be read at all (``decode``): a frame nested too deep for the parser (with its id when
+    the id can be read, else a parse error), and a request carrying NaN or an infinity, which JSON does not have
+    (InvalidParams naming the field; Python's json would read ``NaN``, ``Infinity`` and ``1e400``)."""
+
+    _non_finite = False  # set while a frame is parsed: it held NaN, Infinity or a number past the float range
+
+    def decode(self, body: bytes) -> Any:
+        """One frame's message, ready for ``handle_message``; a frame that cannot be parsed is answered here and
+        None returned (the stream stays in sync: the frame's length was known)."""
+        self._non_finite = False
+        try:
+            return json.loads(
+                body, object_hook=self.structure_message, parse_constant=self._constant, parse_float=self._float
+            )
+        except RecursionError:
+            msg_id = frame_id(body)
+            log.warning("a frame nested too deep to parse (id %r); answered with an error", msg_id)
+            self._send_error(msg_id, PARSE_ERROR if msg_id is None else INVALID_REQUEST, TOO_DEEP)
+        except ValueError as exc:  # not JSON, not UTF-8
+            msg_id = frame_id(body)
+            log.warning("a frame that is not JSON (%s); answered with a parse error", exc)
+            self._send_error(msg_id, PARSE_ERROR, f"compact-lsp could not parse the message: {exc}")
+        return None
+
+    def _send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
+        """An error response as plain JSON: ``"id": null`` stays in (the converter would drop it)."""
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+
+    def _constant(self, name: str) -> float:
+        self._non_finite = True
+        return float(name)
+
+    def _float(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self._non_finite = True
+        return value
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
@@ -81,6 +168,10 @@ class AnsweringProtocol(LanguageServerProtocol):
         if "jsonrpc" in data and log.isEnabledFor(logging.DEBUG):  # the envelope, not a nested params object
             with contextlib.suppress(ValueError, RecursionError):  # cli.BodyFilter: only with --log-bodies
                 log.debug("Received data: %s", json.dumps(data), extra={"message_body": True})
+        if self._non_finite and "jsonrpc" in data and isinstance(data.get("method"), str):
+            refused = self._refuse_non_finite(data)
+            if refused is not None:
+                return refused
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -92,9 +183,22 @@ class AnsweringProtocol(LanguageServerProtocol):
             readable.code = exc.code
             return UnreadableRequest(data["id"], method, readable)
 
+    def _refuse_non_finite(self, data: dict[str, Any]) -> UnreadableRequest | None:
+        """The envelope of a frame that held a non-finite number: refused when it is in the params."""
+        field = non_finite_field(data.get("params"), "params")
+        if field is None:
+            return None
+        method = data["method"]
+        error = JsonRpcInvalidParams(f"{method}: {field} is not a finite number (NaN or Infinity), which JSON does "
+                                     "not allow; send a number")  # fmt: skip
+        if "id" not in data:
+            log.warning("ignored a %s notification: %s is not a finite number", method, field)
+        return UnreadableRequest(data.get("id"), method, error)
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, UnreadableRequest):
-            self._send_response(message.id, error=message.error.to_response_error())
+            if message.id is not None:  # a notification that could not be read is only logged
+                self._send_response(message.id, error=message.error.to_response_error())
             return
         super().handle_message(message)
 

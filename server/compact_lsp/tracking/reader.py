@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.files.file_gate import AllowedRoots, describe_kind, read_gated
+from compact_lsp.engine.files.usable_path import path_problem
 
 if TYPE_CHECKING:
     from compact_lsp.engine.session.context_session import ContextSession
@@ -74,8 +75,11 @@ def _inside(path: str, root: str) -> bool:
 
 def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[str] = ()) -> tuple[str, str]:
     """(display path, real path) of ``path``; ``ReadRefused`` when it resolves outside every allowed root."""
-    if not isinstance(path, str) or not path or "\x00" in path:
+    if not isinstance(path, str) or not path:
         raise ReadRefused("'path' must be a non-empty file path")
+    problem = path_problem(path)
+    if problem is not None:
+        raise ReadRefused(f"'path' {problem}, so it cannot name a file; send a real path")
     if workspace_root is None and not os.path.isabs(path):
         raise ReadRefused(f"{path}: a relative path needs a workspace folder; open a folder or pass an absolute path")
     joined = os.path.join(workspace_root or "", os.path.expanduser(path))

@@ -10,7 +10,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.engine.conversation.messages import Message, MessageShapeError, blocks_of, normalize_message
+from compact_lsp.engine.conversation.messages import (
+    Message,
+    MessageShapeError,
+    blocks_of,
+    check_finite,
+    normalize_message,
+)
+from compact_lsp.engine.files.file_tool_calls import check_input_paths
+from compact_lsp.engine.files.usable_path import UnusablePath
 
 MESSAGE_TYPES = ("user", "assistant")
 ATTACHMENT = "attachment"
@@ -140,9 +148,12 @@ def _check_record(record: LogRecord) -> str | None:
         return f"a {kind} record without a 'message' object"
     if raw.get("role") != kind:
         return f"a {kind} record whose message has role {raw.get('role')!r}"
-    try:
+    try:  # what an append refuses is refused here too: NaN or Infinity, a tool path that names no file
         record.message = normalize_message(raw, where=f"{kind} message")
-    except MessageShapeError as e:
+        check_finite(record.message, f"{kind} message")
+        check_input_paths(record.message, f"{kind} message")
+    except (MessageShapeError, UnusablePath) as e:
+        record.message = None
         return str(e)
     return None
 

@@ -17,6 +17,7 @@ from typing import Any
 from compact_lsp.engine.conversation.messages import Message, tool_uses
 from compact_lsp.engine.files.change_notices import absolute_path, display_path
 from compact_lsp.engine.files.file_gate import AllowedRoots
+from compact_lsp.engine.files.usable_path import checked_path, real_path
 
 
 class PinError(ValueError):
@@ -90,7 +91,8 @@ def pin_record(
         record["toolUseId"] = tool_use_id
         changed |= (tool_use_id in pins.tool_use_ids) != pinned
     if path is not None:
-        real = os.path.realpath(absolute_path(os.path.expanduser(path), workspace_root))
+        checked_path(path, f"compact/{verb}: 'path'")
+        real = real_path(absolute_path(os.path.expanduser(path), workspace_root))
         if pinned:
             if work_roots.root_of(real) is None:
                 roots = ", ".join(work_roots.paths) or "none (no workspace folder)"

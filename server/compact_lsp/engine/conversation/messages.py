@@ -8,6 +8,7 @@ in the engine may assume that shape.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +54,29 @@ def check_nesting(value: Any, where: str, limit: int = MAX_NESTING) -> None:
             children.extend(child for child in items if isinstance(child, (dict, list)))
         containers = children
         depth += 1
+
+
+def non_finite_field(value: Any, where: str) -> str | None:
+    """Where ``value`` holds NaN or an infinity (``where.key[0]...``), or None. JSON has no such numbers, so the
+    Messages API refuses a request that carries one; Python's json reads ``NaN``, ``Infinity`` and ``1e400``."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:  # no recursion: the value's depth is bounded elsewhere, but never by the stack here
+        path, item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return path
+        elif isinstance(item, dict):
+            stack.extend((f"{path}.{key}", child) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
+    return None
+
+
+def check_finite(value: Any, where: str) -> None:
+    """Refuse NaN and infinities anywhere in ``value`` (``MessageShapeError`` naming the field)."""
+    field = non_finite_field(value, where)
+    if field is not None:
+        raise MessageShapeError(f"{field} is not a finite number (NaN or Infinity), which is not JSON; send a number")
 
 
 def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True) -> Message:

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compact_lsp.engine.conversation.messages import Block
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of
 from compact_lsp.engine.files.read_record import RecordKind
+from compact_lsp.engine.files.usable_path import checked_path, is_usable
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +47,29 @@ class FileUse:
     input: dict[str, Any]
 
 
-def input_path(tool_input: dict[str, Any]) -> str | None:
-    """The file a tool input names; None when it names none the OS could open (a NUL byte cannot be in a path:
-    such a call is kept in the conversation but tied to no file, so applying it can never fail)."""
+def input_path(tool_input: Any) -> str | None:
+    """The file a tool input names; None when it names none the OS could open. Appends refuse such a path
+    (``check_input_paths``); a call journalled before that rule is kept but tied to no file, so replaying it
+    can never fail."""
+    if not isinstance(tool_input, dict):
+        return None
     for key in PATH_KEYS:
         value = tool_input.get(key)
         if isinstance(value, str) and value:
-            return None if "\x00" in value else value
+            return value if is_usable(value) else None
     return None
+
+
+def check_input_paths(message: Message, where: str) -> None:
+    """Refuse a tool call whose path (any ``PATH_KEYS`` value) cannot name a file (``UnusablePath``, naming the
+    field): the boundary where a model's, a client's or a transcript's tool path enters a session."""
+    for j, block in enumerate(blocks_of(message)):
+        tool_input = block.get("input") if block.get("type") == "tool_use" else None
+        if isinstance(tool_input, dict):
+            for key in PATH_KEYS:
+                value = tool_input.get(key)
+                if isinstance(value, str):
+                    checked_path(value, f"{where}.content[{j}].input.{key}")
 
 
 class FileToolCalls:

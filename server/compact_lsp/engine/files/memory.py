@@ -36,7 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.file_gate import AllowedRoots, open_gated
+from compact_lsp.engine.files.usable_path import real_path_or_none
 from compact_lsp.engine.settings import MemorySettings
 
 log = logging.getLogger(__name__)
@@ -202,7 +204,9 @@ class ManagedMemory:
         if not isinstance(path, str) or not path:
             return None
         # realpath is not strict: a missing file resolves as far as its existing parents allow.
-        real = os.path.realpath(_joined(path, cwd))
+        real = real_path_or_none(_joined(path, cwd))
+        if real is None:  # not a path at all (a NUL byte): no memory
+            return None
         best: tuple[int, RootKind] | None = None
         for root in self.roots:
             root_real = os.path.realpath(root.path)
@@ -250,8 +254,7 @@ def _root_problem(path: str, provider: Provider, workspace_root: str | None) -> 
         workspace_real = os.path.realpath(workspace_root)
         if not _inside(real, workspace_real):
             return f"it resolves to {real}, outside the workspace {workspace_real}"
-    home = os.path.realpath(os.path.expanduser("~"))
-    if real == os.path.sep or real == home or _inside(home, real):
+    if too_wide(real) is not None:
         return f"it resolves to {real}, which would open the whole home directory or more"
     return None
 

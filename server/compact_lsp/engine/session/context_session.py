@@ -34,6 +34,7 @@ from compact_lsp.engine.conversation.messages import (
     MessageShapeError,
     Session,
     check_encodable,
+    check_finite,
     check_nesting,
     normalize_message,
 )
@@ -45,6 +46,7 @@ from compact_lsp.engine.files.admitted_files import AdmittedFile, Reason, admit_
 from compact_lsp.engine.files.allowed_roots import work_roots
 from compact_lsp.engine.files.change_notices import display_path
 from compact_lsp.engine.files.file_gate import AllowedRoots
+from compact_lsp.engine.files.file_tool_calls import check_input_paths
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.session.journal import (
@@ -227,6 +229,10 @@ class ContextSession:
         if reported_usage is not None:
             check_nesting(reported_usage, "usage")
         check_encodable([*normalized, dict(reported_usage or {})])
+        check_finite(normalized, "messages")
+        check_finite(reported_usage, "usage")
+        for i, message in enumerate(normalized):
+            check_input_paths(message, f"messages[{i}]")
         self._check_append(normalized)
         now = self.clock()
         idle = idle_plan(self, normalized, now)

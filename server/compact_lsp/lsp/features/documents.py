@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from compact_lsp.engine.files.usable_path import path_problem
 from compact_lsp.lsp.handlers import notification_handler
 
 if TYPE_CHECKING:
@@ -29,6 +30,23 @@ def register(server: CompactLanguageServer) -> None:
         server.feature(method)(notification_handler(server, handler))
 
 
+def document_path(uri: str) -> str | None:
+    """The file a document URI names; None (with a log line) for one that is not a file (an untitled buffer, a
+    diff view) or names no usable path (``%00`` decodes to a NUL byte)."""
+    try:
+        path = to_fs_path(uri)
+    except (ValueError, UnicodeError) as exc:
+        log.info("ignoring the document %r: its URI cannot be read (%s)", uri[:200], exc)
+        return None
+    if path is None:
+        return None
+    problem = path_problem(path)
+    if problem is not None:
+        log.info("ignoring the document %r: its path %s", uri[:200], problem)
+        return None
+    return path
+
+
 def each_session(server: CompactLanguageServer, update: Callable[[ReadFileState], object], what: str) -> None:
     """Apply ``update`` to every loaded session's read-file state, in order, under each session's lock."""
     if server.sessions is None:
@@ -39,8 +57,8 @@ def each_session(server: CompactLanguageServer, update: Callable[[ReadFileState]
 
 def did_open(server: CompactLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
-    path = to_fs_path(doc.uri)
-    if path is None:  # not a file: URI (an untitled buffer, a diff view)
+    path = document_path(doc.uri)
+    if path is None:
         return
     server.documents[doc.uri] = (path, doc.text, doc.version)
     each_session(server, lambda rs: rs.open_document(path, doc.text, doc.version), "didOpen")
@@ -48,7 +66,7 @@ def did_open(server: CompactLanguageServer, params: types.DidOpenTextDocumentPar
 
 def did_change(server: CompactLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    path = to_fs_path(uri)
+    path = document_path(uri)
     if path is None:
         return
     text = server.workspace.get_text_document(uri).source
@@ -63,14 +81,14 @@ def did_change(server: CompactLanguageServer, params: types.DidChangeTextDocumen
 
 
 def did_save(server: CompactLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-    path = to_fs_path(params.text_document.uri)
+    path = document_path(params.text_document.uri)
     if path is None:
         return
     each_session(server, lambda rs: rs.save_document(path), "didSave")
 
 
 def did_close(server: CompactLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-    path = to_fs_path(params.text_document.uri)
+    path = document_path(params.text_document.uri)
     server.documents.pop(params.text_document.uri, None)
     if path is None:
         return

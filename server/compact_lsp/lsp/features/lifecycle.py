@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.memory import ManagedMemory
+from compact_lsp.engine.files.usable_path import path_problem, real_path, real_path_or_none
 from compact_lsp.io_threads import SessionThreads
 from compact_lsp.lsp.claude_code_follow import start_following, stop_following
 from compact_lsp.lsp.codex_follow import start_codex_following, stop_codex_following
@@ -48,8 +49,11 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
     """Settings in, then the session store, the registry, the usage notifier and the file watcher up."""
     server.loop = asyncio.get_running_loop()
     server.loop.set_default_executor(SessionThreads(thread_name_prefix="compact-session"))
-    server.workspace_root = workspace_root_from(params)
-    server.workspace_folders = workspace_folders_from(params)
+    server.workspace_folders = admitted_roots(server, workspace_folders_from(params), "workspace folder")
+    root = workspace_root_from(params)
+    if root is not None and not admitted_roots(server, [root], "workspace folder"):
+        root = server.workspace_folders[0] if server.workspace_folders else None  # the first one that may be
+    server.workspace_root = root
     apply_settings(server, parse_settings(params.initialization_options))
     settings = server.settings
     store = SessionStore(settings.session_dir, server.workspace_root)
@@ -120,11 +124,12 @@ def did_change_workspace_folders(server: CompactLanguageServer, params: types.Di
     """Folders added to or removed from a multi-root workspace: the allowed roots follow, sessions keep going."""
 
     def paths(folders: Sequence[types.WorkspaceFolder]) -> list[str]:
-        return [os.path.realpath(p) for p in (to_fs_path(f.uri) for f in folders) if p]
+        return [real_path(p) for p in (folder_path(f.uri) for f in folders) if p]
 
     removed = set(paths(params.event.removed))
     kept = [f for f in server.workspace_folders if f not in removed]
-    server.workspace_folders = tuple(dict.fromkeys([*kept, *paths(params.event.added)]))
+    added = admitted_roots(server, paths(params.event.added), "workspace folder")
+    server.workspace_folders = tuple(dict.fromkeys([*kept, *added]))
     server.settings = replace(server.settings, workspace_folders=server.workspace_folders)
     if server.sessions is not None:
         server.sessions.update_settings(server.settings)
@@ -153,11 +158,44 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
     server.agent_settings = parsed.agent
     server.claude_code_settings = parsed.claude_code
     server.codex_settings = parsed.codex
+    admitted_roots(server, server.settings.additional_directories, "additionalDirectories entry")
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:
             server.ignored_roots_warned.add(ignored.warning)
             log.warning(ignored.warning)
             server.show_warning(ignored.warning)
+
+
+def admitted_roots(server: CompactLanguageServer, paths: Iterable[str], what: str) -> tuple[str, ...]:
+    """``paths`` without those that may never be a work root (``too_wide``: ``/``, the home directory, a link to
+    either); each one left out is named once in a warning."""
+    admitted: list[str] = []
+    for path in paths:
+        problem = too_wide(path)
+        if problem is None:
+            admitted.append(path)
+            continue
+        warning = (
+            f"compact-lsp: ignoring the {what} {path}: {problem}. The root of the disk and your home directory are "
+            "never work roots (they hold ~/.ssh and every other secret); open a project folder instead."
+        )
+        if warning not in server.ignored_roots_warned:
+            server.ignored_roots_warned.add(warning)
+            log.warning(warning)
+            server.show_warning(warning)
+    return tuple(admitted)
+
+
+def folder_path(uri: str) -> str | None:
+    """The folder a workspace URI names; None for one that is not a file URI or names no usable path."""
+    try:
+        path = to_fs_path(uri)
+    except (ValueError, UnicodeError):
+        path = None
+    if path is None or path_problem(path) is not None:
+        log.warning("ignoring the workspace folder %r: it names no folder on this machine", uri[:200])
+        return None
+    return path
 
 
 def workspace_root_from(params: types.InitializeParams) -> str | None:
@@ -166,11 +204,11 @@ def workspace_root_from(params: types.InitializeParams) -> str | None:
         uri: str | None = params.workspace_folders[0].uri
     else:
         uri = params.root_uri
-    path = to_fs_path(uri) if uri else params.root_path
-    return os.path.realpath(path) if path else None
+    path = folder_path(uri) if uri else params.root_path
+    return real_path_or_none(path) if path else None
 
 
 def workspace_folders_from(params: types.InitializeParams) -> tuple[str, ...]:
     """Every workspace folder (multi-root) as a real path, the first one first."""
-    paths = (to_fs_path(folder.uri) for folder in params.workspace_folders or ())
-    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if p))
+    paths = (folder_path(folder.uri) for folder in params.workspace_folders or ())
+    return tuple(dict.fromkeys(real for p in paths if p and (real := real_path_or_none(p))))
