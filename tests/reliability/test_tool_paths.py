@@ -22,6 +22,8 @@ from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_loading import replay_session
+from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.store.session_store import SessionStore
@@ -81,7 +83,7 @@ def reload(store: SessionStore, tmp: Path, clock: Clock) -> ContextSession:
     records, report = store.load("ses_paths")
     assert report.clean, report.describe()
     skipped: list[Any] = []
-    session = ContextSession.replay(
+    session = replay_session(
         records, settings=engine_settings(), counter=TiktokenCounter(ENCODING), workspace_root=str(tmp / "ws"),
         clock=clock, on_skipped=skipped.append,
     )  # fmt: skip
@@ -149,7 +151,7 @@ def test_any_string_as_a_tool_path_is_refused_at_append_or_survives_every_trigge
         elif action == "notice":
             refused_or_done(file, lambda p=tool_path: session.notice_change(p, "changed\n"))
         assert validate(session.view()) == []
-        session.status()
+        status_of(session)
         again = reload(store, tmp, clock)
         assert again.view() == session.view()
         assert again.usage() == session.usage()
@@ -171,6 +173,6 @@ def test_a_nul_byte_in_a_tool_path_is_refused_naming_the_field_and_the_session_k
     for n in range(1, 30):  # about 60k tokens of clearable results: the size trigger fires
         for messages in turn(n, f"src/f{n}.py", "file_path"):
             session.append(messages)
-    assert session.status()["lastMicrocompaction"] is not None
+    assert status_of(session)["lastMicrocompaction"] is not None
     assert reload(store, tmp_path, clock).view() == session.view()
     store.close()
