@@ -3,13 +3,17 @@
 Run: .venv/bin/python bench/bench_rehydration.py  — prints a markdown table and writes
 bench/results/rehydration.json. Scenarios: a read-file state full to capacity (4,096 small files), the newest
 files big enough to come back as ranges (up to 8 MiB), and kept messages of ~200k tokens searched for verbatim
-copies. Each figure is the best of 5 runs with a fresh token counter (its cache would flatter a repeat).
+copies. Each figure is the best of 5 runs with a fresh token counter (its cache would flatter a repeat). Then the same
+with 4k, 40k and 400k candidates (``--candidates``): rehydration reads and counts only what can still fit, so its
+time should stay flat; the preview lists every candidate, so it grows with them (from what the read-file state
+knows, nothing is read past the budget).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import platform
 import tempfile
 import time
@@ -26,6 +30,7 @@ from compact_lsp.engine.settings import RehydrationSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+CANDIDATES = (4_096, 40_960, 409_600)
 LINE = "    result = compute_value(index, scale=2, cache=cache)  # keep the cache warm\n"
 
 
@@ -43,6 +48,25 @@ def build_state(root: Path, small: int, big: int, big_bytes: int) -> ReadFileSta
         text = LINE * (big_bytes // len(LINE))
         path.write_text(text)
         state.record_read(str(path), text[:2000], start_line=1_000 * (i + 1), num_lines=120)
+    return state
+
+
+def build_candidates(root: Path, n: int) -> ReadFileState:
+    """``n`` small files read once each, newest last: 64 distinct texts, every path its own hard link to one of
+    them (a real file each, without 400k files' worth of disk)."""
+    ticks = itertools.count(1)
+    state = ReadFileState(capacity=n, cwd=str(root), clock=lambda: float(next(ticks)))
+    texts = [f"# module {k}\n" + LINE * 20 for k in range(64)]
+    sources = []
+    for k, text in enumerate(texts):
+        source = root / f"source{k}.py"
+        source.write_text(text)
+        sources.append(source)
+    for i in range(n):
+        path = root / f"pkg{i % 256}" / f"mod{i}.py"
+        path.parent.mkdir(exist_ok=True)
+        os.link(sources[i % 64], path)
+        state.record_read(str(path), texts[i % 64])
     return state
 
 
@@ -99,6 +123,21 @@ def main() -> None:
                 )
 
             rows.append({"scenario": name, "rehydrate_ms": best_of(run) * 1e3, "preview_ms": best_of(preview) * 1e3})
+    for n in CANDIDATES:
+        with tempfile.TemporaryDirectory() as tmp:
+            state = build_candidates(Path(tmp), n)
+
+            def run_n(state: ReadFileState = state, tmp: str = tmp) -> None:
+                rehydrate(read_state=state, kept_messages=[], settings=settings, counter=TiktokenCounter(encoding),
+                          workspace_roots=[tmp], plan=plan)  # fmt: skip
+
+            def preview_n(state: ReadFileState = state, tmp: str = tmp) -> None:
+                rehydration_candidates(state, kept_messages=[], settings=settings, counter=TiktokenCounter(encoding),
+                                       workspace_roots=[tmp])  # fmt: skip
+
+            rows.append({"scenario": f"{n:,} small candidates", "rehydrate_ms": best_of(run_n, 3) * 1e3,
+                         "preview_ms": best_of(preview_n, 3) * 1e3, "load": os.getloadavg()[0]})  # fmt: skip
+            print(rows[-1], flush=True)
     print("| scenario | rehydrate (ms) | preview (ms) |\n|---|---:|---:|")
     for row in rows:
         print(f"| {row['scenario']} | {row['rehydrate_ms']:.1f} | {row['preview_ms']:.1f} |")

@@ -16,7 +16,7 @@ from compact_lsp.engine.compaction.rehydration import RehydrationResult, rehydra
 from compact_lsp.engine.compaction.skills import SkillFile, skills_from_read_state
 from compact_lsp.engine.conversation.messages import Attachment, Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
-from compact_lsp.engine.files.file_gate import AllowedRoots
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
@@ -110,6 +110,25 @@ def test_by_default_the_token_budget_not_a_file_count_decides(ws: Workspace) -> 
     assert included[0].path == "lib/b29.py"
     assert result.file_tokens <= RehydrationSettings().token_budget
     assert all("file limit" not in c.reason for c in result.candidates)
+
+
+def test_once_the_budget_is_spent_no_more_files_are_read(ws: Workspace) -> None:
+    """Rehydration costs what it returns: past the budget, what the read-file state knows decides."""
+    for i in range(200):  # ~960 tokens each: about twenty fit the 20k budget
+        ws.read(f"lib/b{i}.py", numbered(50, f"b{i}"))
+    opened: list[str] = []
+    gate = gated_reader(AllowedRoots.of(str(ws.root)))
+
+    def read_text(path: str) -> bytes:
+        opened.append(path)
+        return gate(path)
+
+    result = ws.rehydrate(read_text=read_text)
+    included = [c for c in result.candidates if c.included]
+    assert 15 <= len(included) <= len(opened) <= len(included) + 2  # at most one read to be cut to what is left
+    assert len(result.candidates) == 200
+    assert "left in the total budget" in reason_of(result, "lib/b0.py")
+    assert file_paths(result) == file_paths(ws.rehydrate())  # the same files as reading every one
 
 
 def test_attachments_are_ordered_plan_files_skills_memory(ws: Workspace) -> None:

@@ -6,7 +6,9 @@ allowed roots (realpath containment; no roots means no files) and never a path w
 denied (a rejected edit keeps its file: the agent edits it again). Each is re-read at rehydration time, through
 the file gate (``file_gate``: by default over the allowed roots) — from disk, or from the editor's unsaved buffer
 when the document is dirty — so what comes back is never stale. Files come back best ranked first until the
-token budget is spent (``max_files`` only bounds the count). A file over the per-file budget comes back as the
+token budget is spent (``max_files`` only bounds the count); once what is left is too little for even an excerpt,
+a file the read-file state knows to be bigger is listed as not fitting without being read, so rehydration costs
+what it returns, not what the read-file state holds. A file over the per-file budget comes back as the
 ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
 
 Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
@@ -245,9 +247,15 @@ def _pack_files(
             reason = f"beyond the {settings.max_files}-file limit"
             pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
             continue
+        allowed = settings.token_budget - pack.tokens
+        if estimate > allowed < MIN_PARTIAL_TOKENS:
+            # the budget is spent: what the read-file state knows says it cannot fit, so it is not read to be sure
+            reason = f"about {estimate} tokens when last read; only {max(allowed, 0)} left in the total budget"
+            pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
+            continue
         packed = _pack_one(
             item,
-            allowed=settings.token_budget - pack.tokens,
+            allowed=allowed,
             cap=settings.max_tokens_per_file,
             counter=counter,
             read_text=reader,
