@@ -1,9 +1,10 @@
 """Run every benchmark, plot the results and write docs/benchmarks.md — one command:
 
-    .venv/bin/python bench/run_all.py [--quick] [--only NAME ...]
+    .venv/bin/python bench/run_all.py [--quick] [--heavy] [--only NAME ...]
 
 Each ``bench/bench_*.py`` present runs as its own subprocess (a missing one is noted, a failing one reported
-with its exit code and the run goes on); each writes bench/results/<name>.json and prints a markdown table.
+with its exit code and the run goes on), its section headed by the commit and the machine's load before and after
+it; with ``--only`` the sections not run are carried over from the page as they were, marked so; each writes bench/results/<name>.json and prints a markdown table.
 The plots go to docs/img/bench_*.png. Every figure in the page is a ratio or a curve measured in this one run,
 on the machine described at its top.
 """
@@ -40,10 +41,13 @@ KNOWN = (
     ("bench_load.py", "Load: many sessions on one connection"),
     ("bench_claude_code_hook.py", "Claude Code hook on a 200k-token transcript"),
     ("bench_sessions_list.py", "Listing stored sessions on a fresh server"),
+    ("bench_follow.py", "Following a live Claude Code transcript"),
 )
 QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 """Scripts known to take ``--quick``."""
 TIMEOUT_S = 1_800
+HEAVY_ARGS = {"bench_follow.py": ["--big"]}
+"""With ``--heavy``: what a script adds for its once-a-run figure (the 1M-record, 290 MiB transcript)."""
 
 
 @dataclass
@@ -55,6 +59,22 @@ class Run:
     seconds: float = 0.0
     stdout: str = ""
     stderr: str = ""
+    commit: str = ""
+    load: str = ""
+    """The machine's load average (1/5/15 min) before and after the script ran."""
+    carried: str = ""
+    """A section not run this time: its text from the previous page, as it was."""
+
+
+def commit() -> str:
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "server", "bench"],
+                           capture_output=True, text=True).stdout.strip()  # fmt: skip
+    return done.stdout.strip() + ("+changes" if dirty else "")
+
+
+def load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def machine() -> dict[str, str]:
@@ -99,11 +119,13 @@ def scripts(only: list[str] | None) -> list[tuple[str, str]]:
     return listed
 
 
-def run_script(script: str, title: str, quick: bool) -> Run:
+def run_script(script: str, title: str, quick: bool, heavy: bool = False) -> Run:
     path = BENCH / script
     if not path.is_file():
         return Run(script, title, present=False)
     command = [sys.executable, str(path)] + (["--quick"] if quick and script in QUICK_FLAG else [])
+    command += HEAVY_ARGS.get(script, []) if heavy else []
+    before = load()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), os.environ.get("PYTHONPATH", "")]),
@@ -114,10 +136,25 @@ def run_script(script: str, title: str, quick: bool) -> Run:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        return Run(script, title, True, None, time.perf_counter() - start, out, f"timed out after {TIMEOUT_S} s")
+        seconds = time.perf_counter() - start
+        return Run(script, title, True, None, seconds, out, f"timed out after {TIMEOUT_S} s", commit(), before)
     seconds = time.perf_counter() - start
     sys.stderr.write(f"  {script}: exit {done.returncode} in {seconds:.0f} s\n")
-    return Run(script, title, True, done.returncode, seconds, done.stdout, done.stderr)
+    loads = f"{before} before, {load()} after"
+    return Run(script, title, True, done.returncode, seconds, done.stdout, done.stderr, commit(), loads)
+
+
+def previous_sections(page: Path) -> dict[str, str]:
+    """The script sections of the page as it is (``## title`` to the next heading), by title."""
+    try:
+        text = page.read_text()
+    except OSError:
+        return {}
+    sections: dict[str, str] = {}
+    for part in text.split("\n## ")[1:]:
+        title, _, body = part.partition("\n")
+        sections[title.strip()] = body.strip()
+    return sections
 
 
 def _load(name: str) -> dict[str, Any] | None:
@@ -217,25 +254,32 @@ def render(runs: list[Run], plots: list[tuple[str, str, Path]], info: dict[str, 
         "",
         "## Scripts",
         "",
-        "| script | status | seconds |",
-        "|---|---|---:|",
+        "| script | status | seconds | commit | load (1/5/15 min) |",
+        "|---|---|---:|---|---|",
     ]
     for run in runs:
         status = (
             "not present"
             if not run.present
+            else "carried over from the previous page (not run this time)"
+            if run.carried
             else "ok"
             if run.returncode == 0
             else "timed out"
             if run.returncode is None
             else f"exit {run.returncode} (a goal not met, or an error)"
         )
-        lines.append(f"| `{run.script}` | {status} | {run.seconds:.0f} |")
+        where = f"{run.commit} | {run.load}" if not run.carried else "– | –"
+        lines.append(f"| `{run.script}` | {status} | {run.seconds:.0f} | {where} |")
     by_name = {name: (title, png) for name, title, png in plots}
     for run in runs:
         if not run.present:
             continue
         lines += ["", f"## {run.title}", ""]
+        if run.carried:
+            lines.append(run.carried)
+            continue
+        lines += [f"_Measured at commit {run.commit}, machine load {run.load} (1/5/15-minute averages)._", ""]
         name = run.script.removeprefix("bench_").removesuffix(".py")
         if name in by_name:
             title, png = by_name[name]
@@ -251,10 +295,20 @@ def render(runs: list[Run], plots: list[tuple[str, str, Path]], info: dict[str, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="pass --quick to the scripts that take it")
-    parser.add_argument("--only", nargs="*", help="run only these (e.g. cache compaction); plot every result")
+    parser.add_argument(
+        "--only", nargs="*", help="run only these (e.g. cache compaction); the others' sections are kept as they were"
+    )
+    parser.add_argument("--heavy", action="store_true", help="add the once-a-run figures (bench_follow --big)")
     args = parser.parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    runs = [run_script(script, title, args.quick) for script, title in scripts(args.only)]
+    previous = previous_sections(DOCS / "benchmarks.md")
+    chosen = {script for script, _ in scripts(args.only)}
+    runs = [
+        run_script(script, title, args.quick, args.heavy)
+        if script in chosen
+        else Run(script, title, (BENCH / script).is_file(), carried=previous.get(title, "(not measured yet)"))
+        for script, title in scripts(None)
+    ]
     sys.path.insert(0, str(BENCH))
     from plots import make_plots
 
