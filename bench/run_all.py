@@ -4,7 +4,8 @@
 
 Each ``bench/bench_*.py`` present runs as its own subprocess (a missing one is noted, a failing one reported
 with its exit code and the run goes on), its section headed by the commit and the machine's load before and after
-it; with ``--only`` the sections not run are carried over from the page as they were, marked so; each writes bench/results/<name>.json and prints a markdown table.
+it; with ``--only`` the sections not run are carried over from the page as they were, marked so. Each writes
+bench/results/<name>.json and prints a markdown table.
 The plots go to docs/img/bench_*.png. Every figure in the page is a ratio or a curve measured in this one run,
 on the machine described at its top.
 """
