@@ -21,6 +21,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUna
 from compact_lsp.engine.conversation.usage import ContextUsage, message_kind_tokens
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.lsp.answers import usage_answer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,7 +109,7 @@ def inspect_session(
         "skippedRecords": imported.skipped_records,
         "historyMessages": len(imported.history),
         "compaction": _compaction_figures(imported.compaction),
-        "usage": usage.to_wire(),
+        "usage": usage_answer(usage),
         "microcompaction": _microcompaction_preview(plan),
     }
 
@@ -164,7 +165,7 @@ def inspect_codex(
         "skippedRecords": dict(rollout.skipped),
         "historyMessages": last.index if last else 0,
         "compaction": None if last is None else {"compactions": len(rollout.compactions)},
-        "usage": usage.to_wire(),
+        "usage": usage_answer(usage),
         "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
     }
 

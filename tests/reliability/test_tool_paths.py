@@ -173,6 +173,6 @@ def test_a_nul_byte_in_a_tool_path_is_refused_naming_the_field_and_the_session_k
     for n in range(1, 30):  # about 60k tokens of clearable results: the size trigger fires
         for messages in turn(n, f"src/f{n}.py", "file_path"):
             session.append(messages)
-    assert status_of(session)["lastMicrocompaction"] is not None
+    assert status_of(session).last_microcompaction is not None
     assert reload(store, tmp_path, clock).view() == session.view()
     store.close()

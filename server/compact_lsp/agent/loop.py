@@ -255,10 +255,9 @@ class ChatLoop:
 
     def _microcompacted(self, eviction: EvictionRecord) -> None:
         self.access.microcompacted(eviction)
-        wire = eviction.to_wire()
         self._status(
-            f"Cleared {len(wire['cleared'])} old tool results ({wire['trigger']}): "
-            f"{wire['tokensBefore']} → {wire['tokensAfter']} tokens."
+            f"Cleared {len(eviction.cleared)} old tool results ({eviction.trigger}): "
+            f"{eviction.tokens_before} → {eviction.tokens_after} tokens."
         )
 
     async def _append(

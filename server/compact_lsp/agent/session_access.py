@@ -39,7 +39,7 @@ class DirectAccess:
         if self.summarizer is None:
             raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
         outcome = await self.session.compact(self.summarizer, trigger=trigger)
-        return outcome.to_wire()
+        return {"tokensBefore": outcome.boundary.tokens_before, "tokensAfter": outcome.boundary.tokens_after}
 
     def microcompacted(self, eviction: EvictionRecord) -> None:
         return None

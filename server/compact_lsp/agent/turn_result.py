@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from compact_lsp.engine.conversation.usage import ContextUsage
 
@@ -20,11 +19,3 @@ class TurnResult:
     rounds: int
     error: str | None = None
     error_kind: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"stopReason": self.stop_reason, "usage": self.usage.to_wire()}
-        if self.error is not None:
-            wire["error"] = self.error
-        if self.error_kind is not None:
-            wire["errorKind"] = self.error_kind
-        return wire

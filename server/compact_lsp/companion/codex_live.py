@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, rep
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.session.session_status import status_of
+from compact_lsp.engine.session.session_status import SessionStatus, status_of
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "codex"
@@ -139,10 +139,8 @@ class FollowedCodexSession:
         usage = self.session.usage()
         return build_usage(usage.by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
 
-    def status(self) -> dict[str, Any]:
-        status = status_of(self.session)
-        status["usage"] = self.usage().to_wire()
-        return status
+    def status(self) -> SessionStatus:
+        return replace(status_of(self.session), usage=self.usage())
 
     def update(self) -> bool:
         """Read the rollout again when it changed; True when the session changed."""

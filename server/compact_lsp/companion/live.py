@@ -32,7 +32,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
-from compact_lsp.engine.session.session_status import status_of
+from compact_lsp.engine.session.session_status import SessionStatus, status_of
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
 from compact_lsp.store.session_lock import SessionBusy
 
@@ -154,11 +154,10 @@ class FollowedSession:
             by_kind[kind] = by_kind.get(kind, 0) + tokens
         return build_usage(by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
 
-    def status(self) -> dict[str, Any]:
-        status = status_of(self.session)
-        status["usage"] = self.usage().to_wire()
-        status["messageCount"] = len(self.session.messages) + len(self._open.messages)
-        return status
+    def status(self) -> SessionStatus:
+        """The session's status with the open tail counted in."""
+        count = len(self.session.messages) + len(self._open.messages)
+        return replace(status_of(self.session), usage=self.usage(), message_count=count)
 
     # -- keeping in step -----------------------------------------------------------------------------------
 

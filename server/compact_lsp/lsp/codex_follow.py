@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.companion.codex_live import SOURCE, CodexSettings, FollowedCodexSession, belongs_to, rollouts_for
 from compact_lsp.companion.live import passive
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.lsp.answers import usage_answer
 from compact_lsp.lsp.claude_code_follow import DEBOUNCE_SECONDS, MAX_FOLLOWED
 from compact_lsp.lsp.notify import changed
 
@@ -109,7 +110,7 @@ class CodexFollow:
                 log.warning("cannot follow Codex rollout %s: %s", path, exc)
                 return
             slot.session = followed.session
-            usage = followed.usage().to_wire() if moved else None
+            usage = usage_answer(followed.usage()) if moved else None
         if moved:
             changed(self.server, slot, usage)
 

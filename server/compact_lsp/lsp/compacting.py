@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
+from compact_lsp.lsp.answers import compaction_answer, rehydration_answer, usage_answer
 from compact_lsp.lsp.notify import CompactionProgress, changed, did_compact
 from compact_lsp.lsp.work import in_session
 
@@ -57,7 +58,7 @@ async def compact_session(
                     cancel=progress.cancel,
                     claimed=True,
                 )
-                usage = session.usage().to_wire()
+                usage = usage_answer(session.usage())
                 server.registry().index_slot(slot)
         except CompactionError as exc:
             progress.end(f"Compaction did not happen: {exc}")
@@ -65,7 +66,7 @@ async def compact_session(
         except BaseException:
             progress.end("Compaction failed; nothing changed.")
             raise
-    result = {"changed": True, **outcome.to_wire()}
+    result = compaction_answer(outcome)
     progress.end(f"Compacted: {short_tokens(result['tokensBefore'])} → {short_tokens(result['tokensAfter'])} tokens")
     changed(server, slot, usage)
     did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"], result)
@@ -108,7 +109,7 @@ async def rehydration_preview(server: CompactLanguageServer, slot: SessionSlot) 
     def preview() -> dict[str, Any]:
         pending = split_for_compaction(session.messages).pending
         result = session.rehydration([pending] if pending is not None else [])
-        wire: dict[str, Any] = result.to_wire(session.settings.rehydration)
+        wire: dict[str, Any] = rehydration_answer(result, session.settings.rehydration)
         return wire
 
     return await in_session(server, slot, preview, changes=False)

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.lsp.answers import usage_answer
 from compact_lsp.lsp.notify import changed
 from compact_lsp.store.session_store import SessionJournal, parse_lines
 
@@ -74,7 +75,7 @@ def on_journal_changed(server: CompactLanguageServer, session_id: str) -> None:
 
 async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
     def run() -> tuple[int, dict[str, Any]]:
-        return catch_up(slot), slot.session.usage().to_wire()
+        return catch_up(slot), usage_answer(slot.session.usage())
 
     async with slot.lock:
         count, usage = await asyncio.to_thread(run)

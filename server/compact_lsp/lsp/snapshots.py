@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.session.session_status import status_of
-from compact_lsp.engine.session.transcript import compaction_result
+from compact_lsp.lsp.answers import status_answer
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.sessions import SessionSlot
@@ -23,12 +23,7 @@ if TYPE_CHECKING:
 
 def status_wire(slot: SessionSlot) -> dict[str, Any]:
     """``compact/status`` for the slot, measured now (under its lock, or on the loop while it compacts)."""
-    status: dict[str, Any] = slot.followed.status() if slot.followed is not None else status_of(slot.session)
-    if status.get("lastCompaction") is not None:
-        status["lastCompaction"] = {"changed": True, **compaction_result(status["lastCompaction"])}
-    if status.get("lastMicrocompaction") is not None:
-        status["lastMicrocompaction"] = {"changed": True, **status["lastMicrocompaction"]}
-    return status
+    return status_answer(slot.followed.status() if slot.followed is not None else status_of(slot.session))
 
 
 def publish(slot: SessionSlot) -> dict[str, Any]:

@@ -55,16 +55,6 @@ class FileRead:
             total_lines=self.total_lines,
         )
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "content": self.content,
-            "startLine": self.start_line,
-            "numLines": self.num_lines,
-            "totalLines": self.total_lines,
-            "truncated": self.truncated,
-        }
-
 
 def _inside(path: str, root: str) -> bool:
     try:

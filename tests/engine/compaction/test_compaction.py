@@ -17,6 +17,7 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
 from compact_lsp.engine.summarize.base import Summary, SummaryError, SummaryRequest
+from compact_lsp.lsp.answers import status_answer
 
 COUNTER = TiktokenCounter()
 
@@ -169,7 +170,7 @@ def test_a_held_claim_refuses_a_second_compaction_and_undo_and_changes_nothing()
     run(session.compact(FixedSummarizer()))
     view, revision = session.view(), session.revision
     with session.compaction_claim():
-        assert status_of(session)["compacting"] is True
+        assert status_answer(status_of(session))["compacting"] is True
         attempts = (lambda: run(session.compact(FixedSummarizer())), session.undo, session.compaction_claim().__enter__)
         for attempt in attempts:
             with pytest.raises(CompactionError, match="in progress") as info:

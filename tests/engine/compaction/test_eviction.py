@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compact_lsp.engine.compaction.eviction import ClearedResult, ProtectedResult
+from compact_lsp.engine.compaction.eviction import ClearedResult, EvictionRecord, ProtectedResult
 from compact_lsp.engine.utc import iso_utc
+from compact_lsp.lsp.answers import eviction_answer
 
 
 @pytest.mark.parametrize(
@@ -17,13 +18,15 @@ from compact_lsp.engine.utc import iso_utc
     ],
 )
 def test_cleared_result_names_a_single_path_only_when_unambiguous(paths: list[str], has_path: bool) -> None:
-    wire = ClearedResult("t1", "Read", paths, 10).to_wire()
+    record = EvictionRecord("forced", 0, 0, [ClearedResult("t1", "Read", paths, 10)], [], [], [], "")
+    wire = eviction_answer(record)["cleared"][0]
     assert ("path" in wire) is has_path
     assert wire["paths"] == paths
 
 
 def test_protected_result_names_its_first_path() -> None:
-    wire = ProtectedResult("t2", ["/memory/MEMORY.md"]).to_wire()
+    record = EvictionRecord("forced", 0, 0, [], [ProtectedResult("t2", ["/memory/MEMORY.md"])], [], [], "")
+    wire = eviction_answer(record)["protected"][0]
     assert wire == {"toolUseId": "t2", "paths": ["/memory/MEMORY.md"], "path": "/memory/MEMORY.md"}
 
 

@@ -27,6 +27,7 @@ from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.engine.files.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.session.journal import eviction_from_record, rewrite_record
 from compact_lsp.engine.settings import MicrocompactSettings, SettingsError
+from compact_lsp.lsp.answers import eviction_answer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "microcompact"
 
@@ -592,7 +593,7 @@ def mixed_session() -> list[Message]:
 def test_eviction_record_of_a_mixed_session_matches_the_golden_file(counter: TiktokenCounter) -> None:
     result = run(mixed_session(), counter, "idle", settings(keep=2), in_set("/repo/.compact/memory/MEMORY.md"))
     assert result is not None
-    wire = result.eviction.to_wire()
+    wire = eviction_answer(result.eviction)
     expected = json.loads((FIXTURES / "mixed_session.eviction.json").read_text())
     assert wire == expected
     assert validate(result.messages) == []

@@ -13,6 +13,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.lsp.answers import status_answer
 
 
 def test_a_pinned_file_comes_back_first_and_the_pins_outlive_compaction_and_replay(
@@ -28,14 +29,14 @@ def test_a_pinned_file_comes_back_first_and_the_pins_outlive_compaction_and_repl
     files = [r["path"] for r in outcome.rehydrated if r["kind"] == "file"]
     assert files[0] == "src/mod0.py"
     assert len(files) == 5  # the bound still holds: the pin took the place of the lowest-ranked file
-    wire = status_of(session)["pinned"]
+    wire = status_answer(status_of(session))["pinned"]
     assert wire == [
         {"kind": "toolResult", "toolUseId": "toolu_002", "inHistory": False},
         {"kind": "file", "path": "src/mod0.py"},
     ]
     reloaded = replay_session(journal.records, settings=session.settings, counter=counter,
                                      workspace_root=str(workspace))  # fmt: skip
-    assert status_of(reloaded)["pinned"] == wire
+    assert status_answer(status_of(reloaded))["pinned"] == wire
 
 
 @pytest.mark.parametrize(

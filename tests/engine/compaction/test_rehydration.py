@@ -21,6 +21,7 @@ from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.lsp.answers import rehydration_answer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rehydration"
 
@@ -454,7 +455,7 @@ def test_preview_candidates_say_why(ws: Workspace, counter: TiktokenCounter) -> 
         counter=counter,
         workspace_roots=[str(ws.root)],
     )
-    wire = [c.to_wire() for c in candidates]
+    wire = [rehydration_answer(RehydrationResult([], candidates, 0), RehydrationSettings())["candidates"]][0]
     assert [w["path"] for w in wire] == [f"f{i}.py" for i in range(5, -1, -1)]
     assert [w["included"] for w in wire] == [True] * 5 + [False]
     assert wire[0]["reason"] == "fits the budget" and wire[0]["score"] == 1.0

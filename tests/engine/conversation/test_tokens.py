@@ -21,6 +21,7 @@ from compact_lsp.engine.conversation.tokens import (
 )
 from compact_lsp.engine.conversation.usage import UsageLedger, build_usage, reported_input_tokens
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
+from compact_lsp.lsp.answers import usage_answer
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +153,7 @@ def test_usage_levels_and_wire_shape() -> None:
     warn = build_usage({"tool_result": 150_000}, settings)
     crit = build_usage({"tool_result": 170_000}, settings, reported=169_000)
     assert (ok.level, warn.level, crit.level) == ("ok", "warning", "critical")
-    wire = crit.to_wire()
+    wire = usage_answer(crit)
     assert wire["byKind"]["toolResult"] == 170_000 and wire["reported"] == 169_000
     assert wire["estimated"] == 170_000 and wire["percent"] == 85.0
 

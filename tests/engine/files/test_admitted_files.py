@@ -15,6 +15,7 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.lsp.answers import admitted_answer, status_answer
 
 
 class ListJournal:
@@ -70,8 +71,8 @@ def test_a_transcript_admits_the_files_it_used_with_success(
     s = session(ws, source)
     s.append(used("Read", str(sibling / "lib.py"), error=error))
     lib = str((sibling / "lib.py").resolve())
-    assert [f.to_wire() for f in s.admitted_files] == ([{"path": lib, "reason": "transcript"}] if admitted else [])
-    assert status_of(s)["admittedFiles"] == [f.to_wire() for f in s.admitted_files]
+    assert admitted_answer(s.admitted_files) == ([{"path": lib, "reason": "transcript"}] if admitted else [])
+    assert status_answer(status_of(s))["admittedFiles"] == admitted_answer(s.admitted_files)
     assert (lib in s.rehydration_roots) is admitted
 
 
@@ -109,10 +110,10 @@ def test_an_approval_is_journalled_and_revocable(layout: tuple[Path, Path]) -> N
     s = session(ws, "chat", journal)
     lib = str((sibling / "lib.py").resolve())
     s.admit(lib, "edit")
-    assert status_of(s)["admittedFiles"] == [{"path": lib, "reason": "edit"}]
+    assert status_answer(status_of(s))["admittedFiles"] == [{"path": lib, "reason": "edit"}]
     reloaded = replay_session(journal.records, settings=EngineSettings(), counter=TiktokenCounter(),
                                      workspace_root=str(ws))  # fmt: skip
-    assert [f.to_wire() for f in reloaded.admitted_files] == [{"path": lib, "reason": "edit"}]
+    assert admitted_answer(reloaded.admitted_files) == [{"path": lib, "reason": "edit"}]
     s.admit(lib, admitted=False)
     assert s.admitted_files == [] and lib not in s.rehydration_roots
     with pytest.raises(OutsideRoots):

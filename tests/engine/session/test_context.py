@@ -24,6 +24,7 @@ from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings, RehydrationSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
+from compact_lsp.lsp.answers import status_answer
 
 
 class ListJournal:
@@ -358,16 +359,16 @@ def test_the_agents_own_edit_is_not_reported_as_a_change(workspace: Path, counte
 
 def test_status_lists_the_biggest_items_exactly(workspace: Path, counter: TiktokenCounter) -> None:
     session, _, _ = reads_session(workspace, counter)
-    items = status_of(session)["biggestItems"]
+    items = status_answer(status_of(session))["biggestItems"]
     assert len(items) == 10
     assert [i["tokens"] for i in items] == sorted((i["tokens"] for i in items), reverse=True)
     first = items[0]
     assert first["kind"] == "toolResult" and first["tool"] == "read_file"
     assert first["tokens"] == counter.count_text((workspace / "src" / "mod1.py").read_text())
     run(session.compact(OfflineSummarizer()))
-    kinds = {i["kind"] for i in status_of(session)["biggestItems"]}
+    kinds = {i["kind"] for i in status_answer(status_of(session))["biggestItems"]}
     assert "attachments" in kinds  # re-attached files are shown as attachments, with their path
-    assert any(i["label"].startswith("attached file src/") for i in status_of(session)["biggestItems"])
+    assert any(i["label"].startswith("attached file src/") for i in status_answer(status_of(session))["biggestItems"])
 
 
 def test_microcompaction_first_when_it_alone_gets_under_the_threshold(

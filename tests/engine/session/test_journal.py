@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.compaction.eviction import ClearedResult, EvictionRecord, ProtectedResult
-from compact_lsp.engine.compaction.full_compaction import Boundary, CompactionOutcome
 from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
@@ -25,6 +23,8 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.lsp import answers
+from compact_lsp.lsp.answers import status_answer
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "journal" / "session-v1.jsonl"
 FIXTURE_ROOT = "/project"
@@ -130,8 +130,8 @@ def test_every_record_type_keeps_its_disk_keys(tmp_path: Path) -> None:
 def test_the_disk_format_does_not_follow_the_wire_shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A field added to (or renamed in) a protocol result must not reach the journal."""
     changed = {"aNewProtocolField": True}
-    for cls in (EvictionRecord, ClearedResult, ProtectedResult, CompactionOutcome, Boundary):
-        monkeypatch.setattr(cls, "to_wire", lambda self: changed)
+    for name in ("eviction_answer", "microcompaction_answer", "compaction_answer", "stored_compaction_answer"):
+        monkeypatch.setattr(answers, name, lambda *_: changed)
     assert shape(scripted_session(tmp_path)) == KEYS
 
 
@@ -146,7 +146,7 @@ def test_a_journal_written_before_still_loads() -> None:
     assert session.last_microcompaction is not None
     assert session.last_microcompaction.cleared_ids == ["toolu_000", "toolu_001"]
     assert session.last_microcompaction.cleared[0].paths == [f"{FIXTURE_ROOT}/mod0.py"]
-    assert status_of(session)["canUndo"] is False
+    assert status_answer(status_of(session))["canUndo"] is False
     assert session.usage().total > 0
 
 

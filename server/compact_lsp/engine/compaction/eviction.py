@@ -8,7 +8,7 @@ shortcut is served for content the model no longer has.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 Trigger = Literal["idle", "size", "forced"]
 TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
@@ -21,12 +21,6 @@ class ProtectedResult:
     tool_use_id: str
     paths: list[str]
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"toolUseId": self.tool_use_id, "paths": list(self.paths)}
-        if self.paths:
-            wire["path"] = self.paths[0]
-        return wire
-
 
 @dataclass(frozen=True)
 class ClearedResult:
@@ -36,17 +30,6 @@ class ClearedResult:
     tool: str
     paths: list[str]
     tokens: int
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "toolUseId": self.tool_use_id,
-            "tool": self.tool,
-            "paths": list(self.paths),
-            "tokens": self.tokens,
-        }
-        if len(self.paths) == 1:
-            wire["path"] = self.paths[0]
-        return wire
 
 
 @dataclass
@@ -73,18 +56,3 @@ class EvictionRecord:
     @property
     def cleared_ids(self) -> list[str]:
         return [c.tool_use_id for c in self.cleared]
-
-    def to_wire(self) -> dict[str, Any]:
-        """camelCase, the ``compact.microcompact`` result of docs/protocol.md plus the eviction details."""
-        return {
-            "trigger": self.trigger,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
-            "tokensSaved": self.tokens_saved,
-            "cleared": [c.to_wire() for c in self.cleared],
-            "protected": [p.to_wire() for p in self.protected],
-            "evictedReadPaths": list(self.evicted_read_paths),
-            "unresolved": list(self.unresolved),
-            "mediaCleared": self.media_cleared,
-            "createdAt": self.created_at,
-        }

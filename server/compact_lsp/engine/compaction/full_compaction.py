@@ -74,19 +74,6 @@ class Boundary:
     messages_summarized: int
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "boundaryId": self.id,
-            "trigger": self.trigger,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
-            "summarizer": self.summarizer,
-            "fallback": self.fallback,
-            "createdAt": self.created_at,
-            "messagesSummarized": self.messages_summarized,
-            **self.extra,
-        }
-
 
 def new_boundary_id() -> str:
     return new_id("cmp")
@@ -127,20 +114,6 @@ class CompactionOutcome:
     summary: Summary
     attached: list[dict[str, Any]] = field(default_factory=list)
     """Where each attachment sits in the summary message (block index), with its kind, path and partial flag."""
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``compact.compact`` command's result (docs/protocol.md)."""
-        return {
-            "tokensBefore": self.boundary.tokens_before,
-            "tokensAfter": self.boundary.tokens_after,
-            "summarizer": self.boundary.summarizer,
-            "fallback": self.boundary.fallback,
-            "rehydrated": self.rehydrated,
-            "boundaryId": self.boundary.id,
-            "trigger": self.boundary.trigger,
-            # why the model did not write the summary ("rate_limit: ..."), so the user sees the API failed
-            "fallbackReason": self.summary.fallback_reason if self.boundary.fallback else None,
-        }
 
 
 @dataclass(frozen=True)

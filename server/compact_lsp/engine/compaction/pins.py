@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, tool_uses
@@ -22,6 +23,17 @@ from compact_lsp.engine.files.usable_path import checked_path, real_path
 
 class PinError(ValueError):
     """A pin request that cannot be honoured; the text says why and what to do."""
+
+
+@dataclass(frozen=True)
+class PinnedItem:
+    """One pinned tool result (``kind`` ``toolResult``) or file (``file``)."""
+
+    kind: str
+    path: str | None = None
+    tool_use_id: str | None = None
+    in_history: bool = False
+    tool: str | None = None
 
 
 class Pins:
@@ -47,21 +59,22 @@ class Pins:
             else:
                 target.pop(value, None)
 
-    def to_wire(self, messages: Sequence[Message], workspace_root: str | None) -> list[dict[str, Any]]:
-        """``pinned`` in ``compact/status`` and the pin requests' result: results first, then files."""
+    def listed(self, messages: Sequence[Message], workspace_root: str | None) -> list[PinnedItem]:
+        """What is pinned, results first (with the tool and file of their request when it is in history), then
+        files, paths as the model sees them."""
         uses = {str(b.get("id")): b for m in messages if m.get("role") == "assistant" for b in tool_uses(m)}
-        out: list[dict[str, Any]] = []
+        out: list[PinnedItem] = []
         for tool_use_id in self.tool_use_ids:
-            item: dict[str, Any] = {"kind": "toolResult", "toolUseId": tool_use_id, "inHistory": tool_use_id in uses}
             use = uses.get(tool_use_id)
+            tool, shown = None, None
             if use is not None:
-                item["tool"] = str(use.get("name", ""))
+                tool = str(use.get("name", ""))
                 data = use.get("input")
                 path = data.get("file_path") or data.get("path") if isinstance(data, dict) else None
                 if isinstance(path, str) and path:
-                    item["path"] = display_path(path, workspace_root)
-            out.append(item)
-        out += [{"kind": "file", "path": display_path(p, workspace_root)} for p in self.paths]
+                    shown = display_path(path, workspace_root)
+            out.append(PinnedItem("toolResult", shown, tool_use_id, tool_use_id in uses, tool))
+        out += [PinnedItem("file", display_path(p, workspace_root)) for p in self.paths]
         return out
 
 

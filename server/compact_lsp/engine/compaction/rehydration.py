@@ -27,7 +27,6 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from compact_lsp.engine.compaction.file_excerpts import (
     MIN_PARTIAL_TOKENS,
@@ -79,18 +78,6 @@ class Candidate:
     realpath: str = ""
     text: str = field(default="", repr=False)  # what was attached, for the evaluation; not on the wire
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "score": round(self.score, 4),
-            "tokens": self.tokens,
-            "included": self.included,
-            "reason": self.reason,
-            "partial": self.partial,
-            "deleted": self.deleted,
-            "source": self.source,
-        }
-
 
 @dataclass
 class RehydrationResult:
@@ -100,17 +87,6 @@ class RehydrationResult:
     """Tokens of every attachment: plan, files, skills and memory indexes."""
     file_tokens: int = 0
     skill_tokens: int = 0
-
-    def to_wire(self, settings: RehydrationSettings) -> dict[str, Any]:
-        """The ``compact.rehydrationPreview`` result."""
-        return {
-            "budget": {
-                "maxFiles": settings.max_files,
-                "tokenBudget": settings.token_budget,
-                "maxTokensPerFile": settings.max_tokens_per_file,
-            },
-            "candidates": [c.to_wire() for c in self.candidates],
-        }
 
 
 def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:

@@ -26,14 +26,6 @@ class ContextItem:
     path: str | None = None
     tool_use_id: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"kind": _camel(self.kind), "label": self.label, "tokens": self.tokens,
-                                "messageIndex": self.message_index}  # fmt: skip
-        for key, value in (("tool", self.tool), ("path", self.path), ("toolUseId", self.tool_use_id)):
-            if value is not None:
-                wire[key] = value
-        return wire
-
 
 def biggest_items(
     messages: Sequence[Message],
@@ -100,8 +92,3 @@ def _item(
 
 def _clip(text: str) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)

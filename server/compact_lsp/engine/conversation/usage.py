@@ -78,27 +78,6 @@ class ContextUsage:
             return "warning"
         return "ok"
 
-    def to_wire(self) -> dict[str, Any]:
-        """camelCase, as the protocol gives it (docs/protocol.md, `Usage`)."""
-        wire: dict[str, Any] = {
-            "total": self.total,
-            "contextWindow": self.context_window,
-            "percent": self.percent,
-            "autoCompactThreshold": self.auto_compact_threshold,
-            "warningThreshold": self.warning_threshold,
-            "level": self.level,
-            "byKind": {_camel(k): v for k, v in self.by_kind.items()},
-            "estimated": self.total,
-        }
-        if self.reported is not None:
-            wire["reported"] = self.reported
-        return wire
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
 
 def build_usage(by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None = None) -> ContextUsage:
     kinds = {k: int(by_kind.get(k, 0)) for k in KINDS}

@@ -39,9 +39,6 @@ class AdmittedFile:
     """The realpath."""
     reason: Reason
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"path": self.path, "reason": self.reason}
-
 
 def admit_record(path: str, *, admitted: bool, reason: Reason, at: float) -> dict[str, Any]:
     """The journal record that admits (or revokes) the file at real path ``path``."""

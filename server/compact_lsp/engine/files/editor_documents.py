@@ -13,9 +13,6 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from compact_lsp.engine.utc import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +41,6 @@ class EditorDocument:
     dirty: bool = False
     focused_at: float = 0.0
     """When it was last focused (or opened); open documents are ordered by it, newest first."""
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "path": self.display_path or self.path,
-            "version": self.version,
-            "dirty": self.dirty,
-            "focusedAt": iso_utc(self.focused_at),
-        }
 
 
 DocumentListener = Callable[[EditorDocument, bool], None]

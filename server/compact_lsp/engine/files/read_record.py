@@ -11,9 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
-
-from compact_lsp.engine.utc import iso_utc
+from typing import Literal
 
 log = logging.getLogger(__name__)
 
@@ -137,17 +135,3 @@ class ReadRecord:
         if want_first < first:
             return False
         return last is None or (want_last is not None and want_last <= last)
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``compact/status`` readFiles entry (freshness as last computed: call ``refresh`` first)."""
-        return {
-            "path": self.display_path or self.resolved_path,
-            "kind": self.kind,
-            "freshness": self.freshness.value,
-            "range": self.range_label,
-            "tokens": self.tokens,
-            "readAt": iso_utc(self.read_at),
-            "inHistory": self.in_history,
-            "open": self.open,
-            "dirty": self.dirty,
-        }

@@ -366,15 +366,15 @@ class ReadFileState:
 
     # -- status ----------------------------------------------------------------------------------------------
 
-    def status(self) -> list[dict[str, Any]]:
+    def status(self) -> list[ReadRecord]:
         """``compact/status`` readFiles, freshly stat'ed: the model's reads newest first, then open documents
         it never read (kind "editor", never in history)."""
         self.refresh()
-        entries = [record.to_wire() for record in self.ranked()]
+        entries = list(self.ranked())
         for doc in self.open_documents():
             if doc.realpath not in self._records:
                 entry = ReadRecord(doc.path, doc.path, doc.realpath, "editor", doc.focused_at, in_history=False)
                 entry.display_path, entry.open, entry.dirty = doc.display_path, True, doc.dirty
                 entry.tokens = self._count({"type": "text", "text": doc.text})
-                entries.append(entry.to_wire())
+                entries.append(entry)
         return entries

@@ -9,7 +9,6 @@ replaced the history meanwhile.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.session.context_session import ContextSession
@@ -65,10 +64,3 @@ async def update_notes_if_due(session: ContextSession) -> bool:
         return False
     await job.run()
     return commit_notes(session, job)
-
-
-def notes_wire(notes: SessionNotes | None) -> dict[str, Any] | None:
-    """``sessionNotes`` in ``compact/status`` (docs/protocol.md)."""
-    if notes is None:
-        return None
-    return {"coveredUpto": notes.covered_upto, "writer": notes.writer, "updatedAt": notes.updated_at}

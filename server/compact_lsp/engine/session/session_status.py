@@ -1,36 +1,57 @@
-"""What ``compact/status`` reports of a session: its usage, read files, last compactions, notes, biggest items."""
+"""What ``compact/status`` reports of a session, as engine values (lsp/answers.py gives them their wire shape)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.engine.compaction.pins import PinnedItem
 from compact_lsp.engine.conversation.biggest import ContextItem, biggest_items
+from compact_lsp.engine.conversation.usage import ContextUsage
+from compact_lsp.engine.files.admitted_files import AdmittedFile
+from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.session.session_notes import notes_wire
+from compact_lsp.engine.summarize.session_memory import SessionNotes
 
 
-def status_of(session: ContextSession) -> dict[str, Any]:
-    session.read_state.refresh()
-    last_micro = session.last_microcompaction
-    return {
-        "sessionId": session.id,
-        "title": session.title,
-        "usage": session.usage().to_wire(),
-        "readFiles": session.read_state.status(),
-        "lastMicrocompaction": last_micro.to_wire() if last_micro else None,
-        "lastCompaction": session.state.compactions.last,
-        "compacting": session.compacting,
-        "sessionNotes": notes_wire(session.session_memory.notes),
-        "biggestItems": [item.to_wire() for item in _biggest_items(session)],
-        "canUndo": bool(session.state.compactions.standing),
-        "messageCount": len(session.messages),
-        "pinned": session.pins.to_wire(session.messages, session.workspace_root),
-        "admittedFiles": [f.to_wire() for f in session.admitted_files],
-    }
+@dataclass(frozen=True)
+class SessionStatus:
+    """One session now: its usage, the files the model read, the last compactions, the notes, the biggest items."""
+
+    session_id: str
+    title: str
+    usage: ContextUsage
+    read_files: list[ReadRecord]
+    """Freshly stat'ed, newest first, then open documents never read."""
+    last_microcompaction: EvictionRecord | None
+    last_compaction: dict[str, Any] | None
+    """The newest standing compaction's result as its journal record keeps it."""
+    compacting: bool
+    session_notes: SessionNotes | None
+    biggest_items: list[ContextItem]
+    can_undo: bool
+    message_count: int
+    pinned: list[PinnedItem]
+    admitted_files: list[AdmittedFile]
 
 
-def _biggest_items(session: ContextSession) -> list[ContextItem]:
+def status_of(session: ContextSession) -> SessionStatus:
     history = session.state.history
-    return biggest_items(
-        history.messages, history.ledger.message_tokens, session.counter, history.attachment_texts.__contains__
+    return SessionStatus(
+        session_id=session.id,
+        title=session.title,
+        usage=session.usage(),
+        read_files=session.read_state.status(),
+        last_microcompaction=session.last_microcompaction,
+        last_compaction=session.state.compactions.last,
+        compacting=session.compacting,
+        session_notes=session.session_memory.notes,
+        biggest_items=biggest_items(
+            history.messages, history.ledger.message_tokens, session.counter, history.attachment_texts.__contains__
+        ),
+        can_undo=bool(session.state.compactions.standing),
+        message_count=len(session.messages),
+        pinned=session.pins.listed(session.messages, session.workspace_root),
+        admitted_files=session.admitted_files,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.lsp.answers import admitted_answer
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.params import as_object, required_str
 from compact_lsp.lsp.work import in_session
@@ -26,7 +27,7 @@ async def revoke_file(server: CompactLanguageServer, params: Any) -> dict[str, A
     def change() -> list[dict[str, Any]]:
         real = os.path.realpath(os.path.join(session.workspace_root or os.sep, os.path.expanduser(path)))
         session.admit(real, admitted=False)
-        return [f.to_wire() for f in session.admitted_files]
+        return admitted_answer(session.admitted_files)
 
     return {"admittedFiles": await in_session(server, slot, change)}
 

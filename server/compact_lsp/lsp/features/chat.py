@@ -23,6 +23,7 @@ from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.toolset import default_tools
 from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.lsp.answers import turn_answer
 from compact_lsp.lsp.compacting import compact_session, refresh_notes
 from compact_lsp.lsp.errors import request_failed
 from compact_lsp.lsp.handlers import request_handler
@@ -109,4 +110,4 @@ async def chat(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
         state.running.discard(session.id)
         # the turn grew the session: bring its notes up to date in the background, as after compact/append
         server.run_task(refresh_notes(server, slot), name=f"session notes of {session.id}")
-    return result.to_wire()
+    return turn_answer(result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.lsp.answers import microcompaction_answer
 from compact_lsp.lsp.compacting import compact_session, outcome, rehydration_preview
 from compact_lsp.lsp.features.methods import session_status
 from compact_lsp.lsp.handlers import command_handler
@@ -62,7 +63,7 @@ async def microcompact_command(server: CompactLanguageServer, args: tuple[object
             "protected": [],
         }
     did_microcompact(server, session.id, eviction)
-    return {"changed": True, **eviction.to_wire()}
+    return microcompaction_answer(eviction)
 
 
 async def compact_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.io_threads import run_io
+from compact_lsp.lsp.answers import microcompaction_answer, read_result_answer, usage_answer
 from compact_lsp.lsp.compacting import compact_session, refresh_notes
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
@@ -74,9 +75,9 @@ async def append(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     usage = optional_object(args, "usage", APPEND)
     session = slot.session
     outcome = await in_session(server, slot, functools.partial(session.append, messages, usage))
-    result: dict[str, Any] = {"usage": outcome.usage.to_wire()}
+    result: dict[str, Any] = {"usage": usage_answer(outcome.usage)}
     if outcome.microcompaction is not None:
-        result["microcompaction"] = {"changed": True, **outcome.microcompaction.to_wire()}
+        result["microcompaction"] = microcompaction_answer(outcome.microcompaction)
         did_microcompact(server, session.id, outcome.microcompaction)
     if outcome.compaction_due:
         result.update(await _auto_compact(server, slot))
@@ -99,7 +100,7 @@ async def messages(server: CompactLanguageServer, params: Any) -> dict[str, Any]
     session = slot.session
 
     def view() -> dict[str, Any]:
-        return {"system": session.system_prompt(), "messages": session.view(), "usage": session.usage().to_wire()}
+        return {"system": session.system_prompt(), "messages": session.view(), "usage": usage_answer(session.usage())}
 
     return await in_session(server, slot, view, changes=False)
 
@@ -116,7 +117,7 @@ async def read_file(server: CompactLanguageServer, params: Any) -> dict[str, Any
     roots = list(session.allowed_roots.paths)
     read = await run_io(read_text_file, path, server.workspace_root, offset=offset, limit=limit, extra_roots=roots)
     await in_session(server, slot, functools.partial(read.record_in, session, tool_use_id))
-    return read.to_wire()
+    return read_result_answer(read)
 
 
 async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:

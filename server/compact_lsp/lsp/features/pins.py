@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.lsp.answers import pinned_answer
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.params import as_object, optional_str, required_str
 from compact_lsp.lsp.work import in_session
@@ -25,7 +26,7 @@ async def change_pin(server: CompactLanguageServer, params: Any, method: str) ->
 
     def change() -> list[dict[str, Any]]:
         session.pin(tool_use_id=tool_use_id, path=path, pinned=method == PIN)
-        return session.pins.to_wire(session.messages, session.workspace_root)
+        return pinned_answer(session.pins.listed(session.messages, session.workspace_root))
 
     return {"pinned": await in_session(server, slot, change)}
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
-from compact_lsp.engine.session.transcript import transcript_entries
 from compact_lsp.engine.utc import iso_utc
+from compact_lsp.lsp.answers import usage_answer
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.params import as_object, required_str
+from compact_lsp.lsp.transcript import transcript_entries
 from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         "damaged": summary.damaged_records > 0,
         "damagedRecords": summary.damaged_records,
         "readOnly": summary.source in ("claude-code", "codex"),
-        "usage": usage.to_wire(),
+        "usage": usage_answer(usage),
     }
 
 

@@ -15,16 +15,7 @@ from compact_lsp.engine.conversation.messages import blocks_of
 from compact_lsp.engine.prompts import summary_of_message_text
 from compact_lsp.engine.session.journal import eviction_from_record
 from compact_lsp.engine.utc import iso_utc
-
-
-def compaction_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored compaction result with ``summarizer``, ``fallback`` and ``fallbackReason`` always present
-    (journals written before they all were carry only some)."""
-    wire = dict(result)
-    wire.setdefault("summarizer", "offline")
-    wire["fallback"] = bool(wire.get("fallback", False))
-    wire["fallbackReason"] = wire.get("fallbackReason") if wire["fallback"] else None
-    return wire
+from compact_lsp.lsp.answers import eviction_answer, stored_compaction_answer
 
 
 def transcript_entries(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -39,12 +30,12 @@ def transcript_entries(records: Iterable[Mapping[str, Any]]) -> list[dict[str, A
                     entries.append({"kind": "message", "at": at, "message": message})
         elif kind == "rewrite" and isinstance(record.get("eviction"), dict):
             try:
-                eviction = eviction_from_record(record["eviction"]).to_wire()
+                eviction = eviction_answer(eviction_from_record(record["eviction"]))
             except (KeyError, TypeError, ValueError):
                 continue
             entries.append({"kind": "microcompaction", "at": at, **eviction})
         elif kind == "compaction" and isinstance(record.get("result"), dict):
-            result = compaction_result(record["result"])
+            result = stored_compaction_answer(record["result"])
             entries.append(
                 {
                     "kind": "compaction",
