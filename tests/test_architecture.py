@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import copy
 import graphlib
+import re
 from pathlib import Path
 
 import grimp
@@ -194,6 +195,37 @@ def test_engine_functions_fit_on_a_screen() -> None:
 def test_the_function_check_sees_a_long_function() -> None:
     body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
     assert long_functions(f"def short():\n    return 1\n\n\ndef long():\n{body}") == {"long": MAX_FUNCTION_LINES + 1}
+
+
+PROTOCOL_WORDS = re.compile(r"\bcompact/[a-zA-Z]|\bcompact\.[a-z][a-zA-Z]+\b")
+"""A method or command name of the protocol: the adapter's words, never in an engine message."""
+
+
+def protocol_words(source: str) -> list[str]:
+    """String literals of ``source`` (docstrings aside) that name a protocol method or command."""
+    tree = ast.parse(source)
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+        and PROTOCOL_WORDS.search(node.value)
+    ]  # fmt: skip
+
+
+def test_the_engine_speaks_its_own_words() -> None:
+    """Engine errors say what happened in the engine's terms; the adapter (lsp/) chooses the wire's words."""
+    found = {
+        str(path.relative_to(PACKAGE)): words
+        for path in sorted((PACKAGE / "engine").rglob("*.py"))
+        if (words := protocol_words(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_the_words_check_sees_a_method_name() -> None:
+    source = 'def pin():\n    """For compact/pin."""\n    raise ValueError(f"compact/pin: no tool call {x!r}")\n'
+    assert protocol_words(source) == ["compact/pin: no tool call "]
 
 
 def _defined(module: str) -> set[str] | None:

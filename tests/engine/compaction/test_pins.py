@@ -45,7 +45,7 @@ def test_a_pinned_file_comes_back_first_and_the_pins_outlive_compaction_and_repl
         pytest.param({"tool_use_id": "toolu_999"}, "no tool call", id="unknown-id"),
         pytest.param({"path": "/etc/hostname"}, "outside the allowed roots", id="outside"),
         pytest.param({"path": "src"}, "is not a file", id="directory"),
-        pytest.param({}, "give 'toolUseId'", id="nothing"),
+        pytest.param({}, "name a tool result or a file", id="nothing"),
     ],
 )
 def test_an_invalid_pin_writes_nothing(

@@ -13,16 +13,22 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from compact_lsp.engine.conversation.messages import Message, tool_uses
 from compact_lsp.engine.files.change_notices import absolute_path, display_path
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.usable_path import checked_path, real_path
 
+PinProblem = Literal["nothing", "unknown_tool_call", "outside_roots", "not_a_file"]
+
 
 class PinError(ValueError):
-    """A pin request that cannot be honoured; the text says why and what to do."""
+    """A pin request that cannot be honoured; the text says why and what to do, ``problem`` which case it is."""
+
+    def __init__(self, problem: PinProblem, message: str) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -92,14 +98,15 @@ def pin_record(
     """The ``pin`` record for this request, or None when it would change nothing; ``PinError`` when invalid."""
     verb = "pin" if pinned else "unpin"
     if tool_use_id is None and path is None:
-        raise PinError(f"compact/{verb}: give 'toolUseId' (a tool result) or 'path' (a file), or both")
+        raise PinError("nothing", f"name a tool result or a file to {verb}, or both")
     record: dict[str, Any] = {"type": "pin", "pinned": pinned, "at": at}
     changed = False
     if tool_use_id is not None:
         if pinned and tool_use_id not in known_tool_use_ids:
             raise PinError(
-                f"compact/pin: no tool call {tool_use_id!r} in this session's history; pin a toolUseId that "
-                "compact/status or compact/messages shows"
+                "unknown_tool_call",
+                f"there is no tool call {tool_use_id!r} in this session's history; pin a tool result the "
+                "session's status or messages show",
             )
         record["toolUseId"] = tool_use_id
         changed |= (tool_use_id in pins.tool_use_ids) != pinned
@@ -110,11 +117,12 @@ def pin_record(
             if work_roots.root_of(real) is None:
                 roots = ", ".join(work_roots.paths) or "none (no workspace folder)"
                 raise PinError(
-                    f"compact/pin: {path} is outside the allowed roots ({roots}); only files in a workspace folder "
-                    "or an additionalDirectories entry can be pinned"
+                    "outside_roots",
+                    f"{path} is outside the allowed roots ({roots}); only files in a workspace folder or an "
+                    "additional directory can be pinned",
                 )
             if not os.path.isfile(real):
-                raise PinError(f"compact/pin: {path} is not a file (it does not exist, or is a directory)")
+                raise PinError("not_a_file", f"{path} is not a file (it does not exist, or is a directory)")
         record["path"] = real
         changed |= (real in pins.paths) != pinned
     return record if changed else None

@@ -80,7 +80,7 @@ def compaction_claim(session: CompactingSession) -> Iterator[None]:
         raise CompactionError(
             "in_progress",
             f"A compaction of session {session.id} is already in progress; wait for it to finish "
-            '(compact/status shows "compacting": true until then).',
+            "(the session's status shows it compacting until then).",
         )
     session.compacting = True
     try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.engine.compaction.pins import PinError
 from compact_lsp.lsp.answers import pinned_answer
+from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.params import as_object, optional_str, required_str
 from compact_lsp.lsp.work import in_session
@@ -25,7 +27,12 @@ async def change_pin(server: CompactLanguageServer, params: Any, method: str) ->
     session = slot.session
 
     def change() -> list[dict[str, Any]]:
-        session.pin(tool_use_id=tool_use_id, path=path, pinned=method == PIN)
+        try:
+            session.pin(tool_use_id=tool_use_id, path=path, pinned=method == PIN)
+        except PinError as exc:
+            if exc.problem == "nothing":  # the request named neither: say which fields it takes
+                raise invalid_params("give 'toolUseId' (a tool result) or 'path' (a file), or both") from exc
+            raise
         return pinned_answer(session.pins.listed(session.messages, session.workspace_root))
 
     return {"pinned": await in_session(server, slot, change)}
