@@ -25,6 +25,9 @@ ATTACHMENT = "attachment"
 """Context Claude Code adds that is in no message (re-attached files, hook output, listings, a sub-agent's
 result): its ``rendered`` texts reach the model as a user (or system) message, so they are imported as one."""
 BINARY_SNIFF_BYTES = 8192
+UNPARSED_KINDS = (b"api-request", b"api-request-blob", b"api-request-shape")
+"""Claude Code 2.x's copies of what it sent the API (the system prompt and tools, ~140 KB a blob): bookkeeping
+that is never part of the chain. A line that starts ``{"type":"<one of these>"`` is counted, not parsed."""
 MAX_RENDERED_PARTS = 64
 
 
@@ -90,6 +93,9 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
     problems: list[LineProblem] = []
     for line_no, raw in enumerate(lines, first_line_no):
         if not raw.strip():
+            continue
+        if raw.startswith(b'{"type":"') and raw[9 : raw.find(b'"', 9)] in UNPARSED_KINDS:
+            records.append(LogRecord(line_no, {"type": raw[9 : raw.find(b'"', 9)].decode()}))
             continue
         problem = None
         try:
