@@ -66,7 +66,7 @@ plugins = false
 
 
 def env_for(codex_home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "CODEX", "ANTHROPIC"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "CODEX", "ANTHROPIC", "XDG_"))}
     env.update(HOME=str(codex_home.parent), CODEX_HOME=str(codex_home), STUB_API_KEY="dummy-key")
     return env
 

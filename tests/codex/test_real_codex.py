@@ -151,7 +151,9 @@ def test_uninstall_removes_the_hook_and_keeps_the_users_settings(codex_home: Pat
         write_config(codex_home, stub)
         before = (codex_home / "config.toml").read_text()
         install(codex_home, project)
-        assert "compact_lsp codex hook" in (codex_home / "config.toml").read_text()
+        launcher = codex_home.parent / ".local" / "share" / "compact-lsp" / "codex-hook"
+        assert str(launcher) in (codex_home / "config.toml").read_text()
+        assert "-m compact_lsp codex hook" in launcher.read_text()  # the launcher Codex runs, checked before
         done = subprocess.run(
             [sys.executable, "-m", "compact_lsp", "codex", "uninstall-hook", "--user"],
             cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,

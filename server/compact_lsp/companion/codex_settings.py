@@ -21,9 +21,7 @@ Codex runs a new or changed hook only after the user trusts it once (``/hooks`` 
 from __future__ import annotations
 
 import os
-import shlex
 import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +33,9 @@ from compact_lsp.atomic_files import replace_file
 
 EVENT = "SessionStart"
 MATCHER = "compact"
-HOOK_ARGS = ("codex", "hook")
 TIMEOUT_SECONDS = 30
-_MARKERS = ("compact_lsp codex hook", "compact-lsp codex hook")
+_MARKERS = ("compact_lsp codex hook", "compact-lsp codex hook", "compact-lsp/codex-hook")
+"""How our own entry is recognised, whichever way it was started (the launcher is ``…/compact-lsp/codex-hook``)."""
 MAX_CONFIG_BYTES = 4 << 20
 TRUST_NOTE = (
     "Codex runs a new or changed hook only after you trust it: start Codex in this project, type /hooks and trust "
@@ -69,8 +67,14 @@ def config_path(scope: str, project_dir: str) -> Path:
 
 
 def hook_command() -> str:
-    """This interpreter with ``-m compact_lsp``: works whether or not ``compact-lsp`` is on Codex's PATH."""
-    return " ".join([shlex.quote(sys.executable), "-m", "compact_lsp", *HOOK_ARGS])
+    """The launcher (``companion/hook_launcher.py``): this server's Python with the path it needs, wherever it was
+    installed from (VS Code's bundled server too), checked by running it once; ``ConfigFileError`` if it fails."""
+    from compact_lsp.companion.hook_launcher import LauncherError, launcher_command
+
+    try:
+        return launcher_command("codex")
+    except LauncherError as exc:
+        raise ConfigFileError(str(exc)) from None
 
 
 def is_ours(hook: Any) -> bool:
@@ -188,8 +192,8 @@ def _already(entries: Any, command: str) -> bool:
 
 
 def install_hook(path: Path, command: str | None = None) -> HookChange:
-    command = command or hook_command()
     original = _read(path)
+    command = command or hook_command()
     doc = _parse(path, original)
     entries = _entries(doc, path, create=True)
     if _already(entries, command):

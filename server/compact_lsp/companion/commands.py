@@ -3,6 +3,7 @@
 ``hook`` is what Claude Code runs; it must never break Claude Code: whatever happens it exits 0, prints either
 one JSON object or nothing on stdout, and says why it printed nothing on stderr and in its log file
 (``hook_log_path()``, created 0600). A deadline (``HOOK_DEADLINE_SECONDS``) bounds it however big the transcript.
+``run_hook`` serves Codex's hook too (``companion/codex_commands.py``): the same input, output and rules.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from compact_lsp.companion.hook import NotForUs, context_for, hook_output, parse_hook_input
+from compact_lsp.companion.hook import NotForUs, hook_output, parse_hook_input
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,9 @@ def main(argv: list[str]) -> int:
 
 def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     if ns.action == "hook" and ns.check:
-        from compact_lsp.companion.hook_launcher import READY
+        from compact_lsp.companion.hook_launcher import ready
 
-        (stdout or sys.stdout).write(READY + "\n")
+        (stdout or sys.stdout).write(ready("claude-code") + "\n")
         return 0
     if ns.action == "hook":
         return run_hook(stdin or sys.stdin.buffer, stdout or sys.stdout, budget=ns.budget)
@@ -70,25 +71,25 @@ def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, 
     return 0
 
 
-def hook_log_path() -> Path:
+def hook_log_path(agent: str = "claude-code") -> Path:
     """platformdirs' user log directory; on Linux worked out here (``$XDG_STATE_HOME`` or ``~/.local/state``,
     then ``compact-lsp/log``), so the hook does not pay for importing platformdirs on every compaction."""
     if sys.platform.startswith("linux"):
         state = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return Path(state) / "compact-lsp" / "log" / "claude-code-hook.log"
+        return Path(state) / "compact-lsp" / "log" / f"{agent}-hook.log"
     from platformdirs import user_log_path
 
-    return user_log_path("compact-lsp") / "claude-code-hook.log"
+    return user_log_path("compact-lsp") / f"{agent}-hook.log"
 
 
 MAX_LOG_BYTES = 1 << 20
 
 
-def _log_to_file() -> None:
+def _log_to_file(agent: str) -> None:
     """Append to the hook's own log (0600, rotated at 1 MB) and stderr; a log we cannot open is not an error."""
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     try:
-        path = hook_log_path()
+        path = hook_log_path(agent)
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:  # rotated at 1 MB, one old file kept
             os.replace(path, path.with_name(path.name + ".1"))
@@ -97,7 +98,7 @@ def _log_to_file() -> None:
     except OSError:
         pass
     for handler in handlers:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s claude-code hook: %(message)s"))
+        handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s {agent} hook: %(message)s"))
         log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
@@ -111,9 +112,13 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _Deadline(f"no answer within {HOOK_DEADLINE_SECONDS:.0f} s")
 
 
-def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET) -> int:
-    """Claude Code's hook: print the additional context or nothing; always exit 0."""
-    _log_to_file()
+def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET, agent: str = "claude-code") -> int:
+    """Claude Code's hook (or Codex's, ``agent="codex"``): print the additional context or nothing; always exit 0."""
+    if agent == "codex":
+        from compact_lsp.companion.codex_hook import context_for
+    else:
+        from compact_lsp.companion.hook import context_for
+    _log_to_file(agent)
     started = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, HOOK_DEADLINE_SECONDS)

@@ -164,7 +164,7 @@ def _plan_lost(plan: PlanState | None, summary: str) -> bool:
     return any(step and " ".join(step.split()) not in folded for step in steps)
 
 
-def _display(path: str, cwd: str) -> str:
+def display_path(path: str, cwd: str) -> str:
     rel = os.path.relpath(path, cwd)
     return path if rel.startswith("..") else rel
 
@@ -173,10 +173,12 @@ TRAIL_HEAD = '<artifact-trail note="files touched before the compaction, most re
 TRAIL_TAIL = "</artifact-trail>"
 
 
-def fit(parts: Sequence[str], trail: Sequence[str], limit: int = HOOK_CHAR_LIMIT) -> str | None:
+def fit(
+    parts: Sequence[str], trail: Sequence[str], limit: int = HOOK_CHAR_LIMIT, *, header: str = HEADER
+) -> str | None:
     """The header, then each part in order while it fits, then as many trail lines as fit: at most ``limit``
     characters in all (None when nothing but the header would be said)."""
-    out = HEADER
+    out = header
     for part in parts:
         if len(out) + 2 + len(part) <= limit:
             out += "\n\n" + part
@@ -190,7 +192,7 @@ def fit(parts: Sequence[str], trail: Sequence[str], limit: int = HOOK_CHAR_LIMIT
         room -= len(line) + 1
     if lines:
         out += "\n\n" + TRAIL_HEAD + "\n" + "\n".join(lines) + "\n" + TRAIL_TAIL
-    return None if out == HEADER else out
+    return None if out == header else out
 
 
 def build_context(
@@ -208,7 +210,7 @@ def build_context(
     counter = CharCounter()
     uses = file_uses(messages, cwd, imported.tool_results_side)
     roots = allowed_roots(cwd, uses)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=_Ticks())
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock())
     state.observe(messages)
     own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
     plan = extract_plan(messages)
@@ -224,7 +226,7 @@ def build_context(
         history=messages,
     )
     parts = [a.text for a in result.attachments if a.kind in ("plan", "file", "file-deleted")]
-    trail = [f"- {_display(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
+    trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
     context = fit(parts, trail)
     figures = {
         "files": sum(1 for a in result.attachments if a.kind == "file"),
@@ -239,7 +241,7 @@ def build_context(
     return context, figures
 
 
-class _Ticks:
+class ReplayClock:
     """A clock for the replayed read-file state: one tick per call, so later reads rank as more recent."""
 
     def __init__(self) -> None:
