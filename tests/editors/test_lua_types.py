@@ -60,3 +60,40 @@ def test_lua_fields_match_the_schema(lua_class: str) -> None:
 def test_the_comparison_sees_a_drifted_field() -> None:
     drifted = lua_classes("---@class compact_lsp.Usage\n---@field total integer\n---@field budgett integer\n")
     assert drifted["Usage"] != schema_fields("Usage")
+
+
+def lua_aliases(text: str) -> dict[str, list[str]]:
+    """``---@alias compact_lsp.Name 'a'|'b'`` (or a union of classes) → its members, quotes kept."""
+    aliases = {}
+    for name, members in re.findall(r"^---@alias\s+compact_lsp\.(\w+)\s+(.+)$", text, flags=re.M):
+        aliases[name] = [m.strip() for m in members.split("|")]
+    return aliases
+
+
+def alias_drift(aliases: dict[str, list[str]]) -> list[str]:
+    """Enum aliases that are not their schema enum, union aliases naming a class the schema lacks."""
+    drift = []
+    for name, members in aliases.items():
+        if name not in DEFS:
+            drift.append(f"compact_lsp.{name}: no $defs/{name} in the schema")
+        elif all(m.startswith("'") for m in members):
+            if [m.strip("'") for m in members] != DEFS[name].get("enum"):
+                drift.append(f"compact_lsp.{name}: {members} but the schema's enum is {DEFS[name].get('enum')}")
+        else:
+            drift += [f"compact_lsp.{name}: {m} is no schema shape" for m in members
+                      if m.removeprefix("compact_lsp.") not in DEFS]  # fmt: skip
+    return drift
+
+
+def test_lua_aliases_and_enums_match_the_schema() -> None:
+    aliases = lua_aliases(TYPES_LUA.read_text(encoding="utf-8"))
+    assert {"SessionSource", "UsageLevel", "Freshness"} <= set(aliases)
+    assert alias_drift(aliases) == []
+
+
+def test_the_alias_comparison_sees_a_missing_enum_value() -> None:
+    drifted = lua_aliases("---@alias compact_lsp.SessionSource 'chat'|'import'|'api'\n")
+    assert alias_drift(drifted) == [
+        f"compact_lsp.SessionSource: [\"'chat'\", \"'import'\", \"'api'\"] but the schema's enum is "
+        f"{DEFS['SessionSource']['enum']}"
+    ]
