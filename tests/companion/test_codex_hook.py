@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.companion.codex_commands import run_hook
 from compact_lsp.companion.codex_settings import ConfigFileError, install_hook, uninstall_hook
+from compact_lsp.companion.commands import run_hook
 
 USER_CONFIG = """# mine
 model = "gpt-5.5"
@@ -78,7 +78,7 @@ def test_a_broken_config_is_left_alone_with_a_clear_error(tmp_path: Path) -> Non
 )  # fmt: skip
 def test_the_hook_never_breaks_codex(stdin: bytes) -> None:
     out = io.StringIO()
-    assert run_hook(io.BytesIO(stdin), out) == 0
+    assert run_hook(io.BytesIO(stdin), out, agent="codex") == 0
     assert out.getvalue() == ""
 
 
