@@ -143,6 +143,22 @@ async def test_list_directory_marks_folders(tools: Harness) -> None:
     assert "outside the workspace" in await tools.refused("list_directory", path="..")
 
 
+async def test_glob_never_walks_through_a_link_out_of_the_roots(
+    tools: Harness, workspace: Workspace, outside: Path
+) -> None:
+    """On main '**' followed a symlink to '/' (a PermissionError from /proc/1/cwd for a user) and listed files
+    reached through a folder outside; now links to folders are not entered at all, and a file link counts only
+    when it resolves inside the roots."""
+    workspace.write("src/app.py", "x = 1\n")
+    os.symlink("/", workspace.root / "rootlink")
+    os.symlink(outside, workspace.root / "outlink")
+    os.symlink(workspace.root / "src" / "app.py", outside / "back.py")  # outside, leading back in
+    os.symlink(workspace.root / "src" / "app.py", workspace.root / "alias.py")
+    assert await tools.call("glob", pattern="**/*.py") == "alias.py\nsrc/app.py\nsrc/util.py"
+    assert await tools.call("glob", pattern="*/*.py") == "src/app.py\nsrc/util.py"  # not outlink/back.py
+    assert await tools.call("glob", pattern="*/etc/passwd") == "[no files match */etc/passwd]"
+
+
 async def test_glob_finds_files_but_not_through_escaping_links_or_git(
     tools: Harness, workspace: Workspace, outside: Path
 ) -> None:

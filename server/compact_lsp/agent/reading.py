@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fnmatch
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,29 @@ def list_directory_tool() -> Tool:
 # -- glob --------------------------------------------------------------------------------------------------
 
 
+def _matches(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """``parts`` (a path's components) match ``pattern``'s, '**' standing for any number of folders."""
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_matches(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _matches(pattern[1:], parts[1:])
+
+
+def _walk_matching(base: str, pattern: tuple[str, ...]) -> Iterator[str]:
+    """Files (and links to files) below ``base`` whose relative path matches ``pattern``. The walk never enters a
+    link to a folder (``os.walk`` without ``followlinks``), so it cannot leave the roots through one, and it
+    skips folders it cannot read."""
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        relative = () if folder == base else Path(os.path.relpath(folder, base)).parts
+        if "**" not in pattern and len(relative) >= len(pattern) - 1:
+            dirs[:] = []  # without '**' nothing deeper can match
+        for name in sorted(files):
+            if _matches(pattern, (*relative, name)):
+                yield os.path.join(folder, name)
+
+
 def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
     if os.path.isabs(pattern) or ".." in Path(pattern).parts:
         raise ToolError("'pattern' must be relative to 'path' and must not contain '..'")
@@ -161,13 +185,11 @@ def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
     roots = _allowed_roots(ctx)
     workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
     matches: list[str] = []
-    for match in Path(base_real).glob(pattern):
-        if SKIPPED_DIRS.intersection(match.relative_to(base_real).parts[:-1]):
-            continue
-        real = os.path.realpath(match)
+    for match in _walk_matching(base_real, Path(pattern).parts):
+        real = os.path.realpath(match)  # a file link counts when it resolves inside the roots
         if not _inside(real, roots) or not os.path.isfile(real):
             continue
-        matches.append(os.path.relpath(match, workspace) if _inside(str(match), [workspace]) else str(match))
+        matches.append(os.path.relpath(match, workspace) if _inside(match, [workspace]) else match)
         if len(matches) > MAX_GLOB_MATCHES:
             break
     if not matches:

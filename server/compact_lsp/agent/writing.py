@@ -103,10 +103,13 @@ def _read_text(real: str, display: str) -> str:
         raise ToolError(f"{display} is not UTF-8 text; it cannot be edited as text") from None
 
 
-def _write_text(real: str, text: str) -> None:
-    """All or nothing (``atomic_files``): a full disk leaves the old file whole and says so."""
+def _write_text(real: str, text: str, roots: AllowedRoots) -> None:
+    """All or nothing (``atomic_files``): a full disk leaves the old file whole and says so. The folder is reached
+    from the root holding it without following links, so a folder swapped for a link out meanwhile is refused."""
+    if roots.root_of(os.path.dirname(real)) is None:  # a file outside the user admitted: its own folder, opened once
+        roots = AllowedRoots.of(os.path.dirname(real))
     try:
-        replace_file(real, text)
+        replace_file(real, text, roots=roots)
     except WriteFailed as exc:
         raise ToolError(str(exc)) from None
 
@@ -139,7 +142,7 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if not asked:  # a file outside the workspace was just approved, with this very change shown
         await _allowed(ctx, "edit", "edit_file", display, detail, real)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-    await run_io(_write_text, real, updated)
+    await run_io(_write_text, real, updated, ctx.session.work_roots)
     await ctx.runner.run(lambda: ctx.session.read_state.record_edit(real, ctx.tool_use_id or None))
     times = f"{count} occurrences" if replace_all and count > 1 else "1 occurrence"
     return ToolOutput(f"Edited {display}: replaced {times}.")
@@ -184,7 +187,7 @@ async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     verb = "overwrite" if exists else "create"
     if not asked:
         await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
-    await run_io(_write_text, real, content)
+    await run_io(_write_text, real, content, ctx.session.work_roots)
     await ctx.runner.run(lambda: ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content))
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} lines).")
@@ -236,7 +239,8 @@ def _update_index(index_path: str, slug: str, line: str) -> None:
             break
     else:
         lines.append(line)
-    _write_text(index_path, "\n".join(lines) + "\n")  # replaced whole: never seen half-written
+    folder = AllowedRoots.of(os.path.dirname(index_path))
+    _write_text(index_path, "\n".join(lines) + "\n", folder)  # replaced whole: never seen half-written
 
 
 async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -260,7 +264,9 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         raise ToolError(f"{topic_path} resolves outside the project memory folder; refusing to write it")
     display = os.path.relpath(topic_path, ctx.workspace_root) if ctx.workspace_root else topic_path
     await _allowed(ctx, "memory", "remember", display, _preview(content), os.path.realpath(topic_path))
-    await run_io(_write_text, os.path.realpath(topic_path), f"# {name}\n\n{content.strip()}\n")
+    topic_real = os.path.realpath(topic_path)
+    folder = AllowedRoots.of(os.path.dirname(topic_real))
+    await run_io(_write_text, topic_real, f"# {name}\n\n{content.strip()}\n", folder)
     await run_io(_update_index, os.path.realpath(index_path), slug, index_line(name, slug, description))
     # the absolute path: memory reads are protected from microcompaction by their resolved path
     return ToolOutput(f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path.")

@@ -8,14 +8,15 @@ by range: the range is streamed line by line and never holds more than the cap i
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.files.file_gate import AllowedRoots, describe_kind, read_gated
-from compact_lsp.engine.files.usable_path import path_problem
+from compact_lsp.engine.files.file_gate import AllowedRoots, OutsideRoots, describe_kind, open_verified, read_gated
+from compact_lsp.engine.files.usable_path import path_problem, real_path
 
 if TYPE_CHECKING:
     from compact_lsp.engine.session.context_session import ContextSession
@@ -73,8 +74,8 @@ def resolve_inside(path: str, workspace_root: str | None, extra_roots: Sequence[
     if workspace_root is None and not os.path.isabs(path):
         raise ReadRefused(f"{path}: a relative path needs a workspace folder; open a folder or pass an absolute path")
     joined = os.path.join(workspace_root or "", os.path.expanduser(path))
-    real = os.path.realpath(joined)
-    roots = [os.path.realpath(r) for r in (workspace_root, *extra_roots) if r]
+    real = real_path(joined)  # a swap mid-resolution (EINVAL from readlink) is not an error; the open checks again
+    roots = [real_path(r) for r in (workspace_root, *extra_roots) if r]
     if not roots:
         raise ReadRefused("no workspace folder is open, so there is nothing the server may read")
     if not any(_inside(real, root) for root in roots):
@@ -104,7 +105,8 @@ def read_text_file(
         raise ReadRefused(f"'limit' must be at least 1 line, got {limit}")
     display, real = resolve_inside(path, workspace_root, extra_roots)
     ranged = offset is not None or limit is not None
-    return _read(display, real, offset or 1, limit or DEFAULT_LINE_LIMIT, ranged, max_bytes)
+    roots = AllowedRoots.of(workspace_root, *extra_roots)
+    return _read(display, real, roots, offset or 1, limit or DEFAULT_LINE_LIMIT, ranged, max_bytes)
 
 
 def current_text(real_path: str, roots: AllowedRoots, max_bytes: int = MAX_FILE_BYTES) -> str | None:
@@ -124,23 +126,31 @@ def current_text(real_path: str, roots: AllowedRoots, max_bytes: int = MAX_FILE_
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _read(display: str, real: str, start: int, limit: int | None, ranged: bool, max_bytes: int) -> FileRead:
-    """Open ``real`` (never blocking on a FIFO), refuse what is not a regular text file, read the range."""
+def _read(
+    display: str, real: str, roots: AllowedRoots, start: int, limit: int | None, ranged: bool, max_bytes: int
+) -> FileRead:
+    """Open ``real`` through the gate's open-then-verify (never following a link swapped in since ``real`` was
+    resolved, never blocking on a FIFO, the descriptor checked to be inside ``roots``), refuse what is not a
+    regular text file, read the range."""
     try:
-        # O_NONBLOCK: opening a FIFO must not hang the worker before fstat can refuse it.
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd, st = open_verified(real, roots, shown=display)
     except FileNotFoundError:
         raise ReadRefused(f"{display}: no such file") from None
-    except IsADirectoryError:
-        raise ReadRefused(f"{display} is a directory; list it instead of reading it") from None
     except PermissionError:
         raise ReadRefused(f"{display}: permission denied") from None
+    except OutsideRoots:
+        raise ReadRefused(f"{display} changed while it was opened and now leads outside the workspace") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ReadRefused(f"{display} became a symbolic link while it was opened; read it again") from None
         raise ReadRefused(f"{display}: cannot open ({exc.strerror})") from None
-    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise ReadRefused(f"{display} is a directory; list it instead of reading it")
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise ReadRefused(f"{display} is {describe_kind(st.st_mode)}; only regular text files can be read")
+    os.set_blocking(fd, True)
     with os.fdopen(fd, "rb") as f:
         if st.st_size > max_bytes and not ranged:
             raise ReadRefused(

@@ -25,9 +25,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from compact_lsp.engine.files.usable_path import real_path, real_path_or_none
+
 MAX_READ_BYTES = 10 * 1024 * 1024
 """The default cap: the same as ``compact/readFile``'s whole-file cap."""
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
@@ -72,8 +75,8 @@ class AllowedRoots:
         out = list(self.paths)
         for path in paths:
             if path:
-                real = os.path.realpath(os.path.expanduser(path))
-                if real not in out:
+                real = real_path_or_none(os.path.expanduser(path))
+                if real is not None and real not in out:
                     out.append(real)
         return AllowedRoots(tuple(out), self.files)
 
@@ -91,7 +94,8 @@ class AllowedRoots:
 
     def admits(self, path: str) -> bool:
         """``path``'s realpath lies inside one of the roots."""
-        return self.root_of(os.path.realpath(path)) is not None
+        real = real_path_or_none(path)
+        return real is not None and self.root_of(real) is not None
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.files)
@@ -118,21 +122,33 @@ def _opened_path(fd: int) -> str | None:
         return None
 
 
+def open_verified(real: str, roots: AllowedRoots, *, shown: str | None = None) -> tuple[int, os.stat_result]:
+    """Open the resolved path ``real`` without following a last link (``O_NOFOLLOW``: swapped in since it was
+    resolved, it is refused with ``ELOOP``) and without blocking, then check where the open descriptor really is
+    (a folder on the way swapped for a link out is caught there): ``OutsideRoots`` unless inside ``roots``.
+    Returns the descriptor (the caller closes it) and its ``fstat``."""
+    fd = os.open(real, _OPEN_FLAGS | _NOFOLLOW)
+    try:
+        opened = _opened_path(fd)
+        if opened is not None and opened.startswith("/") and roots.root_of(opened) is None:
+            raise OutsideRoots(f"{shown or real} was swapped for a link to {opened}, outside the allowed folders")
+        return fd, os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 @contextlib.contextmanager
 def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_READ_BYTES) -> Iterator[BinaryIO]:
     """Open ``path`` for reading through the gate (see the module doc); ``max_bytes=None`` skips the size cap.
 
     Raises ``GateRefused`` (an ``OSError``) or the ``OSError`` of the open itself (``FileNotFoundError``, ...).
     """
-    real = os.path.realpath(path)
+    real = real_path(path)
     if roots.root_of(real) is None:
         raise OutsideRoots(f"{path} resolves to {real}, outside the allowed folders")
-    fd = os.open(real, _OPEN_FLAGS)
+    fd, st = open_verified(real, roots, shown=path)
     try:
-        opened = _opened_path(fd)
-        if opened is not None and opened.startswith("/") and roots.root_of(opened) is None:
-            raise OutsideRoots(f"{path} was swapped for a link to {opened}, outside the allowed folders")
-        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(f"{path} is {describe_kind(st.st_mode)}, not a regular file")
         if max_bytes is not None and st.st_size > max_bytes:
