@@ -5,8 +5,9 @@ Run: .venv/bin/python bench/bench_cache.py  — prints a markdown table and writ
 A long run of large tool results (167 results of ~25.5K characters: a session that greps and reads big files
 for hours) is appended round by round, with the size trigger checked after each round as the server does.
 Every microcompaction rewrites history from the first cleared result on, so the prompt cache must be written
-again from there: fewer, larger rewrites are cheaper. The same run with the low watermark off (clear only down
-to the threshold) shows what the watermark buys. Figures are counts and ratios, not times.
+again from there: fewer, larger rewrites are cheaper. The engine clears every result outside the kept ones when
+they pass the threshold (the low watermark as low as it goes); the same run with the watermark off (clear only
+down to the threshold) shows what that buys. Figures are counts and ratios, not times.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import json
 import platform
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from compact_lsp.engine.compaction.microcompact import plan_microcompaction
-from compact_lsp.engine.compaction.microcompact_plan import apply_plan
+from compact_lsp.engine.compaction.microcompact_plan import MicrocompactPlan, apply_plan
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.settings import MicrocompactSettings
@@ -36,13 +37,18 @@ WORDS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class NoLowWatermark(MicrocompactSettings):
-    """The size trigger clears only down to the threshold itself."""
-
-    @property
-    def low_watermark_tokens(self) -> int:
-        return self.size_threshold_tokens
+def just_enough(plan: MicrocompactPlan, threshold: int) -> MicrocompactPlan:
+    """The rule without a low watermark: clear oldest first only until the results outside the kept ones are back
+    at the threshold (the next round over it rewrites again)."""
+    remaining = sum(c.tokens for c in plan.clear)
+    clear = []
+    for c in plan.clear:
+        if remaining <= threshold:
+            break
+        clear.append(c)
+        remaining -= c.tokens
+    saved = sum(c.saved for c in clear)
+    return replace(plan, clear=clear, tokens_after=plan.tokens_before - saved, tokens_saved=saved)
 
 
 def result_text(rng: random.Random, n: int) -> str:
@@ -80,7 +86,7 @@ def conversation_rounds(seed: int = 8) -> list[tuple[Message, Message]]:
 
 
 def run(
-    settings: MicrocompactSettings, rounds: list[tuple[Message, Message]], counter: TiktokenCounter
+    settings: MicrocompactSettings, rounds: list[tuple[Message, Message]], counter: TiktokenCounter, watermark: bool
 ) -> dict[str, Any]:
     messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "Investigate the logs."}]}]
     rewrites = 0
@@ -91,7 +97,9 @@ def run(
         sent += sum(counter.count_message(m) for m in messages)  # what the model is sent for this turn
         messages += [assistant, user]
         plan = plan_microcompaction(messages, settings, "size", counter=counter)
-        if plan is None:
+        if plan is not None and not watermark:
+            plan = just_enough(plan, settings.size_trigger_tokens())
+        if plan is None or not plan.clear:
             continue
         result = apply_plan(messages, plan)
         first = min(c.message_index for c in plan.clear)
@@ -118,12 +126,12 @@ def main() -> int:
     result_tokens = [counter.count_message(u) for _, u in rounds]
     rows: list[dict[str, Any]] = []
     for keep in KEEP_RECENT:
-        for watermark, cls in (("on", MicrocompactSettings), ("off", NoLowWatermark)):
+        for watermark in ("on", "off"):
             rows.append(
                 {
                     "keep_recent": keep,
                     "low_watermark": watermark,
-                    **run(cls(keep_recent=keep), rounds, counter),
+                    **run(MicrocompactSettings(keep_recent=keep), rounds, counter, watermark == "on"),
                 }
             )
     by = {(r["keep_recent"], r["low_watermark"]): r for r in rows}
@@ -137,7 +145,7 @@ def main() -> int:
         }
         for keep in KEEP_RECENT
     }
-    threshold = MicrocompactSettings().size_threshold_tokens
+    threshold = MicrocompactSettings().size_trigger_tokens()
     report = {
         "benchmark": "prompt-cache friendliness of the size trigger",
         "python": platform.python_version(),

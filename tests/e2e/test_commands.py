@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
@@ -296,3 +297,34 @@ async def test_rehydration_preview_ranks_files_read(client: LanguageClient, work
     assert preview["budget"] == {"maxFiles": 50, "tokenBudget": 20_000, "maxTokensPerFile": 8_000}
     assert [c["path"] for c in preview["candidates"]] == ["src/file_2.py", "src/file_1.py", "src/file_0.py"]
     assert all(isinstance(c["reason"], str) and c["reason"] for c in preview["candidates"])
+
+
+async def test_automatic_compaction_that_cannot_make_room_waits_for_growth_and_says_so_once(
+    workspace: Workspace, messages_api: MessagesApiStub
+) -> None:
+    """A memory index that fills most of an 8k window: no compaction can get below it. The user hears so once."""
+    rule = "- always run the linter, the type checker and the unit tests before you commit anything at all\n"
+    (workspace.project_memory / "MEMORY.md").write_text("# Memory\n" + rule * 150)
+    for _ in range(8):
+        messages_api.push(reply("<summary>The build ran; every unit compiled.</summary>"))
+    options = workspace.options(baseUrl=messages_api.base_url, contextWindow=8_000, autoCompact={"enabled": True},
+                                microcompact={"keepRecent": 20, "sizeThresholdTokens": -1})  # fmt: skip
+    lsp = await start_server(workspace, options)
+    try:
+        session_id = await new_session(lsp)
+        await append(lsp, session_id, start("Build the project and tell me what fails."))
+        attempts: list[int] = []
+        for i in range(14):
+            output = "\n".join(f"compiling unit {i}.{j} ... ok" for j in range(40))
+            result = await append(lsp, session_id, shell_round(f"toolu_sh{i}", output))
+            if "compactionError" in result:
+                attempts.append(result["usage"]["total"])
+                assert "would not get down to" in result["compactionError"]
+        warnings = [m.message for m in lsp.messages if m.type == types.MessageType.Warning]
+        told = [w for w in warnings if "waits until the context has grown" in w]
+        assert len(told) == 1 and "rehydration.budgetPercent (now 10%)" in told[0]
+        assert len(attempts) >= 2  # it did try again, once the context had grown
+        margin = 1_600  # the headroom at 8k: 20% of the window
+        assert all(b - a >= margin for a, b in itertools.pairwise(attempts)), attempts
+    finally:
+        await stop_server(lsp)

@@ -249,7 +249,8 @@ class ChatLoop:
             result = await self._cancellable(self.access.compact("auto"), cancel)
         except CompactionError as exc:
             log.warning("automatic compaction of %s did not happen: %s", self.session.id, exc)
-            self._status(f"Automatic compaction did not happen: {exc}")
+            if exc.kind != "not_smaller" or exc.notify:  # no room is said once; it waits for growth meanwhile
+                self._status(f"Automatic compaction did not happen: {exc}")
             return
         self._status(f"Compacted the conversation: {result['tokensBefore']} → {result['tokensAfter']} tokens.")
 

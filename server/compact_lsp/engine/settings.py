@@ -10,7 +10,7 @@ checks it, so an invalid value fails where it is built, and the server's parser 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
@@ -26,6 +26,13 @@ DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
     "edit", "Edit", "edit_file", "replace", "MultiEdit", "write_file", "Write", "NotebookEdit",
 )  # fmt: skip
 """Tools whose old results may be cleared, in both naming styles (Qwen/Gemini-style and Claude Code-style)."""
+
+DEFAULT_CONTEXT_WINDOW = 200_000
+"""The window the defaults were set at: every share below equals the fixed figure it replaced at this size."""
+
+MAX_SUMMARY_TOKENS = 32_000
+"""The summary's size stops growing with the window here: past it a summary is a transcript, and models cap their
+output near it."""
 
 DEFAULT_READ_TOOLS: tuple[str, ...] = ("read_file", "Read")
 DEFAULT_WRITE_TOOLS: tuple[str, ...] = ("write_file", "Write")
@@ -69,6 +76,15 @@ def limit(minimum: float, **kwargs: Any) -> dict[str, Limit]:
     return {"limit": Limit(minimum, **kwargs)}
 
 
+def percent(minimum: float = 0, maximum: float = 100) -> dict[str, Limit]:
+    """A share of the context window, in percent: above ``minimum``, at most ``maximum``."""
+    return limit(minimum, maximum=maximum, above=True, unit="%")
+
+
+def share_of(context_window: int, percent_value: float) -> int:
+    return int(context_window * percent_value / 100)
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
@@ -99,11 +115,15 @@ def check_limits(settings: Any) -> None:
 class MicrocompactSettings:
     SECTION: ClassVar[str] = "microcompact"
     keep_recent: int = field(default=5, metadata=limit(0))
-    """The N most recent compactable results are never cleared; floored at 1."""
+    """The N most recent compactable results are never cleared; floored at 1. The results of the round the model
+    has not answered yet are never cleared either, however many there are."""
     idle_minutes: float = field(default=60.0, metadata=limit(0, off=True))
     """Idle trigger: minutes since the last assistant response; -1 turns it off."""
-    size_threshold_tokens: int = field(default=40_000, metadata=limit(1, off=True))
-    """Size trigger: tool-result tokens above this clear oldest first down to half of it; -1 turns it off."""
+    size_threshold_tokens: int | None = field(default=None, metadata=limit(1, off=True))
+    """Size trigger in tokens: when the results outside the kept ones pass it, all of them are cleared; -1 turns
+    it off; None: ``size_threshold_percent`` of the window."""
+    size_threshold_percent: float = field(default=20.0, metadata=percent())
+    """The size trigger as a share of the context window (20%: 40k at 200k) when no token figure is set."""
     compactable_tools: tuple[str, ...] = DEFAULT_COMPACTABLE_TOOLS
 
     def __post_init__(self) -> None:
@@ -113,9 +133,15 @@ class MicrocompactSettings:
     def effective_keep_recent(self) -> int:
         return max(1, self.keep_recent)
 
-    @property
-    def low_watermark_tokens(self) -> int:
-        return self.size_threshold_tokens // 2
+    def size_trigger_tokens(self, context_window: int = DEFAULT_CONTEXT_WINDOW) -> int:
+        """The size trigger in tokens at this window (-1: off)."""
+        if self.size_threshold_tokens is not None:
+            return self.size_threshold_tokens
+        return max(1, share_of(context_window, self.size_threshold_percent))
+
+    def for_window(self, context_window: int) -> MicrocompactSettings:
+        """These settings with the size trigger resolved for the window (what a plan is made with)."""
+        return replace(self, size_threshold_tokens=self.size_trigger_tokens(context_window))
 
 
 @dataclass(frozen=True)
@@ -123,15 +149,50 @@ class RehydrationSettings:
     SECTION: ClassVar[str] = "rehydration"
     max_files: int = field(default=50, metadata=limit(0))
     """A bound on how many files (and deleted-file notices) come back; the token budget decides which."""
-    token_budget: int = field(default=20_000, metadata=limit(0))
-    """Files are re-attached best ranked first until this many tokens (docs/evaluation.md says why 20k)."""
-    max_tokens_per_file: int = field(default=8_000, metadata=limit(0))
-    """A file over this comes back as the lines the agent read or edited (else its head)."""
+    token_budget: int | None = field(default=None, metadata=limit(0))
+    """Files are re-attached best ranked first until this many tokens; None: ``budget_percent`` of the window."""
+    max_tokens_per_file: int | None = field(default=None, metadata=limit(0))
+    """A file over this comes back as the lines the agent read or edited (else its head); None: ``file_percent``
+    of the window."""
+    budget_percent: float = field(default=10.0, metadata=percent())
+    """The files' budget as a share of the window (10%: 20k at 200k; docs/evaluation.md says why)."""
+    file_percent: float = field(default=4.0, metadata=percent())
+    """The per-file cap as a share of the window (4%: 8k at 200k)."""
     skill_tokens_each: int = field(default=5_000, metadata=limit(0))
     skill_tokens_total: int = field(default=25_000, metadata=limit(0))
 
     def __post_init__(self) -> None:
         check_limits(self)
+
+    @property
+    def budget_tokens(self) -> int:
+        """The files' budget in tokens (as resolved by ``for_window``; unresolved: at the default window)."""
+        return self.token_budget if self.token_budget is not None else share_of(DEFAULT_CONTEXT_WINDOW,
+                                                                                 self.budget_percent)  # fmt: skip
+
+    @property
+    def file_cap_tokens(self) -> int:
+        if self.max_tokens_per_file is not None:
+            return self.max_tokens_per_file
+        return share_of(DEFAULT_CONTEXT_WINDOW, self.file_percent)
+
+    def for_window(self, context_window: int, room: int | None = None) -> RehydrationSettings:
+        """Concrete token figures for this window; ``room``: what the compaction's target leaves for attachments
+        (files first, skills from the rest), so that re-attaching never undoes the compaction."""
+        scale = context_window / DEFAULT_CONTEXT_WINDOW
+        budget = self.token_budget if self.token_budget is not None else share_of(context_window, self.budget_percent)
+        per_file = (
+            self.max_tokens_per_file
+            if self.max_tokens_per_file is not None
+            else share_of(context_window, self.file_percent)
+        )
+        skills_each = min(self.skill_tokens_each, int(self.skill_tokens_each * scale))
+        skills_total = min(self.skill_tokens_total, int(self.skill_tokens_total * scale))
+        if room is not None:
+            budget = max(0, min(budget, room))
+            skills_total = max(0, min(skills_total, room - budget))
+        return replace(self, token_budget=budget, max_tokens_per_file=min(per_file, budget) if budget else per_file,
+                       skill_tokens_each=min(skills_each, skills_total), skill_tokens_total=skills_total)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,6 +203,11 @@ class AutoCompactSettings:
     threshold_percent: float | None = field(
         default=None, metadata=limit(0, maximum=100, above=True, key="threshold", unit="%")
     )
+    summary_percent: float = field(default=10.0, metadata=percent())
+    """The summary's size as a share of the window (10%: 20k at 200k), at most ``MAX_SUMMARY_TOKENS``."""
+    headroom_percent: float = field(default=20.0, metadata=percent(maximum=50))
+    """Room an automatic compaction (or the clearing that stands in for it) must leave below the threshold, as a
+    share of the window: each rewrite breaks the prompt cache, so each must buy this much growth."""
     reserved_output_tokens: int = 20_000
     buffer_tokens: int = 13_000
     warning_margin_tokens: int = 20_000
@@ -149,6 +215,22 @@ class AutoCompactSettings:
 
     def __post_init__(self) -> None:
         check_limits(self)
+
+    def summary_tokens(self, context_window: int) -> int:
+        return max(256, min(MAX_SUMMARY_TOKENS, share_of(context_window, self.summary_percent)))
+
+    def target_for(self, context_window: int) -> int:
+        """The size a compaction aims at: the threshold less the headroom, but never below half the threshold."""
+        threshold = self.threshold_for(context_window)
+        return max(threshold // 2, threshold - share_of(context_window, self.headroom_percent))
+
+    def retry_margin(self, context_window: int) -> int:
+        """How far the context must grow after an automatic compaction that could not make room before the next
+        try: the headroom, or half of what is left of the window above the threshold if that is less, but at least
+        5% of the window."""
+        room_above = (context_window - self.threshold_for(context_window)) // 2
+        headroom = share_of(context_window, self.headroom_percent)
+        return max(context_window // 20, min(headroom, room_above))
 
     def threshold_for(self, context_window: int) -> int:
         """min(85% of the window, window - reserved output - buffer) but at least half the window, unless

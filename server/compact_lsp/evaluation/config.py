@@ -132,7 +132,7 @@ def micro_settings(spec: MicroSpec, result_tokens: int) -> MicrocompactSettings:
     """The settings ``spec`` means for a session with ``result_tokens`` of tool results (a "qwen" spec's
     session runs with the engine's triggers off; the replay applies its rule)."""
     s = spec.settings
-    threshold = s.size_threshold_tokens
+    threshold = s.size_trigger_tokens()
     if spec.size_scale is not None:
         threshold = max(spec.min_threshold, int(result_tokens * spec.size_scale))
     if spec.style == "qwen":
@@ -149,4 +149,4 @@ def micro_settings(spec: MicroSpec, result_tokens: int) -> MicrocompactSettings:
 def qwen_threshold(spec: MicroSpec, result_tokens: int) -> int:
     if spec.size_scale is not None:
         return max(spec.min_threshold, int(result_tokens * spec.size_scale))
-    return spec.settings.size_threshold_tokens
+    return spec.settings.size_trigger_tokens()

@@ -132,8 +132,8 @@ def rehydration_answer(result: RehydrationResult, settings: RehydrationSettings)
     """``compact.rehydrationPreview``: the budget and every candidate with what became of it."""
     budget = {
         "maxFiles": settings.max_files,
-        "tokenBudget": settings.token_budget,
-        "maxTokensPerFile": settings.max_tokens_per_file,
+        "tokenBudget": settings.budget_tokens,
+        "maxTokensPerFile": settings.file_cap_tokens,
     }
     return {"budget": budget, "candidates": [_candidate(c) for c in result.candidates]}
 

@@ -62,6 +62,8 @@ async def compact_session(
                 server.registry().index_slot(slot)
         except CompactionError as exc:
             progress.end(f"Compaction did not happen: {exc}")
+            if exc.notify:  # an automatic compaction that cannot make room: said once, with what to change
+                server.show_warning(f"compact-lsp: {exc}")
             raise
         except BaseException:
             progress.end("Compaction failed; nothing changed.")
@@ -109,7 +111,8 @@ async def rehydration_preview(server: CompactLanguageServer, slot: SessionSlot) 
     def preview() -> dict[str, Any]:
         pending = split_for_compaction(session.messages).pending
         result = session.rehydration([pending] if pending is not None else [])
-        wire: dict[str, Any] = rehydration_answer(result, session.settings.rehydration)
+        budgets = session.settings.rehydration.for_window(session.settings.context_window)
+        wire: dict[str, Any] = rehydration_answer(result, budgets)
         return wire
 
     return await in_session(server, slot, preview, changes=False)

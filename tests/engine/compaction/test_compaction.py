@@ -59,7 +59,7 @@ def snapshot(messages: list[Message], revision: int = 7) -> CompactionSnapshot:
 def rehydrated(*texts: str) -> Any:
     calls: list[list[Message]] = []
 
-    def rehydrate(kept: list[Message]) -> RehydrationResult:
+    def rehydrate(kept: list[Message], room: int | None = None) -> RehydrationResult:
         calls.append(kept)
         attachments = [Attachment(kind="file", path=f"f{i}.py", text=t) for i, t in enumerate(texts)]
         return RehydrationResult(attachments, [], sum(COUNTER.count_text(t) for t in texts))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.rounds import group_rounds
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.validate import validate
@@ -32,10 +33,12 @@ def replay(path: Path, counter: TiktokenCounter, tmp_path: Path) -> tuple[Contex
     total = ContextSession("probe", settings=EngineSettings(), counter=counter)
     total.append(messages)
     threshold = max(2_000, total.usage().total // 2)  # sessions are small: compact around their middle
+    # a window twice the threshold: the default threshold is then half the window, and the budgets its shares
     settings = EngineSettings(
+        context_window=2 * threshold,
         memory=MemorySettings(project_root=str(tmp_path / "memory"), user_root=str(tmp_path / "user")),
-        auto_compact=AutoCompactSettings(threshold_tokens=threshold),
     )
+    assert AutoCompactSettings().threshold_for(settings.context_window) == threshold
     session = ContextSession(imported.session.id, settings=settings, counter=counter, workspace_root=str(tmp_path))
     compactions = []
     for api_round in group_rounds(messages):
@@ -43,10 +46,16 @@ def replay(path: Path, counter: TiktokenCounter, tmp_path: Path) -> tuple[Contex
         assert validate(session.view()) == []
         if outcome.compaction_due:
             before = json.dumps(session.view())
-            result = asyncio.run(session.compact(OfflineSummarizer(), trigger="auto"))
+            try:
+                result = asyncio.run(session.compact(OfflineSummarizer(), trigger="auto"))
+            except CompactionError as exc:  # no room: it waits for the context to grow, and says so once
+                assert exc.kind == "not_smaller" and json.dumps(session.view()) == before
+                assert not session.should_compact(session.usage())
+                continue
             compactions.append({"before": before, "result": result})
             assert validate(session.view()) == []
-            assert result.boundary.tokens_after < result.boundary.tokens_before
+            # a compaction leaves the headroom below the threshold: the next one waits for real growth
+            assert result.boundary.tokens_after <= AutoCompactSettings().target_for(settings.context_window)
     return session, threshold, compactions
 
 

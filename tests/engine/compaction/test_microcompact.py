@@ -267,12 +267,13 @@ def test_unknown_trigger_is_refused(counter: TiktokenCounter) -> None:
     [
         pytest.param(4, -1, None, id="size-off"),
         pytest.param(4, 1_000_000, None, id="under-threshold"),
-        # Each BIG result is 900 tokens; threshold 2,500 with 4 results: clear the oldest until <= 1,250.
-        pytest.param(4, 2_500, ["t0", "t1", "t2"], id="to-low-watermark"),
-        pytest.param(6, 4_500, ["t0", "t1", "t2", "t3"], id="stops-at-watermark"),
+        # Each BIG result is 900 tokens; keep 1: the three older ones (2,700) pass 2,500, and all three go.
+        pytest.param(4, 2_500, ["t0", "t1", "t2"], id="older-over-threshold"),
+        pytest.param(4, 2_700, None, id="older-at-threshold"),
+        pytest.param(6, 4_000, ["t0", "t1", "t2", "t3", "t4"], id="all-older-cleared"),
     ],
 )
-def test_size_trigger_clears_oldest_first_to_the_low_watermark(
+def test_size_trigger_measures_the_results_outside_the_kept_ones_and_clears_them_all(
     counter: TiktokenCounter, results: int, threshold: int, expected: list[str] | None
 ) -> None:
     messages = conversation(*(Call(id=f"t{k}") for k in range(results)))
@@ -282,62 +283,51 @@ def test_size_trigger_clears_oldest_first_to_the_low_watermark(
         return
     assert cleared_ids(result) == expected
     assert result is not None
-    after = tool_result_tokens(result.messages, counter)
-    assert after <= threshold // 2
-    # oldest first and no further than needed: keeping the last cleared one would have stayed above the mark
-    last = result_block(messages, expected[-1])
-    assert after + counter.count_block(last) - counter.count_text(CLEARED_TOOL_RESULT) > threshold // 2
+    assert result_block(result.messages, f"t{results - 1}")["content"] == BIG
+    assert run(result.messages, counter, "size", settings(keep=1, size=threshold)) is None  # no rewrite next round
 
 
-def test_size_trigger_never_touches_the_most_recent_or_protected_even_if_it_cannot_reach_the_watermark(
-    counter: TiktokenCounter,
-) -> None:
+def test_size_trigger_never_touches_the_kept_or_protected(counter: TiktokenCounter) -> None:
     messages = conversation(Call(path="/mem/a.md", id="mem"), Call(id="old"), Call(id="k1"), Call(id="k2"))
     plan = plan_microcompaction(
         messages, settings(keep=2, size=100), "size", counter=counter, preserve_read=in_set("/mem/a.md")
     )
     assert plan is not None
-    assert [c.tool_use_id for c in plan.clear] == ["old", "k1"]  # the kept window gave way, oldest first
-    assert plan.kept_recent == ["k2"]
-    assert plan.tool_result_tokens_after > 50  # the watermark was out of reach
+    assert [c.tool_use_id for c in plan.clear] == ["old"]  # the kept window never gives way
+    assert plan.kept_recent == ["k1", "k2"]
     assert [p.tool_use_id for p in plan.protected] == ["mem"]
     out = apply_plan(messages, plan).messages
     assert result_block(out, "k2")["content"] == BIG
     assert result_block(out, "mem")["content"] == BIG
 
 
-# Six BIG results of 900 tokens, threshold 4,500: the watermark is 2,250, so at most two may stay.
-@pytest.mark.parametrize(
-    ("trigger", "keep", "cleared", "kept"),
-    [
-        pytest.param("size", 2, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-older-suffice"),
-        pytest.param("size", 5, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-window-gives-way"),
-        pytest.param("size", 9, ["t0", "t1", "t2", "t3"], ["t4", "t5"], id="size-window-larger-than-all"),
-        pytest.param("forced", 5, ["t0"], ["t1", "t2", "t3", "t4", "t5"], id="forced-keeps-the-window"),
-        pytest.param("idle", 5, ["t0"], ["t1", "t2", "t3", "t4", "t5"], id="idle-keeps-the-window"),
-    ],
-)
-def test_only_the_size_trigger_lets_the_kept_window_give_way(
-    counter: TiktokenCounter, trigger: Trigger, keep: int, cleared: list[str], kept: list[str]
-) -> None:
-    messages = conversation(*(Call(id=f"t{k}") for k in range(6)))
+@pytest.mark.parametrize("trigger", ["size", "forced", "idle"])
+def test_no_trigger_clears_the_round_the_model_has_not_answered(counter: TiktokenCounter, trigger: Trigger) -> None:
+    """Results of parallel tool calls arrive together; keep-recent 1 must not clear two of three of them."""
+    messages = conversation(Call(id="old1"), Call(id="old2"))
+    parallel = [Call(id=f"p{k}") for k in range(3)]
+    messages.append(
+        {"role": "assistant", "content": [{"type": "tool_use", "id": c.id, "name": c.tool,
+                                           "input": {"file_path": c.path}} for c in parallel]}
+    )  # fmt: skip
+    messages.append(
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": c.id, "content": BIG} for c in parallel]}
+    )
     plan = plan_microcompaction(
-        messages, settings(keep=keep, size=4_500), trigger, counter=counter, now=NOW, last_assistant_at=IDLE_LONG_AGO
+        messages, settings(keep=1, size=100), trigger, counter=counter, now=NOW, last_assistant_at=IDLE_LONG_AGO
     )
     assert plan is not None
-    assert ([c.tool_use_id for c in plan.clear], plan.kept_recent) == (cleared, kept)
-    if trigger == "size":
-        assert plan.tool_result_tokens_after <= 2_250
+    assert [c.tool_use_id for c in plan.clear] == ["old1", "old2"]
+    assert plan.kept_recent == ["p0", "p1", "p2"]
 
 
-def test_size_trigger_window_clears_say_why(counter: TiktokenCounter) -> None:
+def test_size_trigger_clears_say_why(counter: TiktokenCounter) -> None:
     messages = conversation(*(Call(id=f"t{k}") for k in range(6)))
-    plan = plan_microcompaction(messages, settings(keep=5, size=4_500), "size", counter=counter)
+    plan = plan_microcompaction(messages, settings(keep=2, size=3_000), "size", counter=counter)
     assert plan is not None
     assert [c.reason for c in plan.clear] == [
-        "size: tool results over 4500 tokens, oldest first to 2250",
-        *["size: tool results over 4500 tokens, the kept results alone above 2250: oldest kept first"] * 3,
-    ]
+        "size: results outside the kept ones over 3000 tokens, all of them cleared"
+    ] * 4
 
 
 # --- what is never cleared, and what takes a keep-recent slot -----------------------------------------------
@@ -644,11 +634,9 @@ def uncleared_result_tokens(messages: list[Message], counter: TiktokenCounter) -
 @pytest.mark.parametrize(
     ("mc", "quiet_appends"),
     [
-        # Five kept results alone (~35k tokens) exceed the 20k watermark of the default 40k threshold: the kept
-        # window must give way, or every append over the threshold would rewrite history again.
-        pytest.param(settings(keep=5), 3, id="keep-5-default-threshold"),
-        pytest.param(settings(keep=5, size=150_000), 10, id="keep-5-threshold-150k"),
-        pytest.param(settings(keep=3, size=100_000), 7, id="keep-3-threshold-100k"),
+        pytest.param(settings(keep=5), 4, id="keep-5-default-threshold"),
+        pytest.param(settings(keep=5, size=150_000), 19, id="keep-5-threshold-150k"),
+        pytest.param(settings(keep=3, size=100_000), 12, id="keep-3-threshold-100k"),
     ],
 )
 def test_size_trigger_rewrites_rarely_over_a_long_run(
@@ -662,20 +650,18 @@ def test_size_trigger_rewrites_rarely_over_a_long_run(
             *messages,
             *conversation(Call(tool="Bash", path=None, content=large_result(k), id=f"t{k}"))[1:],
         ]
-        total = tool_result_tokens(messages, counter)
-        clearable = uncleared_result_tokens(messages, counter)  # what the size trigger measures
         plan = plan_microcompaction(messages, mc, "size", counter=counter)
         if plan is None:
-            assert clearable <= mc.size_threshold_tokens  # no rewrite until the total climbs back over
             continue
-        assert clearable > mc.size_threshold_tokens
-        assert plan.tool_result_tokens_before == total
+        assert plan.tool_result_tokens_before == tool_result_tokens(messages, counter)
         messages = apply_plan(messages, plan).messages
-        assert uncleared_result_tokens(messages, counter) <= mc.low_watermark_tokens
-        assert result_block(messages, f"t{k}")["content"] == large_result(k)  # the newest result stays
+        # all that stays is the kept window: the next rewrite waits for a whole threshold of results
+        assert uncleared_result_tokens(messages, counter) == sum(
+            counter.count_block(result_block(messages, f"t{j}")) for j in range(max(0, k - mc.keep_recent + 1), k + 1)
+        )
         rewrites.append(k)
     assert 0 < len(rewrites) < appends / 4
-    # between two rewrites the total climbs from the watermark back over the threshold, append by append
+    # between two rewrites the results outside the window climb from nothing back over the threshold
     assert min(b - a - 1 for a, b in itertools.pairwise(rewrites)) >= quiet_appends
 
 

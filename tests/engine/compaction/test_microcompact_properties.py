@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 from typing import Any
 
 import pytest
@@ -54,7 +53,9 @@ def expected_roles(messages: list[Message], keep: int) -> tuple[list[str], list[
     }
     protected: list[str] = []
     compactable: list[str] = []
-    for message in messages:
+    last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
+    unanswered = 0
+    for index, message in enumerate(messages):
         for block in blocks_of(message):
             if block.get("type") != "tool_result":
                 continue
@@ -67,7 +68,9 @@ def expected_roles(messages: list[Message], keep: int) -> tuple[list[str], list[
                 protected.append(block["tool_use_id"])
             else:
                 compactable.append(block["tool_use_id"])
-    return protected, compactable[-max(1, keep) :]
+                unanswered += index > last_assistant
+    # the keep-recent window, and every result of the round the model has not answered yet
+    return protected, compactable[-max(1, keep, unanswered) :]
 
 
 def results_by_id(messages: list[Message]) -> dict[str, dict[str, Any]]:
@@ -107,14 +110,7 @@ def test_plans_keep_conversations_valid_smaller_and_spare_protected_and_recent(
     protected, window = expected_roles(messages, mc.keep_recent)
     assert [p.tool_use_id for p in plan.protected] == protected
     before, after = results_by_id(messages), results_by_id(out)
-    if trigger == "size":
-        # the window may give way, but the most recent compactable result always stays; what leaves the window
-        # is cleared (a result too small to be worth clearing stays in it)
-        assert window[-1:] == plan.kept_recent[-1:]
-        cleared_ids = {c.tool_use_id for c in plan.clear}
-        assert plan.kept_recent == [w for w in window if w not in cleared_ids]
-    else:
-        assert plan.kept_recent == window
+    assert plan.kept_recent == window  # every trigger keeps the window, the unanswered round included
     for tool_use_id in protected + plan.kept_recent:
         assert after[tool_use_id] is before[tool_use_id]
     for cleared in result.eviction.cleared:
@@ -146,30 +142,22 @@ size_settings = st.builds(
     size_threshold_tokens=st.integers(1, 100),
     compactable_tools=st.just(COMPACTABLE_TOOLS),
 )
-"""The size trigger on thresholds low enough that the kept results alone often exceed the watermark."""
+"""The size trigger on thresholds low enough that it fires often."""
 
 
 @settings(max_examples=50, deadline=None)
 @given(messages=conversations(min_rounds=4, max_rounds=12), mc=size_settings)
-def test_size_plans_reach_the_watermark_or_run_out_of_candidates(
+def test_size_plans_clear_everything_outside_the_kept_window(
     counter: TiktokenCounter, messages: list[Message], mc: MicrocompactSettings
 ) -> None:
     plan = plan_microcompaction(messages, mc, "size", counter=counter, preserve_read=preserve_read, now=NOW)
     if plan is None:
         return
-    assert plan.tool_result_tokens_before > mc.size_threshold_tokens
-    # The trigger measures what it may clear (markers, errors and protected reads stay whatever it does): after
-    # the plan, what is still clearable, the most recent compactable result aside, is at or below the low
-    # watermark -- or nothing is left to clear at all (out of candidates, the keep-recent window included).
-    again = plan_microcompaction(
-        apply_plan(messages, plan).messages,
-        dataclasses.replace(mc, keep_recent=1),
-        "forced",
-        counter=counter,
-        preserve_read=preserve_read,
-    )
-    still_clearable = sum(c.tokens for c in again.clear) if again is not None else 0
-    assert still_clearable <= mc.low_watermark_tokens
+    # The trigger measured the results outside the kept ones and clears all of them: nothing is left for a
+    # forced clearing with the same window, so the next rewrite waits for another threshold's worth of results.
+    cleared = apply_plan(messages, plan).messages
+    assert plan_microcompaction(cleared, mc, "forced", counter=counter, preserve_read=preserve_read) is None
+    assert plan_microcompaction(cleared, mc, "size", counter=counter, preserve_read=preserve_read) is None
 
 
 @settings(max_examples=60, deadline=None)

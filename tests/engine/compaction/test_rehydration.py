@@ -109,7 +109,7 @@ def test_by_default_the_token_budget_not_a_file_count_decides(ws: Workspace) -> 
     included = [c for c in result.candidates if c.included]
     assert len(included) > 5
     assert included[0].path == "lib/b29.py"
-    assert result.file_tokens <= RehydrationSettings().token_budget
+    assert result.file_tokens <= RehydrationSettings().budget_tokens
     assert all("file limit" not in c.reason for c in result.candidates)
 
 
@@ -194,7 +194,7 @@ def test_big_file_comes_back_as_the_range_read(ws: Workspace, counter: TiktokenC
     assert "line_1 = " not in attachment.text and "line_550 = " not in attachment.text
     assert "[... lines 1-499 omitted ...]" in attachment.text
     assert "big.py has 2000 lines" in attachment.text
-    assert counter.count_text(attachment.text) <= RehydrationSettings().max_tokens_per_file
+    assert counter.count_text(attachment.text) <= RehydrationSettings().file_cap_tokens
 
 
 def test_big_file_edited_comes_back_around_the_edit(ws: Workspace) -> None:
@@ -234,7 +234,7 @@ def test_minified_single_line_file_is_cut_not_dropped(ws: Workspace, counter: Ti
     ws.read("bundle.min.js", ";".join(f"var a{i}=f({i})" for i in range(20_000)))
     attachment = by_path(ws.rehydrate(), "bundle.min.js")
     assert 'lines="1-1" partial="true"' in attachment.text
-    assert counter.count_text(attachment.text) <= RehydrationSettings().max_tokens_per_file
+    assert counter.count_text(attachment.text) <= RehydrationSettings().file_cap_tokens
 
 
 # -- content is current --------------------------------------------------------------------------------------

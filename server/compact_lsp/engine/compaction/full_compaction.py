@@ -31,11 +31,13 @@ if TYPE_CHECKING:
 
 
 class CompactionError(RuntimeError):
-    """A compaction that did not happen; the conversation is exactly as it was. ``kind`` says why."""
+    """A compaction that did not happen; the conversation is exactly as it was. ``kind`` says why; ``notify``: the
+    user should be told (once) even though nobody asked for this compaction."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, *, notify: bool = False) -> None:
         super().__init__(message)
         self.kind = kind
+        self.notify = notify
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,34 @@ class CompactionSnapshot:
     fixed_tokens: int
     """Tokens outside the messages (system prompt, memory index): counted after as before."""
     context_window: int
+    target_tokens: int | None = None
+    """The size the compaction aims at (the threshold less the headroom): re-attachments get only the room the
+    summary leaves below it, and an automatic compaction that cannot get there is refused as ``not_smaller``."""
+    summary_tokens: int = 20_000
+    """The summary's budget (a share of the window)."""
 
 
-Rehydrate = Callable[[list[Message]], "RehydrationResult"]
-"""What to re-attach after a compaction that keeps the given messages; blocking (reads the disk)."""
+Rehydrate = Callable[[list[Message], "int | None"], "RehydrationResult"]
+"""What to re-attach after a compaction that keeps the given messages, within the given room in tokens (None: the
+budgets alone); blocking (reads the disk)."""
+
+
+def _check_smaller(snapshot: CompactionSnapshot, tokens_after: int, trigger: str, parts: str) -> None:
+    """Refuse a compaction that would not be smaller, or, automatic, would not get down to its target."""
+    figures = f"{tokens_after} tokens: {parts}, system prompt and memory {snapshot.fixed_tokens}"
+    if tokens_after >= snapshot.tokens_before:
+        raise CompactionError(
+            "not_smaller",
+            f"The compacted context ({figures}) would not be smaller than the current one "
+            f"({snapshot.tokens_before} tokens); nothing changed.",
+        )
+    target = snapshot.target_tokens
+    if trigger == "auto" and target is not None and tokens_after > target:
+        raise CompactionError(
+            "not_smaller",
+            f"The compacted context ({figures}) would not get down to {target} tokens, the room an automatic "
+            "compaction must leave below the threshold; nothing changed.",
+        )
 
 
 def cancelled_error() -> CompactionError:
@@ -156,7 +182,6 @@ async def run_compaction(
     trigger: str = "manual",
     progress: ProgressFn | None = None,
     cancel: asyncio.Event | None = None,
-    max_output_tokens: int = 20_000,
 ) -> CompactionOutcome:
     """Summarise and rehydrate ``snapshot`` into the outcome that would replace it; raises ``CompactionError``."""
     report = progress or (lambda _message, _percent: None)
@@ -165,22 +190,20 @@ async def run_compaction(
         raise CompactionError("empty", "There is nothing to compact yet: the conversation has no history.")
     report("Summarising the conversation", 10)
     request = SummaryRequest(
-        split.history, snapshot.system, instructions, snapshot.context_window, max_output_tokens, cancel=cancel
+        split.history, snapshot.system, instructions, snapshot.context_window, snapshot.summary_tokens, cancel=cancel
     )
     summary = await _summarize(summarizer, request)
     if cancel is not None and cancel.is_set():
         raise cancelled_error()
     report("Re-attaching files, plan and skills", 70)
     kept = [split.pending] if split.pending is not None else []
-    result = await asyncio.to_thread(rehydrate, kept)
+    bare = sum(count.count_message(m) for m in build_compacted_view(summary.text, [], split.pending))
+    room = None if snapshot.target_tokens is None else snapshot.target_tokens - snapshot.fixed_tokens - bare
+    result = await asyncio.to_thread(rehydrate, kept, room)
     view = build_compacted_view(summary.text, result.attachments, split.pending)
     tokens_after = sum(count.count_message(m) for m in view) + snapshot.fixed_tokens
-    if tokens_after >= snapshot.tokens_before:
-        raise CompactionError(
-            "not_smaller",
-            f"The compacted context ({tokens_after} tokens) would not be smaller than the current one "
-            f"({snapshot.tokens_before} tokens); nothing changed.",
-        )
+    re_attached = tokens_after - bare - snapshot.fixed_tokens
+    _check_smaller(snapshot, tokens_after, trigger, f"summary {bare}, re-attached files and plan {re_attached}")
     if cancel is not None and cancel.is_set():
         raise cancelled_error()
     boundary = Boundary(

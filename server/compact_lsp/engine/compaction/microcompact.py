@@ -17,15 +17,16 @@ Rules, in the order they are applied:
 - Protected before any plan, using no slot: successful reads (``read_tools``) whose every path satisfies
   ``preserve_read`` (managed memory). An id used with several paths is protected only if all of them are; a
   result whose request or path cannot be found is never protected.
-- The ``settings.effective_keep_recent`` most recent remaining results are kept (idle and forced always).
+- Kept, by every trigger: the ``settings.effective_keep_recent`` most recent remaining results, and every result
+  of the round the model has not answered yet (the results after the last assistant message: parallel calls'
+  results arrive together, and the model asked for them; clearing them saves nothing anyone could save).
 - Triggers: ``idle`` (``idle_minutes`` since the last assistant response) and ``forced`` clear every other
-  result; ``size`` fires only when the tokens of the results it may clear (compactable, not yet cleared, not
-  errors, not protected) exceed ``size_threshold_tokens`` and then clears oldest first until those are at or
-  below the low watermark (half the threshold), so that the prompt cache, which
-  every rewrite invalidates, breaks rarely. When clearing every result outside the keep-recent window cannot
-  reach the watermark (five kept results of 7k tokens exceed a 20k watermark), the window gives way, oldest
-  kept first, down to the single most recent compactable result, which is never cleared. Without that, each
-  append over the threshold would rewrite history again, exactly as if there were no watermark.
+  result; ``size`` fires only when the tokens of the results outside the kept ones that it may clear
+  (compactable, not yet cleared, not errors, not protected) exceed the size trigger
+  (``MicrocompactSettings.size_trigger_tokens``, a share of the window) and then clears all of them: the low
+  watermark is as low as it goes, so the next rewrite waits for another threshold's worth of results. Every
+  rewrite breaks the prompt cache (each later request pays the whole prefix again), so each must buy a lot;
+  clearing one result per round near a threshold is the storm this avoids.
 - A result is only cleared if that saves tokens (a two-token "ok" would grow into the marker).
 - Media: on the idle and forced triggers, image blocks directly in user messages before the kept window (the
   message of the oldest kept result, or the last user message if that is earlier) become
@@ -34,8 +35,8 @@ Rules, in the order they are applied:
 
 Token figures: ``tokens_before``/``tokens_after`` are the whole conversation's message tokens (what context
 usage shows, without the system prompt), ``tool_result_tokens_before``/``_after`` all tool results, cleared
-markers included. The size trigger measures only the clearable part: counting markers, errors and protected
-reads, which no rewrite can shrink, would make a long session rewrite its history on every append.
+markers included. The size trigger measures only the clearable part: counting markers, errors, protected reads
+and kept results, which no rewrite can shrink, would make a long session rewrite its history on every append.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ class _Inventory:
     protected: list[ProtectedResult] = field(default_factory=list)
     images: list[tuple[int, int, int]] = field(default_factory=list)
     last_user: int = -1
+    last_assistant: int = -1
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,8 @@ def _inventory(messages: Sequence[Message], counter: TokenCounter, rules: _Rules
         is_user = message.get("role") == "user"
         if is_user:
             found.last_user = i
+        elif message.get("role") == "assistant":
+            found.last_assistant = i
         for j, block in enumerate(blocks_of(message)):
             tokens = counter.count_block(block)
             found.total += tokens
@@ -197,36 +201,31 @@ def _inventory(messages: Sequence[Message], counter: TokenCounter, rules: _Rules
 
 
 def _clear_order(
-    trigger: Trigger, settings: MicrocompactSettings, older: list[_Candidate], kept: list[_Candidate]
-) -> tuple[list[tuple[_Candidate, str]], int | None]:
-    """The results the trigger may clear, in the order it clears them, each with its reason; and the watermark the
-    size trigger stops at (None: the others clear all of them)."""
+    trigger: Trigger, settings: MicrocompactSettings, older: list[_Candidate]
+) -> list[tuple[_Candidate, str]]:
+    """The results the trigger clears, in order, each with its reason: every result outside the kept ones."""
     if trigger != "size":
         keep = settings.effective_keep_recent
-        return [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older], None
-    watermark = settings.low_watermark_tokens
-    over = f"size: tool results over {settings.size_threshold_tokens} tokens"
-    # When clearing every older result cannot reach the watermark (5 kept results of 7k tokens exceed a 20k mark),
-    # the kept window gives way, oldest first: else every append would rewrite history again.
-    order = [(c, f"{over}, oldest first to {watermark}") for c in older]
-    order += [(c, f"{over}, the kept results alone above {watermark}: oldest kept first") for c in kept[:-1]]
-    return order, watermark
+        return [(c, f"{trigger}: older than the {keep} most recent compactable results") for c in older]
+    over = f"size: results outside the kept ones over {settings.size_trigger_tokens()} tokens"
+    return [(c, f"{over}, all of them cleared") for c in older]
 
 
-def _planned_clears(
-    order: list[tuple[_Candidate, str]], clearable: int, watermark: int | None, marker_tokens: int
-) -> list[PlannedClear]:
-    """Clear in order, skipping results the marker would not shrink, until the clearable tokens reach the
-    watermark, if there is one."""
-    remaining = clearable
+def kept_results(candidates: list[_Candidate], keep: int, last_assistant: int) -> list[_Candidate]:
+    """The ``keep`` most recent results, and every result of the round the model has not answered yet (after the
+    last assistant message: results of parallel calls arrive together, and no one has read them)."""
+    unanswered = sum(1 for c in candidates if c.message_index > last_assistant)
+    count = max(keep, unanswered)
+    return candidates[-count:] if count else []
+
+
+def _planned_clears(order: list[tuple[_Candidate, str]], marker_tokens: int) -> list[PlannedClear]:
+    """Clear in order, skipping results the marker would not shrink."""
     clear: list[PlannedClear] = []
     for c, reason in order:
-        if watermark is not None and remaining <= watermark:
-            break
         saved = c.tokens - marker_tokens
         if saved <= 0:
             continue
-        remaining -= saved
         clear.append(
             PlannedClear(
                 message_index=c.message_index,
@@ -276,23 +275,24 @@ def plan_microcompaction(
     current = time.time() if now is None else now
     if trigger == "idle" and not idle_due(settings, current, last_assistant_at):
         return None
-    if trigger == "size" and settings.size_threshold_tokens == -1:
+    if trigger == "size" and settings.size_trigger_tokens() == -1:
         return None
 
     rules = _Rules(frozenset(settings.compactable_tools), frozenset(read_tools), pinned, preserve_read)
     found = _inventory(messages, counter, rules)
     candidates = found.candidates
-    kept = candidates[-settings.effective_keep_recent :]
+    kept = kept_results(candidates, settings.effective_keep_recent, found.last_assistant)
     older = candidates[: len(candidates) - len(kept)]
 
-    # The size trigger measures what microcompaction can act on: results it may clear. Cleared markers, errors and
-    # protected reads stay whatever happens, so counting them would fire on every append of a long session.
-    clearable = sum(c.tokens for c in candidates)
-    if trigger == "size" and clearable <= settings.size_threshold_tokens:
+    # The size trigger measures what it would clear: the results outside the kept ones. Cleared markers, errors,
+    # protected reads and the kept results stay whatever happens, so counting them would fire on every append of a
+    # long session; and it clears all of them, so the next rewrite waits for another threshold's worth of results.
+    clearable = sum(c.tokens for c in older)
+    if trigger == "size" and clearable <= settings.size_trigger_tokens():
         return None
 
-    order, watermark = _clear_order(trigger, settings, older, kept)
-    clear = _planned_clears(order, clearable, watermark, counter.count_text(CLEARED_TOOL_RESULT))
+    order = _clear_order(trigger, settings, older)
+    clear = _planned_clears(order, counter.count_text(CLEARED_TOOL_RESULT))
     media = [] if trigger == "size" else _planned_media(found, kept, counter)
     if not clear and not media:
         return None

@@ -223,7 +223,7 @@ def _pack_files(
             reason = f"beyond the {settings.max_files}-file limit"
             pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
             continue
-        allowed = settings.token_budget - pack.tokens
+        allowed = settings.budget_tokens - pack.tokens
         if estimate > allowed < MIN_PARTIAL_TOKENS:
             # the budget is spent: what the read-file state knows says it cannot fit, so it is not read to be sure
             reason = f"about {estimate} tokens when last read; only {max(allowed, 0)} left in the total budget"
@@ -232,7 +232,7 @@ def _pack_files(
         packed = _pack_one(
             item,
             allowed=allowed,
-            cap=settings.max_tokens_per_file,
+            cap=settings.file_cap_tokens,
             counter=counter,
             read_text=reader,
             haystack=haystack,

@@ -218,6 +218,7 @@ class ContextSession:
     def update_settings(self, settings: EngineSettings) -> None:
         """Swap settings in place; the history and the read-file state survive."""
         self.settings = settings
+        self.state.compactions.retry_at = None  # what the user changed may make room: the next crossing tries
         self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
         self.session_memory.writer, self.session_memory.policy = notes_setup(settings)
 
@@ -332,9 +333,9 @@ class ContextSession:
         """Hold the session's one compaction; ``CompactionError("in_progress")`` when another holds it."""
         return compaction_claim(self)
 
-    def rehydration(self, kept: list[Message]) -> RehydrationResult:
+    def rehydration(self, kept: list[Message], room: int | None = None) -> RehydrationResult:
         """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
-        return rehydration(self, kept)
+        return rehydration(self, kept, room)
 
     async def compact(
         self,

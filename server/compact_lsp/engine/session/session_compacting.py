@@ -32,6 +32,7 @@ from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.session.journal import compaction_record
+from compact_lsp.engine.session.session_compactions import no_room_error
 from compact_lsp.engine.session.session_state import SessionState
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.base import Summarizer
@@ -69,7 +70,9 @@ def should_compact(session: CompactingSession, usage: ContextUsage, overhead: in
     blocked = session.state.compactions.blocked(settings.max_consecutive_failures)
     if not settings.enabled or blocked or session.compacting:
         return False
-    return max(usage.total + overhead, usage.reported or 0) >= usage.auto_compact_threshold
+    size = max(usage.total + overhead, usage.reported or 0)
+    # after one that could not make room, the next waits for real growth (``SessionCompactions.no_room``)
+    return size >= usage.auto_compact_threshold and not session.state.compactions.waiting(size)
 
 
 @contextlib.contextmanager
@@ -89,13 +92,14 @@ def compaction_claim(session: CompactingSession) -> Iterator[None]:
         session.compacting = False
 
 
-def rehydration(session: CompactingSession, kept: list[Message]) -> RehydrationResult:
-    """What would be re-attached after a compaction that keeps ``kept`` (disk reads: call off the loop)."""
+def rehydration(session: CompactingSession, kept: list[Message], room: int | None = None) -> RehydrationResult:
+    """What would be re-attached after a compaction that keeps ``kept``, within ``room`` tokens when given (the
+    budgets are shares of the window; disk reads: call off the loop)."""
     state, allowed = session.state, session.allowed_roots
     return rehydrate(
         read_state=state.read_state,
         kept_messages=kept,
-        settings=session.settings.rehydration,
+        settings=session.settings.rehydration.for_window(session.settings.context_window, room),
         counter=session.counter,
         workspace_roots=session.rehydration_roots,
         read_text=gated_reader(allowed),
@@ -133,16 +137,14 @@ async def compact(
             if command:
                 extra = await asyncio.to_thread(run_pre_compact_hook, command, session.workspace_root)
                 instructions = "\n\n".join(part for part in (instructions, extra) if part) or None
+            window, auto = session.settings.context_window, session.settings.auto_compact
             snapshot = CompactionSnapshot(
-                list(session.messages),
-                session.state.revision,
-                session.system_prompt(),
-                session.usage().total,
-                session.fixed_tokens(),
-                session.settings.context_window,
-            )
+                list(session.messages), session.state.revision, session.system_prompt(), session.usage().total,
+                session.fixed_tokens(), window, auto.target_for(window), auto.summary_tokens(window),
+            )  # fmt: skip
             outcome = await run_compaction(
-                snapshot, summarizer, rehydrate=lambda kept: rehydration(session, kept), count=session.counter,
+                snapshot, summarizer, rehydrate=lambda kept, room: rehydration(session, kept, room),
+                count=session.counter,
                 clock=session.clock, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
             )  # fmt: skip
             if session.state.revision != snapshot.revision:
@@ -150,8 +152,11 @@ async def compact(
             if progress is not None:
                 progress("Committing", 95)
             session.commit(compaction_record(outcome))
-        except CompactionError:
-            compactions.finished(trigger, ok=False)
+        except CompactionError as exc:
+            if exc.kind != "not_smaller":  # no room is no failure: it waits for growth, not for the breaker
+                compactions.finished(trigger, ok=False)
+            elif trigger == "auto":
+                raise no_room_error(exc, compactions, session.settings, session.usage().total) from exc
             raise
         compactions.finished(trigger, ok=True)
         return outcome

@@ -15,6 +15,7 @@ from typing import Any
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.messages import Message, blocks_of, join_messages, normalize_message
 from compact_lsp.engine.conversation.validate import validate
+from compact_lsp.engine.settings import EngineSettings
 
 
 @dataclass
@@ -51,6 +52,10 @@ class SessionCompactions:
         self.auto_failures = 0
         """Automatic compactions that failed in a row; any success resets it."""
         self.undone = 0
+        self.retry_at: int | None = None
+        """After an automatic compaction that could not make room: the context size the next one waits for."""
+        self.told_no_room = False
+        """Whether the user was told that automatic compaction cannot make room (once, until one succeeds)."""
 
     @property
     def generation(self) -> tuple[int, int]:
@@ -69,8 +74,20 @@ class SessionCompactions:
         """Count a compaction's end for the circuit breaker: an automatic failure adds one, any success resets."""
         if ok:
             self.auto_failures = 0
+            self.retry_at, self.told_no_room = None, False
         elif trigger == "auto":
             self.auto_failures += 1
+
+    def waiting(self, tokens: int) -> bool:
+        """Automatic compaction waits: the last one could not make room and the context has not grown enough."""
+        return self.retry_at is not None and tokens < self.retry_at
+
+    def no_room(self, tokens: int, margin: int) -> bool:
+        """An automatic compaction could not make room at ``tokens``: wait for ``margin`` more; True the first time
+        (tell the user then, once)."""
+        self.retry_at = tokens + margin
+        first, self.told_no_room = not self.told_no_room, True
+        return first
 
     def undo_target(self, messages: list[Message]) -> CompactionState:
         """The compaction an undo would revert now; raises when there is none or the result would be invalid."""
@@ -128,3 +145,26 @@ class SessionCompactions:
             if last.get("role") == "user" and later_blocks:
                 since = [{**last, "content": later_blocks}, *since]
         return join_messages(state.pre_view, since)
+
+
+def no_room_error(exc: CompactionError, compactions: SessionCompactions, settings: EngineSettings, tokens: int) -> (
+        CompactionError):  # fmt: skip
+    """An automatic compaction that could not make room: automatic ones now wait for the context to grow by a real
+    margin; the first time, the error says so and what to change (``notify``: tell the user, once)."""
+    window, auto = settings.context_window, settings.auto_compact
+    margin = auto.retry_margin(window)
+    if not compactions.no_room(tokens, margin):
+        return CompactionError(exc.kind, str(exc))
+    rehydration = settings.rehydration
+    budget = (
+        f"rehydration.tokenBudget (now {rehydration.token_budget})"
+        if rehydration.token_budget is not None
+        else f"rehydration.budgetPercent (now {rehydration.budget_percent:g}%)"
+    )
+    advice = (
+        f"Automatic compaction now waits until the context has grown by {margin} tokens (to {tokens + margin}). "
+        f"To make room: lower {budget} or autoCompact.summaryPercent (now {auto.summary_percent:g}%), trim the "
+        "system prompt or memory index, raise contextWindow if the model has a bigger window, or start a new "
+        "session; compact by hand (Compact the conversation) to compact anyway."
+    )
+    return CompactionError(exc.kind, f"{exc} {advice}", notify=True)

@@ -52,7 +52,7 @@ def plan(session: MicrocompactingSession, trigger: Trigger, now: float) -> Micro
     """What ``trigger`` would clear now, without changing anything."""
     return plan_microcompaction(
         session.messages,
-        session.settings.microcompact,
+        session.settings.microcompact.for_window(session.settings.context_window),
         trigger,
         counter=session.counter,
         preserve_read=make_preserve_read(session.memory, cwd=session.workspace_root),
@@ -87,8 +87,9 @@ def idle_plan(session: MicrocompactingSession, new: list[Message], now: float) -
 
 
 def after_append(session: MicrocompactingSession, now: float, eviction: EvictionRecord | None) -> AppendOutcome:
-    """After an append: the size trigger, then microcompaction in place of a full compaction when that suffices."""
-    threshold = session.settings.microcompact.size_threshold_tokens
+    """After an append: the size trigger, then clearing in place of a full compaction when that reaches the
+    compaction's target."""
+    threshold = session.settings.microcompact.size_trigger_tokens(session.settings.context_window)
     # the ledger's tool-result total is exact and costs nothing; the trigger measures only what it may clear,
     # so the markers it left can be taken off first: plan (a scan of the whole history) only when it can fire
     state = session.state
@@ -98,11 +99,12 @@ def after_append(session: MicrocompactingSession, now: float, eviction: Eviction
         if size is not None:
             eviction = commit_plan(session, size, now)
     usage = session.usage()
-    due = session.should_compact(usage)
-    if due:
-        # microcompaction first, when clearing old tool results alone gets under the threshold: no summary
+    auto, window = session.settings.auto_compact, session.settings.context_window
+    if auto.enabled and usage.total >= usage.auto_compact_threshold:
+        # clearing old tool results first, when that alone gets down to the compaction's target (the headroom
+        # below the threshold): no summary, and a rewrite that buys real room, not one result per round
         forced = plan(session, "forced", now)
-        if forced is not None and forced.tokens_after + session.fixed_tokens() < usage.auto_compact_threshold:
+        if forced is not None and forced.tokens_after + session.fixed_tokens() <= auto.target_for(window):
             eviction = commit_plan(session, forced, now)
-            usage, due = session.usage(), False
-    return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=due)
+            usage = session.usage()
+    return AppendOutcome(usage=usage, microcompaction=eviction, compaction_due=session.should_compact(usage))

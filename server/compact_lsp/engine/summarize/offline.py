@@ -33,6 +33,7 @@ from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_of_message_text
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from compact_lsp.engine.summarize.base import Summary, SummaryRequest, run_cancellable
 from compact_lsp.engine.summarize.offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
+from compact_lsp.engine.summarize.summary_fit import fit_sections
 
 MAX_USER_MESSAGES = 30
 USER_MESSAGE_CHARS = 1_000
@@ -278,8 +279,8 @@ def _times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
 
 
-def render_summary(facts: ConversationFacts, instructions: str | None = None) -> str:
-    """The offline summary text, in the model summary's sections."""
+def render_summary(facts: ConversationFacts, instructions: str | None = None, max_tokens: int | None = None) -> str:
+    """The offline summary text, in the model summary's sections, fitted to ``max_tokens`` when given."""
     sections: dict[str, list[str]] = {name: [] for name in SUMMARY_SECTIONS}
     earlier = parse_sections(facts.earlier_summary, OFFLINE_NOTE) if facts.earlier_summary else None
     _request_and_files(facts, instructions, earlier is None, sections)
@@ -287,6 +288,8 @@ def render_summary(facts: ConversationFacts, instructions: str | None = None) ->
     if earlier is not None:
         sections = merge_sections(earlier, sections, max_messages=MAX_USER_MESSAGES, max_errors=MAX_ERRORS,
                                   max_commands=MAX_COMMANDS)  # fmt: skip
+    if max_tokens is not None:
+        sections = fit_sections(sections, max_tokens)
     lines = [OFFLINE_NOTE]
     for number, name in enumerate(SUMMARY_SECTIONS, start=1):
         lines.append("")
@@ -385,12 +388,14 @@ class OfflineSummarizer:
     def __init__(self, tools: ToolNames | None = None) -> None:
         self.tools = tools or ToolNames()
 
-    def summarize_messages(self, messages: Sequence[Message], instructions: str | None = None) -> str:
-        return render_summary(extract_facts(messages, self.tools), instructions)
+    def summarize_messages(
+        self, messages: Sequence[Message], instructions: str | None = None, max_tokens: int | None = None
+    ) -> str:
+        return render_summary(extract_facts(messages, self.tools), instructions, max_tokens)
 
     async def summarize(self, request: SummaryRequest) -> Summary:
         async def work() -> Summary:
-            text = self.summarize_messages(request.messages, request.instructions)
+            text = self.summarize_messages(request.messages, request.instructions, request.max_output_tokens)
             return Summary(text=text, summarizer=self.name)
 
         return await run_cancellable(work(), request.cancel)

@@ -23,6 +23,7 @@ from compact_lsp.engine.prompts import NOTES_SECTIONS, NOTES_TITLE, empty_notes,
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import Summarizer, Summary, SummaryError, SummaryRequest, run_cancellable
 from compact_lsp.engine.summarize.offline import COMMAND_CHARS, ConversationFacts, ToolNames, clip, extract_facts
+from compact_lsp.engine.summarize.summary_fit import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from compact_lsp.engine.settings import EngineSettings
@@ -344,8 +345,14 @@ class SessionMemorySummarizer:
 
     async def summarize(self, request: SummaryRequest) -> Summary:
         notes = self.memory.notes
-        if notes is None or not notes.text.strip() or (request.instructions and request.instructions.strip()):
-            return await self.fallback.summarize(request)
+        too_big = notes is not None and len(notes.text) > request.max_output_tokens * CHARS_PER_TOKEN
+        if (
+            notes is None
+            or too_big
+            or not notes.text.strip()
+            or (request.instructions and request.instructions.strip())
+        ):
+            return await self.fallback.summarize(request)  # too big: the window shrank, or the notes outgrew it
         messages = request.messages
         if notes.covered_upto >= len(messages):
             return Summary(text=notes.text.strip(), summarizer=self.name)
