@@ -14,7 +14,7 @@ from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.messages import tool_uses
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.plan_state import extract_plan
-from compact_lsp.engine.summarize.offline import decisive_lines
+from compact_lsp.engine.summarize.failure_lines import decisive_lines
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "claude-code-sessions"
 SESSIONS = sorted(p for p in CORPUS.glob("*/*.jsonl") if not p.name.startswith("agent-")) if CORPUS.is_dir() else []
@@ -78,6 +78,34 @@ def test_a_failing_test_keeps_its_name_and_assertion() -> None:
 def test_decisive_lines_take_the_exception_from_a_traceback() -> None:
     trace = "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    f()\nKeyError: 'user'"
     assert decisive_lines(trace) == "Traceback (most recent call last): | KeyError: 'user'"
+
+
+RUFF_OUTPUT = """src/store.py:41:10: SIM115 Use a context manager for opening files
+   |
+40 |     def load(self):
+41 |         handle = open(self.path)
+   |                  ^^^^ SIM115
+   |
+Found 1 error."""
+
+
+@pytest.mark.parametrize(
+    ("output", "kept"),
+    [
+        pytest.param('Exit code 1\nno pull requests found for branch "fix-login"', ["no pull requests found"], id="gh"),
+        pytest.param("Exit code 1\n" + RUFF_OUTPUT, ["SIM115 Use a context manager", "Found 1 error."], id="ruff"),
+        pytest.param(
+            "Exit code 2\n" + "\n".join(f"collecting {i}" for i in range(50)) + "\nE   ModuleNotFoundError: no x",
+            ["Exit code 2", "ModuleNotFoundError: no x"],
+            id="tail",
+        ),
+    ],
+)
+def test_a_failed_command_keeps_what_decides_not_just_its_exit_code(output: str, kept: list[str]) -> None:
+    messages = [user("Open the PR"), *call("t1", "Bash", {"command": "gh pr view"}, output, is_error=True)]
+    errors = section(summarize(messages), 4)
+    for text in kept:
+        assert text in errors
 
 
 PLAN = "# Expire sessions\n\n1. Add `expires_at` to Session\n2. Reject expired sessions in login()\n3. Add a test"

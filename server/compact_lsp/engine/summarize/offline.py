@@ -11,7 +11,8 @@ It lists what happened; it does not interpret it. Caps keep it bounded on any se
   or written; then every other file of the artifact trail (engine/files/artifact_trail.py) with its last action, so
   every file read, edited or written is named;
 - commands: the last ``MAX_COMMANDS`` (20); errors: the last ``MAX_ERRORS`` (20), each with its decisive lines
-  (the first line, exception types and messages, failing test names; ``decisive_lines``);
+  (engine/summarize/failure_lines.py: the first line, exception types and messages, failing tests, linter codes,
+  the last line);
 - the plan: ``extract_plan``'s (the approved plan-mode plan or plan file, with the todo list after it, or the
   last todo list); current work: the last assistant text, cut to ``CURRENT_WORK_CHARS``; an earlier
   compaction's summary is carried over, cut to ``EARLIER_SUMMARY_CHARS``.
@@ -32,6 +33,7 @@ from compact_lsp.engine.files.plan_state import _FINISHED, PLAN_TOOLS, extract_p
 from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_of_message_text
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from compact_lsp.engine.summarize.base import Summary, SummaryRequest, run_cancellable
+from compact_lsp.engine.summarize.failure_lines import clip, decisive_lines
 from compact_lsp.engine.summarize.offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
 from compact_lsp.engine.summarize.summary_fit import fit_sections
 
@@ -42,8 +44,6 @@ MAX_FILES = 40
 MAX_COMMANDS = 20
 COMMAND_CHARS = 200
 MAX_ERRORS = 20
-ERROR_CHARS = 600
-ERROR_LINES = 6
 FILE_FAILURE_CHARS = 80
 CURRENT_WORK_CHARS = 1_500
 EARLIER_SUMMARY_CHARS = 8_000
@@ -66,11 +66,6 @@ _HARNESS = re.compile(rf"<({_HARNESS_TAGS})>.*?</\1>|<(file|plan|skill|memory-in
 """What the IDE, the agent's harness or an earlier rehydration wrote into a user message: never the user's words."""
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_DECISIVE = re.compile(
-    r"^(FAILED|ERROR|FAIL:|E\s)|\b[A-Z]\w*(Error|Exception|Failure|Exit)\b|\berror(\[\w+\])?:|\bfailed\b|"
-    r"\b\d+ (failed|errors?)\b|^\s*(assert|panic|fatal)",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -205,17 +200,6 @@ def _tool_call(facts: ConversationFacts, names: ToolNames, block: Block, index: 
         activity.writes += 1
 
 
-def decisive_lines(text: str, max_lines: int = ERROR_LINES, limit: int = ERROR_CHARS) -> str:
-    """An error's first line and its decisive ones (exception types and messages, failing tests, "error:" lines),
-    the last of them when there are many, joined by " | " and bounded."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return "(no message)"
-    decisive = [line for line in lines[1:] if _DECISIVE.search(line)]
-    picked = list(dict.fromkeys([lines[0], *decisive[-(max_lines - 1) :]])) if max_lines > 1 else [lines[0]]
-    return clip(" | ".join(clip(line, 240) for line in picked), limit)
-
-
 def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, result: Block) -> None:
     first_line = decisive_lines(result_text(result))
     if call is None:
@@ -267,12 +251,6 @@ def _read_range(tool_input: dict[str, Any]) -> str:
         return "whole file"
     first = start or 1
     return f"lines {first}-{first + count - 1}" if count else f"lines {first}-end"
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis; short multi-line texts become one line."""
-    text = " ".join(text.split()) if "\n" in text and limit <= 300 else text
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _times(n: int) -> str:

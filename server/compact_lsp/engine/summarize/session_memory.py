@@ -22,7 +22,8 @@ from compact_lsp.engine.conversation.messages import Message, tool_uses
 from compact_lsp.engine.prompts import NOTES_SECTIONS, NOTES_TITLE, empty_notes, notes_update_prompt
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import Summarizer, Summary, SummaryError, SummaryRequest, run_cancellable
-from compact_lsp.engine.summarize.offline import COMMAND_CHARS, ConversationFacts, ToolNames, clip, extract_facts
+from compact_lsp.engine.summarize.failure_lines import clip
+from compact_lsp.engine.summarize.offline import COMMAND_CHARS, ConversationFacts, ToolNames, extract_facts
 from compact_lsp.engine.summarize.summary_fit import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
