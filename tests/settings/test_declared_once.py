@@ -145,12 +145,12 @@ def test_the_docs_show_each_declared_default(key: str) -> None:
 
 
 def test_the_checks_see_a_drifted_default_and_range() -> None:
-    key = "rehydration.tokenBudget"
+    key = "rehydration.maxFiles"
     _, f = FIELDS[key]
-    assert schema_drift(key, f, {"default": 50_000, "minimum": 0}) == [
-        "rehydration.tokenBudget: default 50000 in the schema, 20000 on the field"
+    assert schema_drift(key, f, {"default": 5, "minimum": 0}) == [
+        "rehydration.maxFiles: default 5 in the schema, 50 on the field"
     ]
     assert schema_drift(key, f, {"minimum": 1}) != []
-    assert vscode_drift(key, f, {"default": 20_000, "minimum": -5}) != []
-    assert vscode_drift(key, f, {"default": 20_000, "minimum": 10}) == []  # stricter than the engine is fine
-    assert docs_drift(key, f, "50000") == ["rehydration.tokenBudget: docs/protocol.md shows 50000, the field 20000"]
+    assert vscode_drift(key, f, {"default": 50, "minimum": -5}) != []
+    assert vscode_drift(key, f, {"default": 50, "minimum": 10}) == []  # stricter than the engine is fine
+    assert docs_drift(key, f, "5") == ["rehydration.maxFiles: docs/protocol.md shows 5, the field 50"]
