@@ -20,6 +20,7 @@ from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.files.admitted_files import AdmittedFile
 from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.read_record import ReadRecord
+from compact_lsp.engine.session.session_compacting import UndoOutcome
 from compact_lsp.engine.session.session_status import SessionStatus
 from compact_lsp.engine.settings import RehydrationSettings
 from compact_lsp.engine.summarize.session_memory import SessionNotes
@@ -240,3 +241,8 @@ def turn_answer(result: TurnResult) -> Answer:
     if result.error_kind is not None:
         wire["errorKind"] = result.error_kind
     return wire
+
+
+def undo_answer(undone: UndoOutcome) -> Answer:
+    """``compact.undo``'s result when the undo happened."""
+    return {"changed": True, "restored": True, "boundaryId": undone.boundary_id, "tokensAfter": undone.tokens_after}

@@ -57,7 +57,14 @@ from compact_lsp.engine.session.journal import (
     read_record,
 )
 from compact_lsp.engine.session.record_checks import SkippedRecord
-from compact_lsp.engine.session.session_compacting import compact, compaction_claim, rehydration, should_compact, undo
+from compact_lsp.engine.session.session_compacting import (
+    UndoOutcome,
+    compact,
+    compaction_claim,
+    rehydration,
+    should_compact,
+    undo,
+)
 from compact_lsp.engine.session.session_microcompaction import AppendOutcome, after_append, commit_plan, idle_plan, plan
 from compact_lsp.engine.session.session_state import SessionState
 from compact_lsp.engine.settings import EngineSettings
@@ -354,7 +361,7 @@ class ContextSession:
             claimed=claimed,
         )  # fmt: skip
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self) -> UndoOutcome:
         """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
         return undo(self)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from compact_lsp.engine.compaction.full_compaction import (
@@ -162,10 +163,18 @@ async def compact(
         return outcome
 
 
-def undo(session: CompactingSession) -> dict[str, Any]:
+@dataclass(frozen=True)
+class UndoOutcome:
+    """An undo that happened: the compaction it reverted, and the context's size now."""
+
+    boundary_id: str
+    tokens_after: int
+
+
+def undo(session: CompactingSession) -> UndoOutcome:
     """Restore the exact view from before the last compaction, keeping messages added since (if still valid)."""
     if session.compacting:
         raise CompactionError("in_progress", "A compaction is in progress; undo after it finishes.")
     standing = session.state.compactions.undo_target(session.messages)
     session.commit({"type": "undo", "boundaryId": standing.boundary_id, "at": session.clock()})
-    return {"restored": True, "boundaryId": standing.boundary_id, "tokensAfter": session.usage().total}
+    return UndoOutcome(standing.boundary_id, session.usage().total)

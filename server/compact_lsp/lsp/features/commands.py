@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
-from compact_lsp.lsp.answers import microcompaction_answer
+from compact_lsp.engine.session.session_compacting import UndoOutcome
+from compact_lsp.lsp.answers import microcompaction_answer, undo_answer
 from compact_lsp.lsp.compacting import compact_session, outcome, rehydration_preview
 from compact_lsp.lsp.features.methods import session_status
 from compact_lsp.lsp.handlers import command_handler
@@ -82,7 +83,7 @@ async def undo_command(server: CompactLanguageServer, args: tuple[object, ...]) 
     slot, _ = await target(server, args, UNDO)
     session = slot.session
 
-    def run() -> tuple[int, dict[str, Any]]:
+    def run() -> tuple[int, UndoOutcome]:
         before = session.usage().total
         return before, session.undo()
 
@@ -93,8 +94,8 @@ async def undo_command(server: CompactLanguageServer, args: tuple[object, ...]) 
         if refusal is None:
             raise
         return refusal
-    did_compact(server, session.id, "undo", "manual", before, int(result.get("tokensAfter", 0)))
-    return {"changed": True, **result}
+    did_compact(server, session.id, "undo", "manual", before, result.tokens_after)
+    return undo_answer(result)
 
 
 async def status_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:
