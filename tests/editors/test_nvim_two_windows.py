@@ -41,8 +41,10 @@ def test_the_second_window_follows_read_only_and_names_the_owner(tmp_path: Path)
 
     assert owner.results["session"] in follower.results["listed"]
     refusal = follower.results["refused"]
-    assert "open for writing in another compact-lsp server (process" in refusal
-    assert "compact/newSession" in refusal
+    # In Neovim's words: what happened and the command that helps, no protocol method or exception class.
+    assert "this session is open in another editor (process" in refusal
+    assert ":CompactChat! starts a new chat here" in refusal
+    assert "compact/" not in refusal and "SessionBusy" not in refusal
     shown = [n["message"] for n in follower.results["notifications_after_refusal"]]
-    assert any("open for writing in another compact-lsp server" in message for message in shown), shown
+    assert [m for m in shown if "open in another editor" in m] == [refusal], shown  # shown once
     assert follower.results["followed_total"] == owner.results["total"]

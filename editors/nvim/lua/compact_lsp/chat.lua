@@ -218,13 +218,32 @@ local function title_for(text)
   return vim.fn.strchars(first) > 60 and (vim.fn.strcharpart(first, 0, 59) .. '…') or first
 end
 
+--- The chat buffer's name: `compact-lsp://chat/<session title>` (its id while it has no title), unique.
+---@param buf integer
+---@param session_id string?
+function M.name_buffer(buf, session_id)
+  local title = session_id and require('compact_lsp.sessions').title(session_id)
+  local label = (title and title ~= '') and title or session_id or 'new'
+  label = vim.fn.strchars(label) > 60 and (vim.fn.strcharpart(label, 0, 59) .. '…') or label
+  local name, n = 'compact-lsp://chat/' .. label, 1
+  while true do
+    local other = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\/.*$^~[]') .. '$')
+    if other == -1 or other == buf then
+      break
+    end
+    n = n + 1
+    name = string.format('compact-lsp://chat/%s (%d)', label, n)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+end
+
 --- Bind a chat buffer to its session: name, lookups.
 ---@param buf integer
 ---@param session_id string
 local function bind(buf, session_id)
   state.chats[session_id] = buf
   vim.b[buf].compact_lsp_session = session_id
-  pcall(vim.api.nvim_buf_set_name, buf, 'compact-lsp://chat/' .. session_id)
+  M.name_buffer(buf, session_id)
 end
 
 --- What <CR> at the prompt does: the typed line becomes "You: …", and the turn starts (creating the session
@@ -257,11 +276,56 @@ local function submit(buf, text)
   end)
 end
 
+--- Markdown in the chat as CodeCompanion shows it: treesitter's markdown highlighting, with `**`, backticks and
+--- link targets concealed (off the cursor line). Without the parser the text stays plain.
+---@param buf integer
+local function markdown(buf)
+  pcall(vim.treesitter.language.register, 'markdown', 'compact_chat')
+  pcall(vim.treesitter.start, buf, 'markdown')
+end
+
+--- The lines at the top of a followed Claude Code session's chat: read-only, and the one action.
+M.READ_ONLY_HEADER = {
+  "Claude Code's session, followed read-only: Claude Code owns it and it changes as Claude Code works.",
+  'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' makes your own copy and opens it here.',
+  '',
+}
+
+--- A chat of a followed Claude Code session: its history, no prompt, no input.
+---@param session_id string
+---@return integer buf
+local function create_read_only(session_id)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'compact_chat'
+  vim.b[buf].compact_lsp_read_only = true
+  bind(buf, session_id)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.READ_ONLY_HEADER)
+  render.mark_read_only(buf, #M.READ_ONLY_HEADER - 1)
+  vim.bo[buf].modifiable = false
+  markdown(buf)
+  local function refuse()
+    require('compact_lsp.words').notify(
+      'compact-lsp: read-only: ' .. require('compact_lsp.words').IMPORT .. ' continues it here as your own copy'
+    )
+  end
+  for _, lhs in ipairs({ 'i', 'a', 'I', 'A', 'o', 'O', '<CR>' }) do
+    vim.keymap.set('n', lhs, refuse, { buffer = buf, nowait = true, desc = 'Read-only: :Compact import continues it' })
+  end
+  require('compact_lsp.chat_keys').attach(buf, { cancel = function() end, read_only = true })
+  return buf
+end
+
 --- Create a chat buffer (bound to `session_id` when given, else to the session its first message creates) and
 --- start the server if none runs (no file needs to be open).
 ---@param session_id string?
 ---@return integer buf
 local function create_buffer(session_id)
+  if session_id and require('compact_lsp.sessions').read_only(session_id) then
+    return create_read_only(session_id)
+  end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'prompt'
   vim.bo[buf].bufhidden = 'hide'
@@ -280,10 +344,11 @@ local function create_buffer(session_id)
     M.cancel(vim.b[buf].compact_lsp_session)
   end
   vim.fn.prompt_setinterrupt(buf, interrupt)
-  vim.keymap.set('n', '<C-c>', interrupt, { buffer = buf, desc = 'Cancel the agent turn' })
+  require('compact_lsp.chat_keys').attach(buf, { cancel = interrupt, read_only = false })
   -- The prompt shows at once, not only after `i`.
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { M.prompt })
   render.settle(buf)
+  markdown(buf)
   local group = vim.api.nvim_create_augroup('compact_lsp.chat.' .. buf, { clear = true })
   vim.api.nvim_create_autocmd({ 'InsertLeave', 'TextChanged', 'TextChangedI' }, {
     group = group,
@@ -294,7 +359,7 @@ local function create_buffer(session_id)
   })
   local _, err = client.ensure()
   if err then
-    render.append_lines(buf, { '  ! ' .. err, '' })
+    render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err), '' })
   end
   return buf
 end
@@ -312,6 +377,8 @@ local function show(buf)
   vim.wo.linebreak = true
   vim.wo.number = false
   vim.wo.relativenumber = false
+  vim.wo.conceallevel = 2
+  vim.wo.concealcursor = 'nc'
 end
 
 local submit_text
@@ -326,28 +393,121 @@ function M.open(text, opts)
   local sessions = require('compact_lsp.sessions')
   local function ready(session_id)
     local buf = M.buffer(session_id)
+    local function then_send()
+      if text and text ~= '' then
+        if vim.b[buf].compact_lsp_read_only then
+          vim.notify(require('compact_lsp.words').error({ message = '', data = { kind = 'read_only', owner = { agent = 'Claude Code' } } }), vim.log.levels.WARN)
+        else
+          submit_text(buf, text)
+        end
+      end
+      if opts.on_ready then
+        opts.on_ready(vim.b[buf].compact_lsp_session, buf)
+      end
+    end
     if not buf then
       local pending = state.new_chat and vim.api.nvim_buf_is_valid(state.new_chat) and state.new_chat or nil
       buf = (not session_id and pending) or create_buffer(session_id)
       if session_id then
-        sessions.show_history(session_id, buf)
-      else
-        state.new_chat = buf
+        show(buf)
+        -- the history first, then what this command sends: "You: …" comes after it, in order
+        return sessions.show_history(session_id, buf, then_send)
       end
+      state.new_chat = buf
     end
     show(buf)
-    if text and text ~= '' then
-      submit_text(buf, text)
-    end
-    if opts.on_ready then
-      opts.on_ready(vim.b[buf].compact_lsp_session, buf)
-    end
+    then_send()
   end
   if opts.new then
     return ready(nil)
   end
   sessions.current(function(session_id)
+    if session_id and #state.sessions == 0 then
+      -- whether it is read-only is in the session list
+      return sessions.refresh(function()
+        ready(session_id)
+      end)
+    end
     ready(session_id)
+  end)
+end
+
+--- `:CompactSend [question]`: lines `first`..`last` of the current buffer (a Visual selection, or the whole
+--- buffer) go to the chat of the current session as a fenced block named by its file and lines, after the
+--- question if one is given.
+---@param first integer
+---@param last integer
+---@param question string?
+function M.send_range(first, last, question)
+  local buf = vim.api.nvim_get_current_buf()
+  local lines = vim.api.nvim_buf_get_lines(buf, first - 1, last, false)
+  local name = vim.api.nvim_buf_get_name(buf)
+  local where = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or '[No Name]'
+  local span = first == last and ('line ' .. first) or string.format('lines %d-%d', first, last)
+  local text = table.concat({
+    (question and question ~= '') and question or 'About this code:',
+    '',
+    string.format('`%s` %s:', where, span),
+    '```' .. (vim.bo[buf].filetype or ''),
+    table.concat(lines, '\n'),
+    '```',
+  }, '\n')
+  M.open(text)
+end
+
+--- Refresh a followed session's chat (Claude Code wrote to it): its history again, below the header.
+---@param session_id string
+function M.refresh_read_only(session_id)
+  local buf = M.buffer(session_id)
+  if not buf or not vim.b[buf].compact_lsp_read_only or vim.b[buf].compact_lsp_refreshing then
+    return
+  end
+  vim.b[buf].compact_lsp_refreshing = true
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, #M.READ_ONLY_HEADER, -1, false, {})
+  vim.bo[buf].modifiable = false
+  require('compact_lsp.sessions').show_history(session_id, buf, function()
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.b[buf].compact_lsp_refreshing = false
+    end
+  end)
+end
+
+--- "Import to continue": a managed copy of the followed session `session_id`, made current and opened in the
+--- window of its read-only chat (or a new one). `cb(err, new_id)` when done.
+---@param session_id string
+---@param cb fun(err: lsp.ResponseError?, new_id: string?, result: table?)?
+function M.continue_followed(session_id, cb)
+  local sessions = require('compact_lsp.sessions')
+  client.request('compact/importSession', { sessionId = session_id }, function(err, result)
+    if err or type(result) ~= 'table' then
+      return cb and cb(err or { message = 'the import gave no session' }, nil)
+    end
+    local new_id = result.sessionId
+    sessions.set_current(new_id)
+    sessions.refresh(function()
+      local old = M.buffer(session_id)
+      local win = old and vim.fn.bufwinid(old) or -1
+      if win ~= -1 then
+        vim.api.nvim_set_current_win(win)
+      end
+      local replaced = M.buffer(new_id)
+      if not replaced then
+        replaced = create_buffer(new_id)
+        vim.api.nvim_win_set_buf(win ~= -1 and win or 0, replaced)
+        show(replaced)
+        sessions.show_history(new_id, replaced, function()
+          if cb then
+            cb(nil, new_id, result)
+          end
+        end)
+      else
+        show(replaced)
+        if cb then
+          cb(nil, new_id, result)
+        end
+      end
+    end)
   end)
 end
 
@@ -360,7 +520,7 @@ submit_text = function(buf, text)
   submit(buf, text)
 end
 
---- The server of a chat stopped (crash, :LspRestart): its running turn ends with an error instead of hanging.
+--- The server of a chat stopped (a crash, a reinstall): its running turn ends with an error instead of hanging.
 ---@param client_id integer
 function M.client_gone(client_id)
   for session_id, turn in pairs(state.turns) do

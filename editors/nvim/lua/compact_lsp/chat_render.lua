@@ -52,15 +52,31 @@ local function highlight(buf, first, lines)
   end
 end
 
---- Insert transcript lines above the prompt line.
+--- Insert transcript lines above the prompt line (at the end of a read-only chat, which has no prompt).
 ---@param buf integer
 ---@param lines string[]
 function M.append_lines(buf, lines)
   local n = vim.api.nvim_buf_line_count(buf)
+  if vim.b[buf].compact_lsp_read_only then
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, n, n, false, lines)
+    vim.bo[buf].modifiable = false
+    highlight(buf, n, lines)
+    return
+  end
   vim.api.nvim_buf_set_lines(buf, n - 1, n - 1, false, lines)
   highlight(buf, n - 1, lines)
   M.settle(buf)
   M.follow(buf, n)
+end
+
+--- Highlight the read-only header (its first `count` lines).
+---@param buf integer
+---@param count integer
+function M.mark_read_only(buf, count)
+  for i = 0, count - 1 do
+    pcall(vim.api.nvim_buf_set_extmark, buf, ns, i, 0, { line_hl_group = 'CompactLspChatReadOnly' })
+  end
 end
 
 --- Keep the prompt in view: windows whose cursor was on the prompt line (`prompt_line`) follow it down.
@@ -144,9 +160,9 @@ function M.event_lines(ev)
     local failed = ev.isError or ev.is_error
     return { string.format('  %s %s', failed and '✗' or '↳', M.describe_result(ev.summary or ev.content or ev.text)) }
   elseif ev.kind == 'status' then
-    return { '  · ' .. tostring(ev.message or ev.text or '') }
+    return { '  · ' .. require('compact_lsp.words').figures(tostring(ev.message or ev.text or '')) }
   elseif ev.kind == 'error' then
-    return { '  ! ' .. tostring(ev.message or ev.text or 'error') }
+    return { '  ! ' .. require('compact_lsp.words').bare(tostring(ev.message or ev.text or 'error')) }
   end
   return {}
 end

@@ -68,19 +68,17 @@ function M.ensure()
       return c.initialized == true or c:is_stopped()
     end, 20)
     if not client.initialized then
-      return nil, 'compact-lsp: the server did not finish starting (see :LspLog)'
+      return nil, 'compact-lsp: the server did not finish starting; :checkhealth compact_lsp says why (its log: ' .. vim.lsp.log.get_filename() .. ')'
     end
   end
   return client
 end
 
---- A server error as one line for the user, prefixed once with "compact-lsp: ".
+--- A server error as one line for the user, in Neovim's terms, prefixed once with "compact-lsp: ".
 ---@param err lsp.ResponseError|string
 ---@return string
 function M.message(err)
-  local text = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
-  text = text:gsub('^compact%-lsp: ', '')
-  return 'compact-lsp: ' .. text
+  return require('compact_lsp.words').error(err)
 end
 
 --- Send a request; `on_result(err, result)` runs on the main loop. Errors without a callback are shown.
@@ -96,7 +94,7 @@ function M.request(method, params, on_result, bufnr)
     if on_result then
       on_result(failure, nil)
     else
-      vim.notify(failure.message, vim.log.levels.ERROR)
+      vim.notify(M.message(failure.message), vim.log.levels.ERROR)
     end
     return nil
   end

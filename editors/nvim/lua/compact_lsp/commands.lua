@@ -3,13 +3,14 @@
 local client = require('compact_lsp.client')
 local format = require('compact_lsp.format')
 local state = require('compact_lsp.state')
+local words = require('compact_lsp.words')
 
 local M = {}
 
 ---@param msg string
 ---@param level integer?
 local function notify(msg, level)
-  vim.notify('compact-lsp: ' .. msg, level or vim.log.levels.INFO)
+  words.notify(words.PREFIX .. msg, level)
 end
 
 --- Report the end of a subcommand to listeners (statuslines, scripts, tests).
@@ -17,21 +18,19 @@ end
 ---@param err lsp.ResponseError?
 ---@param result any
 local function done(name, err, result)
-  if err then
-    vim.notify(client.message(err), vim.log.levels.ERROR)
+  local message = err and client.message(err) or nil
+  if message then
+    vim.notify(message, vim.log.levels.ERROR)
   end
   require('compact_lsp.handlers').emit('CompactLspCommand', {
     name = name,
     result = result,
-    error = err and (err.message or tostring(err)) or nil,
+    error = message,
   })
 end
 
---- An outcome (`changed: false`: nothing to do, cancelled) in the user's words.
----@param result table
----@return string
 local function describe_outcome(result)
-  return (tostring(result.reason or result.kind or 'nothing changed'):gsub('%.$', ''))
+  return words.outcome(result)
 end
 
 ---@param result {trigger: string?, tokensBefore: integer, tokensAfter: integer, cleared: table[], protected: table[]?}
@@ -185,7 +184,11 @@ M.subcommands = {
         end
         sessions.rename(id, title, function(err)
           if not err then
-            notify('session renamed: ' .. (sessions.title(id) or vim.trim(title)))
+            notify('session renamed: ' .. format.fit(sessions.title(id) or vim.trim(title), 60))
+            local chat = package.loaded['compact_lsp.chat'] and require('compact_lsp.chat').buffer(id)
+            if chat then
+              require('compact_lsp.chat').name_buffer(chat, id)
+            end
           end
           done('rename', err, not err and { sessionId = id, title = sessions.title(id) } or nil)
         end)
@@ -204,10 +207,10 @@ M.subcommands = {
         sessions.select(id, function(err)
           if not err then
             local title = sessions.title(id)
-            local read_only = sessions.read_only(id)
-                and ' — read-only: Claude Code owns it; the status line shows its live usage'
+            local name = (title and title ~= '') and format.fit(title, 40) or id
+            local read_only = sessions.read_only(id) and (" (Claude Code's, read-only: " .. words.IMPORT .. ' continues it)')
               or ''
-            notify('current session: ' .. ((title and title ~= '') and (title .. ' (' .. id .. ')') or id) .. read_only)
+            notify('current session: ' .. name .. read_only)
           end
           done('session', err, { sessionId = state.session_id })
         end)
@@ -234,6 +237,34 @@ M.subcommands = {
           done('session', nil, { sessionId = state.session_id })
         end)
       end)
+    end,
+  },
+  import = {
+    desc = "continue a Claude Code session (read-only here) as your own copy: this chat's, the current one, or [id]",
+    run = function(args)
+      local sessions = require('compact_lsp.sessions')
+      local id = args[1] or vim.b.compact_lsp_session or state.session_id
+      if not id then
+        notify('no Claude Code session to import: :Compact session lists them')
+        return done('import', nil, { changed = false, kind = 'no_session' })
+      end
+      local function go()
+        if not sessions.read_only(id) then
+          notify('nothing to import: ' .. format.fit(sessions.title(id) or id, 40) .. ' is already yours to continue')
+          return done('import', nil, { changed = false, kind = 'not_followed' })
+        end
+        require('compact_lsp.chat').continue_followed(id, function(err, new_id, result)
+          if not err then
+            local again = type(result) == 'table' and result.alreadyImported and ' (your earlier copy)' or ''
+            notify('continuing ' .. format.fit(sessions.title(new_id) or new_id, 40) .. again .. ': your own copy, current now')
+          end
+          done('import', err, not err and { sessionId = new_id, existing = type(result) == 'table' and result.alreadyImported or nil } or nil)
+        end)
+      end
+      if #state.sessions == 0 then
+        return sessions.refresh(go)
+      end
+      go()
     end,
   },
   ['claude-hook'] = {
@@ -272,7 +303,8 @@ function M.install_hook(name, command, args)
   client.request('workspace/executeCommand', { command = command, arguments = { argument } }, function(err, result)
     if not err then
       local backup = result.changed and result.backup ~= vim.NIL and result.backup
-      notify(result.message .. (backup and (' (previous file kept as ' .. backup .. ')') or ''))
+      local message = result.message:gsub(vim.pesc(result.path or '\0'), format.path(result.path))
+      notify(message .. (backup and (' (previous file kept as ' .. format.path(backup) .. ')') or ''))
     end
     done(name, err, result)
   end)
@@ -296,7 +328,7 @@ function M.dispatch(opts)
     return
   end
   local args = vim.list_slice(opts.fargs, 2)
-  if name == 'session' or name == 'cancel' or name == 'claude-hook' or name == 'codex-hook' then
+  if name == 'session' or name == 'cancel' or name == 'claude-hook' or name == 'codex-hook' or name == 'import' then
     return sub.run(args)
   end
   -- The others act on the current session; with none in the workspace, say how to get one.
@@ -332,8 +364,11 @@ function M.complete(arglead, cmdline)
       return vim.startswith(word, arglead)
     end, M.CLAUDE_HOOK_ARGS)
   end
-  if words[2] == 'session' then
-    local ids = require('compact_lsp.sessions').complete_ids()
+  if words[2] == 'session' or words[2] == 'import' then
+    local sessions = require('compact_lsp.sessions')
+    local ids = vim.tbl_filter(function(id)
+      return words[2] == 'session' or sessions.read_only(id)
+    end, sessions.complete_ids())
     return vim.tbl_filter(function(id)
       return vim.startswith(id, arglead)
     end, ids)

@@ -13,6 +13,8 @@ local M = {}
 ---@field notify_changes boolean? notify when a file the model read changes on disk (default true)
 ---@field statusline {prefix: string?}? status-line component options
 ---@field chat {title: string?}? chat buffer options: `title` of sessions it creates (default: the first message)
+---@field keymaps table<string, string|false>|false? the chat buffer's keys (compact_lsp.chat_keys): a key per
+---       action (`close`, `help`, `prev_turn`, `next_turn`, `cancel`), false for one to have none; false: no keys
 
 ---@type compact_lsp.Options
 M.defaults = {
@@ -22,6 +24,7 @@ M.defaults = {
   notify_changes = true,
   statusline = { prefix = '' },
   chat = {},
+  keymaps = {},
 }
 
 ---@type compact_lsp.Options

@@ -21,8 +21,15 @@ function M.did_change_usage(_, result, ctx)
     return
   end
   state.usage[result.sessionId] = result.usage
-  state.last_session = result.sessionId
+  -- The status line's fallback before the current session is known; a followed Claude Code session never
+  -- becomes it by itself (the current session is the user's).
+  if not require('compact_lsp.sessions').read_only(result.sessionId) then
+    state.last_session = result.sessionId
+  end
   vim.cmd.redrawstatus({ bang = true })
+  if package.loaded['compact_lsp.chat'] then
+    require('compact_lsp.chat').refresh_read_only(result.sessionId)
+  end
   M.emit('CompactLspUsage', { client_id = ctx.client_id, session_id = result.sessionId, usage = result.usage })
 end
 

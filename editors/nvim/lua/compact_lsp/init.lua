@@ -8,6 +8,8 @@ local M = {}
 function M.setup(opts)
   local config = require('compact_lsp.config')
   config.apply(opts)
+  -- The commands again: lazy.nvim deletes its `cmd` stand-ins (and with them commands made before) on load.
+  require('compact_lsp.plugin').load()
   local o = config.options
   ---@type vim.lsp.Config
   local overrides = {}

@@ -50,15 +50,33 @@ function M.steps(repo, python)
   }
 end
 
---- After a successful install: the compact_lsp config starts the new server (unless setup() was given a cmd).
+--- After a successful install: the compact_lsp config uses the new server (unless setup() was given a cmd), and
+--- once Neovim is running, a server already running stops and the open files start the new one.
+---@return string what happens next, in the user's words
 local function use_new_server()
   local config = require('compact_lsp.config')
-  if not config.options.cmd then
-    local cmd = config.server_cmd()
-    if cmd then
-      vim.lsp.config(require('compact_lsp.client').name, { cmd = cmd })
-    end
+  if config.options.cmd then
+    return 'your setup() cmd is still the one used'
   end
+  local cmd = config.server_cmd()
+  if not cmd then
+    return 'it starts with the next file you open'
+  end
+  local name = require('compact_lsp.client').name
+  vim.lsp.config(name, { cmd = cmd })
+  if vim.v.vim_did_enter ~= 1 or not vim.lsp.is_enabled(name) then
+    return 'it starts with the first file you open'
+  end
+  local running = vim.lsp.get_clients({ name = name })
+  for _, c in ipairs(running) do
+    c:stop()
+  end
+  -- Re-enabling runs the FileType autocommand of every open buffer, which starts the new server.
+  vim.wait(3000, function()
+    return #vim.lsp.get_clients({ name = name }) == 0
+  end, 20)
+  vim.lsp.enable(name)
+  return #running > 0 and 'the running server was replaced' or 'it is running for the open files'
 end
 
 ---@class compact_lsp.InstallOptions
@@ -71,7 +89,7 @@ function M.run(opts)
   opts = opts or {}
   local function done(ok, message)
     if ok then
-      use_new_server()
+      message = message .. '; ' .. use_new_server()
     end
     if opts.wait then
       if not ok then
@@ -94,7 +112,7 @@ function M.run(opts)
     return done(false, why)
   end
   local steps = M.steps(repo, python)
-  local installed = 'compact-lsp: server installed in ' .. repo .. '/.venv (reopen a file, or :LspRestart)'
+  local installed = 'compact-lsp: server installed in ' .. repo .. '/.venv'
   local function failed(i, result)
     local output = vim.trim((result.stderr or '') .. '\n' .. (result.stdout or ''))
     return string.format('compact-lsp: install failed (%s, exit %d): %s', table.concat(steps[i], ' '), result.code,

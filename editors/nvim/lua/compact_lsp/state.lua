@@ -1,7 +1,7 @@
 --- The plugin's state: one table, every field documented. Nothing else in the plugin keeps state.
 ---@class compact_lsp.State
 ---@field session_id string? the current session as this Neovim knows it (the server's, `compact/currentSession`)
----@field last_session string? session of the latest usage notification (the status line's fallback)
+---@field last_session string? session of the latest usage notification, never a followed one (the status line's fallback)
 ---@field usage table<string, compact_lsp.Usage> latest usage per session
 ---@field sessions compact_lsp.SessionInfo[] the latest `compact/sessions` list (completion, picker)
 ---@field progress table<string, {client_id: integer, token: integer|string, title: string?, message: string?, percentage: integer?}> running work-done progress, keyed by client id and token

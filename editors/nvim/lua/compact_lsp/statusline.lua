@@ -7,7 +7,7 @@ local M = {}
 ---@class compact_lsp.StatuslineOpts
 ---@field highlight boolean? wrap the text in %#CompactLspWarning# / %#CompactLspCritical# (default true)
 ---@field prefix string? text before the figures (default: the `statusline.prefix` option)
----@field session string? session to show (default: the tracked one, else the latest one heard from)
+---@field session string? session to show (default: a chat window's own session, else the current one)
 
 --- Highlight group per usage level.
 M.highlights = {
@@ -20,7 +20,10 @@ M.highlights = {
 ---@return string
 function M.render(opts)
   opts = opts or {}
-  local session = opts.session or state.current_session()
+  -- Drawn for a chat window: that chat's session, not the current one ('statusline' is evaluated per window).
+  local win = vim.g.statusline_winid
+  local buf = (win and vim.api.nvim_win_is_valid(win)) and vim.api.nvim_win_get_buf(win) or vim.api.nvim_get_current_buf()
+  local session = opts.session or vim.b[buf].compact_lsp_session or state.current_session()
   local usage = session and state.usage[session]
   if not usage then
     return ''

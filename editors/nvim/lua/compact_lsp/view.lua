@@ -27,7 +27,9 @@ function M.kind_label(key)
       return (kind.label:gsub('s$', ''))
     end
   end
-  return tostring(key or '')
+  -- a kind this plugin does not know yet: its name in words ('toolResult' -> 'tool result'), never 'unknown'
+  local words = tostring(key or 'item'):gsub('_', ' '):gsub('(%l)(%u)', '%1 %2'):lower()
+  return words
 end
 local ns = vim.api.nvim_create_namespace('compact_lsp.view')
 
@@ -129,11 +131,22 @@ local function render_usage(usage, doc)
   if usage.autoCompactThreshold then
     table.insert(thresholds, 'auto-compact at ' .. format.tokens(usage.autoCompactThreshold))
   end
-  if usage.reported then
-    table.insert(thresholds, 'API reported ' .. format.tokens(usage.reported))
-  end
   if #thresholds > 0 then
     doc:add({ { table.concat(thresholds, ', '), 'Comment' } })
+  end
+  if usage.reported then
+    -- Two figures that differ: say which is which and why.
+    doc:add({
+      {
+        string.format(
+          '%s estimated here (the messages, counted offline); %s reported by the API for the last request',
+          format.tokens(usage.total),
+          format.tokens(usage.reported)
+        ),
+        'Comment',
+      },
+    })
+    doc:add({ { '  (the API also counts its system prompt and tool definitions; the status line shows the estimate)', 'Comment' } })
   end
   doc:add(usage_bar(usage))
   local legend = {}
@@ -169,6 +182,8 @@ local function item_line(item, with_kind)
 end
 
 local freshness_hl = { fresh = 'DiagnosticOk', stale = 'DiagnosticWarn', deleted = 'DiagnosticError' }
+--- Freshness in words: `unknown` is a read this Neovim's server cannot check (no copy on this machine, say).
+local freshness_words = { fresh = 'fresh', stale = 'stale', deleted = 'deleted', unknown = 'unchecked' }
 
 --- Build the status document.
 ---@param status compact_lsp.Status
@@ -276,7 +291,7 @@ function M.status_doc(status)
     end
     doc:add({
       '  ',
-      { string.format('%-7s', file.freshness or 'unknown'), freshness_hl[file.freshness] or 'Comment' },
+      { string.format('%-9s', freshness_words[file.freshness] or 'unchecked'), freshness_hl[file.freshness] or 'Comment' },
       string.format(' %7s  %-6s %s', format.tokens(file.tokens), file.range or '', format.path_fit(file.path, PATH_WIDTH)),
       #flags > 0 and { '  (' .. table.concat(flags, ', ') .. ')', 'Comment' } or '',
     })
