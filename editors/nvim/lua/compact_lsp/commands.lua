@@ -337,7 +337,7 @@ function M.dispatch(opts)
       return done(name, err, nil)
     end
     if not session_id then
-      notify('no session in this workspace yet: :CompactChat starts one, :Compact session picks an imported one')
+      notify('no session in this workspace yet: :CompactChat starts one')
       return done(name, nil, { changed = false, kind = 'no_session' })
     end
     sub.run(args)
