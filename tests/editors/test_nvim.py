@@ -369,7 +369,7 @@ def test_chat_turn_typed_at_the_prompt_with_a_permission_prompt_then_qa(
     assert run.results["buf_attached"] is False
     assert run.results["hidden_modified"] is False
     session = run.results["session"]
-    assert run.results["buf_name"] == f"compact-lsp://chat/{session}"
+    assert run.results["buf_name"] == "compact-lsp://chat/Please write notes.md"  # named by its title
     assert run.results["done"]["data"].get("error") is None
     # The session is titled by the first message, and it is the chat's.
     (item,) = run.results["sessions"]

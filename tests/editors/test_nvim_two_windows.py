@@ -42,8 +42,8 @@ def test_the_second_window_follows_read_only_and_names_the_owner(tmp_path: Path)
     assert owner.results["session"] in follower.results["listed"]
     refusal = follower.results["refused"]
     # In Neovim's words: what happened and the command that helps, no protocol method or exception class.
-    assert "this session is open in another editor (process" in refusal
-    assert ":CompactChat! starts a new chat here" in refusal
+    assert refusal.startswith("compact-lsp: read-only: open in another editor (process ")
+    assert refusal.endswith(". Continue there, or :CompactChat! for a new chat")
     assert "compact/" not in refusal and "SessionBusy" not in refusal
     shown = [n["message"] for n in follower.results["notifications_after_refusal"]]
     assert [m for m in shown if "open in another editor" in m] == [refusal], shown  # shown once

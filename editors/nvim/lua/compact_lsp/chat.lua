@@ -182,7 +182,7 @@ function M.send(session_id, text, echoed)
   end
   local buf = M.buffer(session_id)
   if buf and not echoed then
-    render.append_lines(buf, { render.you .. text })
+    render.append_lines(buf, render.you_lines(text))
   end
   ---@type compact_lsp.ChatTurn
   local turn = { open_text = false, calls = {} }
@@ -221,8 +221,9 @@ end
 --- The chat buffer's name: `compact-lsp://chat/<session title>` (its id while it has no title), unique.
 ---@param buf integer
 ---@param session_id string?
-function M.name_buffer(buf, session_id)
-  local title = session_id and require('compact_lsp.sessions').title(session_id)
+---@param title string? the title when the session list does not have it yet (a session just made)
+function M.name_buffer(buf, session_id, title)
+  title = title or (session_id and require('compact_lsp.sessions').title(session_id))
   local label = (title and title ~= '') and title or session_id or 'new'
   label = vim.fn.strchars(label) > 60 and (vim.fn.strcharpart(label, 0, 59) .. '…') or label
   local name, n = 'compact-lsp://chat/' .. label, 1
@@ -240,10 +241,11 @@ end
 --- Bind a chat buffer to its session: name, lookups.
 ---@param buf integer
 ---@param session_id string
-local function bind(buf, session_id)
+---@param title string?
+local function bind(buf, session_id, title)
   state.chats[session_id] = buf
   vim.b[buf].compact_lsp_session = session_id
-  M.name_buffer(buf, session_id)
+  M.name_buffer(buf, session_id, title)
 end
 
 --- What <CR> at the prompt does: the typed line becomes "You: …", and the turn starts (creating the session
@@ -259,16 +261,17 @@ local function submit(buf, text)
   render.settle(buf)
   local session_id = vim.b[buf].compact_lsp_session
   if session_id then
-    render.append_lines(buf, { render.you .. text })
+    render.append_lines(buf, render.you_lines(text))
     return M.send(session_id, text, true)
   end
-  render.append_lines(buf, { render.you .. text })
-  require('compact_lsp.sessions').create(title_for(text), function(err, new_id)
+  render.append_lines(buf, render.you_lines(text))
+  local title = title_for(text)
+  require('compact_lsp.sessions').create(title, function(err, new_id)
     if err or not new_id then
-      render.append_lines(buf, { '  ! ' .. (err or 'could not create a session'), '' })
+      render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err or 'could not create a session'), '' })
       return
     end
-    bind(buf, new_id)
+    bind(buf, new_id, title)
     if state.new_chat == buf then
       state.new_chat = nil
     end
@@ -286,8 +289,8 @@ end
 
 --- The lines at the top of a followed Claude Code session's chat: read-only, and the one action.
 M.READ_ONLY_HEADER = {
-  "Claude Code's session, followed read-only: Claude Code owns it and it changes as Claude Code works.",
-  'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' makes your own copy and opens it here.',
+  "Claude Code's session: read-only here, Claude Code owns it.",
+  'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' (your own copy)',
   '',
 }
 
@@ -491,22 +494,27 @@ function M.continue_followed(session_id, cb)
       if win ~= -1 then
         vim.api.nvim_set_current_win(win)
       end
-      local replaced = M.buffer(new_id)
-      if not replaced then
-        replaced = create_buffer(new_id)
-        vim.api.nvim_win_set_buf(win ~= -1 and win or 0, replaced)
-        show(replaced)
-        sessions.show_history(new_id, replaced, function()
-          if cb then
-            cb(nil, new_id, result)
-          end
-        end)
-      else
-        show(replaced)
+      local done = function()
         if cb then
           cb(nil, new_id, result)
         end
       end
+      local copy = M.buffer(new_id)
+      if copy then
+        show(copy)
+        return done()
+      end
+      copy = create_buffer(new_id)
+      if win ~= -1 then
+        vim.api.nvim_win_set_buf(win, copy)
+      end
+      show(copy)
+      if old then -- the read-only chat is replaced by the copy's
+        state.chats[session_id] = nil
+        pcall(vim.api.nvim_buf_delete, old, { force = true })
+        M.name_buffer(copy, new_id)
+      end
+      sessions.show_history(new_id, copy, done)
     end)
   end)
 end
@@ -516,7 +524,7 @@ end
 ---@param text string
 submit_text = function(buf, text)
   local n = vim.api.nvim_buf_line_count(buf)
-  vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { M.prompt .. text, M.prompt })
+  vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { M.prompt .. (text:match('^[^\n]*') or ''), M.prompt })
   submit(buf, text)
 end
 

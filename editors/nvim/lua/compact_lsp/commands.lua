@@ -203,16 +203,27 @@ M.subcommands = {
     desc = 'choose the current session, from a list or by id (the status line and the commands follow it)',
     run = function(args)
       local sessions = require('compact_lsp.sessions')
+      --- Say which session is current now (its title, and whether it is read-only here).
+      local function report(id)
+        local title = sessions.title(id)
+        local name = (title and title ~= '') and format.fit(title, 40) or id
+        local read_only = sessions.read_only(id) and (" (Claude Code's, read-only: " .. words.IMPORT .. ' continues it)')
+          or ''
+        notify('current session: ' .. name .. read_only)
+        done('session', nil, { sessionId = state.session_id })
+      end
       local function chosen(id)
         sessions.select(id, function(err)
-          if not err then
-            local title = sessions.title(id)
-            local name = (title and title ~= '') and format.fit(title, 40) or id
-            local read_only = sessions.read_only(id) and (" (Claude Code's, read-only: " .. words.IMPORT .. ' continues it)')
-              or ''
-            notify('current session: ' .. name .. read_only)
+          if err then
+            return done('session', err, { sessionId = state.session_id })
           end
-          done('session', err, { sessionId = state.session_id })
+          if not sessions.title(id) and not sessions.read_only(id) then
+            -- chosen by id before the list was fetched: fetch it, for the title and whether it is read-only
+            return sessions.refresh(function()
+              report(id)
+            end)
+          end
+          report(id)
         end)
       end
       if args[1] then
@@ -256,7 +267,7 @@ M.subcommands = {
         require('compact_lsp.chat').continue_followed(id, function(err, new_id, result)
           if not err then
             local again = type(result) == 'table' and result.alreadyImported and ' (your earlier copy)' or ''
-            notify('continuing ' .. format.fit(sessions.title(new_id) or new_id, 40) .. again .. ': your own copy, current now')
+            notify('your own copy' .. again .. ', now current: ' .. format.fit(sessions.title(new_id) or new_id, 50))
           end
           done('import', err, not err and { sessionId = new_id, existing = type(result) == 'table' and result.alreadyImported or nil } or nil)
         end)

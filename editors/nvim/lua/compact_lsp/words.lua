@@ -59,19 +59,15 @@ end
 local by_kind = {
   read_only = function(data)
     if type(data.owner) == 'table' and data.owner.agent == 'Claude Code' then
-      return "this is Claude Code's session, read-only here: run /compact in Claude Code, or "
-        .. M.IMPORT
-        .. ' to continue it here as your own copy'
+      return "read-only: Claude Code owns this session. " .. M.IMPORT .. ' continues it here'
     end
-    return 'this session is open in '
-      .. other_window(data.owner)
-      .. ', so it is read-only here: continue there, or :CompactChat! starts a new chat here'
+    return 'read-only: open in ' .. other_window(data.owner) .. '. Continue there, or :CompactChat! for a new chat'
   end,
   busy = function()
-    return 'the agent is still answering in this session: wait for it, or <C-c> in the chat cancels it'
+    return 'the agent is still answering: wait, or <C-c> in the chat cancels it'
   end,
   in_progress = function()
-    return 'a compaction of this session is already running: wait for it, or :Compact cancel stops it'
+    return 'a compaction is already running: :Compact cancel stops it'
   end,
 }
 
