@@ -285,7 +285,7 @@ def main() -> int:
     window = int(ns.window_mib * 2**20)
     for records in [int(s) for s in ns.sizes.split(",") if s]:
         result["rows"].append(measure(records, ns.result_bytes, window, ns.appends, ns.server_appends))
-        print(result["rows"][-1], flush=True)
+        print(result["rows"][-1], file=sys.stderr, flush=True)  # progress; the table is the result
     if ns.big:
         result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -230,7 +230,37 @@ def goals() -> list[tuple[str, str, str]]:
     return rows
 
 
-def render(runs: list[Run], plots: list[tuple[str, str, Path]], info: dict[str, str], quick: bool) -> str:
+def carried_goals(now: list[tuple[str, str, str]], previous: dict[str, tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """This run's goal rows; a goal it did not measure keeps the previous page's row, marked carried over."""
+    rows = []
+    for goal, measured, verdict in now:
+        if measured.startswith("not measured") and goal in previous:
+            before, said = previous[goal]
+            measured, verdict = f"{before} (carried over from the previous page)", said
+        rows.append((goal, measured, verdict))
+    seen = {goal for goal, _, _ in rows}
+    rows += [(g, f"{m} (carried over from the previous page)", v) for g, (m, v) in previous.items() if g not in seen]
+    return rows
+
+
+def goals_of(section: str) -> dict[str, tuple[str, str]]:
+    """The previous page's goal rows: goal -> (measured, verdict)."""
+    rows: dict[str, tuple[str, str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 3 and cells[0] not in ("goal", "---"):
+            rows[cells[0]] = (cells[1].removesuffix(" (carried over from the previous page)"), cells[2])
+    return rows
+
+
+def render(
+    runs: list[Run],
+    plots: list[tuple[str, str, Path]],
+    info: dict[str, str],
+    quick: bool,
+    previous_goals: dict[str, tuple[str, str]] | None = None,
+) -> str:
+    previous_goals = previous_goals or {}
     lines = [
         "# Benchmarks",
         "",
@@ -251,7 +281,7 @@ def render(runs: list[Run], plots: list[tuple[str, str, Path]], info: dict[str, 
         "",
         "| goal | measured | verdict |",
         "|---|---|---|",
-        *[f"| {g} | {m} | {v} |" for g, m, v in goals()],
+        *[f"| {g} | {m} | {v} |" for g, m, v in carried_goals(goals(), previous_goals)],
         "",
         "## Scripts",
         "",
@@ -314,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     from plots import make_plots
 
     plots = make_plots(RESULTS, IMG)
-    text = render(runs, plots, machine(), args.quick)
+    text = render(runs, plots, machine(), args.quick, goals_of(previous.get("Goals", "")))
     (DOCS / "benchmarks.md").write_text(text)
     sys.stdout.write(text)
     return 0 if all(r.returncode in (0, 1) for r in runs if r.present) else 1
