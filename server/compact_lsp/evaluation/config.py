@@ -46,7 +46,11 @@ class RankerSpec:
     """Feed the logs' editor-focus notices to the read-file state (the live server learns them from the editor;
     ``compact-lsp compact`` and an import have no editor)."""
     claude_code_hook: bool = False
-    """Add what our Claude Code hook adds after this policy's own files (engine/compaction/hook_policy.py)."""
+    """Add what our hook adds after this policy's own files (engine/compaction/hook_policy.py; the Claude Code and
+    the Codex hook decide alike)."""
+    own_files: bool = True
+    """False: the agent re-attaches no files of its own after compacting (Codex CLI keeps only its summary and
+    the user's messages, docs/codex.md)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class MicroSpec:
 
 CLAUDE_CODE_NAME = "Claude Code: 5 most recent files (Read, Edit, Write), whole"
 WITH_HOOK_NAME = "Claude Code + our hook (10,000 characters)"
+CODEX_NAME = "Codex: no files (its summary and the user's messages)"
+CODEX_WITH_HOOK_NAME = "Codex + our hook (10,000 characters)"
 
 
 def default_rankers() -> tuple[RankerSpec, ...]:
@@ -75,6 +81,8 @@ def default_rankers() -> tuple[RankerSpec, ...]:
     return (
         RankerSpec(CLAUDE_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE),
         RankerSpec(WITH_HOOK_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, claude_code_hook=True),
+        RankerSpec(CODEX_NAME, recency_ranker, slices=False, own_files=False),
+        RankerSpec(CODEX_WITH_HOOK_NAME, recency_ranker, slices=False, own_files=False, claude_code_hook=True),
         RankerSpec("Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),

@@ -256,15 +256,19 @@ def _score_point(
     for spec in config.rankers:
         session = focused if spec.editor_focus and focused is not None else plain
         roots = [root] if spec.workspace_only else session.rehydration_roots
-        candidates = rehydration_candidates(
-            session.read_state,
-            kept_messages=[],
-            settings=spec.settings,
-            counter=counter,
-            workspace_roots=roots,
-            ranker=spec.ranker,
-            read_text=gated_reader(AllowedRoots.of(root) if spec.workspace_only else session.allowed_roots),
-            history=session.messages if spec.slices else (),
+        candidates = (
+            rehydration_candidates(
+                session.read_state,
+                kept_messages=[],
+                settings=spec.settings,
+                counter=counter,
+                workspace_roots=roots,
+                ranker=spec.ranker,
+                read_text=gated_reader(AllowedRoots.of(root) if spec.workspace_only else session.allowed_roots),
+                history=session.messages if spec.slices else (),
+            )
+            if spec.own_files
+            else []  # an agent that re-attaches nothing itself (Codex)
         )
         attached = [
             Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
@@ -299,11 +303,12 @@ def _with_hook(
         if not c.included or c.deleted:
             continue
         mine = by_path.get(c.realpath)
+        tokens = counter.count_text(c.text)  # the hook decides in characters; the figures are tokens
         if mine is None:
-            by_path[c.realpath] = Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
+            by_path[c.realpath] = Attached(c.realpath, tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
         elif mine.partial:
             lines = ",".join(x for x in (mine.lines, c.lines) if x) or None
-            text, tokens = mine.text + c.text, mine.tokens + c.tokens
+            text, tokens = mine.text + c.text, mine.tokens + tokens
             by_path[c.realpath] = Attached(c.realpath, tokens, c.partial, lines, text, *ws.shown(c.realpath))
     return list(by_path.values())
 
