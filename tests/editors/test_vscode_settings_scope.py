@@ -4,7 +4,8 @@ VS Code ignores a setting with scope "machine" (or "application") in workspace a
 user's own settings count. These settings would otherwise let a cloned repository open folders outside it to the
 agent's tools and rehydration (the project, user and team memory roots, additional directories), send the API key to a
 server of its choosing (the Messages API base URL), or run a program of its choosing (the server's command or
-Python, the pre-compaction command).
+Python, the pre-compaction command), or put the session journals, which hold the conversation and the files' contents,
+inside the repository (the session directory).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.
 USER_ONLY = ["compactLsp.memory.projectRoot", "compactLsp.memory.userRoot", "compactLsp.memory.teamRoot",
              "compactLsp.additionalDirectories",
              "compactLsp.baseUrl", "compactLsp.server.command", "compactLsp.server.pythonPath",
-             "compactLsp.preCompactCommand"]  # fmt: skip
+             "compactLsp.preCompactCommand", "compactLsp.sessionDir"]  # fmt: skip
 
 
 def _settings() -> dict[str, dict[str, object]]:

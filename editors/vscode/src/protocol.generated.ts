@@ -727,7 +727,7 @@ export interface MicrocompactArguments {
   sessionId?: SessionId;
 }
 /**
- * compact.microcompact found nothing to clear: an outcome, not an error.
+ * compact.microcompact found nothing to clear: an outcome, not an error, with every field of a microcompaction that cleared something (zero or empty).
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "NothingToClear".
@@ -739,6 +739,7 @@ export interface NothingToClear {
   trigger: "forced";
   tokensBefore: number;
   tokensAfter: number;
+  tokensSaved: 0;
   /**
    * @maxItems 0
    */
@@ -747,6 +748,16 @@ export interface NothingToClear {
    * @maxItems 0
    */
   protected: [];
+  /**
+   * @maxItems 0
+   */
+  evictedReadPaths: [];
+  /**
+   * @maxItems 0
+   */
+  unresolved: [];
+  mediaCleared: 0;
+  createdAt: string;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -99,8 +99,13 @@
 ---@field trigger string
 ---@field tokensBefore integer
 ---@field tokensAfter integer
+---@field tokensSaved integer
 ---@field cleared compact_lsp.ClearedResult[]
 ---@field protected compact_lsp.ProtectedResult[]
+---@field evictedReadPaths string[]
+---@field unresolved string[]
+---@field mediaCleared integer
+---@field createdAt string
 
 ---@class compact_lsp.MicrocompactResult
 ---@field changed boolean

@@ -6,10 +6,12 @@ client sent them; ``register`` binds them with the error mapping (``command_hand
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.session.session_compacting import UndoOutcome
+from compact_lsp.engine.utc import iso_utc
 from compact_lsp.lsp.answers import microcompaction_answer, undo_answer
 from compact_lsp.lsp.compacting import compact_session, outcome, rehydration_preview
 from compact_lsp.lsp.features.methods import session_status
@@ -27,6 +29,9 @@ COMPACT = "compact.compact"
 UNDO = "compact.undo"
 STATUS = "compact.status"
 REHYDRATION_PREVIEW = "compact.rehydrationPreview"
+
+UNDO_WAIT_POLL = 0.02
+"""Seconds between looks at a compaction's claim while an undo waits for it (the claim is a flag, not an event)."""
 
 
 def register(server: CompactLanguageServer) -> None:
@@ -60,8 +65,13 @@ async def microcompact_command(server: CompactLanguageServer, args: tuple[object
             "trigger": "forced",
             "tokensBefore": total,
             "tokensAfter": total,
+            "tokensSaved": 0,
             "cleared": [],
             "protected": [],
+            "evictedReadPaths": [],
+            "unresolved": [],
+            "mediaCleared": 0,
+            "createdAt": iso_utc(session.clock(), milliseconds=True),
         }
     did_microcompact(server, session.id, eviction)
     return microcompaction_answer(eviction)
@@ -87,6 +97,8 @@ async def undo_command(server: CompactLanguageServer, args: tuple[object, ...]) 
         before = session.usage().total
         return before, session.undo()
 
+    while session.compacting:  # like every other request, undo waits for a compaction under way (docs/protocol.md),
+        await asyncio.sleep(UNDO_WAIT_POLL)  # then undoes the one that just finished
     try:
         before, result = await in_session(server, slot, run)
     except CompactionError as exc:
