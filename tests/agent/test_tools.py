@@ -20,6 +20,7 @@ from compact_lsp.agent.toolset import default_tools
 from compact_lsp.agent.writing import index_line, topic_slug
 from compact_lsp.engine.conversation.messages import result_text
 from compact_lsp.engine.session.session_status import status_of
+from compact_lsp.lsp.answers import status_answer
 
 
 class Harness:
@@ -105,7 +106,7 @@ async def test_a_file_outside_the_workspace_is_admitted_by_the_users_approval_al
     key, other = (outside / "key.txt").resolve(), outside / "other.txt"
     other.write_text("OTHER = 2\n")
     assert await tools.call("read_file", file_path=str(key)) == "SECRET-TIMEOUT = 1\n"
-    assert status_of(tools.session)["admittedFiles"] == [{"path": str(key), "reason": "read"}]
+    assert status_answer(status_of(tools.session))["admittedFiles"] == [{"path": str(key), "reason": "read"}]
     assert await tools.call("read_file", file_path=str(key)) == "SECRET-TIMEOUT = 1\n"  # admitted: not asked again
     assert [r.kind for r in tools.prompter.asked] == ["read_outside"]
     tools.prompter.default = "deny"
@@ -125,7 +126,7 @@ async def test_an_edit_outside_the_workspace_asks_once_with_the_change(tools: Ha
     edits = [r for r in tools.prompter.asked if r.kind != "read_outside"]
     assert [(r.kind, r.target) for r in edits] == [("edit_outside", str(key))]
     assert "- = 1" in edits[0].detail and "+ = 5" in edits[0].detail
-    assert status_of(tools.session)["admittedFiles"] == [{"path": str(key), "reason": "edit"}]
+    assert status_answer(status_of(tools.session))["admittedFiles"] == [{"path": str(key), "reason": "edit"}]
 
 
 async def test_read_of_user_memory_outside_the_workspace_is_allowed(tools: Harness, workspace: Workspace) -> None:
