@@ -25,6 +25,7 @@ from compact_lsp.engine.compaction.microcompact_plan import MicrocompactPlan, ap
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.settings import MicrocompactSettings
+from compact_lsp.evaluation.cost import CACHE_READ, CACHE_WRITE
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -93,9 +94,11 @@ def run(
     saved = 0
     cache_rewritten = 0
     sent = 0
+    written = 0
     for assistant, user in rounds:
         sent += sum(counter.count_message(m) for m in messages)  # what the model is sent for this turn
         messages += [assistant, user]
+        written += counter.count_message(assistant) + counter.count_message(user)  # new since the last request
         plan = plan_microcompaction(messages, settings, "size", counter=counter)
         if plan is not None and not watermark:
             plan = just_enough(plan, settings.size_trigger_tokens())
@@ -104,6 +107,7 @@ def run(
         result = apply_plan(messages, plan)
         first = min(c.message_index for c in plan.clear)
         cache_rewritten += sum(counter.count_message(m) for m in result.messages[first:])
+        written += sum(counter.count_message(m) for m in result.messages[first:])
         rewrites += 1
         saved += plan.tokens_saved
         messages = result.messages
@@ -113,6 +117,8 @@ def run(
         "saved_per_rewrite": saved / rewrites if rewrites else 0.0,
         "cache_tokens_rewritten": cache_rewritten,
         "input_tokens_sent": sent,
+        # as evaluation/cost.py bills it: what a request shares with the one before is read (0.1), the rest written
+        "billed": CACHE_WRITE * written + CACHE_READ * max(0, sent - written),
         "final_tokens": sum(counter.count_message(m) for m in messages),
     }
 
@@ -134,6 +140,13 @@ def main() -> int:
                     **run(MicrocompactSettings(keep_recent=keep), rounds, counter, watermark == "on"),
                 }
             )
+        rows.append(
+            {
+                "keep_recent": keep,
+                "low_watermark": "none",
+                **run(MicrocompactSettings(keep_recent=keep, size_threshold_tokens=-1), rounds, counter, True),
+            }
+        )
     by = {(r["keep_recent"], r["low_watermark"]): r for r in rows}
     ratios = {
         f"keep_{keep}": {
@@ -142,6 +155,8 @@ def main() -> int:
             / max(1.0, by[keep, "off"]["saved_per_rewrite"]),
             "cache_rewritten_off_over_on": by[keep, "off"]["cache_tokens_rewritten"]
             / max(1, by[keep, "on"]["cache_tokens_rewritten"]),
+            "billed_on_vs_none": by[keep, "on"]["billed"] / by[keep, "none"]["billed"] - 1,
+            "billed_off_vs_none": by[keep, "off"]["billed"] / by[keep, "none"]["billed"] - 1,
         }
         for keep in KEEP_RECENT
     }
@@ -163,13 +178,14 @@ def main() -> int:
         f"(~{report['mean_result_tokens']:,.0f} tokens each).",
         "",
         "| keep recent | low watermark | rewrites | tokens saved / rewrite | cache tokens rewritten "
-        "| input tokens sent |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| input tokens sent | billed |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['keep_recent']} | {r['low_watermark']} | {r['rewrites']} | "
-            f"{r['saved_per_rewrite']:,.0f} | {r['cache_tokens_rewritten']:,} | {r['input_tokens_sent']:,} |"
+            f"{r['saved_per_rewrite']:,.0f} | {r['cache_tokens_rewritten']:,} | {r['input_tokens_sent']:,} | "
+            f"{r['billed']:,.0f} |"
         )
     lines.append("")
     for keep in KEEP_RECENT:
@@ -177,7 +193,8 @@ def main() -> int:
         lines.append(
             f"- keep {keep}: rewrites off/on **{q['rewrites_off_over_on']:.2f}x**, tokens saved per rewrite "
             f"on/off **{q['saved_per_rewrite_on_over_off']:.2f}x**, cache tokens rewritten off/on "
-            f"**{q['cache_rewritten_off_over_on']:.2f}x**"
+            f"**{q['cache_rewritten_off_over_on']:.2f}x**; billed vs no clearing: "
+            f"on **{q['billed_on_vs_none']:+.1%}**, off **{q['billed_off_vs_none']:+.1%}**"
         )
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -29,8 +29,9 @@ def test_the_probe_finds_requests_files_plan_steps_and_the_latest_error_and_sees
         ]},
     ]  # fmt: skip
     facts = probe_facts(messages)
-    assert [kind for kind, _ in facts] == ["request", "file", "plan", "error"]
+    assert [kind for kind, _ in facts] == ["request", "file", "plan", "error", "failure"]
     assert ("plan", "Wire it into the router") in facts and ("file", "/w/api/limit.py") in facts
+    assert ("failure", "t.py::test_burst") in facts
     everything = view_text(messages)
     assert all(fact in everything for _, fact in facts)
     without_the_file = everything.replace("/w/api/limit.py", "limit.py")
@@ -49,3 +50,23 @@ def test_a_real_session_keeps_its_facts_through_three_compactions_without_growin
     totals = survival_json([result])["totals"]
     assert [t["compaction"] for t in totals] == [1, 2, 3] and totals[0]["sizeVsFirstMin"] == 1.0
     assert "## Repeated compactions" in survival_lines([result])
+
+
+def test_the_probe_asks_for_the_users_longer_words_whole_and_what_decides_in_a_failure() -> None:
+    constraint = (
+        "No. Let's keep the name of the module as it is, because three other services import it by that name; "
+        "rename only the class inside it."
+    )
+    output = "Exit code 1\nsrc/a.py:3:5: SIM115 Use a context manager\nFound 1 error."
+    messages = [
+        {"role": "user", "content": constraint},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "r", "name": "Bash",
+                                           "input": {"command": "ruff check"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "r", "is_error": True,
+                                      "content": output}]},
+    ]  # fmt: skip
+    facts = probe_facts(messages)
+    assert ("words", " ".join(constraint.split())) in facts
+    assert ("failure", "src/a.py:3:5: SIM115 Use a context manager") in facts and ("failure", "SIM115") in facts
+    cut = view_text(messages).replace("because three other services", "because")
+    assert ("words", " ".join(constraint.split())) not in [f for f in facts if f[1] in cut]

@@ -6,9 +6,11 @@ facts of everything said before that point in the compacted context's text (the 
 and plan, the messages kept):
 
 - every user request (its first ``REQUEST_CHARS`` characters, whitespace folded): the requests and constraints;
+  and each longer one whole (``words``; a very long one up to the sentence the summary may cut it at);
 - every file edited or written successfully (its path);
 - the plan's title (its first line) and each open step, as ``extract_plan`` finds them;
-- the latest error (its first line, ``ERROR_CHARS`` characters).
+- the latest error (its first line, ``ERROR_CHARS`` characters) and what decides in it (``failure``: the line
+  after a bare "Exit code N", each linter code at a position, each failing test's id).
 
 The summary's size after the k-th compaction is compared with the first's (the summary text alone), and with the
 summary of one compaction of the same conversation at the same turn (what repeating costs or saves in size).
@@ -27,6 +29,7 @@ from compact_lsp.engine.conversation.messages import Message, blocks_of, result_
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.summarize.offline import extract_facts
+from compact_lsp.engine.summarize.user_words import user_words
 from compact_lsp.evaluation.compact_preview import CompactionStep, assistant_turns, compact_imported, cut_after_turn
 
 _OPEN_STEP = re.compile(r"^- \[[ ~]\] (.+?) \((?:pending|in_progress)\)$")
@@ -42,7 +45,11 @@ def _fold(text: str) -> str:
 
 def probe_facts(messages: Sequence[Message]) -> list[tuple[str, str]]:
     """The facts of ``messages`` as (kind, text to find)."""
-    facts = [("request", _fold(m)[:REQUEST_CHARS]) for m in extract_facts(messages).user_messages if m.strip()]
+    said = [m for m in extract_facts(messages).user_messages if m.strip()]
+    facts = [("request", _fold(m)[:REQUEST_CHARS]) for m in said]
+    # the user's words whole (a very long one up to the sentence the summary may cut it at): a constraint cut
+    # mid-way is another instruction
+    facts += [("words", _fold(user_words(m).split(" [… ")[0])) for m in said if len(m) > REQUEST_CHARS]
     failed = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m) if b.get("is_error")}
     edited: dict[str, None] = {}
     for message in messages:
@@ -62,10 +69,25 @@ def probe_facts(messages: Sequence[Message]) -> list[tuple[str, str]]:
         facts += [("plan", _fold(step.group(1))[:REQUEST_CHARS]) for step in steps if step is not None]
     errors = [b for m in messages for b in tool_results(m) if b.get("is_error")]
     if errors:
-        first = next((line for line in result_text(errors[-1]).splitlines() if line.strip()), "")
-        if first.strip():
-            facts.append(("error", _fold(first)[:ERROR_CHARS]))
+        lines = [line.strip() for line in result_text(errors[-1]).splitlines() if line.strip()]
+        if lines:
+            facts.append(("error", _fold(lines[0])[:ERROR_CHARS]))
+        facts += [("failure", fact) for fact in failure_facts(lines)]
     return facts
+
+
+_BARE_EXIT = re.compile(r"^(error:\s*)?exit code -?\d+$", re.IGNORECASE)
+_LINT_CODE = re.compile(r":\d+:\d+:? ([A-Z]{1,5}\d{2,4})\b")
+_FAILED_TEST = re.compile(r"^FAILED (\S+)")
+
+
+def failure_facts(lines: Sequence[str]) -> list[str]:
+    """What decides in the latest failure, found independently of the summariser: the line after a bare "Exit
+    code N" (what failed), each linter code at a position, each failing test's id."""
+    facts = [_fold(lines[1])[:ERROR_CHARS]] if len(lines) > 1 and _BARE_EXIT.match(lines[0]) else []
+    facts += [m.group(1) for line in lines if (m := _LINT_CODE.search(line))]
+    facts += [m.group(1) for line in lines if (m := _FAILED_TEST.match(line))]
+    return list(dict.fromkeys(facts))
 
 
 def view_text(messages: Sequence[Message]) -> str:
@@ -159,7 +181,9 @@ def survival_lines(results: Sequence[SurvivalResult]) -> list[str]:
         "",
         f"{len(results)} sessions with at least {MIN_TURNS} assistant turns, compacted successively (offline summary) "
         "at 1/4, 1/2 and 3/4 of their turns; facts of everything said before each point, looked up in the "
-        "compacted context: user requests, files edited, the plan's title and open steps, the latest error.",
+        "compacted context: user requests (and the longer ones whole), files edited, the plan's title and open "
+        "steps, the latest error and what decides in it (the line after a bare exit code, linter codes, failing "
+        "tests).",
         "",
         "| after compaction | compactions done | facts kept | **survival** | summary size vs the first (range) "
         "| within 0.8-1.2x | largest vs one compaction at that turn |",

@@ -12,7 +12,8 @@ from compact_lsp.engine.claude_code.transcript_log import import_claude_code, it
 from compact_lsp.engine.conversation.messages import tool_uses
 from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_message_text
 from compact_lsp.engine.summarize.base import SummaryError, SummaryRequest
-from compact_lsp.engine.summarize.offline import MAX_USER_MESSAGES, OFFLINE_NOTE, USER_MESSAGE_CHARS, OfflineSummarizer
+from compact_lsp.engine.summarize.offline import MAX_USER_MESSAGES, OFFLINE_NOTE, OfflineSummarizer
+from compact_lsp.engine.summarize.user_words import USER_WORDS_CHARS
 
 Message = dict[str, Any]
 
@@ -118,8 +119,32 @@ def test_user_messages_are_capped_and_the_first_request_is_kept() -> None:
     assert f"({45 - MAX_USER_MESSAGES} earlier messages not listed)" in listed
     assert "45. message 45" in listed and "16. message 16" in listed and "15. message 15" not in listed
     assert "The original request" in section(text, "Primary Request and Intent")
-    longest = max(len(line) for line in listed.splitlines())
-    assert longest <= USER_MESSAGE_CHARS + len("45. ")
+    assert f"45. message 45 {'x' * 400}" in listed  # each whole
+
+
+def test_the_users_words_stay_whole_and_a_very_long_message_is_cut_at_a_sentence_with_a_marker() -> None:
+    constraint = (
+        "No, not like that. Let's keep the name of the module as it is, because three other services import it "
+        "by that name; rename only the class inside it, and keep the old class name as an alias for one release."
+    )
+    pasted = "Here is the log. " + "The build printed a line. " * 400 + "Fix the first error only."
+    text = summarize([user(constraint), said("ok"), user(pasted)])
+    listed = section(text, "All User Messages")
+    assert constraint in " ".join(listed.split())
+    assert "more characters of this message left out]" in listed
+    assert "The build printed a lin…" not in listed  # never mid-sentence
+    assert max(len(line) for line in listed.splitlines()) <= USER_WORDS_CHARS + 80
+
+
+def test_what_the_user_said_rejecting_a_plan_is_kept_whole() -> None:
+    reason = "Let's keep the name of the config key, the deploy scripts read it; change only its default to 30."
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+        "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n" + reason
+    )
+    messages = [user("Plan the timeout change"), *call("t1", "ExitPlanMode", {"plan": "# Timeouts"}, rejected, True)]
+    listed = section(summarize(messages), "All User Messages")
+    assert f"(rejecting ExitPlanMode) {reason}" in " ".join(listed.split())
 
 
 def test_an_earlier_compaction_summary_is_carried_over_not_listed_as_a_user_message() -> None:

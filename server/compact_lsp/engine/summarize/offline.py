@@ -4,8 +4,8 @@ It lists what happened; it does not interpret it. Caps keep it bounded on any se
 
 - user messages: the user's own words only (IDE notices such as ``<ide_opened_file>``, system reminders,
   slash-command wrappers and command output are left out; a slash command's arguments count); the first one is
-  the primary request (up to ``PRIMARY_REQUEST_CHARS``), then the most recent ``MAX_USER_MESSAGES`` (30) verbatim,
-  each cut to ``USER_MESSAGE_CHARS`` characters;
+  the primary request, then the most recent ``MAX_USER_MESSAGES`` (30), each whole (``user_words``: a very long
+  one is cut at a sentence, with a marker); what the user said rejecting a tool call counts as their words;
 - files: the ``MAX_FILES`` (40) most recently touched in detail, with the line ranges read (offset is a 1-based
   line, as Claude Code's ``Read`` and the server's ``compact/readFile`` take it) and how often it was edited
   or written; then every other file of the artifact trail (engine/files/artifact_trail.py) with its last action, so
@@ -36,10 +36,9 @@ from compact_lsp.engine.summarize.base import Summary, SummaryRequest, run_cance
 from compact_lsp.engine.summarize.failure_lines import clip, decisive_lines
 from compact_lsp.engine.summarize.offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
 from compact_lsp.engine.summarize.summary_fit import fit_sections
+from compact_lsp.engine.summarize.user_words import rejection_words, user_words
 
 MAX_USER_MESSAGES = 30
-USER_MESSAGE_CHARS = 1_000
-PRIMARY_REQUEST_CHARS = 1_500
 MAX_FILES = 40
 MAX_COMMANDS = 20
 COMMAND_CHARS = 200
@@ -201,6 +200,10 @@ def _tool_call(facts: ConversationFacts, names: ToolNames, block: Block, index: 
 
 
 def _tool_error(facts: ConversationFacts, names: ToolNames, call: Block | None, result: Block) -> None:
+    said = rejection_words(result_text(result))
+    if said is not None:  # the user rejected the call and said why: their words, whole
+        tool = str(call.get("name", "a tool call")) if call is not None else "a tool call"
+        facts.user_messages.append(f"(rejecting {tool}) {said}")
     first_line = decisive_lines(result_text(result))
     if call is None:
         facts.errors.append(f"a tool call: {first_line}")
@@ -286,7 +289,7 @@ def _request_and_files(
         primary.append(INDENT + indent_continuation(clip(facts.earlier_summary, EARLIER_SUMMARY_CHARS)))
     if facts.user_messages:
         which = "The user's first request in this part: " if facts.earlier_summary else "The user's first request: "
-        primary.append(which + indent_continuation(clip(facts.user_messages[0], PRIMARY_REQUEST_CHARS)))
+        primary.append(which + indent_continuation(user_words(facts.user_messages[0])))
     if instructions and instructions.strip():
         primary.append(f"The user asked this summary to focus on: {instructions.strip()}")
 
@@ -330,7 +333,7 @@ def _work_done(facts: ConversationFacts, sections: dict[str, list[str]]) -> None
     if first_number > 1:
         sections["All User Messages"].append(f"({first_number - 1} earlier messages not listed)")
     for number, text in enumerate(messages, start=first_number):
-        sections["All User Messages"].append(f"{number}. {indent_continuation(clip(text, USER_MESSAGE_CHARS))}")
+        sections["All User Messages"].append(f"{number}. {indent_continuation(user_words(text))}")
 
     if facts.plan:
         sections["Pending Tasks"].append("The plan, as last recorded:")
