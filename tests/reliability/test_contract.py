@@ -14,9 +14,11 @@ import pytest
 from tests.support.protocol_schema import protocol_schema
 
 from .crash import base_conversation
-from .rpc import RawServer, Workspace
+from .rpc import RawServer, RpcError, Workspace
 
 pytestmark = pytest.mark.timeout(90)
+
+REQUEST_FAILED = -32803
 
 
 def test_undo_during_a_compaction_waits_for_it_and_restores_the_conversation(tmp_path: Path) -> None:
@@ -55,3 +57,19 @@ def test_a_microcompaction_that_clears_nothing_answers_every_documented_field(tm
 def schema_checked(command: str, result: object) -> None:
     """The result as docs/protocol.schema.json gives it (raises ``ProtocolMismatch`` naming the field)."""
     protocol_schema().check_result("workspace/executeCommand", {"command": command}, result)
+
+
+def test_a_directory_where_the_session_lock_should_be_is_an_error_naming_it(tmp_path: Path) -> None:
+    """On main every append failed "unexpectedly" (IsADirectoryError, -32603)."""
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace) as server:
+        session_id = server.new_session()
+    lock = workspace.session_file(session_id).with_suffix(".lock")
+    lock.unlink()
+    lock.mkdir()
+    with RawServer(workspace) as server:
+        with pytest.raises(RpcError) as refused:
+            server.append(session_id, [{"role": "user", "content": "hi"}])
+        assert refused.value.code == REQUEST_FAILED
+        assert str(lock) in refused.value.message and "Remove or rename" in refused.value.message
+        assert "failed unexpectedly" not in refused.value.message

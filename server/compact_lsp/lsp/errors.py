@@ -20,7 +20,7 @@ from compact_lsp.engine.conversation.messages import MessageShapeError
 from compact_lsp.engine.files.usable_path import UnusablePath
 from compact_lsp.engine.session.context_session import ConversationError
 from compact_lsp.engine.settings import SettingsError
-from compact_lsp.store.session_lock import SessionBusy
+from compact_lsp.store.session_lock import LockUnusable, SessionBusy
 from compact_lsp.store.session_store import JournalWriteError, StoreError
 from compact_lsp.tracking.reader import ReadRefused
 
@@ -49,7 +49,7 @@ def to_jsonrpc(exc: Exception) -> JsonRpcException:
         return request_failed(str(exc), {"kind": exc.kind})
     if isinstance(exc, SessionBusy):
         return request_failed(str(exc), {"kind": "read_only", "owner": exc.owner})
-    if isinstance(exc, (JournalWriteError, StoreError)):
+    if isinstance(exc, (JournalWriteError, StoreError, LockUnusable)):
         return request_failed(str(exc))
     if isinstance(exc, (ReadRefused, SettingsError, MessageShapeError, ConversationError, PinError, UnusablePath)):
         return invalid_params(str(exc))

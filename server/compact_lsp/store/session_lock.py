@@ -45,6 +45,10 @@ class SessionBusy(RuntimeError):
         )
 
 
+class LockUnusable(RuntimeError):
+    """Something that is not a lock file where a session's lock file belongs; the text names it and the fix."""
+
+
 def lock_path(session_file: Path) -> Path:
     return session_file.with_name(session_file.name.removesuffix(".jsonl") + LOCK_SUFFIX)
 
@@ -66,7 +70,15 @@ class WriterLock:
         """Take the lock (at once or never: ``SessionBusy`` names the holder); a no-op once held."""
         if self.held:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(self.path, flags, 0o600)
+        except OSError as exc:  # a directory, a link, a file we may not open where the lock belongs
+            raise LockUnusable(
+                f"compact-lsp cannot lock session {self.session}: {self.path} cannot be opened as its lock file "
+                f"({exc.strerror or exc}). Remove or rename {self.path} (compact-lsp makes it again), then try again; "
+                "nothing was changed"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

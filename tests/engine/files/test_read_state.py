@@ -512,3 +512,42 @@ def test_a_change_to_an_unopened_document_opens_it(root: Path) -> None:
     state = make_state(root)
     state.change_document("app.py", "x", 3)
     assert [(d.version, d.dirty) for d in state.open_documents()] == [(3, True)]
+
+
+def test_refresh_and_status_never_fail_while_another_thread_records_reads(tmp_path: Path) -> None:
+    """``compact/status`` answered unlocked while an append records reads: on main "OrderedDict mutated during
+    iteration" (the status iterated the records while the other thread moved and evicted them)."""
+    import threading
+
+    from compact_lsp.engine.conversation.tokens import TiktokenCounter
+
+    files = []
+    for i in range(50):
+        path = tmp_path / f"f{i}.py"
+        path.write_text(f"x = {i}\n")
+        files.append(str(path))
+    state = ReadFileState(capacity=40, cwd=str(tmp_path), counter=TiktokenCounter())
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def record() -> None:
+        i = 0
+        while not stop.is_set():
+            state.record_read(files[i % len(files)], "x\n")
+            i += 1
+
+    writer = threading.Thread(target=record, daemon=True)
+    writer.start()
+    try:
+        for _ in range(3000):
+            try:
+                state.refresh()
+                state.ranked()
+                state.mark_evicted(["none"])
+            except RuntimeError as exc:
+                failures.append(exc)
+                break
+    finally:
+        stop.set()
+        writer.join(timeout=10)
+    assert failures == []

@@ -297,11 +297,13 @@ class ReadFileState:
 
     def refresh(self) -> dict[str, Freshness]:
         """Freshness of every record, by realpath."""
-        return {key: self.freshness(record) for key, record in self._records.items()}
+        # a snapshot first (one C-level copy, no Python code in between): the stat calls below release the GIL, and
+        # another thread's read may move or evict records meanwhile (an unlocked status during an append)
+        return {key: self.freshness(record) for key, record in tuple(self._records.items())}
 
     def ranked(self) -> list[ReadRecord]:
         """Records newest first: the order rehydration considers them in."""
-        return list(reversed(self._records.values()))
+        return list(reversed(tuple(self._records.values())))
 
     # -- history -------------------------------------------------------------------------------------------
 
@@ -312,7 +314,7 @@ class ReadFileState:
         """
         ids = set(tool_use_ids)
         left: list[str] = []
-        for key, record in self._records.items():
+        for key, record in tuple(self._records.items()):
             if record.in_history and record.history_ids & ids:
                 record.in_history = False
                 left.append(key)
@@ -320,7 +322,7 @@ class ReadFileState:
 
     def mark_all_out_of_history(self) -> None:
         """After full compaction the model has none of the files; records stay for rehydration."""
-        for record in self._records.values():
+        for record in tuple(self._records.values()):
             record.in_history = False
 
     def is_in_history(self, path: str) -> bool:
