@@ -149,3 +149,14 @@ async def test_status_answers_while_the_session_is_busy(server: tuple[CompactLan
     await methods.append(ls, {"sessionId": session_id, "messages": [{"role": "assistant", "content": "Seen."}]})
     status = await methods.status(ls, {"sessionId": session_id})
     assert status["messageCount"] == 6
+
+
+def test_a_document_uri_naming_no_usable_path_is_ignored_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    """``%00`` decodes to a NUL byte: on main the didOpen's background task failed in realpath."""
+    from compact_lsp.lsp.features.documents import document_path
+
+    with caplog.at_level(logging.INFO, logger="compact_lsp.lsp.features.documents"):
+        assert document_path("file:///tmp/a%00b.py") is None
+    assert "holds a NUL byte" in caplog.text
+    assert document_path("file:///tmp/a.py") == "/tmp/a.py"
+    assert document_path("untitled:Untitled-1") is None
