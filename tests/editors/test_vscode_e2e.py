@@ -33,8 +33,10 @@ def _missing() -> list[str]:
 
 @pytest.mark.slow
 def test_a_day_of_use_in_code_server() -> None:
-    """Compaction from the palette, the chat in the side bar (inline approval with the diff editor), an automatic
-    compaction whose fallback is named, a cancel that reads "Compaction cancelled", a reload that restores the chat.
+    """From Restricted Mode and the walkthrough to a day of use: compaction from the palette, the chat in the side
+    bar (an inline approval with a unified diff and the diff editor, links that open files, @file mentions), an
+    automatic compaction whose fallback is named, a cancel that reads "Compaction cancelled", a reload that keeps
+    the user's chat although Claude Code wrote meanwhile, Claude Code's session read-only with Import to continue.
     """
     missing = _missing()
     if missing:
@@ -45,16 +47,35 @@ def test_a_day_of_use_in_code_server() -> None:
         cwd=EXTENSION,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert package.returncode == 0, package.stdout + package.stderr
-    run = subprocess.run(["node", "e2e/run.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(["node", "e2e/run.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=900)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output
-    assert "server: Starting the server (bundled)" in output, output  # from the .vsix, no compact-lsp on PATH
-    assert "Conversation compacted" in output, output
-    assert "Show diff opened the diff editor" in output, output
-    assert "offline summary, because the model failed" in output, output
-    assert 'cancel: "Compact: Compaction cancelled."' in output, output
-    assert "reload: chat restored" in output, output
-    assert "PASS" in output, output
+    for seen in (
+        'Restricted Mode: "Compact is paused in Restricted Mode',  # not silence
+        "trusted the folder: the chat's input is back",
+        "walkthrough: Set your Anthropic API key",
+        "server: Starting the server (bundled)",  # from the .vsix, no compact-lsp on PATH
+        "Conversation compacted",
+        "approval preview: a unified diff of",
+        "Show diff opened the diff editor",
+        "the proposal's tab closed after the decision",
+        "opened data.py at line 3",
+        "@src/main.py attached the file",
+        "answered the prompt with the keyboard only",
+        "offline summary, because the model failed",
+        "the compaction marker opened its summary",
+        "compaction in progress, in the chat",
+        'cancel: "Compact: Compaction cancelled."',
+        "the user's session is current, not Claude Code's newer one",
+        "Claude Code's session opened read-only: no input, one Import to continue",
+        "Import to continue: a managed copy, current",
+        "grep row: ",
+        "session picker: ",
+        "Ctrl+Alt+C focused the chat's input",
+        "high contrast: the chat follows the theme",
+        "PASS",
+    ):
+        assert seen in output, f"{seen!r} not in:\n{output}"

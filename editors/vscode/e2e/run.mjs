@@ -67,18 +67,21 @@ async function seedSession(dirs, files) {
     initializationOptions: { sessionDir: dirs.sessions, sessionMemory: { enabled: false } },
   });
   await connection.sendNotification("initialized", {});
-  // An earlier Claude Code session of this workspace, imported: it can be continued from the Sessions tree.
-  const log = path.join(dirs.run, "claude-code.jsonl");
+  // Claude Code's session of this workspace, in its project folder under HOME: followed read-only by the server
+  // that VS Code starts (listed with a lock; Import to continue makes a copy).
+  const projectDir = spawnSync(PYTHON, ["-c", "import sys; from compact_lsp.companion.live import project_directory; print(project_directory(None, sys.argv[1]))", dirs.workspace],
+    { encoding: "utf8", env: { ...process.env, HOME: dirs.home } }).stdout.trim();
+  fs.mkdirSync(projectDir, { recursive: true });
+  const log = path.join(projectDir, "0b5e2c1a-7d3f-4e8a-9c6b-2f1d0a9e8b7c.jsonl");
   const cc = (type, uuid, parentUuid, at, message) =>
-    JSON.stringify({ type, uuid, parentUuid, sessionId: "e2e-cc-1", cwd: dirs.workspace, timestamp: at, isSidechain: false, message });
+    JSON.stringify({ type, uuid, parentUuid, sessionId: "0b5e2c1a-7d3f-4e8a-9c6b-2f1d0a9e8b7c", cwd: dirs.workspace, timestamp: at, isSidechain: false, message });
   fs.writeFileSync(log, [
     cc("user", "u1", null, "2026-11-30T09:00:00.000Z", { role: "user", content: "Add a CSV export to report.py" }),
     cc("assistant", "a1", "u1", "2026-11-30T09:00:05.000Z", {
       id: "msg_cc_1", type: "message", role: "assistant", model: "claude-sonnet-4-5",
-      content: [{ type: "text", text: "I'll add it after the column functions." }], usage: { input_tokens: 10, output_tokens: 5 },
+      content: [{ type: "text", text: "I'll add it after the column functions." }], usage: { input_tokens: 14000, output_tokens: 5 },
     }),
   ].join("\n") + "\n");
-  const imported = await connection.sendRequest("compact/importSession", { path: log });
   const { sessionId } = await connection.sendRequest("compact/newSession", { title: "How is the report built?" });
   const messages = [{ role: "user", content: "Read the source files and explain how the report is built." }];
   files.forEach((file, i) => {
@@ -100,7 +103,7 @@ async function seedSession(dirs, files) {
   await connection.sendNotification("exit");
   await new Promise((resolve) => child.once("exit", resolve));
   connection.dispose();
-  return { sessionId, usage, imported: imported.sessionId };
+  return { sessionId, usage, claudeCode: log };
 }
 
 function prepare() {
@@ -108,6 +111,7 @@ function prepare() {
   const workspace = path.join(run, "workspace");
   const sessions = path.join(run, "sessions");
   const user = path.join(run, "user");
+  const home = path.join(run, "home");
   fs.mkdirSync(path.join(workspace, "src"), { recursive: true });
   const sources = {
     "main.py": "from data import load\nfrom report import render\n\nprint(render(load('rows.csv')))\n",
@@ -134,7 +138,9 @@ function prepare() {
     "compactLsp.sessionMemory.enabled": false,
     "workbench.startupEditor": "none",
     "files.autoSave": "off",
-    "security.workspace.trust.enabled": false,
+    // Trust on: the first window is in Restricted Mode (the chat says so) until the user trusts the folder.
+    "security.workspace.trust.enabled": true,
+    "security.workspace.trust.startupPrompt": "never",
     "telemetry.telemetryLevel": "off",
     "extensions.autoCheckUpdates": false,
     "extensions.autoUpdate": false,
@@ -157,7 +163,7 @@ function prepare() {
       fs.writeFileSync(file, JSON.stringify(settings, null, 2));
     }
   };
-  return { run, workspace, sessions, user, files, changeSettings, extensions: path.join(run, "extensions") };
+  return { run, workspace, sessions, user, home, files, changeSettings, extensions: path.join(run, "extensions") };
 }
 
 const AUTO_COMPACT_AT = 12000;
@@ -207,7 +213,7 @@ async function runCommand(page, title, category = "Compact") {
   const quickInput = page.locator(".quick-input-widget input");
   await page.keyboard.press("F1");
   try {
-    await quickInput.waitFor({ timeout: 1500 });
+    await quickInput.waitFor({ timeout: 5000 });
   } catch {
     // the focus is in a webview or nowhere: open the palette from the title bar's command center instead
     await page.locator(".part.titlebar .command-center").first().click();
@@ -268,11 +274,12 @@ async function main() {
         { type: "tool_use", id: "toolu_chat_1", name: "read_file", input: { file_path: "src/data.py" } },
       ],
       [{ type: "tool_use", id: "toolu_chat_2", name: "edit_file", input: { file_path: "src/data.py", old_string: "def field_0(row):", new_string: "def first_field(row):" } }],
-      [{ type: "text", text: "## Done\n\nRenamed **field_0** to `first_field` in [data.py](src/data.py):\n\n```python\ndef first_field(row):\n    return row[0].strip()\n```" }],
+      [{ type: "text", text: "## Done\n\nRenamed **field_0** to `first_field` in [data.py](src/data.py#L3):\n\n```python\ndef first_field(row):\n    return row[0].strip()\n```" }],
       [{ type: "tool_use", id: "toolu_chat_4", name: "edit_file", input: { file_path: "src/data.py", old_string: "def field_1(row):", new_string: "def second_field(row):" } }],
       [{ type: "text", text: "Renamed field_1 too." }],
       [{ type: "tool_use", id: "toolu_chat_3", name: "read_file", input: { file_path: "src/big.py" } }],
       [{ type: "text", text: "big.py defines **900 handlers**, one per page." }],
+      [{ type: "tool_use", id: "toolu_chat_5", name: "grep", input: { pattern: "def column_149", path: "src" } }],
       [{ type: "text", text: "Picking up the imported session: the CSV export goes after `column_149` in report.py." }],
     ],
     [
@@ -287,6 +294,7 @@ async function main() {
   const withoutServer = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "compact-lsp")));
   const env = { ...process.env, PATH: [NODE24_BIN, ...withoutServer].join(path.delimiter), ANTHROPIC_BASE_URL: stub.baseUrl };
   env.ANTHROPIC_API_KEY = "test-key";
+  env.HOME = dirs.home; // Claude Code's projects (~/.claude/projects) and code-server's own config live here
   const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
   check(spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env }), "installing the .vsix");
   step("installed the .vsix");
@@ -295,7 +303,7 @@ async function main() {
   const codeServer = spawn(
     CODE_SERVER,
     [...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
-      "--disable-workspace-trust", "--disable-getting-started-override", dirs.workspace],
+      "--disable-getting-started-override", dirs.workspace],
     { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   const serverLog = fs.createWriteStream(path.join(WORK, "code-server.log"));
@@ -338,9 +346,33 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor();
     step("workbench loaded");
 
-    // 1. The gauge follows the seeded session; the palette compacts it; the toast names the summariser.
+    // 0. Restricted Mode: the folder is not trusted yet, so the chat says why Compact waits (no silence) and the
+    // gauge offers trust; trusting the folder starts the server. Then the walkthrough.
+    await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+    const paused = await webviewFrame(page, ".welcome.restricted");
+    const pausedText = (await paused.locator(".welcome.restricted").innerText()).trim().replace(/\s+/g, " ");
+    expect(await paused.locator("#composer").isHidden(), "Restricted Mode still offers the chat's input");
+    step(`Restricted Mode: "${pausedText.slice(0, 90)}…"`);
+    await screenshot(page, "0-restricted-mode");
+    await paused.locator("button", { hasText: "Manage Workspace Trust" }).click();
+    await page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first().click();
+    await webviewFrame(page, "#composer:not([hidden])");
+    step("trusted the folder: the chat's input is back and the server starts");
+    await page.keyboard.press("Control+W"); // the trust editor
+    await runCommand(page, "Get Started");
+    await page.getByText("Get started with Compact").first().waitFor();
+    const stepTitles = await page.locator(".getting-started-step .step-title").allInnerTexts();
+    step(`walkthrough: ${stepTitles.map((t) => t.trim()).join(" / ")}`);
+    expect(stepTitles.length === 5, `the walkthrough has ${stepTitles.length} steps`);
+    await screenshot(page, "0-walkthrough", "vscode-walkthrough.png");
+    await page.keyboard.press("Control+W");
+
+    // 1. The gauge follows the seeded session (the user's, not Claude Code's newer one); the palette compacts it;
+    // the toast names the summariser.
     const gauge = page.locator(".statusbar-item", { hasText: /\/ 200k/ });
     await gauge.waitFor();
+    const seededGauge = `${(seeded.usage.total / 1000).toFixed(1).replace(/\.0$/, "")}k / 200k`;
+    await page.locator(".statusbar-item", { hasText: seededGauge }).waitFor();
     const started = logLines(path.join(dirs.user, "logs"), "Compact.log").find((line) => line.includes("Starting the server ("));
     if (!started?.includes("Starting the server (bundled)")) {
       throw new Error(`the extension did not start its bundled server: ${started}`);
@@ -414,13 +446,28 @@ async function main() {
     const waiting = (await chat.locator(".entry.status").innerText()).trim();
     step(`approval inline: "${(await approval.locator(".approval-head").innerText()).trim()}"; chat says "${waiting}"`);
     expect(waiting.includes("Waiting for your approval"), `the chat does not say it waits: ${waiting}`);
+    // The preview is a unified diff with context (jsdiff), not the whole file removed and added; the buttons are in
+    // view above it.
+    await approval.locator(".diff-line.add", { hasText: "+def first_field(row):" }).waitFor();
+    const diffLines = await approval.locator(".diff-line").allInnerTexts();
+    const removed = diffLines.filter((line) => line.startsWith("-"));
+    expect(removed.length === 1 && removed[0] === "-def field_0(row):", `the preview removes more than the edited line: ${removed.join(" | ")}`);
+    expect(diffLines.some((line) => line.startsWith(" ")) && diffLines[0].startsWith("@@ -1,"), `no context lines: ${diffLines.join(" | ")}`);
+    const allow = approval.locator("button", { hasText: "Allow once" });
+    const box = await allow.boundingBox();
+    const composerBox = await chat.locator("#composer").boundingBox();
+    expect(box !== null && composerBox !== null && box.y + box.height <= composerBox.y && box.y >= 0,
+      `Allow once is not in view: ${JSON.stringify(box)} above the composer at ${JSON.stringify(composerBox)}`);
+    step(`approval preview: a unified diff of ${diffLines.length} lines (${diffLines.slice(0, 3).join(" | ")} …), Allow/Deny in view`);
     await approval.locator("button[data-action=diff]").click();
     await page.locator(".tab", { hasText: "the agent's proposal" }).waitFor();
     await page.locator(".monaco-diff-editor").first().waitFor();
     await page.locator(".monaco-diff-editor .view-line", { hasText: "def first_field(row):" }).first().waitFor();
     step("Show diff opened the diff editor with the proposed change");
     await screenshot(page, "2-approval-diff", "vscode-approval.png");
-    await approval.locator("button", { hasText: "Allow once" }).click();
+    await allow.click();
+    await page.locator(".tab", { hasText: "the agent's proposal" }).waitFor({ state: "detached" });
+    step("the proposal's tab closed after the decision");
     await chat.locator(".entry.approval.decided", { hasText: "Allowed once" }).waitFor();
     await chat.locator(".entry.tool.done", { hasText: "edit_file" }).waitFor();
     await chat.locator(".entry.assistant h2", { hasText: "Done" }).waitFor();
@@ -428,7 +475,10 @@ async function main() {
     await chat.locator(".code-block button[data-action=copy]").first().waitFor();
     const edited = fs.readFileSync(path.join(dirs.workspace, "src", "data.py"), "utf8");
     expect(edited.startsWith("def first_field(row):"), "the edit did not reach the file");
-    await page.keyboard.press("Control+W"); // the diff editor
+    // A link in the answer opens the file at its line (data.py#L3).
+    await chat.locator(".entry.assistant a", { hasText: "data.py" }).click();
+    await page.locator(".statusbar-item", { hasText: "Ln 3, Col 1" }).waitFor();
+    step("the answer's link [data.py](src/data.py#L3) opened data.py at line 3");
     await page.locator(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-line", { hasText: "def first_field(row):" }).first().waitFor();
     step("the open editor of data.py shows the agent's edit");
     // Pins: the chat's read of data.py (never cleared by microcompaction) and, from the palette, the file itself.
@@ -456,10 +506,24 @@ async function main() {
     await page.keyboard.press("Control+Home");
     await page.keyboard.type("# my own note\n");
     await page.locator(".tab.dirty", { hasText: "data.py" }).waitFor();
-    await chat.locator("#input").fill("Rename field_1 to second_field as well");
+    // A file mention attaches the file: the chat shows a chip, the model gets its text.
+    await chat.locator("#input").fill("Rename field_1 to second_field as well, as @src/main.py uses it");
     await chat.locator("#input").press("Enter");
+    await chat.locator(".entry.user .attachment", { hasText: "src/main.py" }).waitFor();
     await chat.locator(".entry.approval.pending").waitFor();
-    await chat.locator(".entry.approval.pending button", { hasText: "Allow for this session" }).click();
+    const sentToModel = JSON.stringify(stub.requests.at(-1)?.messages ?? []);
+    expect(sentToModel.includes("from report import render"), "the mentioned file's text did not reach the model");
+    step("@src/main.py attached the file: a chip in the chat, its text in the model's request");
+    // Keyboard only: from the input, Shift+Tab reaches the prompt's buttons; Enter answers.
+    await chat.locator("#input").focus();
+    let focused = "";
+    for (let i = 0; i < 8 && focused !== "Allow for this session"; i++) {
+      await page.keyboard.press("Shift+Tab");
+      focused = await chat.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+    }
+    expect(focused === "Allow for this session", `Shift+Tab from the input never reached the prompt's buttons (${focused})`);
+    await page.keyboard.press("Enter");
+    step("answered the prompt with the keyboard only (Shift+Tab, Enter)");
     const conflict = page.locator(".notification-toast", { hasText: "has unsaved changes" });
     await conflict.waitFor();
     step(`dirty editor: "${(await conflict.locator(".notification-list-item-message").innerText()).trim()}"`);
@@ -483,6 +547,15 @@ async function main() {
     const autoToast = page.locator(".notification-toast", { hasText: "compacted automatically" });
     await autoToast.waitFor();
     step(`auto-compaction toast: "${(await autoToast.locator(".notification-list-item-message").innerText()).trim()}"`);
+    const toastButtons = await autoToast.locator(".monaco-button").allInnerTexts();
+    expect(!toastButtons.some((b) => /API Key/.test(b)), `a 529 toast offers Set API Key while a key is set: ${toastButtons.join(", ")}`);
+    expect(/\d+(\.\d)?k → \d+(\.\d)?k/.test(autoText), `the marker's figures are not in the one format (26.2k): ${autoText}`);
+    // The marker opens the summary the model read instead.
+    await chat.locator(".entry.boundary.full.fallback button[data-action=summary]").last().click();
+    await page.locator(".monaco-editor .view-line", { hasText: "Summary of the conversation before this compaction" }).first().waitFor();
+    step("the compaction marker opened its summary");
+    await page.keyboard.press("Control+W");
+    await page.locator(".monaco-dialog-box .monaco-button", { hasText: "Don't Save" }).click({ timeout: 5000 }).catch(() => undefined);
     await screenshot(page, "4-auto-compaction", "vscode-auto-compaction.png");
 
     // 7. A settings change reaches the gauge without a reload.
@@ -496,6 +569,9 @@ async function main() {
     await page.keyboard.press("Enter");
     const progress = page.locator(".notification-toast", { hasText: "Compacting conversation" });
     await progress.waitFor();
+    const inChat = (await chat.locator(".entry.status.activity").innerText({ timeout: STEP_TIMEOUT })).trim();
+    step(`compaction in progress, in the chat: "${inChat}"`);
+    expect(/Compacting/.test(inChat), `the chat does not show the compaction: ${inChat}`);
     await progress.locator(".monaco-button", { hasText: "Cancel" }).click();
     const cancelled = page.locator(".notification-toast", { hasText: "Compaction cancelled" });
     await cancelled.waitFor();
@@ -514,27 +590,70 @@ async function main() {
     await page.locator(".statusbar-item", { hasText: /\/ 100k/ }).waitFor();
     await dismissToasts(page);
 
-    // 10. A reload restores the chat (messages and markers) from the server.
+    // 10. A reload restores the user's chat (messages and markers) from the server, though Claude Code wrote to its
+    // session just before: a followed session never becomes current by itself.
+    fs.appendFileSync(seeded.claudeCode, JSON.stringify({
+      type: "user", uuid: "u2", parentUuid: "a1", sessionId: "0b5e2c1a-7d3f-4e8a-9c6b-2f1d0a9e8b7c", cwd: dirs.workspace,
+      timestamp: new Date().toISOString(), isSidechain: false, message: { role: "user", content: "And a JSON export too" },
+    }) + "\n");
     await page.reload();
     await page.locator(".monaco-workbench").waitFor();
     const restored = await webviewFrame(page, ".entry.boundary.fallback");
     await restored.locator(".entry.user", { hasText: "Rename field_0" }).waitFor();
     await restored.locator(".entry.assistant", { hasText: "900 handlers" }).waitFor();
-    step(`reload: chat restored with ${await restored.locator(".entry.boundary").count()} markers`);
+    await page.locator(".monaco-list-row", { hasText: /How is the report built\?.*current/ }).waitFor();
+    expect((await page.locator(".monaco-list-row", { hasText: /Add a CSV export.*current/ }).count()) === 0, "Claude Code's session became current on reload");
+    expect((await restored.locator(".entry", { hasText: "And a JSON export too" }).count()) === 0, "the chat switched to Claude Code's session");
+    step(`reload: chat restored with ${await restored.locator(".entry.boundary").count()} markers; the user's session is current, not Claude Code's newer one`);
     await screenshot(page, "5-reloaded");
     const exitErrors = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => /\[error\].*exited with code 0/i.test(line));
     expect(exitErrors.length === 0, `a clean server exit is logged as an error: ${exitErrors.join("\n")}`);
 
-    // 11. New Chat starts empty; the imported Claude Code session is continued from the Sessions tree.
+    // 11. New Chat: the welcome. Claude Code's session, opened from the Sessions tree: read-only (no input), its
+    // refusals in VS Code's words, its two figures explained; Import to continue makes a copy that takes input.
     await page.locator(".pane-header .action-label[aria-label='New Chat']").first().click();
-    await restored.locator(".welcome").waitFor();
+    const welcome = (await restored.locator(".welcome").innerText()).trim().replace(/\s+/g, " ");
+    expect(/Ask the agent about this workspace/.test(welcome) && /@src\/app\.py/.test(welcome), `no welcome in the empty chat: ${welcome}`);
+    step(`empty chat: "${welcome.slice(0, 80)}…"`);
+    await screenshot(page, "7-welcome", "vscode-welcome.png");
     await page.locator(".monaco-list-row", { hasText: "Add a CSV export" }).click();
-    await restored.locator(".entry.user", { hasText: "Add a CSV export to report.py" }).waitFor();
+    await restored.locator(".entry.user", { hasText: "And a JSON export too" }).waitFor();
+    await restored.locator("#readonly:not([hidden])").waitFor();
+    expect(await restored.locator("#composer").isHidden(), "a read-only session still offers the chat's input");
+    expect((await restored.locator("button", { hasText: "Import to continue" }).count()) === 1, "not one Import to continue button");
+    step("Claude Code's session opened read-only: no input, one Import to continue");
+    await screenshot(page, "8-read-only", "vscode-read-only.png");
+    await page.locator(".part.editor").click({ position: { x: 300, y: 300 } }).catch(() => undefined);
+    await page.keyboard.press("Control+Alt+K"); // Compact Conversation… by its keybinding
+    await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
+    await page.keyboard.press("Enter");
+    const refusal = page.locator(".notification-toast", { hasText: "read-only here" });
+    await refusal.first().waitFor();
+    const refusalText = (await refusal.first().locator(".notification-list-item-message").innerText()).trim();
+    step(`refusal (Ctrl+Alt+K on a read-only session): "${refusalText}"`);
+    expect(!/OwnedByClaudeCode|SessionBusy|compact\/|compact-lsp/.test(refusalText) && /Import to continue/.test(refusalText), `the refusal is not in VS Code's words: ${refusalText}`);
+    expect((await refusal.count()) === 1, "the refusal is shown more than once");
+    await dismissToasts(page);
+    await runCommand(page, "Show Context Usage");
+    const figures = await webviewText(page, ".estimated-reported");
+    step(`usage of Claude Code's session: "${figures}"`);
+    expect(/^Estimated .* Reported .*/.test(figures), `estimated vs reported is not explained: ${figures}`);
+    await page.keyboard.press("Control+W");
+    await restored.locator("button", { hasText: "Import to continue" }).click();
+    await restored.locator("#composer:not([hidden])").waitFor();
+    await page.locator(".monaco-list-row", { hasText: /Add a CSV export.*current.*imported/ }).first().waitFor();
+    step("Import to continue: a managed copy, current, with the chat's input");
+    // The chat follows the user's own message even when scrolled up; the grep row shows the pattern.
+    await restored.evaluate(() => window.scrollTo(0, 0));
     await restored.locator("#input").fill("Go on");
     await restored.locator("#input").press("Enter");
     await restored.locator(".entry.assistant", { hasText: "Picking up the imported session" }).waitFor();
-    await page.locator(".monaco-list-row.selected, .monaco-list-row", { hasText: /Add a CSV export.*current/ }).first().waitFor();
-    step("imported session continued from the Sessions tree; it is the current one");
+    const grepRow = (await restored.locator(".entry.tool", { hasText: "grep" }).innerText()).trim();
+    expect(grepRow.includes("def column_149 in src"), `the grep row does not show the pattern: ${grepRow}`);
+    const own = await restored.locator(".entry.user", { hasText: "Go on" }).boundingBox();
+    const height = await restored.evaluate(() => window.innerHeight);
+    expect(own !== null && own.y >= 0 && own.y < height, `the chat did not follow the user's message: ${JSON.stringify(own)} in ${height}`);
+    step(`the copy continued; the chat followed "Go on" from the top; grep row: "${grepRow}"`);
 
     // 12. Rename Session… from the tree's context menu: an input box holding the title; the tree shows the new one.
     await page.locator(".monaco-list-row", { hasText: /Add a CSV export.*current/ }).first().click({ button: "right" });
@@ -551,6 +670,27 @@ async function main() {
     await page.locator(".monaco-list-row", { hasText: /CSV export \(continued\).*current/ }).first().waitFor();
     await screenshot(page, "6-renamed");
     step(`renamed from the Sessions tree: "${prefilled}" → "CSV export (continued)"`);
+
+    // 13. The session picker: titles with size and age, no raw ids.
+    await runCommand(page, "Open Session in Chat…");
+    const rows = page.locator(".quick-input-list .monaco-list-row");
+    await rows.first().waitFor();
+    const picker = (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
+    step(`session picker: ${picker.join(" | ")}`);
+    expect(picker.every((row) => /tokens · .*(ago|just now|yesterday)/.test(row) && !/\b(ses|cc|claude)[-_][0-9a-f]/.test(row)), `the picker rows: ${picker.join(" | ")}`);
+    await page.keyboard.press("Escape");
+
+    // 14. Keybindings and high contrast: Ctrl+Alt+C puts the focus in the chat's input; the chat keeps its borders.
+    await page.locator(".part.editor").click({ position: { x: 300, y: 300 } }).catch(() => undefined);
+    await page.keyboard.press("Control+Alt+C");
+    await restored.waitForFunction(() => document.activeElement?.id === "input");
+    step("Ctrl+Alt+C focused the chat's input");
+    dirs.changeSettings({ "workbench.colorTheme": "Default High Contrast" });
+    await restored.waitForFunction(() => document.body.classList.contains("vscode-high-contrast"));
+    const userBorder = await restored.locator(".entry.user").last().evaluate((e) => getComputedStyle(e).borderTopStyle);
+    expect(userBorder === "solid", `the high-contrast chat has no borders: ${userBorder}`);
+    await screenshot(page, "9-high-contrast", "vscode-high-contrast.png");
+    step("high contrast: the chat follows the theme, with borders");
 
     const calls = stub.requests.length;
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);

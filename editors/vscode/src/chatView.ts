@@ -5,21 +5,28 @@ import * as vscode from "vscode";
 import type { CompactClient } from "./client";
 import { isMethodNotFound } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
+import { approvalDiff } from "./model/approvalDiff";
 import {
   EMPTY_TRANSCRIPT,
   addMarker,
+  attachDiff,
   applyChatEvent,
   endTurn,
   requestApproval,
   resolveApproval,
   startTurn,
 } from "./model/chatModel";
-import { parseChatViewRequest, renderChatShell, transcriptMessage } from "./model/chatPage";
+import { parseChatViewRequest, renderChatShell, restrictedMessage, transcriptMessage } from "./model/chatPage";
 import { transcriptFromMessages, transcriptFromRecords } from "./model/chatRestore";
+import { failureOutcome } from "./model/commandModel";
+import { linkTarget } from "./model/fileLinks";
 import { nonce } from "./model/html";
+import { mentionedPaths, withAttachments } from "./model/mentions";
+import { notify } from "./notify";
 import { setPinned } from "./pins";
 import type { ProposedChanges } from "./proposedChanges";
-import type { ChatResult, DidCompactParams, MessagesView } from "./protocol";
+import { readText, resolveWorkspacePath } from "./proposedChanges";
+import type { ChatResult, DidCompactParams, ImportSessionResult, MessagesView } from "./protocol";
 import { Methods } from "./protocol";
 
 export const CHAT_VIEW_ID = "compactLsp.chat";
@@ -36,6 +43,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly subscriptions: vscode.Disposable[];
   private approvalCounter = 0;
   private posting: NodeJS.Timeout | undefined;
+  /** A compaction (or other server task) in progress, as the chat shows it. */
+  private activity: string | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -45,6 +54,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {
     this.subscriptions = [
       client.onChatEvent((event) => this.updateSession(event.sessionId, (t) => applyChatEvent(t, event))),
+      client.onProgress((activity) => {
+        this.activity = activity === undefined ? undefined : [activity.title, activity.message].filter(Boolean).join(": ") + "…";
+        this.post();
+      }),
       client.onDidCompact((event) => this.compacted(event)),
       client.onDidChangeCurrentSession(() => void this.showCurrent()),
       client.onDidChangeState((state) => {
@@ -93,9 +106,46 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const id = `approval-${++this.approvalCounter}`;
     this.updateSession(sessionId, (t) => requestApproval(t, id, prompt));
+    void this.addDiff(sessionId, id);
     return new Promise((resolve) => {
       this.approvals.set(id, { sessionId, resolve });
     });
+  }
+
+  /** The proposed change as a unified diff in the prompt, from the file as it is on disk now. */
+  private async addDiff(sessionId: string, id: string): Promise<void> {
+    const entry = this.transcripts.get(sessionId)?.entries.find((e) => e.kind === "approval" && e.id === id);
+    if (entry?.kind !== "approval") {
+      return;
+    }
+    const filePath = (entry.input as { file_path?: unknown } | undefined)?.file_path;
+    const uri = typeof filePath === "string" && filePath !== "" ? resolveWorkspacePath(filePath) : undefined;
+    if (uri === undefined) {
+      return;
+    }
+    const diff = approvalDiff(entry.tool, entry.input, await readText(uri));
+    if (diff !== undefined) {
+      this.updateSession(sessionId, (t) => attachDiff(t, id, diff));
+    }
+  }
+
+  /** Puts the keyboard focus in the chat's input (Compact: Focus Chat Input). */
+  async focusInput(): Promise<void> {
+    await this.show();
+    void this.view?.webview.postMessage({ type: "focus" });
+  }
+
+  /** Sends what is typed (Compact: Send Message, from a keybinding). */
+  submit(): void {
+    void this.view?.webview.postMessage({ type: "submit" });
+  }
+
+  /** Stops the running turn of the current session (Compact: Stop, Escape in the chat). */
+  stop(): void {
+    const current = this.client.sessionId;
+    if (current !== undefined) {
+      this.turns.get(current)?.cancel();
+    }
   }
 
   /** Answers an open prompt from elsewhere (the fallback toast); the chat shows the answer. */
@@ -109,6 +159,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   async newChat(): Promise<void> {
     await this.client.selectSession(undefined);
     await this.show();
+  }
+
+  /** Redraws (the workspace became trusted, say). */
+  refresh(): void {
+    this.post();
   }
 
   rememberTitle(sessionId: string, title: string): void {
@@ -144,6 +199,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     this.approvals.delete(id);
     this.updateSession(open.sessionId, (t) => resolveApproval(t, id, state));
+    void this.changes.close(id); // the proposal's diff tab has done its work
     open.resolve(state);
   }
 
@@ -153,13 +209,21 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "send":
         void this.send(request.text);
         break;
-      case "stop": {
-        const current = this.client.sessionId;
-        if (current !== undefined) {
-          this.turns.get(current)?.cancel();
-        }
+      case "stop":
+        this.stop();
         break;
-      }
+      case "open":
+        void this.openLink(request.href);
+        break;
+      case "summary":
+        void this.openSummary(request.index);
+        break;
+      case "import":
+        void this.importToContinue();
+        break;
+      case "command":
+        void vscode.commands.executeCommand(request.command);
+        break;
       case "ready":
         this.post();
         break;
@@ -197,18 +261,112 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     try {
-      if (!(await this.changes.show(entry.tool, entry.input))) {
+      if (!(await this.changes.show(entry.tool, entry.input, id))) {
         void vscode.window.showInformationMessage("Compact: this request changes no file, so there is no diff to show.");
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(`Compact: could not show the diff: ${error instanceof Error ? error.message : String(error)}`);
+      notify(failureOutcome("Show diff", error));
     }
+  }
+
+  /** A link in an answer: a workspace file opens at its line; a web page opens in the browser (VS Code asks). */
+  private async openLink(href: string): Promise<void> {
+    const target = linkTarget(href);
+    if (target === undefined) {
+      return;
+    }
+    if (target.kind === "external") {
+      await vscode.env.openExternal(vscode.Uri.parse(target.url));
+      return;
+    }
+    const uri = resolveWorkspacePath(target.path);
+    try {
+      if (uri === undefined || (await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) {
+        throw new Error("not a file");
+      }
+    } catch {
+      notify({ severity: "info", text: `There is no file ${target.path} in this workspace.` });
+      return;
+    }
+    const options: vscode.TextDocumentShowOptions = { preview: true };
+    if (target.line !== undefined) {
+      const start = new vscode.Position(target.line - 1, (target.column ?? 1) - 1);
+      const end = target.endLine !== undefined ? new vscode.Position(target.endLine - 1, Number.MAX_SAFE_INTEGER) : start;
+      options.selection = new vscode.Range(start, end);
+    }
+    await vscode.window.showTextDocument(uri, options);
+  }
+
+  /** A compaction marker: the summary the model read instead, as a Markdown preview. */
+  private async openSummary(index: number): Promise<void> {
+    const sessionId = this.client.sessionId;
+    if (sessionId === undefined) {
+      return;
+    }
+    try {
+      const answer = await this.client.request<{ entries?: unknown[] }>(Methods.transcript, { sessionId });
+      const boundaries = (answer.entries ?? []).filter(
+        (entry): entry is { kind: "compaction"; summary?: string | null } =>
+          typeof entry === "object" && entry !== null && (entry as { kind?: unknown }).kind === "compaction",
+      );
+      const summary = boundaries[index]?.summary;
+      if (typeof summary !== "string" || summary === "") {
+        notify({ severity: "info", text: "This compaction's summary is not stored with the session." });
+        return;
+      }
+      const document = await vscode.workspace.openTextDocument({
+        language: "markdown",
+        content: `# Summary of the conversation before this compaction\n\nWhat the model read instead of the earlier messages.\n\n${summary}\n`,
+      });
+      await vscode.window.showTextDocument(document, { preview: true });
+    } catch (error) {
+      notify(failureOutcome("Opening the summary", error));
+    }
+  }
+
+  /** "Import to continue": a managed copy of the read-only session (made once), opened in the chat. */
+  private async importToContinue(): Promise<void> {
+    const sessionId = this.client.sessionId;
+    if (sessionId === undefined || !this.client.isReadOnly(sessionId)) {
+      return;
+    }
+    try {
+      const copy = await this.client.request<ImportSessionResult>(Methods.importSession, { sessionId });
+      this.titles.set(copy.sessionId, copy.title);
+      this.transcripts.delete(copy.sessionId); // read it afresh: it may have been continued before
+      await this.client.selectSession(copy.sessionId);
+      this.client.sessionsChanged();
+      await this.showCurrent();
+      void this.view?.webview.postMessage({ type: "focus" });
+    } catch (error) {
+      notify(failureOutcome("Import to continue", error));
+    }
+  }
+
+  /** `@path` mentions of existing files: read through the server (its roots and limits), attached to the message. */
+  private async attachMentions(sessionId: string, text: string): Promise<string> {
+    const files: { path: string; content: string }[] = [];
+    for (const mention of mentionedPaths(text)) {
+      const uri = resolveWorkspacePath(mention);
+      try {
+        if (uri === undefined || (await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) {
+          continue; // not a file: an @ that is just text
+        }
+        const read = await this.client.request<{ path: string; content: string }>(Methods.readFile, { sessionId, path: mention });
+        files.push({ path: mention, content: read.content });
+      } catch (error) {
+        if (uri !== undefined && (error as { code?: unknown }).code !== undefined) {
+          notify(failureOutcome(`Attaching ${mention}`, error));
+        }
+      }
+    }
+    return withAttachments(text, files);
   }
 
   private async send(text: string): Promise<void> {
     let sessionId = this.client.sessionId;
-    if (sessionId !== undefined && this.turns.has(sessionId)) {
-      return;
+    if (sessionId !== undefined && (this.turns.has(sessionId) || this.client.isReadOnly(sessionId))) {
+      return; // a turn runs, or the session is Claude Code's (the chat offers Import to continue instead)
     }
     const turn = new vscode.CancellationTokenSource();
     try {
@@ -223,7 +381,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
     } catch (error) {
       turn.dispose();
-      void vscode.window.showErrorMessage(`Compact: could not start a chat: ${error instanceof Error ? error.message : String(error)}`);
+      notify(failureOutcome("Starting a chat", error));
       return;
     }
     const id = sessionId;
@@ -233,18 +391,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.turns.set(id, turn);
     this.updateSession(id, (t) => startTurn(t, text));
     try {
-      const result = await this.client.request<ChatResult>(Methods.chat, { sessionId: id, text }, turn.token);
-      this.updateSession(id, (t) => endTurn(t, result));
-      if (result.stopReason === "error" && /api key/i.test(result.error ?? "")) {
-        void offerApiKey(result.error ?? "");
+      const message = await this.attachMentions(id, text);
+      if (message !== text) {
+        this.replaceLastUserText(id, message);
       }
+      const result = await this.client.request<ChatResult>(Methods.chat, { sessionId: id, text: message }, turn.token);
+      this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, result)));
     } catch (error) {
       const stopped = turn.token.isCancellationRequested;
-      const message = stopped ? "Stopped." : error instanceof Error ? error.message : String(error);
+      const message = stopped ? "Stopped." : failureOutcome("The agent's turn", error).text;
       if (!stopped) {
-        this.log.error(`compact/chat failed: ${message}`);
+        this.log.error(`compact/chat failed: ${error instanceof Error ? error.message : String(error)}`);
       }
-      this.updateSession(id, (t) => endTurn(t, undefined, message));
+      this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, undefined, message)));
     } finally {
       turn.dispose();
       this.turns.delete(id);
@@ -322,6 +481,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** The user's last message as sent (with its attached files), so the chat shows the chips. */
+  private replaceLastUserText(sessionId: string, text: string): void {
+    this.updateSession(sessionId, (t) => {
+      const index = t.entries.findLastIndex((entry) => entry.kind === "user");
+      return index < 0 ? t : { ...t, entries: t.entries.map((entry, i) => (i === index ? { kind: "user", text } : entry)) };
+    });
+  }
+
   /** Coalesces bursts (streamed text) into one redraw per frame or so. */
   private schedulePost(): void {
     if (this.posting === undefined) {
@@ -337,19 +504,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (view === undefined) {
       return;
     }
+    if (!vscode.workspace.isTrusted) {
+      view.description = "Restricted Mode";
+      void view.webview.postMessage(restrictedMessage());
+      return;
+    }
     const sessionId = this.client.sessionId;
+    void vscode.commands.executeCommand("setContext", "compactLsp.chatBusy", sessionId !== undefined && this.turns.has(sessionId));
     const transcript = sessionId === undefined ? EMPTY_TRANSCRIPT : (this.transcripts.get(sessionId) ?? EMPTY_TRANSCRIPT);
     const title = sessionId === undefined ? "New chat" : (this.titles.get(sessionId) ?? "");
-    view.description = title;
-    void view.webview.postMessage(transcriptMessage(transcript, title));
+    const readOnly = this.client.isReadOnly(sessionId);
+    view.description = readOnly ? `${title} (read-only)` : title;
+    void view.webview.postMessage(transcriptMessage(transcript, title, readOnly, this.activity));
   }
 }
 
-async function offerApiKey(message: string): Promise<void> {
-  const choice = await vscode.window.showWarningMessage(`Compact: ${message}`, "Set API Key");
-  if (choice === "Set API Key") {
-    await vscode.commands.executeCommand("compact.setApiKey");
-  }
+/** A turn that failed for want of an API key: the chat's error (shown once, there) carries the Set API Key button. */
+function offerApiKeyIn(transcript: ChatTranscript): ChatTranscript {
+  const entries = transcript.entries.map((entry) =>
+    entry.kind === "error" && /api key/i.test(entry.text) ? { ...entry, action: "compact.setApiKey" as const } : entry,
+  );
+  return { ...transcript, entries };
 }
 
 function chatTitle(text: string): string {

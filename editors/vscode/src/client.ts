@@ -19,6 +19,7 @@ import type { ServerState } from "./model/statusBarState";
 import { versionMismatch } from "./model/serverVersion";
 import { mostRecentSession } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
+import type { ProgressActivity } from "./progress";
 import { registerWorkDoneProgress } from "./progress";
 import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
 import { Methods } from "./protocol";
@@ -59,6 +60,10 @@ export class CompactClient implements vscode.Disposable {
   private serverState: ServerState = "stopped";
   /** A session was chosen in this window (or "new chat"): usage elsewhere no longer moves the gauge. */
   private chosen = false;
+  /** The current session was looked up after the start: before that, no notification may choose one. */
+  private started = false;
+  /** Sessions listed as read-only (Claude Code's): never adopted as current by a notification. */
+  private readonly readOnly = new Set<string>();
   /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
   private messageRequestHandler: MessageRequestHandler | undefined;
 
@@ -68,6 +73,7 @@ export class CompactClient implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly currentEmitter = new vscode.EventEmitter<string | undefined>();
   private readonly sessionsEmitter = new vscode.EventEmitter<void>();
+  private readonly progressEmitter = new vscode.EventEmitter<ProgressActivity>();
 
   readonly onDidChangeUsage = this.usageEmitter.event;
   readonly onDidCompact = this.compactEmitter.event;
@@ -76,6 +82,8 @@ export class CompactClient implements vscode.Disposable {
   readonly onDidChangeCurrentSession = this.currentEmitter.event;
   /** A session was created, renamed, imported or updated: lists should refresh. */
   readonly onDidChangeSessions = this.sessionsEmitter.event;
+  /** A server task with progress (a compaction) began, moved on or ended (undefined). */
+  readonly onProgress = this.progressEmitter.event;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -106,6 +114,7 @@ export class CompactClient implements vscode.Disposable {
     if (this.client !== undefined) {
       return;
     }
+    this.started = false;
     this.setState("starting");
     let launch;
     try {
@@ -181,15 +190,19 @@ export class CompactClient implements vscode.Disposable {
       void vscode.window.showWarningMessage(mismatch);
     }
     // After start: replaces the language client's own handler, which shows progress only in the status bar.
-    registerWorkDoneProgress(client, this.log);
+    registerWorkDoneProgress(client, this.log, (activity) => this.progressEmitter.fire(activity));
     await this.followCurrentSession();
   }
 
-  /** After a (re)start: the server's current session, else the one updated last, so the gauge has one. */
+  /**
+   * After a (re)start: the session this window shows, else the server's current session (the one the user chose
+   * last in this workspace), else a new chat. Never a session only because it changed lately: Claude Code's
+   * followed sessions are written to all the time, yet they are the user's only when the user opens one.
+   */
   private async followCurrentSession(): Promise<void> {
     try {
       const sessions = await this.listSessions();
-      let sessionId = this.current;
+      let sessionId = this.chosen ? this.current : undefined;
       if (sessionId === undefined) {
         try {
           const answer = await this.request<{ sessionId?: string | null } | null>(Methods.currentSession, {});
@@ -198,13 +211,18 @@ export class CompactClient implements vscode.Disposable {
           if (!isMethodNotFound(error)) {
             throw error;
           }
+          sessionId = mostRecentSession(sessions.filter((session) => session.readOnly !== true))?.sessionId;
         }
       }
-      sessionId ??= mostRecentSession(sessions)?.sessionId;
+      this.started = true;
       if (sessionId !== undefined && sessions.some((session) => session.sessionId === sessionId)) {
         await this.selectSession(sessionId);
+      } else if (this.current !== undefined) {
+        this.current = undefined;
+        this.currentEmitter.fire(undefined);
       }
     } catch (error) {
+      this.started = true;
       this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
@@ -213,6 +231,9 @@ export class CompactClient implements vscode.Disposable {
   async listSessions(): Promise<SessionInfo[]> {
     const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
     for (const session of sessions) {
+      if (session.readOnly === true) {
+        this.readOnly.add(session.sessionId);
+      }
       if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
         this.usageBySession.set(session.sessionId, session.usage);
       }
@@ -318,6 +339,7 @@ export class CompactClient implements vscode.Disposable {
     this.stateEmitter.dispose();
     this.currentEmitter.dispose();
     this.sessionsEmitter.dispose();
+    this.progressEmitter.dispose();
   }
 
   private running(): LanguageClient {
@@ -330,16 +352,38 @@ export class CompactClient implements vscode.Disposable {
   private handleUsage(params: DidChangeUsageParams): void {
     const known = this.usageBySession.has(params.sessionId);
     this.usageBySession.set(params.sessionId, params.usage);
-    if (this.current === undefined && !this.chosen) {
-      // nothing current yet (a first session, made by an agent over the protocol): follow it
-      this.current = params.sessionId;
-      this.chosen = true;
-      this.currentEmitter.fire(params.sessionId);
+    if (this.current === undefined && !this.chosen && this.started && !known) {
+      void this.adoptIfCurrent(params.sessionId);
     }
     this.usageEmitter.fire(params);
     if (!known) {
       this.sessionsEmitter.fire(); // a session this window had not seen (created by another client, imported)
     }
+  }
+
+  /**
+   * Nothing is current yet and a session this window had not seen changed (one an agent made over the protocol):
+   * show it only if the server says it is the current one (a followed Claude Code session never is by itself).
+   */
+  private async adoptIfCurrent(sessionId: string): Promise<void> {
+    if (this.readOnly.has(sessionId)) {
+      return;
+    }
+    try {
+      const answer = await this.request<{ sessionId?: string | null } | null>(Methods.currentSession, {});
+      if (answer?.sessionId === sessionId && this.current === undefined && !this.chosen) {
+        this.current = sessionId;
+        this.chosen = true;
+        this.currentEmitter.fire(sessionId);
+      }
+    } catch (error) {
+      this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Whether a listed session is read-only here (Claude Code's live sessions). */
+  isReadOnly(sessionId: string | undefined): boolean {
+    return sessionId !== undefined && this.readOnly.has(sessionId);
   }
 
   private setState(state: ServerState): void {

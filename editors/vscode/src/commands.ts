@@ -12,9 +12,9 @@ import {
   executeCommandParams,
   failureOutcome,
 } from "./model/commandModel";
-import { Commands } from "./model/commandIds";
+import { Commands, WALKTHROUGH_ID } from "./model/commandIds";
 import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices } from "./model/claudeCodeHook";
-import { openTarget, renameParams, titleProblem } from "./model/sessions";
+import { pickerItem, renameParams, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
 import { pinFile, unpinPicked } from "./pins";
@@ -78,13 +78,19 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     register(Commands.showUsage, "Show Context Usage", () => views.showUsage()),
     register(Commands.showRehydrationPreview, "Rehydration preview", () => views.showRehydrationPreview()),
     register(Commands.openChat, "Open Chat", () => chat.show()),
+    register(Commands.focusChat, "Focus Chat", () => chat.focusInput()),
+    register(Commands.sendMessage, "Send", async () => chat.submit()),
+    register(Commands.stopTurn, "Stop", async () => chat.stop()),
+    register(Commands.openWalkthrough, "Get Started", () =>
+      Promise.resolve(vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH_ID, false)),
+    ),
     register(Commands.newChat, "New Chat", () => chat.newChat()),
     register(Commands.selectSession, "Open Session", async (arg) => {
       const sessionId = sessionArgument(arg) ?? (await pickSession(client));
       if (sessionId !== undefined) {
+        // Claude Code's sessions open read-only: their transcript, no input, and Import to continue
         await client.selectSession(sessionId);
-        // Claude Code's sessions are read-only here: their live usage, not a chat that could not send
-        await (openTarget(sessions.byId(sessionId)) === "usage" ? views.showUsage() : chat.show());
+        await chat.show();
       }
     }),
     register(Commands.showSessionUsage, "Show Context Usage", async (arg) => {
@@ -187,9 +193,10 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
 
 async function pickSession(client: CompactClient): Promise<string | undefined> {
   const sessions = await client.listSessions();
+  const now = new Date();
   const picked = await vscode.window.showQuickPick(
-    sessions.map((session) => ({ label: session.title || session.sessionId, description: session.sessionId, id: session.sessionId })),
-    { title: "Open a session in the chat" },
+    sessions.map((session) => ({ ...pickerItem(session, session.sessionId === client.sessionId, now), id: session.sessionId })),
+    { title: "Open a session in the chat", matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.id;
 }

@@ -40,8 +40,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     watchAgentEdits(client, log),
     announceAutoCompactions(client.onDidCompact),
     ...registerCommands({ client, views, chat, sessions, log, secrets: context.secrets }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void vscode.commands.executeCommand("setContext", "compactLsp.restricted", false);
+      chat.refresh();
+      void startServer(log);
+    }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (client === undefined) {
+      if (client === undefined || !vscode.workspace.isTrusted) {
         return;
       }
       if (affectsLaunch(event)) {
@@ -51,8 +56,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  if (!vscode.workspace.isTrusted) {
+    // Restricted Mode: no server (the chat and the gauge say so) until the user trusts the folder
+    void vscode.commands.executeCommand("setContext", "compactLsp.restricted", true);
+    log.info("Restricted Mode: the server starts once the workspace is trusted.");
+    return;
+  }
+  await startServer(log);
+}
+
+async function startServer(log: vscode.LogOutputChannel): Promise<void> {
   try {
-    await client.start();
+    await client?.start();
   } catch (error) {
     const outcome = failureOutcome("Starting the server", error);
     log.error(outcome.text);

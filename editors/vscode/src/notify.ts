@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { Commands } from "./model/commandIds";
 import type { Outcome } from "./model/commandModel";
+import { fallbackActions } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
 import type { DidCompactParams } from "./protocol";
 
@@ -35,7 +36,7 @@ export function announceAutoCompactions(onDidCompact: vscode.Event<DidCompactPar
     notify({
       severity: facts.fallback === true ? "warning" : "info",
       text: `${text}.`,
-      actions: facts.fallback === true ? ["Set API Key", "Show Server Log"] : undefined,
+      actions: facts.fallback === true ? fallbackActions(facts.fallbackReason) : undefined,
     });
   });
 }

@@ -10,13 +10,26 @@ import {
 
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | { kind: "end"; message?: string };
 
-export function registerWorkDoneProgress(client: LanguageClient, log: vscode.LogOutputChannel): vscode.Disposable {
+/** What is in progress now (the chat shows it too); undefined once it ended. */
+export type ProgressActivity = { title: string; message?: string } | undefined;
+
+export function registerWorkDoneProgress(
+  client: LanguageClient,
+  log: vscode.LogOutputChannel,
+  onActivity: (activity: ProgressActivity) => void = () => undefined,
+): vscode.Disposable {
   return client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
-    track(client, token, log);
+    track(client, token, log, onActivity);
   });
 }
 
-function track(client: LanguageClient, token: ProgressToken, log: vscode.LogOutputChannel): void {
+function track(
+  client: LanguageClient,
+  token: ProgressToken,
+  log: vscode.LogOutputChannel,
+  onActivity: (activity: ProgressActivity) => void,
+): void {
+  let title = "";
   let report: ((message: string | undefined, percentage: number | undefined) => void) | undefined;
   let finish: (() => void) | undefined;
   let lastPercentage = 0;
@@ -25,6 +38,8 @@ function track(client: LanguageClient, token: ProgressToken, log: vscode.LogOutp
   });
   const subscription = client.onProgress(WorkDoneProgress.type, token, (value: ProgressValue) => {
     if (value.kind === "begin") {
+      title = value.title;
+      onActivity({ title, message: value.message });
       void vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: value.title, cancellable: value.cancellable === true },
         (progress, cancel) => {
@@ -43,7 +58,9 @@ function track(client: LanguageClient, token: ProgressToken, log: vscode.LogOutp
       );
     } else if (value.kind === "report") {
       report?.(value.message, value.percentage);
+      onActivity({ title, message: value.message });
     } else {
+      onActivity(undefined);
       subscription.dispose();
       finish?.();
     }

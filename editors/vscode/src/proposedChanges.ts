@@ -8,6 +8,8 @@ const SCHEME = "compact-proposed";
 
 export class ProposedChanges implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
+  /** The documents shown for each permission prompt (its id → their keys), so its tab closes after the decision. */
+  private readonly shown = new Map<string, string[]>();
   private readonly registration: vscode.Disposable;
   private counter = 0;
 
@@ -20,7 +22,7 @@ export class ProposedChanges implements vscode.TextDocumentContentProvider, vsco
   }
 
   /** Opens the diff editor for an edit_file/write_file input; false when the tool changes no file. */
-  async show(tool: string, input: unknown): Promise<boolean> {
+  async show(tool: string, input: unknown, owner = ""): Promise<boolean> {
     const file = this.resolve(input);
     if (file === undefined) {
       return false;
@@ -32,6 +34,7 @@ export class ProposedChanges implements vscode.TextDocumentContentProvider, vsco
     }
     const key = String(++this.counter);
     this.texts.set(key, change.after);
+    this.shown.set(owner, [...(this.shown.get(owner) ?? []), key]);
     const name = path.basename(file.fsPath);
     const right = vscode.Uri.from({ scheme: SCHEME, path: file.path, query: key });
     let left = file;
@@ -45,6 +48,30 @@ export class ProposedChanges implements vscode.TextDocumentContentProvider, vsco
       void vscode.window.showWarningMessage(`Compact: ${change.problem} The edit will be refused if you allow it.`);
     }
     return true;
+  }
+
+  /** The prompt was answered: its diff tabs close (the user saw what they decided on) and their texts go. */
+  async close(owner: string): Promise<void> {
+    const keys = this.shown.get(owner);
+    if (keys === undefined) {
+      return;
+    }
+    this.shown.delete(owner);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
+        const input = tab.input;
+        return (
+          input instanceof vscode.TabInputTextDiff && input.modified.scheme === SCHEME && keys.includes(input.modified.query)
+        );
+      });
+    if (tabs.length > 0) {
+      await vscode.window.tabGroups.close(tabs, true);
+    }
+    for (const key of keys) {
+      this.texts.delete(key);
+      this.texts.delete(`${key}-empty`);
+    }
   }
 
   dispose(): void {
@@ -71,7 +98,7 @@ export function resolveWorkspacePath(filePath: string): vscode.Uri | undefined {
 }
 
 /** What the tool will see: the file on disk (not an unsaved buffer); undefined when it does not exist. */
-async function readText(uri: vscode.Uri): Promise<string | undefined> {
+export async function readText(uri: vscode.Uri): Promise<string | undefined> {
   try {
     return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
   } catch {

@@ -7,7 +7,7 @@ export function createStatusBar(client: CompactClient): vscode.Disposable {
   const item = vscode.window.createStatusBarItem("compactLsp.usage", vscode.StatusBarAlignment.Right, 100);
   item.name = "Compact: context usage";
   const update = (): void => {
-    const state = statusBarState(client.usage, client.state);
+    const state = statusBarState(client.usage, vscode.workspace.isTrusted ? client.state : "restricted");
     item.text = state.text;
     item.tooltip = state.tooltip;
     item.command = state.command;
@@ -21,5 +21,6 @@ export function createStatusBar(client: CompactClient): vscode.Disposable {
     client.onDidChangeUsage(update),
     client.onDidChangeState(update),
     client.onDidChangeCurrentSession(update),
+    vscode.workspace.onDidGrantWorkspaceTrust(update),
   );
 }

@@ -3,7 +3,7 @@
 // no empty groups are left behind.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
-import { executeCommandParams } from "./model/commandModel";
+import { executeCommandParams, failureOutcome } from "./model/commandModel";
 import type { ContextItem } from "./model/contextPicture";
 import type { PageOptions } from "./model/html";
 import { contextItems } from "./model/contextPicture";
@@ -22,6 +22,9 @@ export class UsageViews implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private report: Report = "usage";
   private pending: NodeJS.Timeout | undefined;
+  /** A redraw is being rendered; `stale`: something changed meanwhile (a compaction ended), so draw again after. */
+  private rendering = false;
+  private stale = false;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly client: CompactClient) {
@@ -94,9 +97,13 @@ export class UsageViews implements vscode.Disposable {
     });
   }
 
-  /** Redraws soon, coalescing bursts of usage notifications. */
+  /** Redraws soon, coalescing bursts of usage notifications; never drops a change that comes mid-redraw. */
   private scheduleRefresh(): void {
     if (this.panel === undefined || !this.panel.visible || this.pending !== undefined) {
+      return;
+    }
+    if (this.rendering) {
+      this.stale = true; // the page being drawn may predate this change (the compaction that just ended)
       return;
     }
     this.pending = setTimeout(() => {
@@ -113,11 +120,18 @@ export class UsageViews implements vscode.Disposable {
     const report = this.report;
     const options = { cspSource: panel.webview.cspSource, nonce: nonce() };
     let html: string;
+    this.rendering = true;
     try {
       html = report === "usage" ? await this.renderUsage(options) : await this.renderRehydration(options);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = failureOutcome(TITLES[report], error).text;
       html = page(TITLES[report], `<h1>${escapeHtml(TITLES[report])}</h1><p>${escapeHtml(message)}</p>`, options);
+    } finally {
+      this.rendering = false;
+    }
+    if (this.stale) {
+      this.stale = false;
+      this.scheduleRefresh();
     }
     // The serializer gets the report back after a reload: a one-line script stores it as the webview's state.
     const state = `<script nonce="${options.nonce}">acquireVsCodeApi().setState(${JSON.stringify({ report })});</script>`;

@@ -13,6 +13,12 @@ const title = document.getElementById("title") as HTMLDivElement;
 const input = document.getElementById("input") as HTMLTextAreaElement;
 const send = document.getElementById("send") as HTMLButtonElement;
 const stop = document.getElementById("stop") as HTMLButtonElement;
+const composer = document.getElementById("composer") as HTMLDivElement;
+const readOnlyBar = document.getElementById("readonly") as HTMLDivElement;
+const importButton = document.getElementById("import") as HTMLButtonElement;
+
+/** The user just sent a message: the next redraw scrolls to it even when they had scrolled up. */
+let followOwnMessage = false;
 
 /** Tool calls the user opened: a redraw keeps them open. */
 const open = new Set<string>();
@@ -24,14 +30,19 @@ function submit(): void {
   }
   vscode.postMessage({ type: "send", text });
   input.value = "";
+  followOwnMessage = true;
 }
 
 send.addEventListener("click", submit);
 stop.addEventListener("click", () => vscode.postMessage({ type: "stop" }));
+importButton.addEventListener("click", () => vscode.postMessage({ type: "import" }));
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey) {
     event.preventDefault();
     submit();
+  } else if (event.key === "Escape" && !stop.disabled) {
+    event.preventDefault();
+    vscode.postMessage({ type: "stop" });
   }
 });
 
@@ -52,6 +63,13 @@ log.addEventListener(
 );
 
 log.addEventListener("click", (event) => {
+  const link = (event.target as HTMLElement).closest("a");
+  if (link !== null) {
+    // a link in an answer: the extension opens files (with their line) and asks before leaving for the web
+    event.preventDefault();
+    vscode.postMessage({ type: "open", href: link.getAttribute("href") ?? "" });
+    return;
+  }
   const button = (event.target as HTMLElement).closest("button");
   if (button === null) {
     return;
@@ -70,11 +88,28 @@ log.addEventListener("click", (event) => {
   } else if (action === "pin") {
     event.preventDefault(); // a button in a <summary> would also open or close the tool call
     vscode.postMessage({ type: "pin", id: button.dataset.id });
+  } else if (action === "summary" || action === "command") {
+    vscode.postMessage({ type: action, id: button.dataset.id });
   }
 });
 
 window.addEventListener("message", (event: MessageEvent) => {
-  const message = event.data as { type?: string; html?: string; busy?: boolean; title?: string };
+  const message = event.data as {
+    type?: string;
+    html?: string;
+    busy?: boolean;
+    title?: string;
+    readOnly?: boolean;
+    restricted?: boolean;
+  };
+  if (message.type === "focus") {
+    input.focus();
+    return;
+  }
+  if (message.type === "submit") {
+    submit();
+    return;
+  }
   if (message.type !== "transcript" || typeof message.html !== "string") {
     return;
   }
@@ -86,14 +121,20 @@ window.addEventListener("message", (event: MessageEvent) => {
     }
   }
   title.textContent = message.title ?? "";
+  const readOnly = message.readOnly === true;
+  composer.hidden = readOnly || message.restricted === true;
+  readOnlyBar.hidden = !readOnly;
+  log.classList.toggle("read-only", readOnly);
   send.disabled = message.busy === true;
   stop.disabled = message.busy !== true;
-  const approval = log.querySelector<HTMLElement>(".approval.pending");
-  if (approval !== null) {
-    approval.scrollIntoView({ block: "nearest" });
-  } else if (atBottom) {
+  const actions = log.querySelector<HTMLElement>(".approval.pending .actions");
+  if (actions !== null) {
+    // the decision's buttons in view, above the fixed composer
+    actions.scrollIntoView({ block: "center" });
+  } else if (atBottom || followOwnMessage) {
     window.scrollTo(0, document.body.scrollHeight);
   }
+  followOwnMessage = false;
 });
 
 vscode.postMessage({ type: "ready" });

@@ -1,6 +1,7 @@
 // The chat transcript as the webview draws it, built from compact/chatEvent notifications. Pure and immutable:
 // each event gives a new transcript, so the view can be redrawn from any state.
 import type { ChatEvent, ChatResult } from "../protocol";
+import type { ApprovalDiff } from "./approvalDiff";
 import { formatUsage } from "./usageFormat";
 
 /** The answer to a permission prompt: a button's title, or dismissed (a denial). */
@@ -33,9 +34,19 @@ export type ChatEntry =
       /** The tool's input, kept for "Show diff" on a permission prompt. */
       input?: unknown;
     }
-  | { kind: "approval"; id: string; prompt: string; tool: string; toolUseId: string; input: unknown; state: ApprovalState }
+  | {
+      kind: "approval";
+      id: string;
+      prompt: string;
+      tool: string;
+      toolUseId: string;
+      input: unknown;
+      state: ApprovalState;
+      /** The proposed change as a unified diff (edit_file/write_file), once the file was read. */
+      diff?: ApprovalDiff;
+    }
   | CompactionMarker
-  | { kind: "error"; text: string }
+  | { kind: "error"; text: string; /** A command that helps (Set API Key). */ action?: "compact.setApiKey" }
   | { kind: "notice"; text: string };
 
 export interface ChatTranscript {
@@ -129,6 +140,13 @@ export function resolveApproval(transcript: ChatTranscript, id: string, state: A
   };
 }
 
+export function attachDiff(transcript: ChatTranscript, id: string, diff: ApprovalDiff): ChatTranscript {
+  return {
+    ...transcript,
+    entries: transcript.entries.map((entry) => (entry.kind === "approval" && entry.id === id ? { ...entry, diff } : entry)),
+  };
+}
+
 export function pendingApproval(transcript: ChatTranscript): Extract<ChatEntry, { kind: "approval" }> | undefined {
   return transcript.entries.find(
     (entry): entry is Extract<ChatEntry, { kind: "approval" }> => entry.kind === "approval" && entry.state === "pending",
@@ -197,7 +215,12 @@ export function summariseInput(input: unknown): string {
   }
   if (typeof input === "object" && !Array.isArray(input)) {
     const record = input as Record<string, unknown>;
-    for (const key of ["file_path", "path", "pattern", "command"]) {
+    if (typeof record.pattern === "string") {
+      // grep/glob: what is looked for first, then where
+      const where = typeof record.path === "string" && record.path !== "" ? ` in ${record.path}` : "";
+      return shorten(`${record.pattern}${where}`, 120);
+    }
+    for (const key of ["file_path", "path", "command"]) {
       if (typeof record[key] === "string") {
         return shorten(record[key] as string, 120);
       }

@@ -2,10 +2,12 @@
 // in the transcript HTML) and the transcript HTML itself, rendered here so it is unit-tested in Node.
 import type { ApprovalState, ChatEntry, ChatTranscript } from "./chatModel";
 import { pendingApproval } from "./chatModel";
+import { renderApprovalDiff } from "./approvalDiff";
 import { describeMarker } from "./compactionText";
 import type { PageOptions } from "./html";
 import { escapeHtml, page } from "./html";
 import { renderMarkdown } from "./markdown";
+import { splitAttachments } from "./mentions";
 
 /** The permission prompt's buttons (docs/protocol.md, "Permission prompts"): their titles go back to the server. */
 export const APPROVAL_ACTIONS = ["Allow once", "Allow for this session", "Deny"] as const;
@@ -43,29 +45,46 @@ function renderApproval(entry: Extract<ChatEntry, { kind: "approval" }>): string
   const diff = canShowDiff(entry.tool, entry.input)
     ? `<button class="secondary" data-action="diff" data-id="${id}">${icon("diff")} Show diff</button>`
     : "";
-  const body =
-    `<div class="approval-head">${icon("shield")} <strong>${escapeHtml(headline)}</strong></div>` +
-    (detail !== "" ? `<pre class="approval-detail">${escapeHtml(detail)}</pre>` : "");
+  // The buttons come right under the headline, so they are in view however long the change is.
+  const head = `<div class="approval-head">${icon("shield")} <strong>${escapeHtml(headline)}</strong></div>`;
+  const change =
+    entry.diff !== undefined
+      ? renderApprovalDiff(entry.diff)
+      : detail !== ""
+        ? `<pre class="approval-detail">${escapeHtml(detail)}</pre>`
+        : "";
   if (entry.state === "pending") {
     const buttons = APPROVAL_ACTIONS.map(
       (title, index) =>
         `<button class="${index === 0 ? "" : "secondary"}" data-action="approve" data-id="${id}" data-decision="${escapeHtml(title)}">` +
         `${escapeHtml(title)}</button>`,
     ).join("");
-    return `<div class="entry approval pending" data-key="approval-${id}">${body}<div class="actions">${diff}${buttons}</div></div>`;
+    return `<div class="entry approval pending" data-key="approval-${id}">${head}<div class="actions">${buttons}${diff}</div>${change}</div>`;
   }
   const [name, label] = DECIDED[entry.state];
   return (
     `<div class="entry approval decided ${entry.state === "Deny" || entry.state === "dismissed" ? "denied" : "allowed"}">` +
-    `${body}<div class="muted">${icon(name)} ${escapeHtml(label)}</div></div>`
+    `${head}<div class="muted">${icon(name)} ${escapeHtml(label)}</div></div>`
   );
 }
 
-/** `compacted`: above the last compaction boundary (summarised away: nothing there can be pinned any more). */
-export function renderChatEntry(entry: ChatEntry, compacted = false): string {
+/**
+ * `compacted`: above the last compaction boundary (summarised away: nothing there can be pinned any more).
+ * `boundary`: the index of a full compaction marker among the transcript's full markers (its summary is opened by it).
+ */
+export function renderChatEntry(entry: ChatEntry, compacted = false, boundary = -1): string {
   switch (entry.kind) {
-    case "user":
-      return `<div class="entry user">${escapeHtml(entry.text)}</div>`;
+    case "user": {
+      const { text, files } = splitAttachments(entry.text);
+      const chips = files
+        .map(
+          (file) =>
+            `<details class="attachment"><summary>${icon("file")} ${escapeHtml(file.path)}</summary>` +
+            `<pre class="tool-result">${escapeHtml(file.content.split("\n").slice(0, 12).join("\n"))}</pre></details>`,
+        )
+        .join("");
+      return `<div class="entry user">${escapeHtml(text)}${chips !== "" ? `<div class="attachments">${chips}</div>` : ""}</div>`;
+    }
     case "assistant":
       return `<div class="entry assistant markdown">${renderMarkdown(entry.text)}</div>`;
     case "tool": {
@@ -85,14 +104,23 @@ export function renderChatEntry(entry: ChatEntry, compacted = false): string {
     case "marker": {
       const name = entry.compaction === "micro" ? "clear-all" : entry.compaction === "undo" ? "discard" : "fold";
       const fallback = entry.fallback === true ? " fallback" : "";
+      const text = `${icon(name)} ${escapeHtml(describeMarker(entry))}`;
+      const label =
+        entry.compaction === "full" && boundary >= 0
+          ? `<button class="link label" data-action="summary" data-id="${boundary}" title="Open the summary the model read instead of the conversation above">${text}</button>`
+          : `<span class="label">${text}</span>`;
       return (
         `<div class="entry boundary ${entry.compaction}${fallback}" role="separator">` +
-        `<span class="line"></span><span class="label">${icon(name)} ${escapeHtml(describeMarker(entry))}</span>` +
-        `<span class="line"></span></div>`
+        `<span class="line"></span>${label}<span class="line"></span></div>`
       );
     }
-    case "error":
-      return `<div class="entry error">${icon("error")} ${escapeHtml(entry.text)}</div>`;
+    case "error": {
+      const action =
+        entry.action === "compact.setApiKey"
+          ? ` <button class="secondary" data-action="command" data-id="compact.setApiKey">${icon("key")} Set API Key</button>`
+          : "";
+      return `<div class="entry error">${icon("error")} ${escapeHtml(entry.text)}${action}</div>`;
+    }
     case "notice":
       return `<div class="entry notice">${escapeHtml(entry.text)}</div>`;
   }
@@ -102,27 +130,52 @@ export function renderChatEntry(entry: ChatEntry, compacted = false): string {
  * The whole transcript. Entries above the last compaction boundary are dimmed: the model no longer has them, only
  * the summary (they stay readable for the user).
  */
-export function renderTranscript(transcript: ChatTranscript): string {
+export function renderTranscript(transcript: ChatTranscript, activity?: string): string {
   const boundary = transcript.entries.findLastIndex((entry) => entry.kind === "marker" && entry.compaction === "full");
+  let fullMarkers = 0;
   const entries = transcript.entries.map((entry, index) => {
-    const html = renderChatEntry(entry, index < boundary);
+    const full = entry.kind === "marker" && entry.compaction === "full" ? fullMarkers++ : -1;
+    const html = renderChatEntry(entry, index < boundary, full);
     return index < boundary ? `<div class="compacted-away" title="Summarised: the model no longer sees this">${html}</div>` : html;
   });
   if (transcript.busy) {
     const waiting = pendingApproval(transcript) !== undefined;
-    const status = waiting ? "Waiting for your approval…" : (transcript.status ?? "Working…");
+    const status = waiting ? "Waiting for your approval…" : (activity ?? transcript.status ?? "Working…");
     entries.push(
       `<div class="entry notice status">${icon(waiting ? "bell" : "loading", waiting ? "" : "codicon-modifier-spin")} ${escapeHtml(status)}</div>`,
     );
+  } else if (activity !== undefined) {
+    entries.push(`<div class="entry notice status activity">${icon("loading", "codicon-modifier-spin")} ${escapeHtml(activity)}</div>`);
   }
   if (entries.length === 0) {
-    return (
-      `<div class="welcome">${icon("comment-discussion")}<p>Ask the agent about this workspace. It reads files through ` +
-      `the context engine, so the status bar shows what the conversation costs.</p></div>`
-    );
+    return WELCOME;
   }
   return entries.join("\n");
 }
+
+/** Commands the empty chat's welcome (and the read-only bar) may run: nothing else is accepted from the webview. */
+export const WELCOME_COMMANDS = [
+  "compact.importSession",
+  "compact.setApiKey",
+  "compact.openWalkthrough",
+  "workbench.trust.manage",
+] as const;
+
+const WELCOME =
+  `<div class="welcome">${icon("comment-discussion")}` +
+  `<h2>Ask the agent about this workspace</h2>` +
+  `<p>It reads and edits files through the context engine: the status bar shows what the conversation costs, and ` +
+  `the conversation is compacted before it runs out of room.</p>` +
+  `<ul class="tips">` +
+  `<li>Type <code>@</code> and a file's path to attach it, e.g. <code>@src/app.py</code>.</li>` +
+  `<li><kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> starts a new line, <kbd>Escape</kbd> stops the agent.</li>` +
+  `<li>Links to files in answers open them.</li>` +
+  `</ul>` +
+  `<div class="actions welcome-actions">` +
+  `<button class="secondary" data-action="command" data-id="compact.importSession">${icon("cloud-download")} Import a Claude Code session…</button>` +
+  `<button class="secondary" data-action="command" data-id="compact.setApiKey">${icon("key")} Set API Key</button>` +
+  `<button class="secondary" data-action="command" data-id="compact.openWalkthrough">${icon("book")} Get started</button>` +
+  `</div></div>`;
 
 /** What the extension posts to the webview after every change. */
 export interface TranscriptMessage {
@@ -130,10 +183,25 @@ export interface TranscriptMessage {
   html: string;
   busy: boolean;
   title: string;
+  /** A session this chat cannot write to (Claude Code's): no input, "Import to continue" instead. */
+  readOnly: boolean;
+  /** Restricted Mode: no server, no input; the page says why and how to trust the workspace. */
+  restricted?: boolean;
 }
 
-export function transcriptMessage(transcript: ChatTranscript, title = ""): TranscriptMessage {
-  return { type: "transcript", html: renderTranscript(transcript), busy: transcript.busy, title };
+export function transcriptMessage(transcript: ChatTranscript, title = "", readOnly = false, activity?: string): TranscriptMessage {
+  return { type: "transcript", html: renderTranscript(transcript, activity), busy: transcript.busy, title, readOnly };
+}
+
+/** What the chat shows in Restricted Mode instead of nothing. */
+export function restrictedMessage(): TranscriptMessage {
+  const html =
+    `<div class="welcome restricted">${icon("shield")}<h2>Compact is paused in Restricted Mode</h2>` +
+    `<p>This folder is not trusted, so Compact does not start its server: the agent reads and edits files, and the ` +
+    `folder's settings steer it. Trust the folder to use the chat, the gauge and compaction.</p>` +
+    `<div class="actions welcome-actions"><button data-action="command" data-id="workbench.trust.manage">` +
+    `${icon("workspace-trusted")} Manage Workspace Trust</button></div></div>`;
+  return { type: "transcript", html, busy: false, title: "Restricted Mode", readOnly: false, restricted: true };
 }
 
 /** What the webview posts back. */
@@ -144,7 +212,11 @@ export type ChatViewRequest =
   | { type: "approve"; id: string; decision: (typeof APPROVAL_ACTIONS)[number] }
   | { type: "diff"; id: string }
   | { type: "copy"; text: string }
-  | { type: "pin"; id: string };
+  | { type: "pin"; id: string }
+  | { type: "open"; href: string }
+  | { type: "summary"; index: number }
+  | { type: "import" }
+  | { type: "command"; command: (typeof WELCOME_COMMANDS)[number] };
 
 export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined {
   if (typeof raw !== "object" || raw === null) {
@@ -170,17 +242,35 @@ export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined 
   if (message.type === "copy" && typeof message.text === "string") {
     return { type: "copy", text: message.text };
   }
+  if (message.type === "open" && typeof (raw as { href?: unknown }).href === "string") {
+    return { type: "open", href: (raw as { href: string }).href };
+  }
+  if (message.type === "summary" && typeof message.id === "string" && /^\d+$/.test(message.id)) {
+    return { type: "summary", index: Number(message.id) };
+  }
+  if (message.type === "import") {
+    return { type: "import" };
+  }
+  if (message.type === "command") {
+    const command = WELCOME_COMMANDS.find((id) => id === message.id);
+    return command === undefined ? undefined : { type: "command", command };
+  }
   return undefined;
 }
 
 export function renderChatShell(options: PageOptions): string {
   const body = `<div id="title" class="chat-title muted"></div>
 <div id="log" class="chat" aria-live="polite"></div>
-<div class="composer">
-<textarea id="input" rows="2" placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line)" aria-label="Message"></textarea>
+<div id="readonly" class="readonly-bar" hidden>
+<p>${icon("lock")} <strong>Claude Code's live session, read-only here.</strong> Claude Code owns its context; you can
+watch it grow. To work on it here, import a copy.</p>
+<button id="import" data-action="import">${icon("cloud-download")} Import to continue</button>
+</div>
+<div id="composer" class="composer">
+<textarea id="input" rows="2" placeholder="Ask the agent… (@file attaches a file; Enter sends, Shift+Enter for a new line)" aria-label="Message"></textarea>
 <div class="composer-buttons">
-<button id="send" title="Send">${icon("send")}<span class="label"> Send</span></button>
-<button id="stop" class="secondary" title="Stop" disabled>${icon("debug-stop")}<span class="label"> Stop</span></button>
+<button id="send" title="Send (Enter)">${icon("send")}<span class="label"> Send</span></button>
+<button id="stop" class="secondary" title="Stop (Escape)" disabled>${icon("debug-stop")}<span class="label"> Stop</span></button>
 </div>
 </div>`;
   return page("Compact chat", body, { ...options, bodyClass: "chat-page" });

@@ -21,4 +21,11 @@ export const Commands = {
   setApiKey: "compact.setApiKey",
   claudeCodeHook: "compact.claudeCodeHook",
   codexHook: "compact.codexHook",
+  focusChat: "compact.focusChat",
+  sendMessage: "compact.sendMessage",
+  stopTurn: "compact.stopTurn",
+  openWalkthrough: "compact.openWalkthrough",
 } as const;
+
+/** The walkthrough's id as VS Code knows it: `<publisher>.<name>#<walkthrough id>` (package.json). */
+export const WALKTHROUGH_ID = "compact-lsp.compact-lsp#gettingStarted";

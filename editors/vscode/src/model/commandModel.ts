@@ -49,19 +49,76 @@ const OUTCOME_KINDS: Record<string, (what: string) => string> = {
   in_progress: () => "A compaction of this session is already running.",
 };
 
+/** Protocol methods and commands a server message may name, as the user reaches them in VS Code. */
+const EDITOR_WORDS: [RegExp, string][] = [
+  [/\(?compact\/newSession\)?/g, "New Chat"],
+  [/\(?compact\/importSession\)?/g, "Import to continue"],
+  [/\(?compact\/sessions\)?/g, "the Sessions view"],
+  [/\(?compact\/selectSession\)?/g, "the Sessions view"],
+  [/\(?compact\.compact\)?/g, "Compact: Compact Conversation…"],
+  [/\(?compact\.microcompact\)?/g, "Compact: Microcompact Now"],
+  [/\(?compact\.undo\)?/g, "Compact: Undo Last Compaction"],
+  [/compact-lsp claude-code install-hook/g, "Compact: Install the Claude Code Hook"],
+];
+
+/**
+ * A server message in the editor's own terms: no leading method name ("compact/chat: "), no exception class
+ * ("SessionBusy: "), and the methods or CLI commands it names as the commands and buttons that do the same here.
+ */
+export function plainMessage(message: string): string {
+  let text = message.trim();
+  for (;;) {
+    const stripped = text
+      .replace(/^compact[/.][A-Za-z]+:\s*/, "")
+      .replace(/^(?:[A-Z][a-z]+){1,4}(?:Error|Exception|Busy|Refused|Code)?:\s+/, (prefix) =>
+        /^(?:[A-Z][a-z]+){2,}/.test(prefix) ? "" : prefix,
+      );
+    if (stripped === text) {
+      break;
+    }
+    text = stripped;
+  }
+  const stripped = text !== message.trim();
+  for (const [pattern, words] of EDITOR_WORDS) {
+    text = text.replace(pattern, words);
+  }
+  return stripped ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+}
+
+/** A refusal because another owner writes the session (Claude Code, another window), in VS Code's words. */
+function readOnlyText(owner: unknown): string {
+  const agent = (owner as { agent?: unknown } | undefined)?.agent;
+  if (agent === "Claude Code") {
+    return "This is Claude Code's live session, read-only here: Claude Code owns its context. Click Import to continue in the chat to work on a copy.";
+  }
+  const pid = (owner as { pid?: unknown } | undefined)?.pid;
+  const where = typeof pid === "number" ? ` (process ${pid})` : "";
+  return `This session is open for writing in another window${where}. Continue it there, or start a New Chat here.`;
+}
+
+/** A fallback summary offers Set API Key only when the model refused the key, not when it was busy (529). */
+export function keyProblem(reason: string | null | undefined): boolean {
+  return /api key|x-api-key|authenticat|unauthori[sz]ed|\b401\b|\b403\b|permission/i.test(reason ?? "");
+}
+
 /**
  * A failed request as the user should read it. Errors the server marks as outcomes (`data.kind` cancelled,
- * nothing_to_undo, ...) are information; a missing API key offers Set API Key; a bad launch setting offers Open
- * Settings; anything else is an error with the server log at hand.
+ * nothing_to_undo, ...) are information; a session owned elsewhere says where to continue; a missing API key
+ * offers Set API Key; a bad launch setting offers Open Settings; anything else is an error with the server log at
+ * hand. Every text is in the editor's words (plainMessage).
  */
 export function failureOutcome(name: string, error: unknown): Outcome {
-  const message = error instanceof Error ? error.message : String(error);
-  const data = (error as { data?: { kind?: unknown } } | undefined)?.data;
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = plainMessage(raw);
+  const data = (error as { data?: { kind?: unknown; owner?: unknown } } | undefined)?.data;
   const kind = typeof data?.kind === "string" ? data.kind : undefined;
   if (kind !== undefined && OUTCOME_KINDS[kind] !== undefined) {
     return { severity: "info", text: OUTCOME_KINDS[kind](name) };
   }
-  if (kind === "auth" || /api key/i.test(message)) {
+  if (kind === "read_only") {
+    return { severity: "info", text: readOnlyText(data?.owner) };
+  }
+  if (kind === "auth" || /api key/i.test(raw)) {
     return { severity: "error", text: `${name} failed: ${message}`, actions: ["Set API Key", "Show Server Log"] };
   }
   const setting = (error as { setting?: unknown } | undefined)?.setting;
@@ -135,12 +192,18 @@ export function compactOutcome(result: CompactResult): Outcome {
   if (unchanged !== undefined) {
     return unchanged;
   }
-  const fallback = (result as { fallback?: boolean }).fallback === true;
+  const facts = result as { fallback?: boolean; fallbackReason?: string | null };
+  const fallback = facts.fallback === true;
   return {
     severity: fallback ? "warning" : "info",
     text: describeCompact(result),
-    actions: fallback ? ["Set API Key", "Show Server Log"] : undefined,
+    actions: fallback ? fallbackActions(facts.fallbackReason) : undefined,
   };
+}
+
+/** A fallback's buttons: Set API Key only when the key was the problem (an overloaded API is not). */
+export function fallbackActions(reason: string | null | undefined): OutcomeAction[] {
+  return keyProblem(reason) ? ["Set API Key", "Show Server Log"] : ["Show Server Log"];
 }
 
 export function describeUndo(result: UndoResult): string {

@@ -101,7 +101,7 @@ body.chat-page { padding: 0 8px; }
 .chat-title { font-size: 0.9em; margin: 6px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .chat { display: flex; flex-direction: column; gap: 8px; padding-bottom: 110px; }
 .welcome { text-align: center; color: var(--vscode-descriptionForeground); margin-top: 2em; }
-.welcome .codicon { font-size: 32px; }
+.welcome > .codicon { font-size: 32px; }
 .entry { padding: 6px 8px; border-radius: 4px; word-break: break-word; }
 .entry.user { white-space: pre-wrap; background: var(--vscode-input-background);
               border: 1px solid var(--vscode-input-border, #8884); }
@@ -149,4 +149,42 @@ body.chat-page { padding: 0 8px; }
                      font: inherit; padding: 4px; }
 .composer-buttons { display: flex; flex-direction: column; gap: 4px; }
 @media (max-width: 300px) { .composer .label { display: none; } }
+.diff { margin: 6px 0 0; padding: 4px 0; max-height: 18em; overflow: auto; font-family: var(--vscode-editor-font-family);
+        font-size: 0.9em; background: var(--vscode-textCodeBlock-background, #8881); }
+.diff-line { display: block; white-space: pre; padding: 0 6px; }
+.diff-line.add { background: var(--vscode-diffEditor-insertedLineBackground, #9bb95533);
+                 color: var(--vscode-gitDecoration-addedResourceForeground, inherit); }
+.diff-line.del { background: var(--vscode-diffEditor-removedLineBackground, #ff000033);
+                 color: var(--vscode-gitDecoration-deletedResourceForeground, inherit); }
+.diff-line.hunk { color: var(--vscode-descriptionForeground); }
+.diff-stat { font-size: 0.85em; margin-top: 4px; }
+.diff-stat .add { color: var(--vscode-gitDecoration-addedResourceForeground, #73c991); }
+.diff-stat .del { color: var(--vscode-gitDecoration-deletedResourceForeground, #f14c4c); }
+.diff-problem { color: var(--vscode-editorWarning-foreground, #cca700); margin-top: 6px; }
+button.link { background: none; color: var(--vscode-textLink-foreground); padding: 0; text-align: center; }
+button.link:hover { text-decoration: underline; background: none; }
+.readonly-bar { position: fixed; left: 0; right: 0; bottom: 0; padding: 6px 8px; display: flex; flex-direction: column;
+                gap: 6px; background: var(--vscode-sideBar-background, var(--vscode-editor-background));
+                border-top: 1px solid var(--vscode-widget-border, #8884); }
+.readonly-bar p { margin: 0; }
+.readonly-bar[hidden], .composer[hidden] { display: none; }
+.welcome h2 { font-size: 1.1em; color: var(--vscode-foreground); }
+.welcome .tips { text-align: left; margin: 0.8em auto; max-width: 32em; padding-left: 1.2em; }
+.welcome-actions { justify-content: center; }
+kbd { font-family: var(--vscode-editor-font-family); border: 1px solid var(--vscode-widget-border, #8886);
+      border-radius: 3px; padding: 0 3px; font-size: 0.9em; }
+.attachments { display: flex; flex-direction: column; gap: 2px; margin-top: 4px; white-space: normal; font-size: 0.9em; }
+.attachment summary { cursor: pointer; color: var(--vscode-textLink-foreground); }
+.mentions { position: absolute; bottom: 100%; left: 8px; right: 8px; margin: 0; padding: 2px 0; list-style: none;
+            background: var(--vscode-editorSuggestWidget-background, var(--vscode-input-background));
+            border: 1px solid var(--vscode-editorSuggestWidget-border, var(--vscode-widget-border, #8886)); }
+.mentions li { padding: 1px 8px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.mentions li.selected { background: var(--vscode-editorSuggestWidget-selectedBackground, var(--vscode-list-activeSelectionBackground));
+                        color: var(--vscode-editorSuggestWidget-selectedForeground, inherit); }
+:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 1px; }
+/* High contrast: borders where colours alone would tell things apart */
+body.vscode-high-contrast .entry.user, body.vscode-high-contrast .entry.approval,
+body.vscode-high-contrast .code-block { border: 1px solid var(--vscode-contrastBorder); }
+body.vscode-high-contrast .diff-line.add { outline: 1px dashed var(--vscode-contrastActiveBorder, transparent); }
+body.vscode-high-contrast .diff-line.del { text-decoration: line-through; }
 `;

@@ -5,6 +5,8 @@ import MarkdownIt from "markdown-it";
 import { escapeHtml } from "./html";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
+// Only written-out URLs become links: "report.py" is a file name, not the Paraguayan web site http://report.py.
+md.linkify.set({ fuzzyLink: false });
 
 // Code fences get a header with the language and a copy button (the webview copies the <code> text).
 md.renderer.rules.fence = (tokens, index) => {

@@ -72,9 +72,9 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
   if (session.readOnly === true) {
     lines.push(
       session.source === "claude-code"
-        ? "Claude Code's live session, read-only here: Claude Code owns its context. Make it current to watch its usage in the gauge."
+        ? "Claude Code's live session, read-only here: Claude Code owns its context. Open it to watch it grow; Import to continue (in the chat) makes a copy you can work on."
         : session.source === "codex"
-          ? "Codex's session, read-only here: Codex owns its context. Make it current to watch its usage in the gauge."
+          ? "Codex's session, read-only here: Codex owns its context. Open it to watch it grow; Import to continue (in the chat) makes a copy you can work on."
           : "Read-only: another process owns this session.",
     );
   }
@@ -134,7 +134,25 @@ export function sessionIcon(session: SessionItem, current: boolean): string {
   return session.damaged === true ? "warning" : "comment";
 }
 
-/** Where opening a session leads: the chat, or (a read-only session, such as Claude Code's) its usage. */
-export function openTarget(session: SessionItem | undefined): "chat" | "usage" {
-  return session?.readOnly === true ? "usage" : "chat";
+/** A quick-pick row: the title; its size and age; where it comes from (never a raw id, unless it has no title). */
+export function pickerItem(session: SessionItem, current: boolean, now: Date): { label: string; description: string; detail?: string } {
+  const tokens = session.tokens ?? session.usage?.total;
+  const description = [
+    current ? "current" : "",
+    tokens !== undefined ? `${formatTokens(tokens)} tokens` : "",
+    session.messages !== undefined ? `${session.messages} messages` : "",
+    relativeTime(session.updatedAt, now),
+  ]
+    .filter((part) => part !== "")
+    .join(" · ");
+  const origin =
+    session.source === "claude-code" ? "Claude Code, read-only" : session.source === "import" ? "imported from Claude Code" : "";
+  const item: { label: string; description: string; detail?: string } = {
+    label: `$(${sessionIcon(session, current)}) ${session.title || "Untitled session"}`,
+    description,
+  };
+  if (origin !== "" || session.damaged === true) {
+    item.detail = [origin, session.damaged === true ? "damaged: read up to the last good record" : ""].filter(Boolean).join(" · ");
+  }
+  return item;
 }

@@ -14,9 +14,17 @@ export interface StatusBarState {
 }
 
 
-export type ServerState = "starting" | "running" | "stopped";
+export type ServerState = "starting" | "running" | "stopped" | "restricted";
 
 export function statusBarState(usage: Usage | undefined, server: ServerState = "running"): StatusBarState {
+  if (server === "restricted") {
+    return {
+      text: "$(shield) Compact",
+      tooltip: "Compact is paused in Restricted Mode: trust this folder to start the server. Click to manage trust.",
+      background: "none",
+      command: "workbench.trust.manage",
+    };
+  }
   if (server === "stopped") {
     return {
       text: "$(debug-disconnect) Compact",
@@ -53,7 +61,7 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
     lines.push(`  ${kindLabel(kind)}: ${formatTokens(tokens)} (${formatPercent(share)})`);
   }
   if (usage.reported !== undefined) {
-    lines.push(`Last reported by the API: ${formatTokens(usage.reported)}`);
+    lines.push(`Reported by the API for the last request: ${formatTokens(usage.reported)} (estimated above: what is in the conversation now)`);
   }
   if (usage.level === "critical") {
     lines.push("At the auto-compact threshold: the next turn compacts.");

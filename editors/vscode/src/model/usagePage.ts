@@ -24,6 +24,15 @@ function color(kind: string): string {
 }
 
 /** `items` come from compact/messages; without them the page shows the kinds and read files only. */
+/** Both figures side by side, and why they differ. */
+export function estimatedVersusReported(estimated: number, reported: number): string {
+  return (
+    `Estimated ${formatTokens(estimated)}: what compact-lsp counts in the conversation now. ` +
+    `Reported ${formatTokens(reported)}: what the API counted for the last request, which also holds the agent's own ` +
+    `system prompt and tool definitions, and nothing cleared or added since.`
+  );
+}
+
 export function renderUsagePage(status: Status, items: ContextItem[] | undefined, options: PageOptions): string {
   const usage = status.usage;
   const picture = contextPicture(usage);
@@ -59,9 +68,11 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
     `<div class="legend">${legend}</div>`,
     `<p class="muted">Free ${formatTokens(picture.free)} · warning at ${formatTokens(usage.warningThreshold)} · ` +
       `auto-compact at ${formatTokens(usage.autoCompactThreshold)}` +
-      (usage.reported !== undefined ? ` · last reported by the API ${formatTokens(usage.reported)}` : "") +
-      ` · session <code>${escapeHtml(status.sessionId)}</code></p>`,
+      `</p>`,
   ];
+  if (usage.reported !== undefined) {
+    parts.push(`<p class="muted estimated-reported">${escapeHtml(estimatedVersusReported(usage.total, usage.reported))}</p>`);
+  }
   if (items !== undefined) {
     const biggest = status.biggestItems
       ? status.biggestItems.map((b) => ({ ...b, cleared: b.label.endsWith("(cleared)") }))

@@ -128,6 +128,7 @@ describe("tool input summaries", () => {
   const cases: [string, unknown, string][] = [
     ["path", { file_path: "src/app.py", offset: 10 }, "src/app.py"],
     ["pattern", { pattern: "def main", path: undefined }, "def main"],
+    ["grep-pattern-before-path", { pattern: "TODO", path: "src" }, "TODO in src"],
     ["other-json", { title: "x" }, '{"title":"x"}'],
     ["none", undefined, ""],
   ];

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CODEX, describeHookChange, hookChoices } from "../model/claudeCodeHook";
-import { openTarget, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
+import { pickerItem, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
 import { sessionInfo } from "./fixtures";
 
 const now = new Date("2026-11-30T08:03:00Z");
@@ -17,7 +17,7 @@ describe("Claude Code's sessions in the Sessions tree", () => {
   test("the tooltip says Claude Code owns the context and that the gauge can follow it", () => {
     const tooltip = sessionTooltip(claude, false);
     assert.match(tooltip, /read-only here: Claude Code owns its context/);
-    assert.match(tooltip, /Make it current to watch its usage/);
+    assert.match(tooltip, /Import to continue/);
     assert.doesNotMatch(sessionTooltip(ours, false), /read-only/);
   });
   test("have their own icon, current or not", () => {
@@ -26,10 +26,14 @@ describe("Claude Code's sessions in the Sessions tree", () => {
     assert.equal(sessionIcon(ours, false), "comment");
     assert.equal(sessionIcon(ours, true), "comment-discussion");
   });
-  test("opening one shows its usage; ours open in the chat", () => {
-    assert.equal(openTarget(claude), "usage");
-    assert.equal(openTarget(ours), "chat");
-    assert.equal(openTarget(undefined), "chat");
+  test("the session picker shows title, size and age, and where a session comes from; never a raw id", () => {
+    const row = pickerItem({ ...claude, tokens: 26206, messages: 12, updatedAt: "2026-11-30T08:00:00Z" }, false, now);
+    assert.equal(row.label, "$(lock) refactor the parser");
+    assert.equal(row.description, "26.2k tokens · 12 messages · 3 min ago");
+    assert.equal(row.detail, "Claude Code, read-only");
+    const untitled = pickerItem({ ...ours, title: "" }, true, now);
+    assert.ok(!`${untitled.label} ${untitled.description}`.includes(ours.sessionId), untitled.label);
+    assert.match(untitled.description, /^current · /);
   });
 });
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ResponseError } from "vscode-jsonrpc";
-import { compactOutcome, describeMicrocompact, describeUndo, failureOutcome } from "../model/commandModel";
+import { compactOutcome, describeMicrocompact, describeUndo, failureOutcome, plainMessage } from "../model/commandModel";
 import { proposedChange } from "../model/proposedChange";
 import { ServerNotFoundError, checkLaunch } from "../model/serverSettings";
 import { sessionDescription } from "../model/sessions";
@@ -29,11 +29,15 @@ describe("compaction outcomes", () => {
       actions: undefined,
     });
   });
-  test("a fallback is a warning that names the reason and offers the key", () => {
+  test("a fallback is a warning that names the reason; an overloaded API (529) does not offer Set API Key", () => {
     const outcome = compactOutcome({ ...compacted, summarizer: "offline", fallback: true, fallbackReason: "overloaded: 529" } as never);
     assert.equal(outcome.severity, "warning");
     assert.match(outcome.text, /Offline summary, because the model failed: overloaded: 529\.$/);
-    assert.deepEqual(outcome.actions, ["Set API Key", "Show Server Log"]);
+    assert.deepEqual(outcome.actions, ["Show Server Log"]);
+  });
+  test("a fallback because the key was refused offers Set API Key", () => {
+    const refused = { ...compacted, summarizer: "offline", fallback: true, fallbackReason: "authentication failed: 401 invalid x-api-key" };
+    assert.deepEqual(compactOutcome(refused as never).actions, ["Set API Key", "Show Server Log"]);
   });
   test("a cancel reads 'Compaction cancelled', as a result and as an error kind", () => {
     const cancelled = { changed: false, cancelled: true, kind: "cancelled", reason: "The compaction was cancelled; nothing changed." };
@@ -103,4 +107,38 @@ test("a session in the side bar reads: current · size · age · imported", () =
     now,
   );
   assert.equal(text, "current · 48.2k · 3 min ago · imported");
+});
+
+describe("server messages in VS Code's words", () => {
+  const cases: [string, string, RegExp, RegExp][] = [
+    [
+      "method-and-class",
+      "compact/chat: SessionBusy: session ses_1 is open for writing in another compact-lsp server (process 42); start a new session here (compact/newSession).",
+      /^Session ses_1 is open .* start a new session here New Chat\.$/,
+      /compact\/|SessionBusy/,
+    ],
+    ["unknown-session", "compact/selectSession: unknown session 'x'; list sessions with compact/sessions", /list sessions with the Sessions view$/, /compact\//],
+    ["settings-stay", "compactLsp.server.pythonPath is /nowhere/python", /^compactLsp\.server\.pythonPath is/, /^CompactLsp/],
+  ];
+  for (const [id, message, wanted, unwanted] of cases) {
+    test(id, () => {
+      const text = plainMessage(message);
+      assert.match(text, wanted);
+      assert.doesNotMatch(text, unwanted);
+    });
+  }
+  test("Claude Code's refusal says Import to continue, never the class, the method or the CLI", () => {
+    const error = new ResponseError(-32803, "session claude-1 is Claude Code's live transcript … (compact/importSession) …", {
+      kind: "read_only",
+      owner: { agent: "Claude Code" },
+    });
+    const outcome = failureOutcome("The agent's turn", error);
+    assert.equal(outcome.severity, "info");
+    assert.match(outcome.text, /Claude Code's live session, read-only here.*Import to continue/);
+    assert.doesNotMatch(outcome.text, /OwnedByClaudeCode|compact\/|compact-lsp/);
+  });
+  test("another window's lock says where to continue", () => {
+    const error = new ResponseError(-32803, "SessionBusy: …", { kind: "read_only", owner: { pid: 4242 } });
+    assert.match(failureOutcome("Compaction", error).text, /another window \(process 4242\).*New Chat/);
+  });
 });

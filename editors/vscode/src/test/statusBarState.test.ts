@@ -34,7 +34,7 @@ test("tooltip warns at the auto-compact threshold", () => {
 });
 
 test("tooltip mentions the API's reported size when there is one", () => {
-  assert.match(statusBarState(usage({ reported: 47950 })).tooltip, /reported by the API: 48k/);
+  assert.match(statusBarState(usage({ reported: 47950 })).tooltip, /Reported by the API for the last request: 48k/);
   assert.doesNotMatch(statusBarState(usage()).tooltip, /reported/);
 });
 
