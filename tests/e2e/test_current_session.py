@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
+from tests.support.messages_api_stub import MessagesApiStub
 
 from compact_lsp.companion.live import project_directory
 
 from .conftest import GUARD, Workspace, start_server, stop_server
-from .conversation import request
+from .conversation import command, request
 
 SESSION = "0b5e2c1a-7d3f-4e8a-9c6b-2f1d0a9e8b7c"
 FOLLOWED = f"claude-{SESSION}"
@@ -81,10 +83,16 @@ async def test_a_followed_session_never_becomes_current_by_itself(
         await stop_server(client)
 
 
-async def test_import_to_continue_makes_a_managed_copy_once(workspace: Workspace, options: dict[str, Any]) -> None:
-    client = await start_server(workspace, options)
+async def test_import_to_continue_makes_a_managed_copy_once(
+    workspace: Workspace, options: dict[str, Any], messages_api: MessagesApiStub
+) -> None:
+    client = await start_server(workspace, {**options, "baseUrl": messages_api.base_url})
     try:
         listed = await listed_followed(client)
+        # the followed session refuses a compaction at once, naming Claude Code, without asking the model
+        with pytest.raises(JsonRpcException, match="Claude Code") as refused:
+            await command(client, "compact.compact", {"sessionId": FOLLOWED})
+        assert refused.value.data["kind"] == "read_only" and not messages_api.bodies
         copy = await request(client, "compact/importSession", {"sessionId": FOLLOWED})
         assert copy["sessionId"] == f"cc-{SESSION}" and copy["messages"] == listed[FOLLOWED]["messages"]
         assert not copy.get("alreadyImported")

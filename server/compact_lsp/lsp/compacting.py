@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.companion.live import OwnedByClaudeCode
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
@@ -39,8 +40,13 @@ def short_tokens(n: int) -> str:
 async def compact_session(
     server: CompactLanguageServer, slot: SessionSlot, *, trigger: str, instructions: str | None = None
 ) -> dict[str, Any]:
-    """Compact now; returns the ``compact.compact`` result, or raises ``CompactionError`` (``in_progress`` at once)."""
+    """Compact now; returns the ``compact.compact`` result, or raises ``CompactionError`` (``in_progress`` at once).
+
+    A followed Claude Code session is refused before anything runs: no model call for a summary it cannot keep.
+    """
     session = slot.session
+    if slot.followed is not None:
+        raise OwnedByClaudeCode(session.id)
     with session.compaction_claim():
         progress = CompactionProgress(server)
         try:
