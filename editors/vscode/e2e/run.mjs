@@ -373,11 +373,11 @@ async function main() {
     await gauge.waitFor();
     const seededGauge = `${(seeded.usage.total / 1000).toFixed(1).replace(/\.0$/, "")}k / 200k`;
     await page.locator(".statusbar-item", { hasText: seededGauge }).waitFor();
-    const started = logLines(path.join(dirs.user, "logs"), "Compact.log").find((line) => line.includes("Starting the server ("));
-    if (!started?.includes("Starting the server (bundled)")) {
-      throw new Error(`the extension did not start its bundled server: ${started}`);
+    const launched = logLines(path.join(dirs.user, "logs"), "Compact.log").find((line) => line.includes("Starting the server ("));
+    if (!launched?.includes("Starting the server (bundled)")) {
+      throw new Error(`the extension did not start its bundled server: ${launched}`);
     }
-    step(`server: ${started.replace(/^.*Starting the server/, "Starting the server")}`);
+    step(`server: ${launched.replace(/^.*Starting the server/, "Starting the server")}`);
     const before = (await gauge.innerText()).trim();
     step(`status bar before: "${before}"`);
     await runCommand(page, "Compact Conversation");
@@ -507,13 +507,20 @@ async function main() {
     await page.keyboard.type("# my own note\n");
     await page.locator(".tab.dirty", { hasText: "data.py" }).waitFor();
     // A file mention attaches the file: the chat shows a chip, the model gets its text.
-    await chat.locator("#input").fill("Rename field_1 to second_field as well, as @src/main.py uses it");
+    await chat.locator("#input").fill("Rename field_1 to second_field as well, as ");
+    await chat.locator("#input").press("End");
+    await chat.locator("#input").pressSequentially("@src/mai");
+    await chat.locator(".mentions li", { hasText: "src/main.py" }).waitFor();
+    await chat.locator("#input").press("Tab"); // takes the suggestion
+    await chat.locator("#input").pressSequentially("uses it");
+    const typed = await chat.locator("#input").inputValue();
+    expect(typed.endsWith("as @src/main.py uses it"), `the suggestion was not taken: ${typed}`);
     await chat.locator("#input").press("Enter");
     await chat.locator(".entry.user .attachment", { hasText: "src/main.py" }).waitFor();
     await chat.locator(".entry.approval.pending").waitFor();
     const sentToModel = JSON.stringify(stub.requests.at(-1)?.messages ?? []);
     expect(sentToModel.includes("from report import render"), "the mentioned file's text did not reach the model");
-    step("@src/main.py attached the file: a chip in the chat, its text in the model's request");
+    step("@src/mai + Tab suggested and took src/main.py; @src/main.py attached the file: a chip in the chat, its text in the model's request");
     // Keyboard only: from the input, Shift+Tab reaches the prompt's buttons; Enter answers.
     await chat.locator("#input").focus();
     let focused = "";
@@ -673,8 +680,9 @@ async function main() {
 
     // 13. The session picker: titles with size and age, no raw ids.
     await runCommand(page, "Open Session in Chat…");
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Open a session in the chat" }).waitFor();
     const rows = page.locator(".quick-input-list .monaco-list-row");
-    await rows.first().waitFor();
+    await rows.filter({ hasText: "CSV export (continued)" }).first().waitFor();
     const picker = (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
     step(`session picker: ${picker.join(" | ")}`);
     expect(picker.every((row) => /tokens · .*(ago|just now|yesterday)/.test(row) && !/\b(ses|cc|claude)[-_][0-9a-f]/.test(row)), `the picker rows: ${picker.join(" | ")}`);

@@ -221,6 +221,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "import":
         void this.importToContinue();
         break;
+      case "mention":
+        void this.suggestFiles(request.query);
+        break;
       case "command":
         void vscode.commands.executeCommand(request.command);
         break;
@@ -280,11 +283,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     const uri = resolveWorkspacePath(target.path);
-    try {
-      if (uri === undefined || (await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) {
-        throw new Error("not a file");
-      }
-    } catch {
+    if (uri === undefined || !(await isFile(uri))) {
       notify({ severity: "info", text: `There is no file ${target.path} in this workspace.` });
       return;
     }
@@ -343,21 +342,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Files whose path holds what follows the `@`, for the input's suggestion list (at most 8, workspace-relative). */
+  private async suggestFiles(query: string): Promise<void> {
+    const safe = query.replace(/[^\w./~-]/g, "");
+    const found = await vscode.workspace.findFiles(`**/*${safe}*`, "**/{node_modules,.git,.venv,__pycache__}/**", 8);
+    const items = found.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort((a, b) => a.length - b.length);
+    void this.view?.webview.postMessage({ type: "mentions", items });
+  }
+
   /** `@path` mentions of existing files: read through the server (its roots and limits), attached to the message. */
   private async attachMentions(sessionId: string, text: string): Promise<string> {
     const files: { path: string; content: string }[] = [];
     for (const mention of mentionedPaths(text)) {
       const uri = resolveWorkspacePath(mention);
+      if (uri === undefined || !(await isFile(uri))) {
+        continue; // not a file: an @ that is just text
+      }
       try {
-        if (uri === undefined || (await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) {
-          continue; // not a file: an @ that is just text
-        }
         const read = await this.client.request<{ path: string; content: string }>(Methods.readFile, { sessionId, path: mention });
         files.push({ path: mention, content: read.content });
       } catch (error) {
-        if (uri !== undefined && (error as { code?: unknown }).code !== undefined) {
-          notify(failureOutcome(`Attaching ${mention}`, error));
-        }
+        notify(failureOutcome(`Attaching ${mention}`, error)); // outside the roots, binary, too big: said once
       }
     }
     return withAttachments(text, files);
@@ -516,6 +521,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const readOnly = this.client.isReadOnly(sessionId);
     view.description = readOnly ? `${title} (read-only)` : title;
     void view.webview.postMessage(transcriptMessage(transcript, title, readOnly, this.activity));
+  }
+}
+
+async function isFile(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).type === vscode.FileType.File;
+  } catch {
+    return false;
   }
 }
 

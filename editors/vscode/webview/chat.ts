@@ -17,6 +17,64 @@ const composer = document.getElementById("composer") as HTMLDivElement;
 const readOnlyBar = document.getElementById("readonly") as HTMLDivElement;
 const importButton = document.getElementById("import") as HTMLButtonElement;
 
+/** The @file suggestions under the caret (the extension finds them), and the one Tab or Enter would take. */
+const mentions = document.createElement("ul");
+mentions.className = "mentions";
+mentions.hidden = true;
+mentions.setAttribute("role", "listbox");
+mentions.setAttribute("aria-label", "Files to attach");
+composer.appendChild(mentions);
+let suggestions: string[] = [];
+let selected = 0;
+
+/** The `@word` the caret is in, or undefined. */
+function mentionAtCaret(): { start: number; query: string } | undefined {
+  const before = input.value.slice(0, input.selectionStart ?? 0);
+  const match = /(^|\s)@([\w./~-]*)$/.exec(before);
+  return match === null ? undefined : { start: before.length - match[2].length, query: match[2] };
+}
+
+function showSuggestions(items: string[]): void {
+  suggestions = items;
+  selected = 0;
+  mentions.hidden = items.length === 0 || mentionAtCaret() === undefined;
+  mentions.innerHTML = "";
+  items.forEach((item, index) => {
+    const li = document.createElement("li");
+    li.textContent = item;
+    li.setAttribute("role", "option");
+    li.className = index === selected ? "selected" : "";
+    li.addEventListener("mousedown", (event) => {
+      event.preventDefault();
+      selected = index;
+      acceptSuggestion();
+    });
+    mentions.appendChild(li);
+  });
+}
+
+function acceptSuggestion(): void {
+  const at = mentionAtCaret();
+  const item = suggestions[selected];
+  if (at === undefined || item === undefined) {
+    return;
+  }
+  const caret = input.selectionStart ?? input.value.length;
+  input.value = `${input.value.slice(0, at.start)}${item} ${input.value.slice(caret)}`;
+  const end = at.start + item.length + 1;
+  input.setSelectionRange(end, end);
+  showSuggestions([]);
+}
+
+input.addEventListener("input", () => {
+  const at = mentionAtCaret();
+  if (at === undefined) {
+    showSuggestions([]);
+  } else {
+    vscode.postMessage({ type: "mention", text: at.query });
+  }
+});
+
 /** The user just sent a message: the next redraw scrolls to it even when they had scrolled up. */
 let followOwnMessage = false;
 
@@ -37,6 +95,22 @@ send.addEventListener("click", submit);
 stop.addEventListener("click", () => vscode.postMessage({ type: "stop" }));
 importButton.addEventListener("click", () => vscode.postMessage({ type: "import" }));
 input.addEventListener("keydown", (event) => {
+  if (!mentions.hidden && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+    event.preventDefault();
+    selected = (selected + (event.key === "ArrowDown" ? 1 : suggestions.length - 1)) % suggestions.length;
+    mentions.querySelectorAll("li").forEach((li, index) => (li.className = index === selected ? "selected" : ""));
+    return;
+  }
+  if (!mentions.hidden && (event.key === "Tab" || event.key === "Enter")) {
+    event.preventDefault();
+    acceptSuggestion();
+    return;
+  }
+  if (!mentions.hidden && event.key === "Escape") {
+    event.preventDefault();
+    showSuggestions([]);
+    return;
+  }
   if (event.key === "Enter" && !event.shiftKey) {
     event.preventDefault();
     submit();
@@ -108,6 +182,11 @@ window.addEventListener("message", (event: MessageEvent) => {
   }
   if (message.type === "submit") {
     submit();
+    return;
+  }
+  if (message.type === "mentions") {
+    const items = (event.data as { items?: unknown }).items;
+    showSuggestions(Array.isArray(items) ? items.filter((item): item is string => typeof item === "string") : []);
     return;
   }
   if (message.type !== "transcript" || typeof message.html !== "string") {

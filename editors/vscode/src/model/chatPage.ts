@@ -216,6 +216,7 @@ export type ChatViewRequest =
   | { type: "open"; href: string }
   | { type: "summary"; index: number }
   | { type: "import" }
+  | { type: "mention"; query: string }
   | { type: "command"; command: (typeof WELCOME_COMMANDS)[number] };
 
 export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined {
@@ -247,6 +248,9 @@ export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined 
   }
   if (message.type === "summary" && typeof message.id === "string" && /^\d+$/.test(message.id)) {
     return { type: "summary", index: Number(message.id) };
+  }
+  if (message.type === "mention" && typeof message.text === "string" && message.text.length <= 200) {
+    return { type: "mention", query: message.text };
   }
   if (message.type === "import") {
     return { type: "import" };

@@ -93,6 +93,10 @@ describe("@file mentions", () => {
   test("are found where a word starts, each once; e-mail addresses are not mentions", () => {
     assert.deepEqual(mentionedPaths("look at @src/data.py and @main.py, then @src/data.py; mail me@example.com"), ["src/data.py", "main.py"]);
   });
+  test("the input asks for suggestions with what follows the @, bounded", () => {
+    assert.deepEqual(parseChatViewRequest({ type: "mention", text: "src/ma" }), { type: "mention", query: "src/ma" });
+    assert.equal(parseChatViewRequest({ type: "mention", text: "x".repeat(201) }), undefined);
+  });
   test("attach the file after the words, and the chat splits them back into a chip", () => {
     const sent = withAttachments("Explain @src/data.py", [{ path: "src/data.py", content: "def f():\n    pass\n" }]);
     assert.match(sent, /^Explain @src\/data\.py\n\n<attached_file path="src\/data\.py">\ndef f\(\):\n    pass\n<\/attached_file>$/);
