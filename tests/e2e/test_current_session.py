@@ -104,7 +104,7 @@ async def test_import_to_continue_makes_a_managed_copy_once(
         assert again["alreadyImported"] is True and again["sessionId"] == copy["sessionId"]
         assert again["title"] == "Continued"
         assert (await request(client, "compact/currentSession", {}))["sessionId"] == copy["sessionId"]
-        with pytest.raises(Exception, match="not a Claude Code session followed here"):
+        with pytest.raises(Exception, match="not a Claude Code or Codex session followed here"):
             await request(client, "compact/importSession", {"sessionId": copy["sessionId"]})
     finally:
         await stop_server(client)

@@ -518,9 +518,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void vscode.commands.executeCommand("setContext", "compactLsp.chatBusy", sessionId !== undefined && this.turns.has(sessionId));
     const transcript = sessionId === undefined ? EMPTY_TRANSCRIPT : (this.transcripts.get(sessionId) ?? EMPTY_TRANSCRIPT);
     const title = sessionId === undefined ? "New chat" : (this.titles.get(sessionId) ?? "");
-    const readOnly = this.client.isReadOnly(sessionId);
-    view.description = readOnly ? `${title} (read-only)` : title;
-    void view.webview.postMessage(transcriptMessage(transcript, title, readOnly, this.activity));
+    const owner = this.client.readOnlyOwner(sessionId);
+    view.description = owner !== undefined ? `${title} (read-only)` : title;
+    void view.webview.postMessage(transcriptMessage(transcript, title, owner, this.activity));
   }
 }
 

@@ -62,8 +62,8 @@ export class CompactClient implements vscode.Disposable {
   private chosen = false;
   /** The current session was looked up after the start: before that, no notification may choose one. */
   private started = false;
-  /** Sessions listed as read-only (Claude Code's): never adopted as current by a notification. */
-  private readonly readOnly = new Set<string>();
+  /** Sessions listed as read-only (Claude Code's, Codex's) → their source: never adopted as current by a notification. */
+  private readonly readOnly = new Map<string, string>();
   /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
   private messageRequestHandler: MessageRequestHandler | undefined;
 
@@ -232,7 +232,7 @@ export class CompactClient implements vscode.Disposable {
     const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
     for (const session of sessions) {
       if (session.readOnly === true) {
-        this.readOnly.add(session.sessionId);
+        this.readOnly.set(session.sessionId, session.source ?? "");
       }
       if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
         this.usageBySession.set(session.sessionId, session.usage);
@@ -381,9 +381,15 @@ export class CompactClient implements vscode.Disposable {
     }
   }
 
-  /** Whether a listed session is read-only here (Claude Code's live sessions). */
+  /** Whether a listed session is read-only here (Claude Code's or Codex's live sessions). */
   isReadOnly(sessionId: string | undefined): boolean {
     return sessionId !== undefined && this.readOnly.has(sessionId);
+  }
+
+  /** Who owns a read-only session, as the chat names it ("Claude Code", "Codex"). */
+  readOnlyOwner(sessionId: string | undefined): string | undefined {
+    const source = sessionId === undefined ? undefined : this.readOnly.get(sessionId);
+    return source === undefined ? undefined : source === "codex" ? "Codex" : source === "claude-code" ? "Claude Code" : "another program";
   }
 
   private setState(state: ServerState): void {

@@ -174,6 +174,7 @@ window.addEventListener("message", (event: MessageEvent) => {
     busy?: boolean;
     title?: string;
     readOnly?: boolean;
+    owner?: string;
     restricted?: boolean;
   };
   if (message.type === "focus") {
@@ -203,6 +204,9 @@ window.addEventListener("message", (event: MessageEvent) => {
   const readOnly = message.readOnly === true;
   composer.hidden = readOnly || message.restricted === true;
   readOnlyBar.hidden = !readOnly;
+  for (const owner of readOnlyBar.querySelectorAll(".owner")) {
+    owner.textContent = message.owner ?? "Claude Code";
+  }
   log.classList.toggle("read-only", readOnly);
   send.disabled = message.busy === true;
   stop.disabled = message.busy !== true;

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.companion.codex_live import FollowedCodexSession, OwnedByCodex
 from compact_lsp.companion.live import OwnedByClaudeCode
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
@@ -42,9 +43,12 @@ async def compact_session(
 ) -> dict[str, Any]:
     """Compact now; returns the ``compact.compact`` result, or raises ``CompactionError`` (``in_progress`` at once).
 
-    A followed Claude Code session is refused before anything runs: no model call for a summary it cannot keep.
+    A followed Claude Code or Codex session is refused before anything runs: no model call for a summary it cannot
+    keep.
     """
     session = slot.session
+    if isinstance(slot.followed, FollowedCodexSession):
+        raise OwnedByCodex(session.id)
     if slot.followed is not None:
         raise OwnedByClaudeCode(session.id)
     with session.compaction_claim():

@@ -185,12 +185,23 @@ export interface TranscriptMessage {
   title: string;
   /** A session this chat cannot write to (Claude Code's): no input, "Import to continue" instead. */
   readOnly: boolean;
+  /** Who owns it ("Claude Code", "Codex"), for the read-only bar. */
+  owner?: string;
   /** Restricted Mode: no server, no input; the page says why and how to trust the workspace. */
   restricted?: boolean;
 }
 
-export function transcriptMessage(transcript: ChatTranscript, title = "", readOnly = false, activity?: string): TranscriptMessage {
-  return { type: "transcript", html: renderTranscript(transcript, activity), busy: transcript.busy, title, readOnly };
+export function transcriptMessage(
+  transcript: ChatTranscript,
+  title = "",
+  owner: string | undefined = undefined,
+  activity?: string,
+): TranscriptMessage {
+  const message: TranscriptMessage = { type: "transcript", html: renderTranscript(transcript, activity), busy: transcript.busy, title, readOnly: owner !== undefined };
+  if (owner !== undefined) {
+    message.owner = owner;
+  }
+  return message;
 }
 
 /** What the chat shows in Restricted Mode instead of nothing. */
@@ -266,8 +277,8 @@ export function renderChatShell(options: PageOptions): string {
   const body = `<div id="title" class="chat-title muted"></div>
 <div id="log" class="chat" aria-live="polite"></div>
 <div id="readonly" class="readonly-bar" hidden>
-<p>${icon("lock")} <strong>Claude Code's live session, read-only here.</strong> Claude Code owns its context; you can
-watch it grow. To work on it here, import a copy.</p>
+<p>${icon("lock")} <strong><span class="owner">Claude Code</span>'s live session, read-only here.</strong>
+<span class="owner">Claude Code</span> owns its context; you can watch it grow. To work on it here, import a copy.</p>
 <button id="import" data-action="import">${icon("cloud-download")} Import to continue</button>
 </div>
 <div id="composer" class="composer">

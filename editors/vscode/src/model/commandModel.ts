@@ -88,8 +88,8 @@ export function plainMessage(message: string): string {
 /** A refusal because another owner writes the session (Claude Code, another window), in VS Code's words. */
 function readOnlyText(owner: unknown): string {
   const agent = (owner as { agent?: unknown } | undefined)?.agent;
-  if (agent === "Claude Code") {
-    return "This is Claude Code's live session, read-only here: Claude Code owns its context. Click Import to continue in the chat to work on a copy.";
+  if (agent === "Claude Code" || agent === "Codex") {
+    return `This is ${agent}'s live session, read-only here: ${agent} owns its context. Click Import to continue in the chat to work on a copy.`;
   }
   const pid = (owner as { pid?: unknown } | undefined)?.pid;
   const where = typeof pid === "number" ? ` (process ${pid})` : "";

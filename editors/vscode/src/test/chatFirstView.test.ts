@@ -49,7 +49,10 @@ describe("the first view", () => {
     assert.match(html, /data-id="compact\.openWalkthrough"/);
   });
   test("a read-only session has no input; Restricted Mode says why and how to trust", () => {
-    assert.equal(transcriptMessage(EMPTY_TRANSCRIPT, "Claude Code", true).readOnly, true);
+    const codex = transcriptMessage(EMPTY_TRANSCRIPT, "fix the parser", "Codex");
+    assert.equal(codex.readOnly, true);
+    assert.equal(codex.owner, "Codex");
+    assert.equal(transcriptMessage(EMPTY_TRANSCRIPT, "mine").readOnly, false);
     const restricted = restrictedMessage();
     assert.equal(restricted.restricted, true);
     assert.match(restricted.html, /Restricted Mode/);
@@ -68,7 +71,7 @@ describe("the first view", () => {
     assert.deepEqual(parseChatViewRequest({ type: "command", id: "compact.setApiKey" }), { type: "command", command: "compact.setApiKey" });
   });
   test("a compaction in progress shows in the chat", () => {
-    assert.match(transcriptMessage(EMPTY_TRANSCRIPT, "", false, "Compacting conversation…").html, /activity.*Compacting conversation…/);
+    assert.match(transcriptMessage(EMPTY_TRANSCRIPT, "", undefined, "Compacting conversation…").html, /activity.*Compacting conversation…/);
   });
 });
 

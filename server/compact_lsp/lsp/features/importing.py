@@ -38,7 +38,8 @@ def _log_path(server: CompactLanguageServer, args: Mapping[str, Any]) -> tuple[s
         session_id = required_str(args, "sessionId", IMPORT_SESSION)
         slot = server.registry().slots.get(session_id)
         if slot is None or slot.followed is None:
-            raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not a Claude Code session followed here")
+            followed = "a Claude Code or Codex session followed here"
+            raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not {followed}")
         return str(slot.followed.transcript.path), True
     path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
     if not os.path.isabs(path) and server.workspace_root:
