@@ -1044,9 +1044,13 @@ export interface MicrocompactSettings {
    */
   idleMinutes?: number;
   /**
-   * -1 turns the size trigger off.
+   * Size trigger in tokens on the results outside the kept ones (all of them are cleared when they pass it); -1 turns it off; null: sizeThresholdPercent of the window.
    */
-  sizeThresholdTokens?: number;
+  sizeThresholdTokens?: number | null;
+  /**
+   * The size trigger as a share of the context window, in percent (20: 40k at 200k).
+   */
+  sizeThresholdPercent?: number;
   compactableTools?: string[];
 }
 /**
@@ -1055,8 +1059,22 @@ export interface MicrocompactSettings {
  */
 export interface RehydrationSettings {
   maxFiles?: number;
-  tokenBudget?: number;
-  maxTokensPerFile?: number;
+  /**
+   * Re-attached files' budget in tokens; null: budgetPercent of the window.
+   */
+  tokenBudget?: number | null;
+  /**
+   * Per-file cap in tokens; null: filePercent of the window.
+   */
+  maxTokensPerFile?: number | null;
+  /**
+   * Re-attached files' budget as a share of the context window, in percent (10: 20k at 200k).
+   */
+  budgetPercent?: number;
+  /**
+   * Per-file cap as a share of the context window, in percent (4: 8k at 200k).
+   */
+  filePercent?: number;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -1068,6 +1086,14 @@ export interface AutoCompactSettings {
    * Tokens (150000) or a percent ("80%"); null: min(85% window, window - 33k).
    */
   threshold?: number | string | null;
+  /**
+   * The summary's size as a share of the context window, in percent (10: 20k at 200k; at most 32k).
+   */
+  summaryPercent?: number;
+  /**
+   * Room an automatic compaction must leave below the threshold, as a share of the window, in percent; it also sets how far the context grows before another try after one that could not make room.
+   */
+  headroomPercent?: number;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

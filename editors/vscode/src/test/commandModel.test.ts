@@ -61,6 +61,11 @@ describe("result messages", () => {
       tokensAfter: 900,
       cleared: [],
       protected: [],
+      tokensSaved: 0,
+      evictedReadPaths: [],
+      unresolved: [],
+      mediaCleared: 0,
+      createdAt: "2026-11-30T08:00:00Z",
     });
     assert.equal(message, reason);
   });

@@ -29,11 +29,11 @@ test("schema defaults give the protocol's defaults, nested, without the client-o
   assert.deepEqual(toServerSettings(config(defaults())), {
     contextWindow: 200000,
     model: "claude-sonnet-4-5",
-    microcompact: { keepRecent: 5, idleMinutes: 60, sizeThresholdTokens: 40000 },
-    rehydration: { maxFiles: 50, tokenBudget: 20000, maxTokensPerFile: 8000 },
+    microcompact: { keepRecent: 5, idleMinutes: 60, sizeThresholdPercent: 20 },
+    rehydration: { maxFiles: 50, budgetPercent: 10, filePercent: 4 },
     additionalDirectories: [],
     sessionMemory: { enabled: true, useModel: true, firstAfterTokens: 10000, everyTokens: 5000, minToolCalls: 3 },
-    autoCompact: { enabled: true },
+    autoCompact: { enabled: true, summaryPercent: 10, headroomPercent: 20 },
     readTools: ["read_file", "Read"],
     agent: { maxTokens: 8192, maxRounds: 50, shell: false, maxRetries: 2, timeout: 600 },
   });
@@ -65,10 +65,10 @@ test("user values reach the server under their camelCase paths", () => {
   assert.deepEqual(settings.microcompact, {
     keepRecent: 5,
     idleMinutes: -1,
-    sizeThresholdTokens: 40000,
+    sizeThresholdPercent: 20,
     compactableTools: ["Read", "Bash"],
   });
-  assert.deepEqual(settings.autoCompact, { enabled: true, threshold: "80%" });
+  assert.deepEqual(settings.autoCompact, { enabled: true, threshold: "80%", summaryPercent: 10, headroomPercent: 20 });
 });
 
 describe("autoCompact.threshold", () => {
