@@ -152,11 +152,23 @@ def test_the_chat_renders_markdown_has_its_keys_and_sends_a_selection(tmp_path: 
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
             screen.command("CompactChat And now?")
-            shown = screen.wait_for("Still here, after the restart.")
+            shown = screen.wait_for(lambda s: "Still here, after the restart." in s and "done · " in s)  # turn over
             lines = [line.split("│")[-1].strip() for line in shown.splitlines()]  # the chat window, on the right
             you = [i for i, line in enumerate(lines) if line.startswith("You: ")]
             assert [lines[i] for i in you][-1] == "You: And now?", lines
             assert any("Explain the greeting" in lines[i] for i in you[:-1]), lines  # the history above it
+            # Another session made current (Claude Code's): the file window's status line follows it, the chat
+            # window's keeps showing the chat's own session.
+            chat_before = window_status(shown, "compact-lsp://chat/Explain the greeting").split()[-2:]
+            screen.command("Compact session claude-" + FOLLOWED)
+
+            def file_status(shown: str) -> list[str]:
+                row = next(line for line in shown.splitlines() if "compact-lsp://chat/" in line)
+                return row.split("compact-lsp://chat/")[0].split()[-2:]
+
+            shown = screen.wait_for(lambda s: "current session: " in s and file_status(s) != chat_before)
+            chat_after = window_status(shown, "compact-lsp://chat/Explain the greeting").split()[-2:]
+            assert chat_after == chat_before, (file_status(shown), chat_after)
             screen.command("qa!")
 
 
