@@ -128,8 +128,13 @@ async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
     """``compact/status``: the snapshot published after the last change when it still holds or the session is
-    busy (lsp/snapshots.py); during a compaction it is measured at once (the loop is the only writer then)."""
+    busy (lsp/snapshots.py). During a compaction it answers at once too: from the snapshot when there is one (the
+    compaction claims the session before it waits for the lock, so an append may still be changing it in a worker
+    thread: measuring then failed with an IndexError, found by tests/reliability/test_concurrent_fuzz.py), else
+    measured on the loop."""
     if slot.session.compacting:
+        if slot.status_snapshot is not None:
+            return {**slot.status_snapshot[1], "compacting": True}
         return status_wire(slot)
     snapshot = published(slot)
     if snapshot is not None:
