@@ -397,8 +397,9 @@ def test_chat_turn_typed_at_the_prompt_with_a_permission_prompt_then_qa(
 
 def test_automatic_compaction_is_announced(tmp_path: Path) -> None:
     workspace, state = workspace_in(tmp_path)
-    # a threshold the discussion (about 10.7k tokens) crosses and its offline summary (3.3k) gets well below
-    settings = {"autoCompact": {"enabled": True, "threshold": 8000}}
+    # A threshold the discussion (about 10.7k tokens) crosses, with room below it (1% of the window: 2k) that its
+    # offline summary (about 6k) fits in.
+    settings = {"autoCompact": {"enabled": True, "threshold": 9000, "headroomPercent": 1}}
     run = run_scenario("auto", workspace, state, settings=settings)
     assert run.returncode == 0 and "error" not in run.results, run.explain()
     compacted = run.results["compacted"]["data"]
