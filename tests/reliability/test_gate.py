@@ -54,12 +54,12 @@ def test_a_project_memory_root_linked_to_slash_opens_nothing(workspace: Workspac
     assert len(warned) == 1 and "outside the workspace" in warned[0]
 
 
-def _chat(workspace: Workspace, *calls: Any) -> tuple[RawServer, list[dict[str, Any]]]:
+def _chat(workspace: Workspace, *calls: Any, answer: str = "Allow once") -> tuple[RawServer, list[dict[str, Any]]]:
     with MessagesApiStub() as stub:
         stub.push(*calls, reply("Done."))
         env = server_env(ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=stub.base_url)
         with RawServer(workspace, env=env) as server:
-            server.prompt_answer = "Allow once"
+            server.prompt_answer = answer
             session_id = server.new_session()
             server.request("compact/chat", {"sessionId": session_id, "text": "Go."})
             results = [e for e in server.notifications_of("compact/chatEvent") if e["kind"] == "tool_result"]
@@ -67,14 +67,19 @@ def _chat(workspace: Workspace, *calls: Any) -> tuple[RawServer, list[dict[str, 
 
 
 def test_the_agent_cannot_read_or_list_through_a_memory_root_linked_out(workspace: Workspace) -> None:
+    """The link opens nothing by itself: reading the file outside asks the user for that one file (issue 24's
+    admitted files), and the user's Deny keeps it shut; listing the folder is refused outright."""
     _memory_link(workspace, workspace.base / "outside")
-    _server, results = _chat(
+    server, results = _chat(
         workspace,
         tool_call("read_file", {"file_path": str(workspace.base / "outside" / "secret.txt")}, tool_id="toolu_r"),
         tool_call("list_directory", {"path": str(workspace.base / "outside")}, tool_id="toolu_l"),
+        answer="Deny",
     )
+    asked = [r for r in server.server_requests if r.get("method") == "window/showMessageRequest"]
+    assert len(asked) == 1 and "secret.txt" in str(asked[0])
     assert [r["isError"] for r in results] == [True, True]
-    assert all("outside the workspace" in r["content"] for r in results)
+    assert "outside the workspace" in results[1]["content"]
     assert SECRET not in str(results)
 
 
