@@ -32,6 +32,7 @@ def _missing() -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # packaging (up to 600 s) and the run (up to 900 s), not the suite's 180 s default
 def test_a_day_of_use_in_code_server() -> None:
     """From Restricted Mode and the walkthrough to a day of use: compaction from the palette, the chat in the side
     bar (an inline approval with a unified diff and the diff editor, links that open files, @file mentions), an
