@@ -30,6 +30,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from compact_lsp.atomic_files import replace_file
+from compact_lsp.companion.hook_settings import read_settings_text
 
 EVENT = "SessionStart"
 MATCHER = "compact"
@@ -99,20 +100,7 @@ def _check_not_linked(path: Path) -> None:
 
 def _read(path: Path) -> str | None:
     _check_not_linked(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ConfigFileError(f"{path} is not a regular file; left as it is")
-        data = f.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError(f"{path} is over {MAX_CONFIG_BYTES >> 20} MB; left as it is")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigFileError(f"{path} is not UTF-8 text; left as it is") from None
+    return read_settings_text(path, MAX_CONFIG_BYTES, ConfigFileError)
 
 
 def _parse(path: Path, text: str | None) -> tomlkit.TOMLDocument:

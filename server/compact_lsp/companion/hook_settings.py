@@ -75,6 +75,12 @@ def check_project_path(path: Path, project_dir: str) -> None:
 
 def _read_original(path: Path) -> str | None:
     """The settings file's text (None: there is none), without following a link at its last component."""
+    return read_settings_text(path, MAX_SETTINGS_BYTES, SettingsFileError)
+
+
+def read_settings_text(path: Path, max_bytes: int, error: type[Exception]) -> str | None:
+    """A small settings file's UTF-8 text (None: there is none), opened without following a link at its last
+    component and checked to be a regular file of at most ``max_bytes``; anything else raises ``error``."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -82,18 +88,18 @@ def _read_original(path: Path) -> str | None:
         return None
     except OSError as exc:
         if path.is_symlink():
-            raise SettingsFileError(f"{path} is a symbolic link; left as it is") from None
+            raise error(f"{path} is a symbolic link; left as it is") from None
         raise exc
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise SettingsFileError(f"{path} is not a regular file; left as it is")
-        data = f.read(MAX_SETTINGS_BYTES + 1)
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise SettingsFileError(f"{path} is over {MAX_SETTINGS_BYTES} bytes; left as it is")
+            raise error(f"{path} is not a regular file; left as it is")
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise error(f"{path} is over {max_bytes} bytes; left as it is")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsFileError(f"{path} is not UTF-8 text; fix it or move it away, then try again") from None
+        raise error(f"{path} is not UTF-8 text; fix it or move it away, then try again") from None
 
 
 def is_ours(hook: Any) -> bool:
