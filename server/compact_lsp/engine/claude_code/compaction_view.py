@@ -92,12 +92,17 @@ def reattached_files(records: list[LogRecord]) -> list[tuple[str, str]]:
 
 def read_tail(path: str, boundaries: int = 2, *, max_bytes: int | None = None) -> bytes:
     """The transcript from the start of the line holding its ``boundaries``-th boundary from the end (the whole
-    file when it has fewer), read backwards a chunk at a time; at most ``max_bytes`` when given."""
+    file when it has fewer), read backwards a chunk at a time; at most ``max_bytes`` (rounded up to whole chunks)
+    when given. Each read doubles what was read so far, so a long history costs a linear number of bytes copied
+    and searched, not one pass over all that was read per chunk."""
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         pos, data = size, b""
         while pos > 0:
-            step = min(TAIL_CHUNK, pos)
+            step = max(TAIL_CHUNK, len(data))
+            if max_bytes is not None:  # never past the whole chunks that reach max_bytes
+                step = min(step, max(TAIL_CHUNK, -(-(max_bytes - len(data)) // TAIL_CHUNK) * TAIL_CHUNK))
+            step = min(step, pos)
             pos -= step
             f.seek(pos)
             data = f.read(step) + data

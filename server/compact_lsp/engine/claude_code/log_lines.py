@@ -7,6 +7,7 @@ time (``companion/live.py``), hence line numbers that start where the last piece
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,37 @@ UNPARSED_KINDS = (b"api-request", b"api-request-blob", b"api-request-shape")
 """Claude Code 2.x's copies of what it sent the API (the system prompt and tools, ~140 KB a blob): bookkeeping
 that is never part of the chain. A line that starts ``{"type":"<one of these>"`` is counted, not parsed."""
 MAX_RENDERED_PARTS = 64
+
+
+class _NotFinite(Exception):
+    """A record holds NaN, an infinity or a number too big for a float: only then is it searched for one."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NotFinite
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise _NotFinite
+
+
+_FINITE_JSON = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+"""Decodes like ``json.loads`` but stops at the first non-finite number, so the finite records (all of them, in
+practice) are not walked again to look for one."""
+
+
+def _decode(raw: bytes) -> tuple[Any, bool]:
+    """``json.loads`` of a line, and whether every number in it is finite."""
+    text = raw.decode("utf-8")
+    if not text.startswith("\ufeff"):  # json.loads refuses a BOM with its own message; JSONDecoder does not
+        try:
+            return _FINITE_JSON.decode(text), True
+        except _NotFinite:
+            pass
+    return json.loads(text), False
 
 
 @dataclass(frozen=True)
@@ -99,7 +131,7 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
             continue
         problem = None
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value, finite = _decode(raw)
         except UnicodeDecodeError as e:
             problem = f"not UTF-8 text (bad byte at column {e.start + 1})"
         except json.JSONDecodeError as e:
@@ -111,7 +143,7 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
                 problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"
             else:
                 record = LogRecord(line_no, value)
-                problem = _check_record(record)
+                problem = _check_record(record, finite)
         if problem is not None:
             problems.append(LineProblem(line_no, problem))
             continue
@@ -139,8 +171,9 @@ def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str
     return records[:cut], summary
 
 
-def _check_record(record: LogRecord) -> str | None:
-    """None when the record is usable, else why not; parses a message record's ``message``."""
+def _check_record(record: LogRecord, finite: bool) -> str | None:
+    """None when the record is usable, else why not; parses a message record's ``message`` (``finite``: the
+    record holds no NaN or infinity, so its message need not be searched for one)."""
     kind = record.data.get("type")
     if not isinstance(kind, str):
         return "a record without a string 'type'"
@@ -156,7 +189,8 @@ def _check_record(record: LogRecord) -> str | None:
         return f"a {kind} record whose message has role {raw.get('role')!r}"
     try:  # what an append refuses is refused here too: NaN or Infinity, a tool path that names no file
         record.message = normalize_message(raw, where=f"{kind} message")
-        check_finite(record.message, f"{kind} message")
+        if not finite:
+            check_finite(record.message, f"{kind} message")
         check_input_paths(record.message, f"{kind} message")
     except (MessageShapeError, UnusablePath) as e:
         record.message = None

@@ -1,0 +1,38 @@
+"""``parse_log_lines``: which lines become records and which are problems, said the same way whatever the path."""
+
+from __future__ import annotations
+
+import pytest
+
+from compact_lsp.engine.claude_code.log_lines import parse_log_lines
+
+TOOL_USE = '{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/w/a.py","offset":%s}}'
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        pytest.param('{"type":"assistant","message":{"role":"assistant","content":[%s]}}' % (TOOL_USE % "NaN"),
+                     "assistant message.content[0].input.offset is not a finite number", id="nan-in-message"),
+        pytest.param('{"type":"assistant","message":{"role":"assistant","content":[%s]}}' % (TOOL_USE % "1e400"),
+                     "assistant message.content[0].input.offset is not a finite number", id="overflow-in-message"),
+        pytest.param('{"type":"assistant","message":{"role":"assistant","content":[%s]}}' % (TOOL_USE % "-Infinity"),
+                     "assistant message.content[0].input.offset is not a finite number", id="infinity-in-message"),
+        pytest.param('{"type":"assistant","costUSD":NaN,"message":{"role":"assistant","content":[%s]}}'
+                     % (TOOL_USE % "1.5"), None, id="nan-outside-the-message"),
+        pytest.param('{"type":"assistant","message":{"role":"assistant","content":[%s]}}' % (TOOL_USE % "2.5e3"),
+                     None, id="finite-float"),
+        pytest.param('\ufeff{"type":"user"}', "not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig) at "
+                     "column 1)", id="bom"),
+        pytest.param('{"type":"user","message":{"role":"user","content":"x"}', "not valid JSON (Expecting ',' "
+                     "delimiter at column 55)", id="torn"),
+        pytest.param('{"type":"user","n":NaN,"message":{"role":"user","content":"x"', "not valid JSON",
+                     id="nan-then-torn"),
+    ],
+)  # fmt: skip
+def test_non_finite_numbers_are_refused_only_in_the_message(line: str, problem: str | None) -> None:
+    records, problems = parse_log_lines((line + "\n").encode())
+    if problem is None:
+        assert not problems and records[0].message is not None
+    else:
+        assert len(problems) == 1 and problems[0].reason.startswith(problem), problems
