@@ -15,7 +15,7 @@ auto-compaction would. For each size:
     .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--big]
 
 ``--big`` adds the 1M-record (~290 MiB) transcript; run it once, late, under ``nice``. Writes
-bench/results/bench_follow.{json,md}.
+bench/results/follow.{json,md}.
 """
 
 from __future__ import annotations
@@ -289,9 +289,9 @@ def main() -> int:
     if ns.big:
         result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_follow.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / "follow.json").write_text(json.dumps(result, indent=2) + "\n")
     table = markdown(result)
-    (RESULTS / "bench_follow.md").write_text(table + "\n")
+    (RESULTS / "follow.md").write_text(table + "\n")
     print(table)
     return 0
 

@@ -119,6 +119,24 @@ def plot_rehydration(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
     return "Rehydration time by scenario"
 
 
+def plot_follow(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
+    for rows, agent in ((_rows(data), "Claude Code"), (data.get("codex_rows") or [], "Codex")):
+        rows = [r for r in rows if isinstance(r, dict)]
+        if not rows:
+            continue
+        xs = [r["records"] for r in rows]
+        ax.plot(xs, [r["cpu_per_line_ms_p50"] for r in rows], marker="o", label=f"{agent}: CPU per line p50")
+        ax.plot(xs, [r.get("write_to_usage_ms_p95") for r in rows], marker="s", linestyle="--",
+                label=f"{agent}: write → usage p95")  # fmt: skip
+    ax.axhline(100, color="grey", linestyle=":", label="100 ms goal (write → usage)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("records in the transcript")
+    ax.set_ylabel("ms")
+    ax.legend(fontsize=7)
+    return "Following a live transcript: per-line cost vs its length"
+
+
 def plot_generic(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
     rows = _rows(data)
     numeric = [k for k, v in rows[0].items() if isinstance(v, int | float) and not isinstance(v, bool)]
@@ -141,6 +159,7 @@ PLOTTERS: dict[str, Callable[[dict[str, Any], Figure, Axes], str]] = {
     "compaction": plot_compaction,
     "cache": plot_cache,
     "rehydration": plot_rehydration,
+    "follow": plot_follow,
 }
 
 

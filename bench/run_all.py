@@ -223,10 +223,53 @@ def goals() -> list[tuple[str, str, str]]:
     if isinstance(listing, dict) and "ratio" in listing:
         goal = "compact/sessions on a fresh server, 30 x 60k vs 30 x 1k tokens <= 1.5x"
         rows.append((goal, f"{listing['ratio']:.2f}x", verdict(listing["ratio"] <= 1.5)))
+    rows += follow_goals(_load("follow"))
     cache = _find(_load("cache"), "ratios")
     if isinstance(cache, dict):
         shown = ", ".join(f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items())
         rows.append(("size trigger: fewer rewrites with the low watermark (off / on)", shown, "–"))
+    return rows
+
+
+def follow_goals(follow: dict[str, Any] | None) -> list[tuple[str, str, str]]:
+    """bench_follow.py's goals (issue 28), Claude Code's rows and Codex's."""
+    rows: list[tuple[str, str, str]] = []
+    if not isinstance(follow, dict) or not follow.get("rows"):
+        return rows
+    mark = {True: "met", False: "**not met**"}
+    for agent, key, prefix in (("Claude Code", "rows", "follow"), ("Codex", "codex_rows", "follow Codex")):
+        data = [r for r in follow.get(key) or [] if isinstance(r, dict)]
+        if not data:
+            continue
+        sizes = " / ".join(f"{r['records']:,}" for r in data) + " records"
+        cpu = [r["cpu_per_line_ms_p50"] for r in data]
+        flat = cpu[-1] / max(cpu[0], 1e-9)
+        shown = f"{cpu[-1]:.3f} / {cpu[0]:.3f} ms p50: {flat:.2f}x ({sizes}: {', '.join(f'{c:.2f}' for c in cpu)} ms)"
+        goal = (
+            "follow: CPU per appended line, 1M records / 1k records <= 2x"
+            if agent == "Claude Code"
+            else (f"{prefix}: CPU per appended line, largest / smallest rollout <= 2x")
+        )
+        rows.append((goal, shown, mark[flat <= 2]))
+        p95 = [r.get("write_to_usage_ms_p95") for r in data]
+        ok = all(isinstance(v, int | float) and v <= 100 for v in p95)
+        shown = " / ".join(f"{v} ms" for v in p95) + f" ({sizes})"
+        rows.append((f"{prefix}: write → `compact/didChangeUsage` p95 <= 100 ms at any size", shown, mark[ok]))
+        idle = max(r.get("idle_cpu_s_per_3s", 0) for r in data)
+        rows.append(
+            (f"{prefix}: no work while nothing is appended", f"{idle} s CPU in 3 s idle at most", mark[idle <= 0.05])
+        )
+        base = follow.get("codex_base_rss_mib" if agent == "Codex" else "base_rss_mib")
+        if isinstance(base, int | float) and all("peak_rss_mib" in r for r in data):
+            over = [(r["peak_rss_mib"] - base) / max(r["window_mib"], 0.01) for r in data]
+            shown = f"base {base} MiB; (peak − base) / window " + " / ".join(f"{o:.1f}x" for o in over) + f" ({sizes})"
+            rows.append((f"{prefix}: peak RSS <= 2x the live context + the base", shown, mark[max(over) <= 2]))
+    big = next((r for r in follow["rows"] if isinstance(r, dict) and r.get("records", 0) >= 1_000_000), None)
+    if big is not None:
+        ok = big["listed_s"] <= 10 and big["peak_rss_mib"] <= 500
+        shown = f"{big['mib']} MiB, {big['records']:,} records: listed {big['listed_s']} s, "
+        shown += f"peak RSS {big['peak_rss_mib']} MiB"
+        rows.append(("follow: a 290 MiB transcript listed within 10 s at <= 500 MiB peak RSS", shown, mark[ok]))
     return rows
 
 

@@ -1125,7 +1125,7 @@ export interface AgentSettings {
  */
 export interface ClaudeCodeSettings {
   /**
-   * null: follow when the project directory exists.
+   * Follow the workspace's Claude Code transcripts as read-only sessions: what their model sees now (since Claude Code's last compaction), read from where it stopped as Claude Code appends. null: follow when the project directory exists or once it appears.
    */
   follow?: boolean | null;
   /**
@@ -1141,7 +1141,7 @@ export interface ClaudeCodeSettings {
  */
 export interface CodexSettings {
   /**
-   * null: follow when Codex's sessions folder exists.
+   * Follow the workspace's Codex CLI sessions as read-only sessions: what their model sees now (since Codex's last compaction), read from where it stopped as Codex appends. null: follow when Codex's sessions folder exists.
    */
   follow?: boolean | null;
   /**
