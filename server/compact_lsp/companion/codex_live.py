@@ -3,28 +3,46 @@
 Codex keeps every session in ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`` whatever the
 project; a rollout belongs to the workspace when its first line (``session_meta``) names the workspace as its
 ``cwd``. ``FollowedCodexSession`` holds what the model holds now (since Codex's last compaction: the history it
-kept, then what followed; ``CodexRollout.current_context``), read again whole when the file changed (a ``stat``
-says so; Codex rollouts are small next to Claude Code's transcripts, and a compaction rewrites what the model
-holds anyway). Everything that would change the context from outside is refused by its journal (``OwnedByCodex``).
+kept, then what followed), and what a line appended costs follows the line, not the rollout:
+
+- the lines appended since the last look are read (``AppendedLines``; a replaced or shortened rollout is read
+  again from its start) and fed to the rollout reader's builder (``RolloutBuilder``), which turns Codex's items
+  into messages as ``read_rollout`` does;
+- complete messages before the last assistant message are appended to a ``ContextSession`` only this module
+  writes to, repaired as the importer repairs a whole rollout, and counted once; the last assistant message and
+  what follows (results still arriving, a response still streaming) stay open and are counted each update;
+- a ``compacted`` record starts the window again from the history Codex kept: what came before is dropped.
+
+Everything that would change the context from outside is refused by its journal (``OwnedByCodex``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.companion.live import FollowedJournal
-from compact_lsp.engine.codex.rollout import read_rollout
+from compact_lsp.companion.appended_lines import AppendedLines
+from compact_lsp.companion.live import FollowedJournal, OpenTail, status_with_tail, usage_with_tail
+from compact_lsp.engine.codex.rollout import (
+    MAX_LINE_BYTES,
+    MAX_ROLLOUT_BYTES,
+    CodexRollout,
+    RolloutBuilder,
+    kept_message,
+    parse_line,
+    title_of,
+)
 from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, reported_input_tokens
+from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
-from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.session.session_status import SessionStatus, status_of
+from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.session.session_status import SessionStatus
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "codex"
@@ -40,7 +58,8 @@ class CodexSettings:
 
     SECTION = "codex"
     follow: bool | None = None
-    """None: follow when Codex's sessions folder exists."""
+    """Follow the rollouts as read-only sessions, read as Codex appends; None: when Codex's sessions folder
+    exists."""
     home: str | None = None
     """Codex's home (default ``$CODEX_HOME``, else ``~/.codex``); its sessions are in ``sessions/`` below it."""
 
@@ -102,25 +121,32 @@ class CodexJournal(FollowedJournal):
             raise OwnedByCodex(self.session)
 
 
-@dataclass(frozen=True)
-class RolloutFile:
-    path: Path
-
-
 class FollowedCodexSession:
-    """A ``ContextSession`` kept in step with a Codex rollout (see the module doc)."""
+    """A ``ContextSession`` kept in step with a Codex rollout as Codex appends to it (see the module doc)."""
 
     def __init__(self, path: Path, make_session: Callable[[str, str], ContextSession]) -> None:
-        self.transcript = RolloutFile(path)
+        self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES)
         self.id = session_id_for(path)
         self._make = make_session
         self.journal = CodexJournal(self.id)
+        self.rebuilds = 0
+        """How often the window was committed afresh because an append could not simply extend it."""
+        self.version = 0
+        """Counts the updates that changed the session (what a published status describes)."""
+        self._restart()
+
+    def _restart(self) -> None:
+        """Nothing read yet (a new, replaced or shortened rollout)."""
         self.title = ""
         self.cwd: str | None = None
         self.problems = 0
+        """Lines that could not be parsed, so far."""
+        self._rollout = CodexRollout(str(self.transcript.path))
+        self._builder = RolloutBuilder(self._rollout)
         self.session = self._new_session("")
-        self._stamp: tuple[int, int] | None = None
-        self._usage: dict[str, Any] | None = None
+        self._pending: list[Message] = []
+        """Complete messages not committed yet: the last assistant message and what followed it."""
+        self._open = OpenTail()
 
     def _new_session(self, title: str) -> ContextSession:
         session = self._make(self.id, title)
@@ -129,31 +155,80 @@ class FollowedCodexSession:
 
     @property
     def messages(self) -> list[Message]:
-        return self.session.messages
+        return [*self.session.messages, *self._open.messages]
 
     @property
     def timestamps(self) -> list[str | None]:
-        return [None] * len(self.session.messages)
+        return [None] * (len(self.session.messages) + len(self._open.messages))
 
     def usage(self) -> ContextUsage:
-        usage = self.session.usage()
-        return build_usage(usage.by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
+        return usage_with_tail(self.session, self._open, self._rollout.usage)
 
     def status(self) -> SessionStatus:
-        return replace(status_of(self.session), usage=self.usage())
+        return status_with_tail(self.session, self._open, self._rollout.usage)
 
     def update(self) -> bool:
-        """Read the rollout again when it changed; True when the session changed."""
-        st = os.stat(self.transcript.path)
-        stamp = (st.st_size, st.st_mtime_ns)
-        if stamp == self._stamp:
-            return False
-        rollout = read_rollout(str(self.transcript.path))
-        fixed = repair(rollout.current_context())
-        self._stamp, self._usage = stamp, rollout.usage
-        self.title, self.cwd, self.problems = rollout.title or "", rollout.cwd, rollout.bad_lines
-        self.session = self._new_session(self.title)
-        if fixed.messages:
-            with self.journal.updating():
-                self.session.append(fixed.messages, reported_usage=self._usage)
+        """Read what Codex appended and apply it; True when the session changed."""
+        try:
+            with self.transcript.look() as appended:
+                if appended is None:
+                    return False
+                if appended.reset:
+                    self._restart()
+                for raw in appended.lines:
+                    self._add_line(raw)
+        except BaseException:
+            self.transcript.forget()  # stopped mid-way: read it whole next time
+            raise
+        self.version += 1
+        self._settle(self._builder.take())
+        self.cwd = self._rollout.cwd
         return True
+
+    def _add_line(self, raw: bytes) -> None:
+        record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
+        if record is None:
+            self.problems += bool(raw.strip())
+            return
+        self._builder.add(record)
+        if record["type"] == "compacted" and self._rollout.compactions:
+            # what Codex summarised away is gone from the model: keep only what it kept, and the title
+            self._title_from(self._builder.take())
+            self._rollout.compactions = self._rollout.compactions[-1:]
+            self.session, self._open = self._new_session(self.title), OpenTail()
+            self._pending = kept_message(self._rollout.compactions[-1])
+
+    def _title_from(self, messages: list[Message]) -> None:
+        if not self.title:
+            self.title = title_of(messages) or ""
+            if self.title:
+                with self.journal.updating(), contextlib.suppress(ValueError):
+                    self.session.rename(self.title)
+
+    def _settle(self, done: list[Message]) -> None:
+        """Commit the messages that can no longer change with the results that answer them (all before the last
+        assistant message); keep that message and what follows open."""
+        self._title_from(done)
+        pending = [*self._pending, *done]
+        building = self._builder.open_message()
+        window = [*pending, *([building] if building is not None else [])]
+        cut = next((i for i in range(len(window) - 1, -1, -1) if window[i]["role"] == "assistant"), 0)
+        if cut:
+            self._commit(pending[:cut])
+        self._pending = pending[cut:]
+        self._open = OpenTail(None, window[cut:], None, self.session.counter)
+
+    def _commit(self, messages: list[Message]) -> None:
+        fixed = repair(messages)
+        new = fixed.messages
+        if new and fixed.origins[0] is None and messages[0]["role"] == "assistant":
+            new = new[1:]  # the placeholder repair put before a leading assistant message: the history holds it
+        try:
+            with self.journal.updating():
+                self.session.append(new, reported_usage=self._rollout.usage)
+        except ConversationError:  # the history's end and these do not fit: commit the window afresh
+            self.rebuilds += 1
+            whole = repair([*self.session.messages, *messages]).messages
+            self.session = self._new_session(self.title)
+            with self.journal.updating():
+                self.session.append(whole, reported_usage=self._rollout.usage)

@@ -46,7 +46,8 @@ class ClaudeCodeSettings:
 
     SECTION = "claudeCode"
     follow: bool | None = None
-    """None: follow when the project directory exists."""
+    """Follow the transcripts as read-only sessions, read as Claude Code appends; None: when the project
+    directory exists or once it appears."""
     projects_dir: str | None = None
     """Where Claude Code keeps its projects (default ``~/.claude/projects``)."""
 
@@ -147,17 +148,10 @@ class FollowedSession:
         return [*self._stamps, *self._open.stamps]
 
     def usage(self) -> ContextUsage:
-        """The session's usage with the open tail counted in."""
-        usage = self.session.usage()
-        by_kind = dict(usage.by_kind)
-        for kind, tokens in self._open.tokens.items():
-            by_kind[kind] = by_kind.get(kind, 0) + tokens
-        return build_usage(by_kind, self.session.settings, reported_input_tokens(self._usage) or usage.reported)
+        return usage_with_tail(self.session, self._open, self._usage)
 
     def status(self) -> SessionStatus:
-        """The session's status with the open tail counted in."""
-        count = len(self.session.messages) + len(self._open.messages)
-        return replace(status_of(self.session), usage=self.usage(), message_count=count)
+        return status_with_tail(self.session, self._open, self._usage)
 
     # -- keeping in step -----------------------------------------------------------------------------------
 
@@ -279,6 +273,22 @@ class OpenTail:
             assert counter is not None
             for kind, tokens in message_kind_tokens(counter, message).items():
                 self.tokens[kind] = self.tokens.get(kind, 0) + tokens
+
+
+def usage_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> ContextUsage:
+    """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
+    agent last reported (``reported``, its API's own usage)."""
+    usage = session.usage()
+    by_kind = dict(usage.by_kind)
+    for kind, tokens in tail.tokens.items():
+        by_kind[kind] = by_kind.get(kind, 0) + tokens
+    return build_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported)
+
+
+def status_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> SessionStatus:
+    """A followed session's status, with the open tail counted in."""
+    count = len(session.messages) + len(tail.messages)
+    return replace(status_of(session), usage=usage_with_tail(session, tail, reported), message_count=count)
 
 
 ANCHOR_UUID = "compact-lsp:open-tail"

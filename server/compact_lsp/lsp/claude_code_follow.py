@@ -3,11 +3,10 @@
 The project directory (``~/.claude/projects/<workspace path with every character but a letter or digit as "-">``,
 or under ``claudeCode.projectsDir``) is watched with watchdog, non-recursively; until it exists (Claude Code makes
 it on its first run in the project), the nearest folder above it is watched instead, and following starts once it
-appears. A transcript that changes is read from
-where it stopped (``companion/live.py``) in a worker thread under its session's lock, and the client hears
-``compact/didChangeUsage`` as for any session. Its sessions are listed by ``compact/sessions`` with
-``source: "claude-code"`` and ``readOnly: true``; whatever would change their context is refused (Claude Code
-owns it), everything that reads works.
+appears. A transcript that changes is read from where it stopped (``companion/live.py``), as
+lsp/transcript_follow.py reads every followed file, and the client hears ``compact/didChangeUsage`` as for any
+session. Its sessions are listed by ``compact/sessions`` with ``source: "claude-code"`` and ``readOnly: true``;
+whatever would change their context is refused (Claude Code owns it), everything that reads works.
 """
 
 from __future__ import annotations
@@ -22,18 +21,14 @@ from compact_lsp.companion.live import (
     SOURCE,
     ClaudeCodeSettings,
     FollowedSession,
-    passive,
     project_directory,
     transcripts_in,
 )
 from compact_lsp.companion.transcript_window import LiveTranscript
-from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.lsp.notify import changed
-from compact_lsp.lsp.snapshots import publish
+from compact_lsp.lsp.transcript_follow import FollowedUpdates, event_handler
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +44,8 @@ class ClaudeCodeFollow:
     def __init__(self, server: CompactLanguageServer, directory: Path) -> None:
         self.server = server
         self.directory = directory
-        self.sessions: dict[str, FollowedSession] = {}
-        """Transcript path -> its session."""
-        self._running: set[str] = set()
-        """Transcripts being read now."""
-        self._again: set[str] = set()
-        """Transcripts that changed while being read: read once more when done."""
+        self.updates = FollowedUpdates(server, "Claude Code", SOURCE, self._open)
+        """The transcripts followed and their updates."""
         self._observer: Any = None
         self._watch: Any = None
         self._watched: Path | None = None
@@ -94,24 +85,15 @@ class ClaudeCodeFollow:
         log.info("following Claude Code transcripts in %s", self.directory)
 
     def _handler(self) -> Any:
-        from watchdog.events import FileSystemEventHandler
-
         loop = asyncio.get_running_loop()
-        follow = self
 
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: Any) -> None:
-                if event.event_type in ("opened", "closed", "closed_no_write"):
-                    return  # our own reads: nothing was written
-                if follow._watched != follow.directory:
-                    loop.call_soon_threadsafe(follow._recheck)
-                    return
-                for raw in (getattr(event, "src_path", ""), getattr(event, "dest_path", "")):
-                    path = os.fsdecode(raw) if raw else ""
-                    if path.endswith(".jsonl") and not os.path.basename(path).startswith("agent-"):
-                        loop.call_soon_threadsafe(follow.changed, path)
+        def wanted(path: str) -> bool:
+            if self._watched != self.directory:  # waiting for the project directory: look for it again
+                loop.call_soon_threadsafe(self._recheck)
+                return False
+            return path.endswith(".jsonl") and not os.path.basename(path).startswith("agent-")
 
-        return Handler()
+        return event_handler(loop, wanted, self.changed)
 
     def _recheck(self) -> None:
         if not self._rechecking:
@@ -124,60 +106,13 @@ class ClaudeCodeFollow:
             self._observer = None
 
     def changed(self, path: str) -> None:
-        """A transcript changed: read it now, or once the read under way is done (a burst costs two reads)."""
-        if path in self._running:
-            self._again.add(path)
-            return
-        self._running.add(path)
-        self.server.run_task(self._update_until_quiet(path), name=f"follow Claude Code {os.path.basename(path)}")
+        """A transcript changed: read what was appended (``FollowedUpdates.changed``)."""
+        self.updates.changed(path)
 
-    async def _update_until_quiet(self, path: str) -> None:
-        try:
-            while True:
-                self._again.discard(path)
-                await self.update(path)
-                if path not in self._again:
-                    return
-        finally:
-            self._running.discard(path)
-
-    def _make_session(self, session_id: str, title: str) -> ContextSession:
-        registry = self.server.registry()
-        return ContextSession(
-            session_id, settings=passive(registry.settings), counter=registry.counter(), title=title,
-            clock=registry.clock, workspace_root=self.server.workspace_root, source=SOURCE,
-        )  # fmt: skip
-
-    async def update(self, path: str) -> None:
-        registry = self.server.registry()
-        followed = self.sessions.get(path)
-        if followed is None:
-            if not os.path.isfile(path):
-                return
-            followed = FollowedSession(LiveTranscript(Path(path)), self._make_session)
-            self.sessions[path] = followed
-        slot = registry.follow_slot(followed)
-
-        def update() -> dict[str, Any] | None:
-            if not followed.update():
-                return None
-            slot.session = followed.session
-            registry.publish_summary(slot)
-            usage: dict[str, Any] = publish(slot)["usage"]
-            return usage
-
-        async with slot.lock:
-            try:
-                usage = await asyncio.to_thread(update)
-            except (OSError, ValueError) as exc:
-                log.warning("cannot follow Claude Code transcript %s: %s", path, exc)
-                return
-        if usage is not None:
-            changed(self.server, slot, usage)
-
-    def summaries_slots(self) -> list[SessionSlot]:
-        registry = self.server.registry()
-        return [registry.slots[f.id] for f in self.sessions.values() if f.id in registry.slots]
+    async def _open(self, path: str) -> FollowedSession | None:
+        if not os.path.isfile(path):
+            return None
+        return FollowedSession(LiveTranscript(Path(path)), self.updates.make_session)
 
 
 def start_following(server: CompactLanguageServer, settings: ClaudeCodeSettings) -> None:

@@ -1,8 +1,8 @@
 """What ``compact/status`` and ``compact/sessions`` answer while a session is busy: a snapshot published after
 each change.
 
-Every change runs in a worker thread under the session's lock (lsp/work.py, a followed transcript's update in
-lsp/claude_code_follow.py); right after it, in the same thread and under the same lock, the session's status is
+Every change runs in a worker thread under the session's lock (lsp/work.py, a followed transcript's or rollout's
+update in lsp/transcript_follow.py); right after it, in the same thread and under the same lock, the session's status is
 taken and published on its slot with the revision it describes. A status request then never waits: when the
 snapshot describes the session as it is (same revision, and nobody held the lock since), or the session is
 busy (its lock is held: the answer is the last change that completed), the snapshot is the answer; only a

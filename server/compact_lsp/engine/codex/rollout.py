@@ -76,19 +76,30 @@ class CodexRollout:
         last = self.last_compaction
         if last is None:
             return list(self.messages)
-        kept: list[Message] = [{"role": "user", "content": [{"type": "text", "text": t} for t in last.kept_texts]}]
-        return [*(kept if last.kept_texts else []), *self.messages[last.index :]]
+        return [*kept_message(last), *self.messages[last.index :]]
 
     @property
     def title(self) -> str | None:
         """The user's first own request (not Codex's environment context)."""
-        for message in self.messages:
-            if message["role"] == "user":
-                for block in message["content"]:
-                    text = str(block.get("text", "")).strip() if block.get("type") == "text" else ""
-                    if text and not text.startswith("<"):
-                        return text.splitlines()[0][:80]
-        return None
+        return title_of(self.messages)
+
+
+def title_of(messages: list[Message]) -> str | None:
+    """The first user request among ``messages`` that is the user's own (not Codex's environment context)."""
+    for message in messages:
+        if message["role"] == "user":
+            for block in message["content"]:
+                text = str(block.get("text", "")).strip() if block.get("type") == "text" else ""
+                if text and not text.startswith("<"):
+                    return text.splitlines()[0][:80]
+    return None
+
+
+def kept_message(compaction: Compaction) -> list[Message]:
+    """What the model holds verbatim after ``compaction``: the history Codex kept, as one user message."""
+    if not compaction.kept_texts:
+        return []
+    return [{"role": "user", "content": [{"type": "text", "text": t} for t in compaction.kept_texts]}]
 
 
 def is_rollout(path: str) -> bool:
@@ -98,20 +109,20 @@ def is_rollout(path: str) -> bool:
             first = f.readline(1 << 20)
     except OSError:
         return False
-    record = _parse_line(first)
+    record = parse_line(first)
     return record is not None and record.get("type") == "session_meta"
 
 
 def read_rollout(path: str, *, max_bytes: int = MAX_ROLLOUT_BYTES) -> CodexRollout:
     """The rollout at ``path`` (a regular file, at most ``max_bytes``; ``OSError`` subclasses otherwise)."""
     rollout = CodexRollout(path)
-    builder = _Builder(rollout)
+    builder = RolloutBuilder(rollout)
     with open_regular(path, max_bytes=max_bytes) as f:
         for raw in f:
             if len(raw) > MAX_LINE_BYTES:
                 rollout.bad_lines += 1
                 continue
-            record = _parse_line(raw)
+            record = parse_line(raw)
             if record is None:
                 rollout.bad_lines += bool(raw.strip())
                 continue
@@ -124,7 +135,7 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _parse_line(raw: bytes) -> dict[str, Any] | None:
+def parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
@@ -153,8 +164,11 @@ def _exit_failed(output: str) -> bool:
     return False
 
 
-class _Builder:
-    """Turns response items into alternating user/assistant messages, Codex's items merged the way the API sees them."""
+class RolloutBuilder:
+    """Turns response items into alternating user/assistant messages, Codex's items merged the way the API sees them.
+
+    Fed a record at a time: ``read_rollout`` feeds a whole file, a follower what was appended (``take`` hands it
+    the messages complete so far, ``open_message`` the one still being built)."""
 
     def __init__(self, rollout: CodexRollout) -> None:
         self.rollout = rollout
@@ -241,6 +255,15 @@ class _Builder:
 
     def finish(self) -> None:
         self._flush()
+
+    def take(self) -> list[Message]:
+        """The messages completed since the last ``take`` (the rollout keeps none of them)."""
+        done, self.rollout.messages = self.rollout.messages, []
+        return done
+
+    def open_message(self) -> Message | None:
+        """The message being built (a response still arriving, or results still coming), as it is now."""
+        return {"role": self.role, "content": list(self.blocks)} if self.role is not None and self.blocks else None
 
 
 def _tool_input(item: dict[str, Any]) -> dict[str, Any]:
