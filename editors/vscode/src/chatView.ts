@@ -347,7 +347,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const safe = query.replace(/[^\w./~-]/g, "");
     const found = await vscode.workspace.findFiles(`**/*${safe}*`, "**/{node_modules,.git,.venv,__pycache__}/**", 8);
     const items = found.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort((a, b) => a.length - b.length);
-    void this.view?.webview.postMessage({ type: "mentions", items });
+    void this.view?.webview.postMessage({ type: "mentions", query, items });
   }
 
   /** `@path` mentions of existing files: read through the server (its roots and limits), attached to the message. */

@@ -66,11 +66,18 @@ function acceptSuggestion(): void {
   showSuggestions([]);
 }
 
+/** Whether a suggested path still fits what is typed after the `@` (the search answers the query as it was). */
+function fits(item: string, query: string): boolean {
+  return item.toLowerCase().includes(query.toLowerCase());
+}
+
 input.addEventListener("input", () => {
   const at = mentionAtCaret();
   if (at === undefined) {
     showSuggestions([]);
   } else {
+    // Until the search for the new text answers, keep only what still fits: Tab never takes a path typed past.
+    showSuggestions(suggestions.filter((item) => fits(item, at.query)));
     vscode.postMessage({ type: "mention", text: at.query });
   }
 });
@@ -186,7 +193,11 @@ window.addEventListener("message", (event: MessageEvent) => {
     return;
   }
   if (message.type === "mentions") {
-    const items = (event.data as { items?: unknown }).items;
+    const { query, items } = event.data as { query?: unknown; items?: unknown };
+    const at = mentionAtCaret();
+    if (at === undefined || query !== at.query) {
+      return; // the answer to a search for text typed since: a newer one is on its way
+    }
     showSuggestions(Array.isArray(items) ? items.filter((item): item is string => typeof item === "string") : []);
     return;
   }
