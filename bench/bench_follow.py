@@ -1,18 +1,22 @@
-"""Following a live Claude Code transcript: what one appended line costs, at any length of transcript.
+"""Following a live Claude Code transcript or Codex rollout: what one appended line costs, at any length.
 
 Synthetic transcripts shaped as Claude Code writes them (a turn is a prompt, a Read call, its result with
 ``toolUseResult`` side data, and an answer; every record chained by ``parentUuid``), with a compaction
 (``compact_boundary`` and its summary) each time the window reaches ``--window-mib`` of log, as a 1M-token model's
-auto-compaction would. For each size:
+auto-compaction would; and Codex rollouts the same way (a request, an ``exec_command`` read and its output, an
+answer, a ``token_count``; ``compacted`` when the window is full). For each size:
 
-- in process: CPU time (``time.process_time``) of ``FollowedSession.update`` for each of 200 appended lines,
-  median and p95; and the first read's wall time;
-- through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir``): time from start to
-  the session listed by ``compact/sessions`` with its messages, write → ``compact/didChangeUsage`` for 40 lines
-  (p50/p95), the server's CPU while nothing is appended (3 s), and its peak RSS (VmHWM) beside the base (the same
-  server following an empty transcript) and the live context (the window's bytes in the log).
+- in process: CPU time (``time.process_time``) of ``FollowedSession.update`` (``FollowedCodexSession.update``) for
+  each of 200 appended lines, median and p95; and the first read's wall time;
+- through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir`` or ``codex.home``):
+  time from start to the session listed by ``compact/sessions`` with its messages, write →
+  ``compact/didChangeUsage`` for 40 lines (p50/p95), the server's CPU while nothing is appended (3 s), and its peak
+  RSS (VmHWM) beside the base and the live context. The base is a server following an empty transcript (a rollout
+  of its ``session_meta`` line alone): its modules, the tokenizer's encoding, the watcher's thread, what any
+  follow costs before it holds a context. The live context is the largest window the server held from its first
+  read to its last, in the log's bytes.
 
-    .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--big]
+    .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--codex-sizes 1000,10000,50000] [--big]
 
 ``--big`` adds the 1M-record (~290 MiB) transcript; run it once, late, under ``nice``. Writes
 bench/results/follow.{json,md}.
@@ -27,6 +31,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
+from compact_lsp.companion.codex_live import FollowedCodexSession  # noqa: E402
 from compact_lsp.companion.live import FollowedSession, passive, project_directory  # noqa: E402
 from compact_lsp.companion.transcript_window import LiveTranscript  # noqa: E402
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
@@ -43,6 +50,8 @@ from compact_lsp.engine.settings import EngineSettings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 SESSION = "0b5e2c1a-1111-4222-8333-944455556666"
+THREAD = "7d0c9a3e-2222-4333-8444-955566667777"
+COUNTER = TiktokenCounter()
 
 
 class TranscriptWriter:
@@ -123,13 +132,60 @@ def write_transcript(path: Path, records: int, result_bytes: int, window_bytes: 
     return writer
 
 
-def in_process(path: Path, writer: TranscriptWriter, appends: int) -> dict[str, Any]:
-    counter = TiktokenCounter()
+class RolloutWriter:
+    """Codex's rollout lines, one turn (a request, a shell read and its output, an answer, a token count) at a
+    time, with a compaction (``compacted``, the first request kept) whenever the window is full."""
 
-    def make(session_id: str, title: str) -> ContextSession:
-        return ContextSession(session_id, settings=passive(EngineSettings()), counter=counter, title=title)
+    def __init__(self, cwd: str, result_bytes: int, window_bytes: int) -> None:
+        self.cwd, self.result_bytes, self.window_bytes = cwd, result_bytes, window_bytes
+        self.n = 0
+        self.window = 0
+        """Bytes logged since the last compaction."""
 
-    followed = FollowedSession(LiveTranscript(path), make)
+    def _line(self, kind: str, payload: dict[str, Any]) -> bytes:
+        self.n += 1
+        record = {"timestamp": "2026-12-01T12:00:00.000Z", "ordinal": self.n, "type": kind, "payload": payload}
+        line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+        self.window += len(line)
+        return line
+
+    def head(self) -> list[bytes]:
+        return [self._line("session_meta", {"id": THREAD, "cwd": self.cwd, "model": "gpt-5.5"})]
+
+    def turn(self) -> list[bytes]:
+        t = self.n
+        body = ("x" * 60 + "\n") * max(1, self.result_bytes // 61)
+        text = [{"type": "input_text", "text": f"look at f{t}.py"}]
+        lines = [
+            self._line("response_item", {"type": "message", "role": "user", "content": text}),
+            self._line("response_item", {"type": "function_call", "call_id": f"c{t}", "name": "exec_command",
+                                         "arguments": json.dumps({"cmd": f"cat f{t}.py"})}),
+            self._line("response_item", {"type": "function_call_output", "call_id": f"c{t}",
+                                         "output": f"Process exited with code 0\nOutput:\n{body}"}),
+            self._line("response_item", {"type": "message", "role": "assistant",
+                                         "content": [{"type": "output_text", "text": f"f{t}.py reads fine."}]}),
+            self._line("event_msg", {"type": "token_count",
+                                     "info": {"last_token_usage": {"input_tokens": 1200 + t % 1000}}}),
+        ]  # fmt: skip
+        if self.window >= self.window_bytes:
+            kept = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look at f0.py"}]}
+            self.window = 0
+            lines.append(self._line("compacted", {"message": "SUMMARY " * 200, "replacement_history": [kept]}))
+        return lines
+
+
+def write_rollout(path: Path, cwd: str, records: int, result_bytes: int, window_bytes: int) -> RolloutWriter:
+    writer = RolloutWriter(cwd, result_bytes, window_bytes)
+    with path.open("wb") as f:
+        f.write(b"".join(writer.head()))
+        while writer.n < records:
+            f.write(b"".join(writer.turn()))
+    return writer
+
+
+def in_process(followed: Any, writer: TranscriptWriter | RolloutWriter, appends: int) -> dict[str, Any]:
+    """The first read's wall time, then the CPU time of each appended line's update."""
+    path = followed.transcript.path
     t0 = time.perf_counter()
     followed.update()
     first = time.perf_counter() - t0
@@ -153,6 +209,10 @@ def in_process(path: Path, writer: TranscriptWriter, appends: int) -> dict[str, 
     }
 
 
+def make_session(session_id: str, title: str) -> ContextSession:
+    return ContextSession(session_id, settings=passive(EngineSettings()), counter=COUNTER, title=title)
+
+
 def proc_status(pid: int, key: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -165,23 +225,52 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def through_server(base: Path, transcript: Path, writer: TranscriptWriter | None, appends: int) -> dict[str, Any]:
-    workspace = Workspace(base)
+@dataclass
+class Followed:
+    """Where the server finds the transcript it follows, and the settings that tell it so."""
+
+    live: Path
+    session_id: str
+    options: dict[str, Any]
+
+
+def claude_code_place(workspace: Workspace, base: Path) -> Followed:
     projects = base / "projects"
     directory = project_directory(str(projects), os.path.realpath(workspace.root))
     directory.mkdir(parents=True)
-    live = directory / f"{SESSION}.jsonl"
+    options = workspace.options(claudeCode={"projectsDir": str(projects)}, codex={"follow": False})
+    return Followed(directory / f"{SESSION}.jsonl", f"claude-{SESSION}", options)
+
+
+def codex_place(workspace: Workspace, base: Path) -> Followed:
+    day = base / "codex-home" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    options = workspace.options(codex={"home": str(base / "codex-home")}, claudeCode={"follow": False})
+    return Followed(day / f"rollout-2026-12-01T12-00-00-{THREAD}.jsonl", f"codex-{THREAD}", options)
+
+
+def through_server(
+    base: Path,
+    transcript: Path,
+    place: Callable[[Workspace, Path], Followed],
+    writer: TranscriptWriter | RolloutWriter | None,
+    appends: int,
+) -> dict[str, Any]:
+    workspace = Workspace(base)
+    followed = place(workspace, base)
+    live = followed.live
     os.replace(transcript, live)
-    session_id = f"claude-{SESSION}"
+    window = writer.window if writer is not None else 0
+    """The live context the server holds: the largest window from its first read to its last."""
     t0 = time.perf_counter()
-    with RawServer(workspace, workspace.options(claudeCode={"projectsDir": str(projects)})) as server:
+    with RawServer(workspace, followed.options) as server:
         listed = None
         while listed is None:
             if time.perf_counter() - t0 > 300:
-                raise TimeoutError(f"{session_id} was not listed within 300 s")
+                raise TimeoutError(f"{followed.session_id} was not listed within 300 s")
             items = server.request("compact/sessions", {}, timeout=120)
             listed = next(
-                (i for i in items if i["sessionId"] == session_id and (i["messages"] or writer is None)), None
+                (i for i in items if i["sessionId"] == followed.session_id and (i["messages"] or writer is None)), None
             )
             if listed is None:
                 time.sleep(0.05)
@@ -194,8 +283,9 @@ def through_server(base: Path, transcript: Path, writer: TranscriptWriter | None
         pending: list[bytes] = []
         with live.open("ab") as f:
             for _ in range(appends if writer is not None else 0):
-                if not pending:
-                    pending = writer.turn() if writer is not None else []
+                if not pending and writer is not None:
+                    pending = writer.turn()
+                    window = max(window, writer.window)
                 seen = len(server.notifications_of("compact/didChangeUsage"))
                 w0 = time.perf_counter()
                 f.write(pending.pop(0))
@@ -212,6 +302,7 @@ def through_server(base: Path, transcript: Path, writer: TranscriptWriter | None
         "listed_s": round(to_list, 2),
         "idle_cpu_s_per_3s": round(idle_cpu, 3),
         "peak_rss_mib": round(peak / 2**20, 1),
+        "window_mib": round(window / 2**20, 2),
     }
     if delays:
         result["write_to_usage_ms_p50"] = round(statistics.median(delays) * 1000, 1)
@@ -230,44 +321,81 @@ def measure(records: int, result_bytes: int, window_bytes: int, appends: int, se
         writer = write_transcript(path, records, result_bytes, window_bytes)
         size = path.stat().st_size
         row: dict[str, Any] = {"records": writer.n, "mib": round(size / 2**20, 1), "load_before": load()}
-        row.update(in_process(path, writer, appends))
-        row["window_mib"] = round(writer.window / 2**20, 2)  # the live context: the log since the last boundary
-        row.update(through_server(base / "srv", path, writer, server_appends))
+        row.update(in_process(FollowedSession(LiveTranscript(path), make_session), writer, appends))
+        row.update(through_server(base / "srv", path, claude_code_place, writer, server_appends))
         row["load_after"] = load()
         return row
 
 
-def base() -> dict[str, Any]:
-    """The same server following a one-turn transcript (its encoding loaded, its modules imported)."""
+def measure_codex(
+    records: int, result_bytes: int, window_bytes: int, appends: int, server_appends: int
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-follow-codex-") as tmp:
+        base = Path(tmp)
+        path = base / "rollout.jsonl"
+        cwd = os.path.realpath(Workspace(base / "srv").root)
+        writer = write_rollout(path, cwd, records, result_bytes, window_bytes)
+        size = path.stat().st_size
+        row: dict[str, Any] = {"records": writer.n, "mib": round(size / 2**20, 1), "load_before": load()}
+        row.update(in_process(FollowedCodexSession(path, make_session), writer, appends))
+        row.update(through_server(base / "srv", path, codex_place, writer, server_appends))
+        row["load_after"] = load()
+        return row
+
+
+def base(place: Callable[[Workspace, Path], Followed]) -> dict[str, Any]:
+    """A server following a transcript of nothing but its first lines (its modules imported, its encoding loaded,
+    its watcher and threads running): what following costs before any context."""
     with tempfile.TemporaryDirectory(prefix="bench-follow-base-") as tmp:
         small = Path(tmp) / "small.jsonl"
-        write_transcript(small, 4, 100, 2**30)
-        return through_server(Path(tmp) / "srv", small, None, 0)
+        if place is codex_place:
+            write_rollout(small, os.path.realpath(Workspace(Path(tmp) / "srv").root), 1, 100, 2**30)
+        else:
+            small.write_bytes(b"")
+        return through_server(Path(tmp) / "srv", small, place, None, 0)
 
 
-def markdown(result: dict[str, Any]) -> str:
+def table(rows: list[dict[str, Any]], base_rss: float) -> list[str]:
     lines = [
-        f"commit {result['commit']}; the base (the server following a one-turn transcript): peak RSS "
-        f"{result['base_rss_mib']} MiB, listed {result['base_listed_s']} s after start",
-        "",
         "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | listed (s) "
         "| write→usage p50 (ms) | p95 | idle CPU (s/3 s) | peak RSS (MiB) | (peak−base)/window | load (1/5/15) |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for r in result["rows"]:
-        over = (r["peak_rss_mib"] - result["base_rss_mib"]) / max(r["window_mib"], 0.01)
+    for r in rows:
+        over = (r["peak_rss_mib"] - base_rss) / max(r["window_mib"], 0.01)
         lines.append(
             f"| {r['records']:,} | {r['mib']} | {r['window_mib']} | {r['first_read_s']} | {r['cpu_per_line_ms_p50']} "
             f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['listed_s']} | {r.get('write_to_usage_ms_p50')} "
             f"| {r.get('write_to_usage_ms_p95')} | {r['idle_cpu_s_per_3s']} | {r['peak_rss_mib']} | {over:.1f}x "
             f"| {r['load_before']} |"
         )
+    return lines
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        f"commit {result['commit']}. The base is a server following an empty transcript (its modules imported, "
+        f"the tokenizer's encoding loaded, the watcher's thread running: what any follow costs before it holds "
+        f"any context): peak RSS {result['base_rss_mib']} MiB, listed {result['base_listed_s']} s after start. "
+        "Window: the largest live context the server held (the log since the last compaction), in the log's bytes.",
+        "",
+        *table(result["rows"], result["base_rss_mib"]),
+    ]
+    if result.get("codex_rows"):
+        lines += [
+            "",
+            f"Codex rollouts (`FollowedCodexSession`, `codex.home`); the base, a server following a rollout of its "
+            f"`session_meta` line alone: peak RSS {result['codex_base_rss_mib']} MiB.",
+            "",
+            *table(result["codex_rows"], result["codex_base_rss_mib"]),
+        ]
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--codex-sizes", default="1000,10000,50000", help="Codex rollout sizes ('' for none)")
     parser.add_argument("--result-bytes", type=int, default=8_000, help="tool result size (~4.4 KB a record)")
     parser.add_argument("--window-mib", type=float, default=3.0)
     parser.add_argument("--big", action="store_true", help="add 1M records of ~290 B (~290 MiB)")
@@ -277,10 +405,10 @@ def main() -> int:
     import subprocess
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    floor = base()
+    floor = base(claude_code_place)
     result: dict[str, Any] = {
         "commit": commit.stdout.strip(), "base_rss_mib": floor["peak_rss_mib"], "base_listed_s": floor["listed_s"],
-        "rows": [],
+        "rows": [], "codex_rows": [],
     }  # fmt: skip
     window = int(ns.window_mib * 2**20)
     for records in [int(s) for s in ns.sizes.split(",") if s]:
@@ -288,11 +416,17 @@ def main() -> int:
         print(result["rows"][-1], file=sys.stderr, flush=True)  # progress; the table is the result
     if ns.big:
         result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
+    codex_sizes = [int(s) for s in ns.codex_sizes.split(",") if s]
+    if codex_sizes:
+        result["codex_base_rss_mib"] = base(codex_place)["peak_rss_mib"]
+    for records in codex_sizes:
+        result["codex_rows"].append(measure_codex(records, ns.result_bytes, window, ns.appends, ns.server_appends))
+        print(result["codex_rows"][-1], file=sys.stderr, flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "follow.json").write_text(json.dumps(result, indent=2) + "\n")
-    table = markdown(result)
-    (RESULTS / "follow.md").write_text(table + "\n")
-    print(table)
+    text = markdown(result)
+    (RESULTS / "follow.md").write_text(text + "\n")
+    print(text)
     return 0
 
 
