@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.companion.hook import HookInput, ReplayClock, allowed_roots, display_path, fit
+from compact_lsp.companion.hook import HookInput, ReplayClock, allowed_roots, display_path, fit, instant_realpath
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
 from compact_lsp.engine.compaction.hook_policy import (
@@ -56,8 +56,9 @@ def build_context(
         return None, {"reason": "the rollout has no compaction"}
     view = file_use_view(rollout.before_last_compaction(), cwd)
     counter = CharCounter()
-    roots = allowed_roots(cwd, file_uses(view, cwd))
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock())
+    realpath = instant_realpath()
+    roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
     state.observe(view)
     result = rehydrate(
         read_state=state,
@@ -77,5 +78,5 @@ def build_context(
 
 
 def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for one hook call (``companion/commands.run_hook`` with ``agent="codex"``)."""
+    """The additional context for one hook call (``companion/hook_process.run_hook`` with ``agent="codex"``)."""
     return build_context(read_rollout(inp.transcript_path), inp.cwd, budget=budget)

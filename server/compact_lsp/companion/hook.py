@@ -24,10 +24,11 @@ The hook must never break Claude Code (``run_hook``): any other input, and any f
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,19 +134,23 @@ def claude_code_context(
     return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], observed)
 
 
-def allowed_roots(cwd: str, uses: Sequence[FileUse]) -> AllowedRoots:
+def allowed_roots(cwd: str, uses: Sequence[FileUse], realpath: Callable[[str], str] = os.path.realpath) -> AllowedRoots:
     """The transcript's cwd (never the home directory or ``/``), plus, outside it, each exact file the agent read
     or edited with success that is still a regular file and not a symlink now (its directory resolved): a file,
     never its directory, and never what a link swapped in since points at."""
-    never = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep)}
-    real_cwd = os.path.realpath(cwd)
+    never = {realpath(os.path.expanduser("~")), realpath(os.sep)}
+    real_cwd = realpath(cwd)
     base = AllowedRoots.of(real_cwd) if real_cwd not in never else AllowedRoots()
     files: list[str] = []
+    seen: set[str] = set()
     for use in uses:
         if use.creates:
             continue
-        real = os.path.join(os.path.realpath(os.path.dirname(use.path)), os.path.basename(use.path))
-        if base.root_of(real) is not None or real in files:
+        real = os.path.join(realpath(os.path.dirname(use.path)), os.path.basename(use.path))
+        if real in seen:
+            continue
+        seen.add(real)
+        if base.root_of(real) is not None:
             continue
         try:
             if stat.S_ISREG(os.lstat(real).st_mode):
@@ -153,6 +158,12 @@ def allowed_roots(cwd: str, uses: Sequence[FileUse]) -> AllowedRoots:
         except OSError:
             continue
     return base.plus(*files)
+
+
+def instant_realpath() -> Callable[[str], str]:
+    """``os.path.realpath`` remembered for one hook call: the disk is taken as it is at that instant (a file the
+    hook re-attaches is still resolved again where it is opened, through the file gate)."""
+    return functools.lru_cache(maxsize=None)(os.path.realpath)
 
 
 def _plan_lost(plan: PlanState | None, summary: str) -> bool:
@@ -209,8 +220,9 @@ def build_context(
     messages = imported.session.messages
     counter = CharCounter()
     uses = file_uses(messages, cwd, imported.tool_results_side)
-    roots = allowed_roots(cwd, uses)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock())
+    realpath = instant_realpath()
+    roots = allowed_roots(cwd, uses, realpath)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
     state.observe(messages)
     own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
     plan = extract_plan(messages)

@@ -69,12 +69,15 @@ class ReadFileState:
         cwd: str | None = None,
         counter: TokenCounter | None = None,
         stat: StatFn = os_stat,
+        realpath: Callable[[str], str] = os.path.realpath,
     ) -> None:
         if capacity < 1:
             raise ValueError("read-file state capacity must be at least 1")
         self.capacity = capacity
         self.clock = clock
         self.cwd = cwd or os.getcwd()
+        self._realpath = realpath
+        """``os.path.realpath``, or a cache of it where the disk is taken as it is at one instant (the hook)."""
         kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
         kinds.update({name: "write" for name in write_tools})
         kinds.update({name: "read" for name in read_tools})
@@ -93,7 +96,7 @@ class ReadFileState:
         """(resolved, realpath): absolute against ``cwd``, ``~`` expanded; realpath resolves what exists."""
         joined = os.path.join(self.cwd, os.path.expanduser(path))
         # realpath gets the joined path: ".." after a symlink means the link target's parent, not normpath's.
-        return os.path.normpath(joined), os.path.realpath(joined)
+        return os.path.normpath(joined), self._realpath(joined)
 
     def _key(self, path_or_record: str | ReadRecord) -> str:
         if isinstance(path_or_record, ReadRecord):
