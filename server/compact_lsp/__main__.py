@@ -2,6 +2,13 @@ from __future__ import annotations
 
 import sys
 
+if sys.argv[2:3] == ["hook"]:  # the agents' hooks start fresh on every compaction: no parser, no server imports
+    from compact_lsp.companion.hook_process import hook_main
+
+    code = hook_main(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+
 from compact_lsp.cli import main
 
 sys.exit(main())

@@ -143,6 +143,12 @@ def subcommands_help() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[1:2] == ["hook"]:  # the agents' hooks start fresh on every compaction: no parser, no server imports
+        from compact_lsp.companion.hook_process import hook_main
+
+        code = hook_main(args)
+        if code is not None:
+            return code
     if args and args[0] == "claude-code":
         from compact_lsp.companion.commands import main as claude_code_main
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.companion.codex_settings import ConfigFileError, install_hook, uninstall_hook
-from compact_lsp.companion.commands import run_hook
+from compact_lsp.companion.hook_process import run_hook
 
 USER_CONFIG = """# mine
 model = "gpt-5.5"

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.companion.hook import allowed_roots, context_for, parse_hook_input
+from compact_lsp.companion.hook_launcher import ready
+from compact_lsp.companion.hook_process import hook_main
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.compaction.hook_policy import CLAUDE_CODE_MEMORY, HOOK_CHAR_LIMIT, predict_reattached
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
@@ -105,9 +107,30 @@ def test_the_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path: Path
     )  # fmt: skip
     assert context_of(result)
     imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
-    unwanted = {m for m in imported if m.split(".")[0] in ("tiktoken", "asyncio", "anthropic", "pygls", "ssl")}
-    unwanted |= {m for m in imported if m.startswith("compact_lsp.evaluation")}
+    unwanted = {m for m in imported if m.split(".")[0] in HOOK_NEVER_IMPORTS}
+    unwanted |= {m for m in imported if m.startswith(HOOK_NEVER_IMPORTS_OURS)}
     assert not unwanted, f"the hook imported {sorted(unwanted)}"
+
+
+HOOK_NEVER_IMPORTS = ("tiktoken", "asyncio", "anthropic", "pygls", "lsprotocol", "ssl", "argparse", "platformdirs")
+"""What the hook never needs: the tokenizer (it counts characters), the SDK, the event loop, the server, the
+subcommands' parser (``hook_process.hook_main`` reads the hook's own arguments)."""
+HOOK_NEVER_IMPORTS_OURS = ("compact_lsp.evaluation", "compact_lsp.lsp", "compact_lsp.cli", "compact_lsp.engine.session",
+                           "compact_lsp.engine.summarize", "compact_lsp.store", "compact_lsp.agent")  # fmt: skip
+
+
+def test_the_codex_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "compact_lsp", "codex", "hook"],
+        input=hook_input(compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)),
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0
+    imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
+    assert "compact_lsp.companion.codex_hook" in imported
+    unwanted = {m for m in imported if m.split(".")[0] in HOOK_NEVER_IMPORTS}
+    unwanted |= {m for m in imported if m.startswith(HOOK_NEVER_IMPORTS_OURS)}
+    assert not unwanted, f"the Codex hook imported {sorted(unwanted)}"
 
 
 def test_a_file_changed_after_the_read_comes_back_as_it_is_now(tmp_path: Path) -> None:
@@ -214,3 +237,24 @@ def test_no_compaction_in_the_transcript_still_uses_the_whole_history(tmp_path: 
     inp = parse_hook_input(hook_input(compacted))
     context, figures = context_for(inp)
     assert context is not None and figures["files"] > 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["claude-code", "hook", "--help"], id="help"),
+        pytest.param(["claude-code", "hook", "--budget"], id="budget-without-value"),
+        pytest.param(["claude-code", "hook", "--budget=--5"], id="budget-not-a-number"),
+        pytest.param(["claude-code", "hook", "--bud", "5"], id="abbreviated"),
+        pytest.param(["claude-code", "install-hook"], id="another-action"),
+        pytest.param(["inspect", "hook"], id="another-subcommand"),
+    ],
+)
+def test_anything_but_the_hooks_own_arguments_goes_to_the_parser(argv: list[str]) -> None:
+    assert hook_main(argv) is None
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_check_answers_without_the_parser(agent: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert hook_main([agent, "hook", "--budget=100", "--check"]) == 0
+    assert capsys.readouterr().out == ready(agent) + "\n"

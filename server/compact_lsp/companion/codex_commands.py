@@ -1,6 +1,6 @@
 """``compact-lsp codex hook | install-hook | uninstall-hook``: the companion for Codex CLI users.
 
-``hook`` is what Codex runs, with the Claude Code hook's rules (``companion/commands.run_hook``): whatever happens
+``hook`` is what Codex runs, with the Claude Code hook's rules (``companion/hook_process.run_hook``): whatever happens
 it exits 0, prints one JSON object or nothing, and logs why (``codex-hook.log``, 0600).
 """
 
@@ -11,7 +11,7 @@ import os
 import sys
 from typing import IO, Any
 
-from compact_lsp.companion.commands import run_hook
+from compact_lsp.companion.hook_process import run_hook
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 
 

@@ -1,30 +1,18 @@
 """``compact-lsp claude-code hook | install-hook | uninstall-hook``: the companion for Claude Code users.
 
-``hook`` is what Claude Code runs; it must never break Claude Code: whatever happens it exits 0, prints either
-one JSON object or nothing on stdout, and says why it printed nothing on stderr and in its log file
-(``hook_log_path()``, created 0600). A deadline (``HOOK_DEADLINE_SECONDS``) bounds it however big the transcript.
-``run_hook`` serves Codex's hook too (``companion/codex_commands.py``): the same input, output and rules.
+``hook`` is what Claude Code runs (``companion/hook_process.py``: ``cli.main`` starts it without this parser when
+its arguments are the hook's own); ``install-hook`` and ``uninstall-hook`` merge it into Claude Code's settings.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import signal
 import sys
-import time
-from pathlib import Path
 from typing import IO, Any
 
-from compact_lsp.companion.hook import NotForUs, hook_output, parse_hook_input
+from compact_lsp.companion.hook_process import run_hook
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
-
-log = logging.getLogger(__name__)
-
-MAX_INPUT_BYTES = 1 << 20
-HOOK_DEADLINE_SECONDS = 20.0
-"""Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
 
 
 def add_parser(sub: Any) -> None:
@@ -68,82 +56,4 @@ def claude_code_command(ns: argparse.Namespace, stdin: IO[bytes] | None = None, 
         return 1
     out = stdout or sys.stdout
     out.write(change.message + (f" (backup: {change.backup})" if change.backup else "") + "\n")
-    return 0
-
-
-def hook_log_path(agent: str = "claude-code") -> Path:
-    """platformdirs' user log directory; on Linux worked out here (``$XDG_STATE_HOME`` or ``~/.local/state``,
-    then ``compact-lsp/log``), so the hook does not pay for importing platformdirs on every compaction."""
-    if sys.platform.startswith("linux"):
-        state = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return Path(state) / "compact-lsp" / "log" / f"{agent}-hook.log"
-    from platformdirs import user_log_path
-
-    return user_log_path("compact-lsp") / f"{agent}-hook.log"
-
-
-MAX_LOG_BYTES = 1 << 20
-
-
-def _log_to_file(agent: str) -> None:
-    """Append to the hook's own log (0600, rotated at 1 MB) and stderr; a log we cannot open is not an error."""
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    try:
-        path = hook_log_path(agent)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:  # rotated at 1 MB, one old file kept
-            os.replace(path, path.with_name(path.name + ".1"))
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-        handlers.append(logging.FileHandler(path))
-    except OSError:
-        pass
-    for handler in handlers:
-        handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s {agent} hook: %(message)s"))
-        log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
-
-
-class _Deadline(Exception):
-    pass
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Deadline(f"no answer within {HOOK_DEADLINE_SECONDS:.0f} s")
-
-
-def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET, agent: str = "claude-code") -> int:
-    """Claude Code's hook (or Codex's, ``agent="codex"``): print the additional context or nothing; always exit 0."""
-    if agent == "codex":
-        from compact_lsp.companion.codex_hook import context_for
-    else:
-        from compact_lsp.companion.hook import context_for
-    _log_to_file(agent)
-    started = time.perf_counter()
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, HOOK_DEADLINE_SECONDS)
-    try:
-        raw = stdin.read(MAX_INPUT_BYTES + 1)
-        if len(raw) > MAX_INPUT_BYTES:
-            raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
-        inp = parse_hook_input(raw)
-        context, figures = context_for(inp, budget=budget)
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        elapsed = time.perf_counter() - started
-        if context is None:
-            log.info("session %s: nothing to add (%.2f s; %s)", inp.session_id, elapsed, figures)
-            return 0
-        stdout.write(hook_output(context) + "\n")
-        stdout.flush()
-        log.info("session %s: added %s (%.2f s)", inp.session_id, figures, elapsed)
-    except NotForUs as exc:
-        log.debug("nothing to do: %s", exc)
-    except BaseException as exc:  # never break Claude Code: nothing printed, exit 0, the reason logged
-        if isinstance(exc, KeyboardInterrupt | SystemExit):
-            log.warning("stopped: %s", type(exc).__name__)
-        else:
-            log.warning("printed nothing: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, ValueError))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     return 0

@@ -113,6 +113,8 @@ def check_limits(settings: Any) -> None:
 
 @dataclass(frozen=True)
 class MicrocompactSettings:
+    """When old tool results are cleared, and which."""
+
     SECTION: ClassVar[str] = "microcompact"
     keep_recent: int = field(default=5, metadata=limit(0))
     """The N most recent compactable results are never cleared; floored at 1. The results of the round the model
@@ -146,6 +148,8 @@ class MicrocompactSettings:
 
 @dataclass(frozen=True)
 class RehydrationSettings:
+    """What comes back after a compaction: how many files, within which budget."""
+
     SECTION: ClassVar[str] = "rehydration"
     max_files: int = field(default=50, metadata=limit(0))
     """A bound on how many files (and deleted-file notices) come back; the token budget decides which."""
@@ -197,6 +201,8 @@ class RehydrationSettings:
 
 @dataclass(frozen=True)
 class AutoCompactSettings:
+    """When a full compaction starts by itself."""
+
     SECTION: ClassVar[str] = "autoCompact"
     enabled: bool = True
     threshold_tokens: int | None = field(default=None, metadata=limit(1, key="threshold"))
@@ -250,6 +256,8 @@ class AutoCompactSettings:
 
 @dataclass(frozen=True)
 class SessionMemorySettings:
+    """The background session notes a compaction can use as its summary."""
+
     SECTION: ClassVar[str] = "sessionMemory"
     enabled: bool = True
     """Keep background notes that make compaction instant."""
@@ -265,6 +273,8 @@ class SessionMemorySettings:
 
 @dataclass(frozen=True)
 class MemorySettings:
+    """The managed memory's folders: project, user and team (None: where they are by default)."""
+
     SECTION: ClassVar[str] = "memory"
     project_root: str | None = None
     user_root: str | None = None
@@ -273,6 +283,8 @@ class MemorySettings:
 
 @dataclass(frozen=True)
 class EngineSettings:
+    """Every engine setting, by section: the one object the engine is configured with."""
+
     context_window: int = field(default=200_000, metadata=limit(1_000))
     model: str = "claude-sonnet-4-5"
     compaction_model: str | None = None

@@ -76,6 +76,8 @@ class LineProblem:
 
 @dataclass
 class LogRecord:
+    """One line of the log: its number, its JSON object, and its message when it carries one."""
+
     line_no: int
     data: dict[str, Any]
     message: Message | None = None

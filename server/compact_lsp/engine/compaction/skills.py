@@ -36,6 +36,8 @@ class PathText(Protocol):
 
 @dataclass(frozen=True)
 class SkillFile:
+    """A skill file the agent read, as re-read from disk to be re-attached."""
+
     path: str
     text: str
 

@@ -19,6 +19,8 @@ WRITE_TOOLS: tuple[str, ...] = DEFAULT_WRITE_TOOLS
 
 @dataclass(frozen=True)
 class TrailEntry:
+    """One file of the trail with the last thing done to it."""
+
     path: str
     """As the tool call named it, or joined to ``root`` and normalised when a root was given."""
     action: str

@@ -70,6 +70,8 @@ class PlanState:
 
 @dataclass(frozen=True)
 class PlanItem:
+    """One step of a task list, with its status."""
+
     text: str
     status: str
 
@@ -114,6 +116,8 @@ def is_plan_file(path: str) -> bool:
 
 @dataclass
 class _PlanDoc:
+    """The latest plan text found in the history, and where it came from."""
+
     text: str
     source: PlanSource
     path: str | None = None
