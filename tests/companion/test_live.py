@@ -130,3 +130,21 @@ def test_an_idle_transcript_is_not_read_again(tmp_path: Path) -> None:
     read = followed.transcript.bytes_read
     assert [followed.update() for _ in range(5)] == [False] * 5
     assert followed.transcript.bytes_read == read
+
+
+@pytest.mark.parametrize("source", CORPUS_SESSIONS, ids=lambda p: p.stem[:8])
+def test_a_transcript_opened_whole_is_read_a_chunk_at_a_time_into_what_importing_it_whole_does(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compact_lsp.companion import transcript_window
+
+    monkeypatch.setattr(transcript_window, "WINDOW_CHUNK", 16 * 1024)  # many chunks even for a small session
+    live = tmp_path / source.name
+    live.write_bytes(source.read_bytes())
+    followed = follower(live)
+    assert followed.update() is True
+    assert followed.messages == whole_import(source)
+    assert followed.title == import_claude_code(source, with_subagents=False).session.title
+    # one scan for the last boundary, one read of the window; a rewind inside it reads the window once more, whole
+    assert followed.rebuilds <= 1
+    assert followed.transcript.bytes_read <= live.stat().st_size * (2 + followed.rebuilds)

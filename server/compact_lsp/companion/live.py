@@ -162,22 +162,45 @@ class FollowedSession:
             return False
         self.version += 1
         self.problems += len(delta.problems)
-        if delta.reset:
-            self._rebuild(delta.records)
-            return True
-        if not self._extend(delta.records):
-            self.rebuilds += 1
-            records, _ = self.transcript.read_window()
-            self._rebuild(records)
+        if delta.unread:
+            self._read_window()
+        elif delta.reset:
+            self._rebuild(delta.records, self._head_title())
+        elif not self._extend(delta.records):
+            self._reimport()
         return True
 
-    def _rebuild(self, records: list[LogRecord]) -> None:
-        """Import the whole window afresh (a new or replaced file, a compaction, or a fork in its history)."""
-        imported = import_records(self.transcript.path, records, [])
-        title = imported.session.title
+    def _read_window(self) -> None:
+        """A new or replaced file: import the window a chunk at a time, each chunk extending what came before as
+        appended lines do, so only one chunk's records are held at once (not the whole window's)."""
+        head_title = self._head_title()  # before the window's records are held
+        started = False
+        for records, problems in self.transcript.window_chunks():
+            self.problems += len(problems)
+            if not started:
+                self._rebuild(records, head_title)
+                started = True
+            elif not self._extend(records):
+                self._reimport()
+                return
+        if not started:
+            self._rebuild([], head_title)
+
+    def _reimport(self) -> None:
+        self.rebuilds += 1
+        records, _ = self.transcript.read_window()
+        self._rebuild(records, self._head_title())
+
+    def _head_title(self) -> str | None:
+        """Where the session began, when the window starts at a compaction: the title of the file's first lines."""
         head = self.transcript.head_records()
-        if head:  # the window starts at a compaction: the session's title is where it began
-            title = import_records(self.transcript.path, head, []).session.title or title
+        return import_records(self.transcript.path, head, []).session.title or None if head else None
+
+    def _rebuild(self, records: list[LogRecord], head_title: str | None) -> None:
+        """Import these records of the window afresh (a new or replaced file, a compaction, or a fork in its
+        history); ``head_title``: the session's title where it began, when the window starts at a compaction."""
+        imported = import_records(self.transcript.path, records, [])
+        title = head_title or imported.session.title
         self.title, self.cwd = title, imported.cwd or self.cwd
         self.session = self._new_session(title)
         self._seen = {r.uuid for r in records if r.uuid is not None}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -23,6 +24,8 @@ from compact_lsp.engine.files.file_gate import open_regular
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 """A transcript bigger than this is not followed."""
 SCAN_CHUNK = 1024 * 1024
+WINDOW_CHUNK = 256 * 1024
+"""How much of the window's log is parsed at a time: its records take several times its bytes."""
 BOUNDARY_MARK = b'"compact_boundary"'
 HEAD_BYTES = 1024 * 1024
 """How much of the file's start is read for the session's title when the window starts at a boundary."""
@@ -43,6 +46,8 @@ class Delta:
     records: list[LogRecord] = field(default_factory=list)
     problems: list[LineProblem] = field(default_factory=list)
     reset: bool = False
+    unread: bool = False
+    """With ``reset``: the window's records are not here; read them a chunk at a time (``window_chunks``)."""
 
 
 def is_boundary(data: dict[str, object]) -> bool:
@@ -128,19 +133,35 @@ class LiveTranscript:
             offset += cut
             carry = data[cut:]
         self.offset, self._next_line, self._partial = offset, line_no, carry  # a torn last line waits for its end
-        records, problems = self._parse_window(f)
-        return Delta(records, problems, reset=True)
+        return Delta(reset=True, unread=True)
 
-    def _parse_window(self, f: BinaryIO) -> tuple[list[LogRecord], list[LineProblem]]:
-        f.seek(self.window.offset)
-        data = f.read(self.offset - self.window.offset)
-        self.bytes_read += len(data)
-        return parse_log_lines(data, self.window.line_no)
+    def window_chunks(self) -> Iterator[tuple[list[LogRecord], list[LineProblem]]]:
+        """The window's records from the file, about ``WINDOW_CHUNK`` of log at a time (whole lines), so reading a
+        window never holds its bytes and all its records at once."""
+        with open_regular(str(self.path)) as f:
+            f.seek(self.window.offset)
+            left, line_no, carry = self.offset - self.window.offset, self.window.line_no, b""
+            while left > 0:
+                read = f.read(min(WINDOW_CHUNK, left))
+                if not read:
+                    break
+                left -= len(read)
+                self.bytes_read += len(read)
+                data = carry + read if carry else read
+                cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
+                carry = data[cut:]
+                if cut:
+                    yield parse_log_lines(data[:cut], line_no)
+                    line_no += data.count(b"\n", 0, cut)
 
     def read_window(self) -> tuple[list[LogRecord], list[LineProblem]]:
         """Every record of the window again, from the file (when what was appended cannot simply extend it)."""
-        with open_regular(str(self.path)) as f:
-            return self._parse_window(f)
+        records: list[LogRecord] = []
+        problems: list[LineProblem] = []
+        for more, bad in self.window_chunks():
+            records += more
+            problems += bad
+        return records, problems
 
     def head_records(self) -> list[LogRecord]:
         """The records at the file's start, before its first boundary (where the user's first request is)."""
