@@ -30,7 +30,8 @@ def plain_context(transcript: Path, cwd: str) -> tuple[str | None, dict[str, Any
     split = split_at_last_compaction(records, [r for r in records if r.message is not None])
     imported = import_records(transcript, before, problems)
     return build_context(
-        imported,
+        imported.session.messages,
+        imported.tool_results_side,
         cwd,
         summary=summary or "",
         preserved=[text_of(r) for r in split.preserved],

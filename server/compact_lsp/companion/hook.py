@@ -39,7 +39,7 @@ from compact_lsp.engine.claude_code.compaction_view import (
     text_of,
 )
 from compact_lsp.engine.claude_code.log_lines import before_last_boundary, parse_log_lines
-from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_records
+from compact_lsp.engine.claude_code.transcript_log import conversation_of
 from compact_lsp.engine.compaction.hook_policy import (
     CLAUDE_CODE_MEMORY,
     DEFAULT_BUDGET,
@@ -50,6 +50,7 @@ from compact_lsp.engine.compaction.hook_policy import (
     predict_reattached,
 )
 from compact_lsp.engine.compaction.rehydration import rehydrate
+from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
@@ -207,7 +208,8 @@ def fit(
 
 
 def build_context(
-    imported: ImportedSession,
+    messages: list[Message],
+    side: dict[str, dict[str, Any]],
     cwd: str,
     *,
     summary: str = "",
@@ -216,10 +218,10 @@ def build_context(
     budget: int = DEFAULT_BUDGET,
 ) -> tuple[str | None, dict[str, Any]]:
     """The additional context for the conversation Claude Code compacted (None: nothing to add), and figures for
-    the log. ``reattached``: the (path, text) of the ``file`` attachments it wrote after the boundary."""
-    messages = imported.session.messages
+    the log: ``messages`` and ``side`` as ``transcript_log.conversation_of`` gives them (the messages and the
+    results' side data); ``reattached``: the (path, text) of the ``file`` attachments it wrote after the boundary."""
     counter = CharCounter()
-    uses = file_uses(messages, cwd, imported.tool_results_side)
+    uses = file_uses(messages, cwd, side)
     realpath = instant_realpath()
     roots = allowed_roots(cwd, uses, realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
@@ -271,17 +273,16 @@ def hook_output(context: str) -> str:
 def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | None, dict[str, Any]]:
     """The additional context for one hook call: the transcript read back from its end to the boundary before
     Claude Code's last compaction."""
-    from pathlib import Path
-
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
     data = read_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES)
-    records, problems = parse_log_lines(data)
+    records, _ = parse_log_lines(data)
     before, summary = before_last_boundary(records)
     split = split_at_last_compaction(records, [r for r in records if r.message is not None])
-    imported = import_records(Path(inp.transcript_path), before, problems)
+    messages, side = conversation_of(before)
     return build_context(
-        imported,
+        messages,
+        side,
         inp.cwd,
         summary=summary or "",
         preserved=[text_of(r) for r in split.preserved],

@@ -143,6 +143,15 @@ def import_records(file: Path, records: list[LogRecord], problems: list[LineProb
     return imported
 
 
+def conversation_of(records: list[LogRecord]) -> tuple[list[Message], dict[str, dict[str, Any]]]:
+    """What ``import_records(...).session.messages`` and ``.tool_results_side`` hold, and nothing else: the
+    messages since the last boundary in ``records``, repaired, with the results' side data (the Claude Code
+    hook's whole need; no origins, title, window or history)."""
+    split = split_at_last_compaction(records, _select_branch(records, Counter()))
+    messages, _, _ = _merge(split.context)
+    return repair(messages).messages, _side_data(split.context)
+
+
 def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
     if not file.exists():
         raise FileNotFoundError(f"no Claude Code session log at {file}")
@@ -166,21 +175,24 @@ def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogR
     """The message records of the branch that ends at the last message, in file order, without duplicates."""
     unique: list[LogRecord] = []
     seen: set[str] = set()
+    by_uuid: dict[str, LogRecord] = {}
     for record in records:
+        uuid = record.uuid
+        if uuid is not None:
+            by_uuid[uuid] = record
         if record.message is None:
             skipped[str(record.data.get("type"))] += 1
             continue
-        if record.uuid is not None:
-            if record.uuid in seen:
+        if uuid is not None:
+            if uuid in seen:
                 skipped["duplicate"] += 1
                 continue
-            seen.add(record.uuid)
+            seen.add(uuid)
         unique.append(record)
-    responses = [r for r in unique if r.message is not None and r.message["role"] == "assistant"]
-    leaf = responses[-1] if responses else (unique[-1] if unique else None)
+    leaf = next((r for r in reversed(unique) if r.message is not None and r.message["role"] == "assistant"), None)
+    leaf = leaf or (unique[-1] if unique else None)
     if leaf is None or leaf.uuid is None:
         return unique  # no chain to follow: keep the file's order
-    by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     chain: set[str] = set()
     cursor: str | None = leaf.uuid
     while cursor is not None and cursor not in chain:
@@ -195,20 +207,30 @@ def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogR
             chain.add(record.uuid)
     # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
     # record of a response on the chain, and every result answering a kept call.
-    response_ids = {r.message_id for r in unique if r.uuid in chain and r.message_id}
-    kept = [r for r in unique if r.uuid in chain or (r.message_id is not None and r.message_id in response_ids)]
-    call_ids = {b.get("id") for r in kept if r.message for b in blocks_of(r.message) if b.get("type") == "tool_use"}
-    kept_ids = {id(r) for r in kept}
+    ids = [(r.uuid, r.message_id) for r in unique]
+    response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
+    kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
+    call_ids = {
+        b.get("id")
+        for r, keep in zip(unique, kept, strict=True)
+        if keep and r.message
+        for b in blocks_of(r.message)
+        if b.get("type") == "tool_use"
+    }
     selected: list[LogRecord] = []
-    for record in unique:
-        answers = record.message is not None and any(
-            b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
-        )
-        if id(record) in kept_ids or answers:
+    for record, keep in zip(unique, kept, strict=True):
+        if keep or _answers(record, call_ids):
             selected.append(record)
         else:
             skipped["other-branch"] += 1
     return selected
+
+
+def _answers(record: LogRecord, call_ids: set[Any]) -> bool:
+    """The record holds a result of one of the calls."""
+    return record.message is not None and any(
+        b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
+    )
 
 
 def _merge(selected: list[LogRecord]) -> tuple[list[Message], list[str | None], list[list[LogRecord]]]:
@@ -247,10 +269,7 @@ def _build(
     titled: list[LogRecord],
 ) -> ImportedSession:
     messages, timestamps, sources = _merge(selected)
-    side: dict[str, dict[str, Any]] = {}
-    for record in selected:
-        assert record.message is not None
-        _collect_side(record, blocks_of(record.message), side)
+    side = _side_data(selected)
     fixed = repair(messages)
     origins = [_origin(sources[o]) if o is not None else None for o in fixed.origins]
     session_id = _first_str(records, "sessionId") or file.stem
@@ -278,6 +297,14 @@ def _build(
             str(b.get("text")) for r in selected if r.is_attachment and r.message for b in blocks_of(r.message)
         ),
     )
+
+
+def _side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
+    side: dict[str, dict[str, Any]] = {}
+    for record in selected:
+        assert record.message is not None
+        _collect_side(record, blocks_of(record.message), side)
+    return side
 
 
 def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
