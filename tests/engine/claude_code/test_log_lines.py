@@ -36,3 +36,14 @@ def test_non_finite_numbers_are_refused_only_in_the_message(line: str, problem: 
         assert not problems and records[0].message is not None
     else:
         assert len(problems) == 1 and problems[0].reason.startswith(problem), problems
+
+
+@pytest.mark.parametrize(("depth", "refused"), [(90, False), (96, False), (97, True), (150, True)])
+def test_a_message_nested_too_deep_is_refused(depth: int, refused: bool) -> None:
+    value = "[" * depth + "]" * depth  # in a tool input: message, content, block and input are four levels
+    line = TOOL_USE.replace('"offset":%s', '"deep":' + value)
+    record = '{"type":"assistant","message":{"role":"assistant","content":[' + line + "]}}"
+    _, problems = parse_log_lines((record + "\n").encode())
+    assert bool(problems) == refused, problems
+    if refused:
+        assert "nested more than 100 levels deep" in problems[0].reason

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import (
+    MAX_NESTING,
     Message,
     MessageShapeError,
     blocks_of,
@@ -145,7 +146,7 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
                 problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"
             else:
                 record = LogRecord(line_no, value)
-                problem = _check_record(record, finite)
+                problem = _check_record(record, finite, raw)
         if problem is not None:
             problems.append(LineProblem(line_no, problem))
             continue
@@ -173,9 +174,9 @@ def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str
     return records[:cut], summary
 
 
-def _check_record(record: LogRecord, finite: bool) -> str | None:
+def _check_record(record: LogRecord, finite: bool, line: bytes) -> str | None:
     """None when the record is usable, else why not; parses a message record's ``message`` (``finite``: the
-    record holds no NaN or infinity, so its message need not be searched for one)."""
+    record holds no NaN or infinity, so its message need not be searched for one; ``line``: its bytes)."""
     kind = record.data.get("type")
     if not isinstance(kind, str):
         return "a record without a string 'type'"
@@ -190,7 +191,9 @@ def _check_record(record: LogRecord, finite: bool) -> str | None:
     if raw.get("role") != kind:
         return f"a {kind} record whose message has role {raw.get('role')!r}"
     try:  # what an append refuses is refused here too: NaN or Infinity, a tool path that names no file
-        record.message = normalize_message(raw, where=f"{kind} message")
+        # A line with at most MAX_NESTING brackets cannot nest deeper than that: only the others are walked.
+        shallow = line.count(b"{") + line.count(b"[") <= MAX_NESTING
+        record.message = normalize_message(raw, where=f"{kind} message", nesting=not shallow)
         if not finite:
             check_finite(record.message, f"{kind} message")
         check_input_paths(record.message, f"{kind} message")

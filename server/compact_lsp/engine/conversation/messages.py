@@ -87,7 +87,7 @@ def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True)
     """
     if not isinstance(raw, dict):
         raise MessageShapeError(f"{where}: expected an object with 'role' and 'content', got {type(raw).__name__}")
-    if nesting:  # off only for messages already checked (a record being applied after check_record)
+    if nesting:  # off only for messages already checked, or whose JSON has too few brackets to nest that deep
         check_nesting(raw, where)
     role = raw.get("role")
     if role not in ("user", "assistant"):
