@@ -234,6 +234,8 @@ def repair(messages: list[Message], *, alternating: bool = False) -> Repair:
     its calls are answered as interrupted there, rather than the two merged into one response.
     """
     actions: list[str] = []
+    if is_valid(messages):  # the usual case (an import, a replay): one check instead of the passes below
+        return Repair([{**m, "content": list(blocks_of(m))} for m in messages], actions, list(range(len(messages))))
     # The steps build new message dicts and content lists and never change a block, so copying each message
     # keeps the input unchanged; a deep copy of the whole conversation cost a quarter of the hook's time.
     work = [dict(m) for m in messages]
