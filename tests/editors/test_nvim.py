@@ -187,7 +187,7 @@ def test_files_float_previews_rehydration_within_the_budget(commands: NvimRun) -
     text = "\n".join(float_["lines"])
     assert "Rehydration preview" not in text  # the border has the title; the text does not repeat it
     included = [c for c in preview["candidates"] if c["included"]]
-    assert f"{len(included)} of {len(preview['candidates'])} files" in text
+    assert f"{len(included)} of {len(preview['candidates']) + preview['unlisted']} files" in text
     for candidate in preview["candidates"]:
         mark = "✓" if candidate["included"] else "✗"
         assert re.search(rf"{mark} .*{re.escape(Path(candidate['path']).name)}", text), text

@@ -811,7 +811,7 @@ export interface RehydrationPreviewArguments {
   sessionId?: SessionId;
 }
 /**
- * compact.rehydrationPreview: `budget` is an object; the token budget is budget.tokenBudget.
+ * compact.rehydrationPreview: `budget` is an object; the token budget is budget.tokenBudget. `candidates` lists the files considered, best first, up to the first 100 left out for the budget or the file limit; `unlisted` counts the candidates after them (all left out), so every file the session knows is `candidates.length + unlisted`.
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "RehydrationPreview".
@@ -819,6 +819,10 @@ export interface RehydrationPreviewArguments {
 export interface RehydrationPreview {
   budget: RehydrationBudget;
   candidates: RehydrationCandidate[];
+  /**
+   * Candidates after the listed ones, left out for the budget or the file limit without being read (0 when every candidate is listed).
+   */
+  unlisted: number;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -130,13 +130,14 @@ def _candidate(candidate: Candidate) -> Answer:
 
 
 def rehydration_answer(result: RehydrationResult, settings: RehydrationSettings) -> Answer:
-    """``compact.rehydrationPreview``: the budget and every candidate with what became of it."""
+    """``compact.rehydrationPreview``: the budget, the candidates listed with what became of each, and how many more
+    were left out unlisted (past the budget or the file limit)."""
     budget = {
         "maxFiles": settings.max_files,
         "tokenBudget": settings.budget_tokens,
         "maxTokensPerFile": settings.file_cap_tokens,
     }
-    return {"budget": budget, "candidates": [_candidate(c) for c in result.candidates]}
+    return {"budget": budget, "candidates": [_candidate(c) for c in result.candidates], "unlisted": result.unlisted}
 
 
 def read_file_answer(record: ReadRecord) -> Answer:

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.compaction.file_ranking import boosted_ranker
-from compact_lsp.engine.compaction.rehydration import RehydrationResult, rehydrate, rehydration_candidates
+from compact_lsp.engine.compaction.rehydration import (
+    LISTED_PAST_BUDGET,
+    RehydrationResult,
+    rehydrate,
+    rehydration_candidates,
+)
 from compact_lsp.engine.compaction.skills import SkillFile, skills_from_read_state
 from compact_lsp.engine.conversation.messages import Attachment, Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
@@ -127,8 +132,10 @@ def test_once_the_budget_is_spent_no_more_files_are_read(ws: Workspace) -> None:
     result = ws.rehydrate(read_text=read_text)
     included = [c for c in result.candidates if c.included]
     assert 15 <= len(included) <= len(opened) <= len(included) + 2  # at most one read to be cut to what is left
-    assert len(result.candidates) == 200
-    assert "left in the total budget" in reason_of(result, "lib/b0.py")
+    assert len(result.candidates) == len(included) + LISTED_PAST_BUDGET  # the first hundred left out say why
+    assert len(result.candidates) + result.unlisted == 200  # the rest are counted, never looked at
+    assert "left in the total budget" in reason_of(result, "lib/b99.py")
+    assert all(c.path != "lib/b0.py" for c in result.candidates)
     assert file_paths(result) == file_paths(ws.rehydrate())  # the same files as reading every one
 
 

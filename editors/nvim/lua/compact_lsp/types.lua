@@ -160,7 +160,8 @@
 
 ---@class compact_lsp.RehydrationPreview
 ---@field budget compact_lsp.RehydrationBudget
----@field candidates compact_lsp.RehydrationCandidate[]
+---@field candidates compact_lsp.RehydrationCandidate[] best first, up to the first 100 left out
+---@field unlisted integer? candidates after those, left out and not read (absent from older servers)
 
 ---@class compact_lsp.MessageEntry
 ---@field kind 'message'

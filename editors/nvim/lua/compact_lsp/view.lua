@@ -314,12 +314,14 @@ function M.files_doc(preview)
       used = used + (c.tokens or 0)
     end
   end
+  -- older servers listed every candidate and sent no count
+  local unlisted = type(preview.unlisted) == 'number' and preview.unlisted or 0
   doc:add({
     {
       string.format(
         '%d of %d files would be re-attached after a full compaction: %s of %s tokens',
         included,
-        #candidates,
+        #candidates + unlisted,
         format.tokens(used),
         format.tokens(budget_tokens)
       ),
@@ -336,6 +338,17 @@ function M.files_doc(preview)
       c.included and { '✓', 'DiagnosticOk' } or { '✗', 'DiagnosticError' },
       string.format(' %7s  %5.2f  %s', format.tokens(c.tokens), tonumber(c.score) or 0, format.path_fit(c.path, PATH_WIDTH)),
       c.reason and { '  ' .. c.reason, 'Comment' } or '',
+    })
+  end
+  if unlisted > 0 then
+    doc:add({
+      {
+        string.format(
+          '  …and %d more left out, not listed: older, past the budget or the file limit (not read again)',
+          unlisted
+        ),
+        'Comment',
+      },
     })
   end
   return doc

@@ -175,14 +175,21 @@ export function renderRehydrationPage(preview: RehydrationPreview, options: Page
         `<td class="num optional">${c.score.toFixed(2)}</td><td class="muted">${escapeHtml(c.reason)}</td></tr>`,
     )
     .join("");
+  // older servers listed every candidate and sent no count
+  const unlisted = typeof preview.unlisted === "number" ? preview.unlisted : 0;
+  const total = preview.candidates.length + unlisted;
   const body = [
     `<h1>Rehydration preview</h1>`,
-    `<p id="summary">After a compaction now, ${included.length} of ${preview.candidates.length} files would be ` +
+    `<p id="summary">After a compaction now, ${included.length} of ${total.toLocaleString("en-US")} files would be ` +
       `re-attached: ${formatTokens(used)} of the ${formatTokens(budgetTokens(preview.budget))} token budget.</p>`,
     preview.candidates.length === 0
       ? `<p class="muted">No candidates: no files have been read in this session.</p>`
       : `<div class="table-wrap"><table><tr><th class="num">#</th><th>File</th><th>Decision</th><th class="num">Tokens</th>` +
         `<th class="num optional">Score</th><th>Why</th></tr>${rows}</table></div>`,
+    unlisted > 0
+      ? `<p class="muted" id="unlisted">…and ${unlisted.toLocaleString("en-US")} more left out, not listed: ` +
+        `older than these, and past the budget or the file limit by their size when last read (not read again).</p>`
+      : "",
   ].join("\n");
   return page("Rehydration preview", body, options);
 }

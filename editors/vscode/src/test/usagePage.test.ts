@@ -94,10 +94,28 @@ test("the rehydration preview says which files fit the budget and why", () => {
         { path: "src/app.py", score: 0.91, tokens: 4000, included: true, reason: "read 2 minutes ago", partial: false, deleted: false, source: "read" },
         { path: "data.json", score: 0.4, tokens: 9000, included: false, reason: "over the per-file limit", partial: false, deleted: false, source: "read" },
       ],
+      unlisted: 0,
     },
     OPTIONS,
   );
   assert.match(html, /1 of 2 files would be re-attached: 4k of the 50k token budget/);
   assert.match(html, /data\.json<\/code><\/td><td>left out/);
   assert.match(html, /over the per-file limit/);
+  assert.doesNotMatch(html, /id="unlisted"/);
+});
+
+test("the rehydration preview counts the candidates past the budget it does not list", () => {
+  const html = renderRehydrationPage(
+    {
+      budget: { maxFiles: 50, tokenBudget: 20000, maxTokensPerFile: 8000 },
+      candidates: [
+        { path: "src/app.py", score: 1, tokens: 400, included: true, reason: "fits the budget", partial: false, deleted: false, source: "disk" },
+        { path: "src/old.py", score: 0.5, tokens: 450, included: false, reason: "about 450 tokens when last read; only 120 left in the total budget", partial: false, deleted: false, source: "disk" },
+      ],
+      unlisted: 40958,
+    },
+    OPTIONS,
+  );
+  assert.match(html, /1 of 40,960 files would be re-attached/);
+  assert.match(html, /id="unlisted">…and 40,958 more left out, not listed/);
 });

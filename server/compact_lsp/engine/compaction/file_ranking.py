@@ -47,13 +47,19 @@ Ranker = Callable[[Sequence[FileActivity]], list[float]]
 """Scores aligned with the activities given; higher is better. Ties go to the more recent file."""
 
 
-def recency_ranker(activities: Sequence[FileActivity]) -> list[float]:
-    """Newest first: 1.0 for the most recent file, 1/2 for the next, 1/3, ... (the seed's rule)."""
-    order = sorted(range(len(activities)), key=lambda i: -activities[i].last_seen)
-    scores = [0.0] * len(activities)
-    for rank, i in enumerate(order):
-        scores[i] = 1.0 / (1 + rank)
-    return scores
+class RecencyRanker:
+    """Newest first: 1.0 for the most recent file, 1/2 for the next, 1/3, ... (the seed's rule). Its order is the
+    read times' alone, so ``ranked_files`` takes its candidates one by one instead of scoring every file."""
+
+    def __call__(self, activities: Sequence[FileActivity]) -> list[float]:
+        order = sorted(range(len(activities)), key=lambda i: -activities[i].last_seen)
+        scores = [0.0] * len(activities)
+        for rank, i in enumerate(order):
+            scores[i] = 1.0 / (1 + rank)
+        return scores
+
+
+recency_ranker = RecencyRanker()
 
 
 def boosted_ranker(edit_boost: float = 0.5, focus_boost: float = 0.5, frequency: float = 0.0) -> Ranker:
@@ -160,8 +166,62 @@ def file_activities(
         )
     )
     for item in ranked:
-        item.excluded = _exclusion(item.activity, real_roots, denied)
+        item.excluded = exclusion(item.activity, real_roots, denied)
     return ranked
+
+
+@dataclass(frozen=True)
+class ActivityMaker:
+    """Makes one file's ``FileActivity`` from what the read-file state and the editor know, for any file asked."""
+
+    roots: list[str]
+    real_roots: list[str]
+    documents: list[EditorDocument]
+    """Open documents, most recently focused first."""
+    by_real: dict[str, EditorDocument]
+    focus: dict[str, int]
+    uses: HistoryUses
+
+    @classmethod
+    def of(cls, read_state: ReadFileState, workspace_roots: Sequence[str], uses: HistoryUses) -> ActivityMaker:
+        documents = read_state.open_documents()
+        return cls(
+            roots=[os.path.abspath(r) for r in workspace_roots],
+            real_roots=resolved_roots(workspace_roots),
+            documents=documents,
+            by_real={doc.realpath: doc for doc in documents},
+            focus={doc.realpath: rank for rank, doc in enumerate(documents)},
+            uses=uses,
+        )
+
+    def of_record(self, record: ReadRecord) -> FileActivity:
+        return FileActivity(
+            realpath=record.realpath,
+            path=_display(record.resolved_path, record.realpath, self.roots, self.real_roots),
+            last_seen=record.read_at,
+            record=record,
+            document=self.by_real.get(record.realpath),
+            edited=record.kind in ("write", "edit"),
+            focus_rank=self.focus.get(record.realpath),
+            uses=self.uses.get(record.realpath, ()),
+        )
+
+    def of_document(self, doc: EditorDocument) -> FileActivity:
+        """An open document the agent never read."""
+        return FileActivity(
+            realpath=doc.realpath,
+            path=_display(doc.path, doc.realpath, self.roots, self.real_roots),
+            last_seen=doc.focused_at,
+            record=None,
+            document=doc,
+            edited=False,
+            focus_rank=self.focus[doc.realpath],
+            uses=self.uses.get(doc.realpath, ()),
+        )
+
+    def of_pin(self, real: str) -> FileActivity:
+        """A pinned file neither the agent nor the editor has seen."""
+        return FileActivity(real, _display(real, real, self.roots, self.real_roots), 0.0, None, None, False, None)
 
 
 def _activities(
@@ -169,53 +229,26 @@ def _activities(
 ) -> list[FileActivity]:
     """One activity per file: what the read-file state knows, then open documents never read, then pinned files
     never seen (in pin order)."""
-    roots = [os.path.abspath(r) for r in workspace_roots]
-    real_roots = resolved_roots(workspace_roots)
-    documents = read_state.open_documents()
-    focus = {doc.realpath: rank for rank, doc in enumerate(documents)}
-    by_real = {doc.realpath: doc for doc in documents}
+    make = ActivityMaker.of(read_state, workspace_roots, uses)
     activities: list[FileActivity] = []
     seen: set[str] = set()
     for record in read_state.ranked():
         if record.kind == "editor" or record.realpath in seen:
             continue
         seen.add(record.realpath)
-        activities.append(
-            FileActivity(
-                realpath=record.realpath,
-                path=_display(record.resolved_path, record.realpath, roots, real_roots),
-                last_seen=record.read_at,
-                record=record,
-                document=by_real.get(record.realpath),
-                edited=record.kind in ("write", "edit"),
-                focus_rank=focus.get(record.realpath),
-                uses=uses.get(record.realpath, ()),
-            )
-        )
-    for doc in documents:
-        if doc.realpath in seen:
-            continue
-        seen.add(doc.realpath)
-        activities.append(
-            FileActivity(
-                realpath=doc.realpath,
-                path=_display(doc.path, doc.realpath, roots, real_roots),
-                last_seen=doc.focused_at,
-                record=None,
-                document=doc,
-                edited=False,
-                focus_rank=focus[doc.realpath],
-                uses=uses.get(doc.realpath, ()),
-            )
-        )
+        activities.append(make.of_record(record))
+    for doc in make.documents:
+        if doc.realpath not in seen:
+            seen.add(doc.realpath)
+            activities.append(make.of_document(doc))
     for real in pinned:
         if real not in seen:
             seen.add(real)
-            activities.append(FileActivity(real, _display(real, real, roots, real_roots), 0.0, None, None, False, None))
+            activities.append(make.of_pin(real))
     return activities
 
 
-def _exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -> str | None:
+def exclusion(act: FileActivity, real_roots: Sequence[str], denied: set[str]) -> str | None:
     # Cheap checks for every file; _pack_one also checks the realpath now, in case a symlink was re-pointed.
     if root_of(act.realpath, real_roots) is None:
         return "outside the workspace roots"

@@ -7,9 +7,11 @@ denied (a rejected edit keeps its file: the agent edits it again). Each is re-re
 the file gate (``file_gate``: by default over the allowed roots) — from disk, or from the editor's unsaved buffer
 when the document is dirty — so what comes back is never stale. Files come back best ranked first until the
 token budget is spent (``max_files`` only bounds the count); once what is left is too little for even an excerpt,
-a file the read-file state knows to be bigger is listed as not fitting without being read, so rehydration costs
-what it returns, not what the read-file state holds. A file over the per-file budget comes back as the
-ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
+a file the read-file state knows to be bigger is left out without being read. Candidates are taken one by one
+(``ranked_files``) and the listing stops after the first ``LISTED_PAST_BUDGET`` files left out for the budget or
+the file limit, once nothing after them can fit: the rest are only counted (``unlisted``), so rehydration and its
+preview cost what they return, not what the read-file state holds. A file over the per-file budget comes back as
+the ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
 
 Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
 system prompt already; pass none in that case). The summary itself comes before all of them (``compaction``).
@@ -39,14 +41,8 @@ from compact_lsp.engine.compaction.file_excerpts import (
     render_plan,
     render_tag,
 )
-from compact_lsp.engine.compaction.file_ranking import (
-    RankedFile,
-    Ranker,
-    file_activities,
-    recency_ranker,
-    resolved_roots,
-    root_of,
-)
+from compact_lsp.engine.compaction.file_ranking import RankedFile, Ranker, recency_ranker, resolved_roots, root_of
+from compact_lsp.engine.compaction.ranked_files import Entry, ranked_files
 from compact_lsp.engine.compaction.skills import PathText
 from compact_lsp.engine.compaction.skills import skill_attachments as skill_attachments_for
 from compact_lsp.engine.conversation.messages import Attachment, Message, blocks_of, result_text
@@ -87,6 +83,8 @@ class RehydrationResult:
     """Tokens of every attachment: plan, files, skills and memory indexes."""
     file_tokens: int = 0
     skill_tokens: int = 0
+    unlisted: int = 0
+    """Candidates after the listed ones, left out for the budget or the file limit and not looked at one by one."""
 
 
 def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
@@ -186,11 +184,33 @@ def _pack_one(
 # -- the entry points ---------------------------------------------------------------------------------------
 
 
+LISTED_PAST_BUDGET = 100
+"""Files left out for the budget or the file limit that are still listed, each with why; those after them are
+only counted (``unlisted``) and never looked at, so rehydration and its preview cost what they return."""
+
+
 @dataclass
 class _FilePack:
     attachments: list[Attachment] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     tokens: int = 0
+    unlisted: int = 0
+
+
+def _left_out(entry: Entry, full: bool, spent: bool, allowed: int) -> bool:
+    """What the read-file state knows leaves it out: the file limit is reached, or the budget is spent and the file
+    was bigger than what is left when last read (it is not read to be sure)."""
+    return full or (spent and entry.estimate > allowed)
+
+
+def _left_out_candidate(item: RankedFile, estimate: int, max_files: int | None, allowed: int) -> Candidate:
+    """A file left out by ``_left_out``: beyond the file limit (``max_files``), else past the budget."""
+    reason = (
+        f"beyond the {max_files}-file limit"
+        if max_files is not None
+        else f"about {estimate} tokens when last read; only {max(allowed, 0)} left in the total budget"
+    )
+    return Candidate(item.activity.path, item.score, estimate, False, reason)
 
 
 def _pack_files(
@@ -207,27 +227,31 @@ def _pack_files(
     pinned: Sequence[str] = (),
 ) -> _FilePack:
     reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
-    ranked = file_activities(
+    ranked = ranked_files(
         read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker, pinned=pinned
     )
     real_roots = resolved_roots(workspace_roots)
     denied = {os.path.realpath(p) for p in denied_paths}
-    pack = _FilePack()
-    for item in ranked:
+    budget, pack, past = settings.budget_tokens, _FilePack(), 0
+    while (entry := ranked.next_entry()) is not None:
+        allowed = budget - pack.tokens
+        full, spent = len(pack.attachments) >= settings.max_files, allowed < MIN_PARTIAL_TOKENS
+        if past >= LISTED_PAST_BUDGET:
+            if full or (spent and not ranked.may_fit(allowed)):
+                break  # nothing after this can come back, and enough is listed: the rest is only counted
+            if _left_out(entry, full, spent, allowed):
+                continue
+        item = ranked.make(entry)
         act = item.activity
-        estimate = act.record.tokens if act.record is not None else 0
         if item.excluded is not None:
-            pack.candidates.append(Candidate(act.path, item.score, estimate, False, item.excluded))
+            past += 1 if full or spent else 0
+            pack.candidates.append(Candidate(act.path, item.score, entry.estimate, False, item.excluded))
             continue
-        if len(pack.attachments) >= settings.max_files:
-            reason = f"beyond the {settings.max_files}-file limit"
-            pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
-            continue
-        allowed = settings.budget_tokens - pack.tokens
-        if estimate > allowed < MIN_PARTIAL_TOKENS:
-            # the budget is spent: what the read-file state knows says it cannot fit, so it is not read to be sure
-            reason = f"about {estimate} tokens when last read; only {max(allowed, 0)} left in the total budget"
-            pack.candidates.append(Candidate(act.path, item.score, estimate, False, reason))
+        if _left_out(entry, full, spent, allowed):
+            past += 1
+            pack.candidates.append(
+                _left_out_candidate(item, entry.estimate, settings.max_files if full else None, allowed)
+            )
             continue
         packed = _pack_one(
             item,
@@ -246,6 +270,7 @@ def _pack_files(
         if packed.attachment is not None:
             pack.attachments.append(packed.attachment)
             pack.tokens += candidate.tokens
+    pack.unlisted = ranked.total - len(pack.candidates)
     return pack
 
 
@@ -328,4 +353,4 @@ def rehydrate(
             tokens_used += tokens
     files, skill_count = len(pack.attachments), len(skill_attachments)
     log.info("rehydrated %d files (%d tokens), %d skills (%d tokens)", files, pack.tokens, skill_count, skill_tokens)
-    return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens)
+    return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens, pack.unlisted)

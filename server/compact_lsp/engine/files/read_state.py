@@ -16,7 +16,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import (
@@ -30,6 +30,7 @@ from compact_lsp.engine.conversation.messages import (
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.files.editor_documents import EditorDocument, EditorDocuments, display_path
 from compact_lsp.engine.files.file_tool_calls import FileToolCalls, ReadFlag
+from compact_lsp.engine.files.read_order import ReadOrder
 from compact_lsp.engine.files.read_record import (
     Freshness,
     ReadRecord,
@@ -85,6 +86,8 @@ class ReadFileState:
         self._counter = counter
         self._stat = stat
         self._records: OrderedDict[str, ReadRecord] = OrderedDict()
+        self.order = ReadOrder()
+        """Time order and size classes of the records (read_order.py): rehydration stops without a full pass."""
         self.documents = EditorDocuments(
             self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
         )
@@ -260,10 +263,14 @@ class ReadFileState:
         )
 
     def _put(self, record: ReadRecord) -> ReadRecord:
+        replaced = self._records.pop(record.realpath, None)
+        if replaced is not None:
+            self.order.removed(replaced)
         self._records[record.realpath] = record
-        self._records.move_to_end(record.realpath)
+        self.order.added(record)
         while len(self._records) > self.capacity:
-            evicted, _ = self._records.popitem(last=False)
+            evicted, forgotten = self._records.popitem(last=False)
+            self.order.removed(forgotten)
             log.debug("read-file state full: forgot %s", evicted)
         return record
 
@@ -271,6 +278,9 @@ class ReadFileState:
 
     def get(self, path: str) -> ReadRecord | None:
         return self._records.get(self._key(path))
+
+    def by_realpath(self, realpath: str) -> ReadRecord | None:
+        return self._records.get(realpath)
 
     def __len__(self) -> int:
         return len(self._records)
@@ -307,6 +317,11 @@ class ReadFileState:
     def ranked(self) -> list[ReadRecord]:
         """Records newest first: the order rehydration considers them in."""
         return list(reversed(tuple(self._records.values())))
+
+    def newest_first(self) -> Iterator[ReadRecord]:
+        """``ranked()`` one by one, copying nothing: only under the session's lock (a change meanwhile ends it with
+        RuntimeError)."""
+        return reversed(self._records.values())
 
     # -- history -------------------------------------------------------------------------------------------
 
