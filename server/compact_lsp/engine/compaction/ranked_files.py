@@ -8,14 +8,17 @@ not in what comes back. With the recency ranker (the product's) the order is the
 - the read-file state's records in time order (``ReadOrder.time_ordered``) and nothing pinned: its records as they
   are, newest first, with the few open documents the agent never read merged in by focus time; nothing is copied
   or sorted;
-- otherwise (a clock that went back, or pins, which come first with their recency score): one pass over the read
-  times and a sort of them (a C-level pass, well under a microsecond a record), then one by one.
+- the same with pinned files the agent read: they come first, each with its recency score, its place found by a
+  C-level search of the records' keys (tens of nanoseconds a record passed);
+- otherwise (a clock that went back, a pinned document or a pin never read): one pass over the read times and a
+  sort of them (about half a microsecond a record), then one by one.
 
 Any other ranker (the evaluation's) scores every file: ``file_activities``, handed out the same way.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -116,6 +119,8 @@ def ranked_files(
     total = len(read_state) + len(loose) + len(pins)
     if read_state.order.time_ordered and not pinned:
         raws: Iterator[_Raw] = _merged(read_state.newest_first(), loose)
+    elif read_state.order.time_ordered and all(read_state.by_realpath(real) is not None for real in pinned):
+        raws = _pinned_records_first(read_state, loose, pinned)
     else:
         raws = _sorted(read_state, loose, pins, pinned)
     entries = (Entry(_estimate(raw[1]), raw[1] is None, raw) for raw in raws)
@@ -141,6 +146,22 @@ def _merged(records: Iterator[ReadRecord], loose: list[EditorDocument]) -> Itera
     for doc in docs[i:]:
         yield rank, None, doc, doc.realpath, False
         rank += 1
+
+
+def _pinned_records_first(
+    read_state: ReadFileState, loose: list[EditorDocument], pinned: Sequence[str]
+) -> Iterator[_Raw]:
+    """Pinned files the agent read first (in pin order), each with its rank in ``_merged``: its place among the
+    records (a C-level search of their keys) plus the documents strictly newer; then ``_merged`` without them."""
+    pin_order = {real: i for i, real in enumerate(pinned)}
+    first = sorted(pin_order, key=pin_order.__getitem__)
+    for real in first:
+        record = read_state.by_realpath(real)
+        assert record is not None  # checked by the caller
+        place = operator.indexOf(read_state.realpaths_newest_first(), real)
+        yield place + sum(1 for d in loose if d.focused_at > record.read_at), record, None, real, True
+    skip = set(first)
+    yield from (raw for raw in _merged(read_state.newest_first(), loose) if raw[3] not in skip)
 
 
 def _sorted(

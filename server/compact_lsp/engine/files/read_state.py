@@ -319,9 +319,11 @@ class ReadFileState:
         return list(reversed(tuple(self._records.values())))
 
     def newest_first(self) -> Iterator[ReadRecord]:
-        """``ranked()`` one by one, copying nothing: only under the session's lock (a change meanwhile ends it with
-        RuntimeError)."""
+        """``ranked()`` one by one, copying nothing (under the session's lock: a change would end it, RuntimeError)."""
         return reversed(self._records.values())
+
+    def realpaths_newest_first(self) -> Iterator[str]:
+        return reversed(self._records)
 
     # -- history -------------------------------------------------------------------------------------------
 
