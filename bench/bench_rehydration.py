@@ -1,12 +1,14 @@
-"""Rehydration benchmark (issue 3): time to build the post-compaction attachments, excluding the model.
+"""Rehydration benchmark (issues 3 and 28): time to build the post-compaction attachments, excluding the model.
 
 Run: .venv/bin/python bench/bench_rehydration.py  — prints a markdown table and writes
 bench/results/rehydration.json. Scenarios: a read-file state full to capacity (4,096 small files), the newest
 files big enough to come back as ranges (up to 8 MiB), and kept messages of ~200k tokens searched for verbatim
-copies. Each figure is the best of 5 runs with a fresh token counter (its cache would flatter a repeat). Then the same
-with 4k, 40k and 400k candidates (``--candidates``): rehydration reads and counts only what can still fit, so its
-time should stay flat; the preview lists every candidate, so it grows with them (from what the read-file state
-knows, nothing is read past the budget).
+copies. Each figure is the best of 5 runs with a fresh token counter (its cache would flatter a repeat), CPU time
+beside wall (the machine is shared: CPU is the figure to compare). Then 4k, 40k and 400k candidates: rehydration
+takes candidates best first and stops once its budget is spent (the first 100 left out are still listed, the rest
+only counted), so rehydrate and the preview should cost the same at every size: the goal is 400k / 4k <= 2x in CPU.
+The same with the oldest file pinned: pins come first with their recency score, so its place among the records
+is searched for (a C-level pass over their keys down to it), shown to say what that linear term costs.
 """
 
 from __future__ import annotations
@@ -79,16 +81,60 @@ def kept_messages(tokens: int) -> list[Message]:
     ]
 
 
-def best_of(fn: Callable[[], Any], repeat: int = 5) -> float:
-    times = []
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """Best wall and best CPU seconds of ``repeat`` runs."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return min(walls), min(cpus)
 
 
-def main() -> None:
+def candidate_rows(settings: RehydrationSettings, plan: PlanState, encoding: Any) -> list[dict[str, Any]]:
+    """4k, 40k and 400k candidates, as they are and with the oldest file pinned."""
+    rows: list[dict[str, Any]] = []
+    for n in CANDIDATES:
+        with tempfile.TemporaryDirectory() as tmp:
+            state = build_candidates(Path(tmp), n)
+            oldest = state.ranked()[-1].realpath
+            for pinned in ((), (oldest,)):
+
+                def run_n(state: ReadFileState = state, tmp: str = tmp, pinned: tuple[str, ...] = pinned) -> None:
+                    counter = TiktokenCounter(encoding)
+                    rehydrate(read_state=state, kept_messages=[], settings=settings, counter=counter,
+                              workspace_roots=[tmp], plan=plan, pinned=pinned)  # fmt: skip
+
+                def preview_n(state: ReadFileState = state, tmp: str = tmp, pinned: tuple[str, ...] = pinned) -> None:
+                    counter = TiktokenCounter(encoding)
+                    rehydration_candidates(state, kept_messages=[], settings=settings, counter=counter,
+                                           workspace_roots=[tmp], pinned=pinned)  # fmt: skip
+
+                wall, cpu = timed(run_n, 3)
+                preview_wall, preview_cpu = timed(preview_n, 3)
+                name = f"{n:,} small candidates" + (", the oldest pinned" if pinned else "")
+                rows.append({"scenario": name, "candidates": n, "pinned": len(pinned), "rehydrate_ms": wall * 1e3,
+                             "rehydrate_cpu_ms": cpu * 1e3, "preview_ms": preview_wall * 1e3,
+                             "preview_cpu_ms": preview_cpu * 1e3, "load": os.getloadavg()[0]})  # fmt: skip
+                print(rows[-1], file=sys.stderr, flush=True)  # progress; the table is the result
+    return rows
+
+
+def flatness(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """CPU at the largest over the smallest candidate count, for rehydrate and the preview, unpinned (the goal)
+    and pinned (what searching for the pin's place costs)."""
+    goals: dict[str, Any] = {}
+    for pinned, label in ((0, ""), (1, "pinned_")):
+        by_n = {r["candidates"]: r for r in rows if r["pinned"] == pinned}
+        for key in ("rehydrate", "preview"):
+            goals[f"{label}{key}_cpu_ms"] = [by_n[n][f"{key}_cpu_ms"] for n in CANDIDATES]
+            goals[f"{label}{key}_ratio"] = by_n[CANDIDATES[-1]][f"{key}_cpu_ms"] / by_n[CANDIDATES[0]][f"{key}_cpu_ms"]
+    goals["flat"] = max(goals["rehydrate_ratio"], goals["preview_ratio"]) <= 2
+    return goals
+
+
+def main() -> int:
     encoding = load_encoding()
     settings = RehydrationSettings()
     plan = PlanState(text="- [~] fix the cache (in_progress)", source="tool")
@@ -123,33 +169,37 @@ def main() -> None:
                     workspace_roots=[tmp],
                 )
 
-            rows.append({"scenario": name, "rehydrate_ms": best_of(run) * 1e3, "preview_ms": best_of(preview) * 1e3})
-    for n in CANDIDATES:
-        with tempfile.TemporaryDirectory() as tmp:
-            state = build_candidates(Path(tmp), n)
-
-            def run_n(state: ReadFileState = state, tmp: str = tmp) -> None:
-                rehydrate(read_state=state, kept_messages=[], settings=settings, counter=TiktokenCounter(encoding),
-                          workspace_roots=[tmp], plan=plan)  # fmt: skip
-
-            def preview_n(state: ReadFileState = state, tmp: str = tmp) -> None:
-                rehydration_candidates(state, kept_messages=[], settings=settings, counter=TiktokenCounter(encoding),
-                                       workspace_roots=[tmp])  # fmt: skip
-
-            rows.append({"scenario": f"{n:,} small candidates", "rehydrate_ms": best_of(run_n, 3) * 1e3,
-                         "preview_ms": best_of(preview_n, 3) * 1e3, "load": os.getloadavg()[0]})  # fmt: skip
-            print(rows[-1], file=sys.stderr, flush=True)  # progress; the table is the result
-    print("| scenario | rehydrate (ms) | preview (ms) |\n|---|---:|---:|")
+            (wall, cpu), (preview_wall, preview_cpu) = timed(run, 5), timed(preview, 5)
+            rows.append({"scenario": name, "rehydrate_ms": wall * 1e3, "rehydrate_cpu_ms": cpu * 1e3,
+                         "preview_ms": preview_wall * 1e3, "preview_cpu_ms": preview_cpu * 1e3,
+                         "load": os.getloadavg()[0]})  # fmt: skip
+    candidates = candidate_rows(settings, plan, encoding)
+    rows += candidates
+    goals = flatness(candidates)
+    print("| scenario | rehydrate (ms) | its CPU (ms) | preview (ms) | its CPU (ms) | load (1 min) |")
+    print("|---|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['scenario']} | {row['rehydrate_ms']:.1f} | {row['preview_ms']:.1f} |")
+        cpu, preview_cpu = row.get("rehydrate_cpu_ms"), row.get("preview_cpu_ms")
+        print(f"| {row['scenario']} | {row['rehydrate_ms']:.1f} | {'–' if cpu is None else f'{cpu:.1f}'} "
+              f"| {row['preview_ms']:.1f} | {'–' if preview_cpu is None else f'{preview_cpu:.1f}'} "
+              f"| {row.get('load', os.getloadavg()[0]):.2f} |")  # fmt: skip
+    per = " / ".join(f"{ms:.1f}" for ms in goals["rehydrate_cpu_ms"])
+    pinned = " / ".join(f"{ms:.1f}" for ms in goals["pinned_rehydrate_cpu_ms"])
+    print(
+        f"\n- rehydrate CPU at 4k / 40k / 400k candidates: {per} ms, 400k / 4k **{goals['rehydrate_ratio']:.2f}x**; "
+        f"the preview {goals['preview_ratio']:.2f}x (goal <= 2x): {'ok' if goals['flat'] else 'OVER'}\n"
+        f"- with the oldest file pinned (its place searched for): {pinned} ms, {goals['pinned_rehydrate_ratio']:.2f}x"
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     machine = {
         "python": platform.python_version(),
         "machine": platform.machine(),
         "system": platform.system(),
     }
-    (RESULTS / "rehydration.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2) + "\n")
+    report = {"machine": machine, "rows": rows, "goals": goals}
+    (RESULTS / "rehydration.json").write_text(json.dumps(report, indent=2) + "\n")
+    return 0 if goals["flat"] else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

