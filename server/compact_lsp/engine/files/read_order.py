@@ -34,8 +34,9 @@ class ReadOrder:
         self._newest_at = max(self._newest_at, record.read_at)
         self._classes[size_class(record.tokens)] += 1
 
-    def removed(self, record: ReadRecord) -> None:
-        self._classes[size_class(record.tokens)] -= 1
+    def removed(self, record: ReadRecord | None) -> None:
+        if record is not None:
+            self._classes[size_class(record.tokens)] -= 1
 
     def may_hold(self, tokens: int) -> bool:
         """Whether some record may be of at most ``tokens`` tokens (False is sure; True means look)."""

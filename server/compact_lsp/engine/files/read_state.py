@@ -263,9 +263,7 @@ class ReadFileState:
         )
 
     def _put(self, record: ReadRecord) -> ReadRecord:
-        replaced = self._records.pop(record.realpath, None)
-        if replaced is not None:
-            self.order.removed(replaced)
+        self.order.removed(self._records.pop(record.realpath, None))  # a record replaced, if any
         self._records[record.realpath] = record
         self.order.added(record)
         while len(self._records) > self.capacity:
