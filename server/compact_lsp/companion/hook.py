@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import (
     read_tail,
     reattached_files,
@@ -39,7 +40,6 @@ from compact_lsp.engine.claude_code.compaction_view import (
     text_of,
 )
 from compact_lsp.engine.claude_code.log_lines import before_last_boundary, parse_log_lines
-from compact_lsp.engine.claude_code.transcript_log import conversation_of
 from compact_lsp.engine.compaction.hook_policy import (
     CLAUDE_CODE_MEMORY,
     DEFAULT_BUDGET,
@@ -218,7 +218,7 @@ def build_context(
     budget: int = DEFAULT_BUDGET,
 ) -> tuple[str | None, dict[str, Any]]:
     """The additional context for the conversation Claude Code compacted (None: nothing to add), and figures for
-    the log: ``messages`` and ``side`` as ``transcript_log.conversation_of`` gives them (the messages and the
+    the log: ``messages`` and ``side`` as ``claude_code/branch.conversation_of`` gives them (the messages and the
     results' side data); ``reattached``: the (path, text) of the ``file`` attachments it wrote after the boundary."""
     counter = CharCounter()
     uses = file_uses(messages, cwd, side)

@@ -16,7 +16,6 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, Any
 
 from compact_lsp.companion.hook import NotForUs, hook_output, parse_hook_input
@@ -56,15 +55,16 @@ def hook_main(argv: Sequence[str]) -> int | None:
     return run_hook(sys.stdin.buffer, sys.stdout, budget=budget, agent=argv[0])
 
 
-def hook_log_path(agent: str = "claude-code") -> Path:
+def hook_log_path(agent: str = "claude-code") -> str:
     """platformdirs' user log directory; on Linux worked out here (``$XDG_STATE_HOME`` or ``~/.local/state``,
-    then ``compact-lsp/log``), so the hook does not pay for importing platformdirs on every compaction."""
+    then ``compact-lsp/log``), so the hook does not pay for importing platformdirs (or pathlib) on every
+    compaction."""
     if sys.platform.startswith("linux"):
         state = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return Path(state) / "compact-lsp" / "log" / f"{agent}-hook.log"
+        return os.path.join(state, "compact-lsp", "log", f"{agent}-hook.log")
     from platformdirs import user_log_path
 
-    return user_log_path("compact-lsp") / f"{agent}-hook.log"
+    return str(user_log_path("compact-lsp") / f"{agent}-hook.log")
 
 
 MAX_LOG_BYTES = 1 << 20
@@ -75,9 +75,9 @@ def _log_to_file(agent: str) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     try:
         path = hook_log_path(agent)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:  # rotated at 1 MB, one old file kept
-            os.replace(path, path.with_name(path.name + ".1"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.isfile(path) and os.stat(path).st_size > MAX_LOG_BYTES:  # rotated at 1 MB, one old file kept
+            os.replace(path, path + ".1")
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
         handlers.append(logging.FileHandler(path))
     except OSError:

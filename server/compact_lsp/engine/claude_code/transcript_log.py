@@ -5,7 +5,7 @@ A session file holds one JSON record a line. Records of type ``user`` and ``assi
 progress, api-request, cost-state, queue-operation, ... and any kind a later version adds) are bookkeeping,
 skipped and counted (``skipped_records``), never fatal. The importer:
 
-- follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound
+- (``branch.py``) follows the ``parentUuid`` chain back from the model's last response, so a branch the user rewound
   away from is left out, and across a compaction boundary (``parentUuid`` null) by its ``logicalParentUuid``;
   records of the same API response (one assistant ``message.id`` logged as one record per content block)
   and the results answering them are kept even when the chain skips them (parallel tool calls fork the chain);
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.claude_code.branch import merge_records, select_branch, side_data
 from compact_lsp.engine.claude_code.compaction_view import split_at_last_compaction
 from compact_lsp.engine.claude_code.log_lines import (
     BINARY_SNIFF_BYTES,
@@ -132,24 +133,15 @@ def import_claude_code(
 def import_records(file: Path, records: list[LogRecord], problems: list[LineProblem]) -> ImportedSession:
     """The session that records parsed by ``parse_log_lines`` hold (a live transcript's, read a piece at a time)."""
     skipped: Counter[str] = Counter()
-    split = split_at_last_compaction(records, _select_branch(records, skipped))
+    split = split_at_last_compaction(records, select_branch(records, skipped))
     imported = _build(file, records, split.context, problems, skipped, titled=[*split.history, *split.context])
     imported.model = next((o.model for o in reversed(imported.origins) if o is not None and o.model), None)
     imported.context_window = context_window((r.data for r in records), imported.model)
     if split.boundary is not None:
-        imported.history = _merge(split.history)[0]
+        imported.history = merge_records(split.history)[0]
         meta = split.boundary.data.get("compactMetadata")
         imported.compaction = meta if isinstance(meta, dict) else {}
     return imported
-
-
-def conversation_of(records: list[LogRecord]) -> tuple[list[Message], dict[str, dict[str, Any]]]:
-    """What ``import_records(...).session.messages`` and ``.tool_results_side`` hold, and nothing else: the
-    messages since the last boundary in ``records``, repaired, with the results' side data (the Claude Code
-    hook's whole need; no origins, title, window or history)."""
-    split = split_at_last_compaction(records, _select_branch(records, Counter()))
-    messages, _, _ = _merge(split.context)
-    return repair(messages).messages, _side_data(split.context)
 
 
 def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
@@ -171,95 +163,6 @@ def _read_records(file: Path) -> tuple[list[LogRecord], list[LineProblem]]:
     return records, problems
 
 
-def _select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRecord]:
-    """The message records of the branch that ends at the last message, in file order, without duplicates."""
-    unique: list[LogRecord] = []
-    seen: set[str] = set()
-    by_uuid: dict[str, LogRecord] = {}
-    for record in records:
-        uuid = record.uuid
-        if uuid is not None:
-            by_uuid[uuid] = record
-        if record.message is None:
-            skipped[str(record.data.get("type"))] += 1
-            continue
-        if uuid is not None:
-            if uuid in seen:
-                skipped["duplicate"] += 1
-                continue
-            seen.add(uuid)
-        unique.append(record)
-    leaf = next((r for r in reversed(unique) if r.message is not None and r.message["role"] == "assistant"), None)
-    leaf = leaf or (unique[-1] if unique else None)
-    if leaf is None or leaf.uuid is None:
-        return unique  # no chain to follow: keep the file's order
-    chain: set[str] = set()
-    cursor: str | None = leaf.uuid
-    while cursor is not None and cursor not in chain:
-        chain.add(cursor)
-        parent = by_uuid.get(cursor)
-        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
-    # The branch ends at the model's last response; what the user logged after it (a prompt, local command
-    # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
-    leaf_at = records.index(leaf)
-    for record in records[leaf_at + 1 :]:
-        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
-            chain.add(record.uuid)
-    # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
-    # record of a response on the chain, and every result answering a kept call.
-    ids = [(r.uuid, r.message_id) for r in unique]
-    response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
-    kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
-    call_ids = {
-        b.get("id")
-        for r, keep in zip(unique, kept, strict=True)
-        if keep and r.message
-        for b in blocks_of(r.message)
-        if b.get("type") == "tool_use"
-    }
-    selected: list[LogRecord] = []
-    for record, keep in zip(unique, kept, strict=True):
-        if keep or _answers(record, call_ids):
-            selected.append(record)
-        else:
-            skipped["other-branch"] += 1
-    return selected
-
-
-def _answers(record: LogRecord, call_ids: set[Any]) -> bool:
-    """The record holds a result of one of the calls."""
-    return record.message is not None and any(
-        b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
-    )
-
-
-def _merge(selected: list[LogRecord]) -> tuple[list[Message], list[str | None], list[list[LogRecord]]]:
-    """The records' messages as the API saw them: one API response's records into one assistant message, a
-    user record after a user record into the same user message."""
-    messages: list[Message] = []
-    timestamps: list[str | None] = []
-    sources: list[list[LogRecord]] = []
-    last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
-    for record in selected:
-        assert record.message is not None
-        role = record.message["role"]
-        blocks = blocks_of(record.message)
-        if role == "assistant" and last_response and record.message_id == last_response[0]:
-            target = last_response[1]  # another block of the same API response, maybe after its first results
-        elif messages and messages[-1]["role"] == role:
-            target = len(messages) - 1
-        else:
-            messages.append({"role": role, "content": []})
-            timestamps.append(_timestamp(record.data.get("timestamp")))
-            sources.append([])
-            target = len(messages) - 1
-        messages[target]["content"].extend(blocks)
-        sources[target].append(record)
-        if role == "assistant" and record.message_id:
-            last_response = (record.message_id, target)
-    return messages, timestamps, sources
-
-
 def _build(
     file: Path,
     records: list[LogRecord],
@@ -268,8 +171,8 @@ def _build(
     skipped: Counter[str],
     titled: list[LogRecord],
 ) -> ImportedSession:
-    messages, timestamps, sources = _merge(selected)
-    side = _side_data(selected)
+    messages, timestamps, sources = merge_records(selected)
+    side = side_data(selected)
     fixed = repair(messages)
     origins = [_origin(sources[o]) if o is not None else None for o in fixed.origins]
     session_id = _first_str(records, "sessionId") or file.stem
@@ -299,22 +202,6 @@ def _build(
     )
 
 
-def _side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
-    side: dict[str, dict[str, Any]] = {}
-    for record in selected:
-        assert record.message is not None
-        _collect_side(record, blocks_of(record.message), side)
-    return side
-
-
-def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
-    extra = record.data.get("toolUseResult")
-    results = [b for b in blocks if b.get("type") == "tool_result"]
-    # One result a record is the norm; with several, which one the side data belongs to is unknowable.
-    if isinstance(extra, dict) and len(results) == 1:
-        side[str(results[0].get("tool_use_id"))] = extra
-
-
 def _origin(records: list[LogRecord]) -> MessageOrigin:
     first = records[0].data.get("message")
     raw: dict[str, Any] = first if isinstance(first, dict) else {}
@@ -328,10 +215,6 @@ def _origin(records: list[LogRecord]) -> MessageOrigin:
         usage=usage,
         is_meta=all(r.data.get("isMeta") is True for r in records),
     )
-
-
-def _timestamp(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _first_str(records: list[LogRecord], key: str) -> str | None:

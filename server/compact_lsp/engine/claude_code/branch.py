@@ -1,0 +1,133 @@
+"""Which records of a Claude Code log make the conversation, and how they merge into messages as the API saw them.
+
+The records of the branch that ends at the model's last response, across compaction boundaries by their
+``logicalParentUuid`` (``select_branch``); one API response's records merged into one assistant message and
+consecutive user records into one user message (``merge_records``); the results' ``toolUseResult`` side data
+(``side_data``). ``conversation_of`` is all of that, repaired: what the Claude Code hook needs of a transcript,
+without the rest of an import (``transcript_log.py``: origins, title, window, history, sub-agents, files).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from compact_lsp.engine.claude_code.compaction_view import split_at_last_compaction
+from compact_lsp.engine.claude_code.log_lines import LogRecord
+from compact_lsp.engine.conversation.messages import Message, blocks_of
+from compact_lsp.engine.conversation.validate import repair
+
+
+def conversation_of(records: list[LogRecord]) -> tuple[list[Message], dict[str, dict[str, Any]]]:
+    """What ``transcript_log.import_records(...)``'s ``session.messages`` and ``tool_results_side`` hold: the
+    messages since the last boundary in ``records``, repaired, with the results' side data (the Claude Code
+    hook's whole need; no origins, title, window or history)."""
+    split = split_at_last_compaction(records, select_branch(records, Counter()))
+    messages, _, _ = merge_records(split.context)
+    return repair(messages).messages, side_data(split.context)
+
+
+def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRecord]:
+    """The message records of the branch that ends at the last message, in file order, without duplicates."""
+    unique: list[LogRecord] = []
+    seen: set[str] = set()
+    by_uuid: dict[str, LogRecord] = {}
+    for record in records:
+        uuid = record.uuid
+        if uuid is not None:
+            by_uuid[uuid] = record
+        if record.message is None:
+            skipped[str(record.data.get("type"))] += 1
+            continue
+        if uuid is not None:
+            if uuid in seen:
+                skipped["duplicate"] += 1
+                continue
+            seen.add(uuid)
+        unique.append(record)
+    leaf = next((r for r in reversed(unique) if r.message is not None and r.message["role"] == "assistant"), None)
+    leaf = leaf or (unique[-1] if unique else None)
+    if leaf is None or leaf.uuid is None:
+        return unique  # no chain to follow: keep the file's order
+    chain: set[str] = set()
+    cursor: str | None = leaf.uuid
+    while cursor is not None and cursor not in chain:
+        chain.add(cursor)
+        parent = by_uuid.get(cursor)
+        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
+    # The branch ends at the model's last response; what the user logged after it (a prompt, local command
+    # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
+    leaf_at = records.index(leaf)
+    for record in records[leaf_at + 1 :]:
+        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
+            chain.add(record.uuid)
+    # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
+    # record of a response on the chain, and every result answering a kept call.
+    ids = [(r.uuid, r.message_id) for r in unique]
+    response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
+    kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
+    call_ids = {
+        b.get("id")
+        for r, keep in zip(unique, kept, strict=True)
+        if keep and r.message
+        for b in blocks_of(r.message)
+        if b.get("type") == "tool_use"
+    }
+    selected: list[LogRecord] = []
+    for record, keep in zip(unique, kept, strict=True):
+        if keep or _answers(record, call_ids):
+            selected.append(record)
+        else:
+            skipped["other-branch"] += 1
+    return selected
+
+
+def _answers(record: LogRecord, call_ids: set[Any]) -> bool:
+    """The record holds a result of one of the calls."""
+    return record.message is not None and any(
+        b.get("type") == "tool_result" and b.get("tool_use_id") in call_ids for b in blocks_of(record.message)
+    )
+
+
+def merge_records(selected: list[LogRecord]) -> tuple[list[Message], list[str | None], list[list[LogRecord]]]:
+    """The records' messages as the API saw them: one API response's records into one assistant message, a
+    user record after a user record into the same user message."""
+    messages: list[Message] = []
+    timestamps: list[str | None] = []
+    sources: list[list[LogRecord]] = []
+    last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
+    for record in selected:
+        assert record.message is not None
+        role = record.message["role"]
+        blocks = blocks_of(record.message)
+        if role == "assistant" and last_response and record.message_id == last_response[0]:
+            target = last_response[1]  # another block of the same API response, maybe after its first results
+        elif messages and messages[-1]["role"] == role:
+            target = len(messages) - 1
+        else:
+            messages.append({"role": role, "content": []})
+            timestamp = record.data.get("timestamp")
+            timestamps.append(timestamp if isinstance(timestamp, str) else None)
+            sources.append([])
+            target = len(messages) - 1
+        messages[target]["content"].extend(blocks)
+        sources[target].append(record)
+        if role == "assistant" and record.message_id:
+            last_response = (record.message_id, target)
+    return messages, timestamps, sources
+
+
+def side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
+    side: dict[str, dict[str, Any]] = {}
+    for record in selected:
+        assert record.message is not None
+        _collect_side(record, blocks_of(record.message), side)
+    return side
+
+
+def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
+    extra = record.data.get("toolUseResult")
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    # One result a record is the norm; with several, which one the side data belongs to is unknowable.
+    if isinstance(extra, dict) and len(results) == 1:
+        side[str(results[0].get("tool_use_id"))] = extra
