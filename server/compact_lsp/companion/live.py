@@ -10,6 +10,9 @@ now, and what a line appended costs follows the line, not the transcript:
 - the open tail (that assistant message and what follows) is kept with the records it came from; appended
   records are imported with it alone, by the importer (``import_records``), so the importer's rules apply as
   they are;
+- a new or replaced transcript's window is imported the same way, a chunk of records at a time, each extending
+  what came before, so only one chunk's records are held beside the session (what following costs in memory is
+  the context the model sees, not its log);
 - a record that hangs off the history before the tail (a rewind) cannot simply extend it: then the window is
   read again from the file and imported whole (``rebuilds`` counts it).
 

@@ -4,9 +4,10 @@ Claude Code appends to one file for the whole session; after each compaction (a 
 model sees only what follows it. ``LiveTranscript`` therefore keeps no records itself: ``read_new`` hands over
 the records of the whole lines appended since the last call (a torn last line waits for its end), and when the
 file is new, replaced or shortened, or a boundary arrived, the records of the window since the last boundary
-instead (``Delta.reset``). Where that window starts is the one index into the file it keeps, so the window can be
-read again (``read_window``) without the history before it. Finding the last boundary of a big file costs a scan
-for the boundary's name, not a parse of every line.
+instead (``Delta.reset``; for a new or replaced file they are read a chunk at a time, ``window_chunks``, so the
+window's bytes and all its records are never held at once). Where that window starts is the one index into the
+file it keeps, so the window can be read again (``read_window``) without the history before it. Finding the last
+boundary of a big file costs a scan for the boundary's name, not a parse of every line.
 """
 
 from __future__ import annotations
