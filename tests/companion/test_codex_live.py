@@ -129,3 +129,12 @@ def test_a_rollout_replaced_or_cut_shorter_is_read_again(tmp_path: Path) -> None
     os.replace(other, path)  # rotated: another file in its place
     assert followed.update() is True
     assert followed.messages == whole(path) and followed.title == "look at f8.py"
+
+
+def test_a_rollout_of_the_workspace_over_64_mib_is_still_the_workspaces(tmp_path: Path) -> None:
+    from compact_lsp.companion.codex_live import belongs_to
+
+    path = tmp_path / "rollout-big.jsonl"
+    path.write_bytes(b"".join(head(tmp_path)))
+    os.truncate(path, 80 << 20)  # sparse: what matters is the size the first look sees
+    assert belongs_to(path, str(tmp_path))

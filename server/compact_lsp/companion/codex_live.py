@@ -71,7 +71,7 @@ def sessions_root(home: str | None) -> Path:
 def rollout_cwd(path: Path) -> str | None:
     """The ``cwd`` a rollout's ``session_meta`` names, or None (not a rollout, unreadable, not a regular file)."""
     try:
-        with open_regular(str(path), max_bytes=64 << 20) as f:
+        with open_regular(str(path), max_bytes=MAX_ROLLOUT_BYTES) as f:  # what is followed
             first = f.readline(MAX_META_BYTES)
         record = json.loads(first)
     except (OSError, ValueError, RecursionError):
