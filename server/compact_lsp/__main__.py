@@ -6,11 +6,11 @@ if sys.argv[2:3] == ["hook"]:  # the agents' hooks start fresh on every compacti
     import gc
 
     gc.disable()  # nor the cyclic collector, for a process of a fraction of a second (run_hook says why)
-    from compact_lsp.companion.hook_process import hook_main
+    from compact_lsp.companion.hook_process import exit_now, hook_main
 
     code = hook_main(sys.argv[1:])
     if code is not None:
-        sys.exit(code)
+        exit_now(code)
 
 from compact_lsp.cli import main
 

@@ -9,6 +9,7 @@ The same input, output and rules serve Codex's hook (``agent="codex"``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -16,7 +17,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from compact_lsp.companion.hook import NotForUs, hook_output, parse_hook_input
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
@@ -53,6 +54,16 @@ def hook_main(argv: Sequence[str]) -> int | None:
         sys.stdout.write(ready(argv[0]) + "\n")
         return 0
     return run_hook(sys.stdin.buffer, sys.stdout, budget=budget, agent=argv[0])
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the hook's process once its answer and its log are written, without the interpreter's teardown (every
+    module and the parsed transcript freed one object at a time: ~10 ms, a tenth of a 200k-token hook)."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def hook_log_path(agent: str = "claude-code") -> str:
