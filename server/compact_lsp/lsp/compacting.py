@@ -102,7 +102,9 @@ def outcome(exc: CompactionError) -> dict[str, Any] | None:
 async def refresh_notes(server: CompactLanguageServer, slot: SessionSlot) -> None:
     """Bring the session-memory notes up to date in the background when due (the model call runs unlocked)."""
     session = slot.session
-    async with slot.lock:
+    if not session.settings.session_memory.enabled:
+        return  # not even a look under the lock: after every append, that was a second trip to a worker thread
+    async with slot.lock.looking():
         job = await asyncio.to_thread(notes_job, session)
     if job is None:
         return

@@ -7,6 +7,13 @@ editor restarts it); resynchronising would mean guessing where a body of unknown
 
 ``exit`` without a preceding ``shutdown`` ends the process with code 1 (LSP spec); pygls raises that as
 ``SystemExit`` and its own runner swallows it, so ``serve_stdio`` keeps the code.
+
+Stdin is read on the event loop itself (``loop_reader``: an asyncio pipe transport, chunks of up to 256 KiB),
+not through pygls' ``StdinAsyncReader``, which hands every header line and every body to a worker thread and
+back: three thread hops a frame, each waiting for the interpreter while the sessions' threads hold it. Behind a
+wave of 50 pipelined appends a ``compact/status`` waited p50 162 ms to be read and then answered in 0.9 ms
+(bench/bench_load.py, docs/benchmarks.md "Load"). Stdin that is no pipe, socket or terminal (a regular file)
+keeps pygls' reader.
 """
 
 from __future__ import annotations
@@ -15,8 +22,8 @@ import asyncio
 import logging
 import sys
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
@@ -32,15 +39,56 @@ FRAMING_EXIT_CODE = 2
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 """A frame announcing more than this is refused (and ends the server): no request is that big."""
 MAX_HEADER_LINES = 32
+READ_LIMIT = 1024 * 1024
+"""The loop reader's buffer: reading pauses when twice this much is waiting (and a header line is cut at it)."""
 
 
 class FramingError(Exception):
     """A frame header that cannot be read; the stream cannot be trusted after it."""
 
 
+class Reader(Protocol):
+    """What ``serve_frames`` reads from: pygls' ``StdinAsyncReader`` or ``LoopReader``."""
+
+    def readline(self) -> Awaitable[bytes]: ...
+
+    def readexactly(self, n: int) -> Awaitable[bytes]: ...
+
+
+class LoopReader:
+    """Stdin as an ``asyncio.StreamReader`` on the loop; at end of input ``readexactly`` returns what was left."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.stream = stream
+
+    async def readline(self) -> bytes:
+        try:
+            return await self.stream.readline()
+        except ValueError:  # asyncio's limit: no header line is anywhere near this long
+            raise FramingError(f"a header line longer than {READ_LIMIT} bytes") from None
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self.stream.readexactly(n)
+        except asyncio.IncompleteReadError as exc:
+            return exc.partial
+
+
+async def loop_reader(stdin: BinaryIO) -> LoopReader | None:
+    """``stdin`` read by the running loop, or None when it cannot be (a regular file: no pipe transport)."""
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader(limit=READ_LIMIT, loop=loop)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream, loop=loop), stdin)
+    except (ValueError, OSError) as exc:
+        log.debug("stdin is read on a worker thread: %s", exc)
+        return None
+    return LoopReader(stream)
+
+
 async def serve_frames(
     stop: threading.Event,
-    reader: StdinAsyncReader,
+    reader: Reader,
     protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
 ) -> None:
@@ -76,17 +124,23 @@ async def serve_frames(
                 on_error(exc, JsonRpcException)
 
 
+async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol: AnsweringProtocol) -> None:
+    reader: Reader | None = await loop_reader(sys.stdin.buffer)
+    if reader is None:
+        reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
+    await serve_frames(stop, reader, protocol, server.report_server_error)
+
+
 def serve_stdio(server: CompactLanguageServer) -> int:
     """pygls' ``start_io`` with strict framing; returns the exit code."""
     stop = threading.Event()
     server._stop_event = stop
-    reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
     protocol = server.protocol
     assert isinstance(protocol, AnsweringProtocol)  # create_server's protocol class
     protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     code = 0
     try:
-        asyncio.run(serve_frames(stop, reader, protocol, server.report_server_error))
+        asyncio.run(_serve(server, stop, protocol))
     except FramingError as exc:
         log.error("%s; exiting (code %d) so the editor can restart the server", exc, FRAMING_EXIT_CODE)
         code = FRAMING_EXIT_CODE

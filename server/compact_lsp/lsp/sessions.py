@@ -9,10 +9,11 @@ encoding): the counter's cache is not thread-safe, and sessions may work in para
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,6 +53,16 @@ class SessionLock(asyncio.Lock):
         await super().acquire()
         self.generation += 1
         return True
+
+    @contextlib.asynccontextmanager
+    async def looking(self) -> AsyncIterator[None]:
+        """Hold the lock for a look that changes nothing the status shows (is a notes update due?): the status
+        published before stays the answer, so ``compact/status`` still answers at once (lsp/snapshots.py)."""
+        await asyncio.Lock.acquire(self)
+        try:
+            yield
+        finally:
+            self.release()
 
 
 @dataclass

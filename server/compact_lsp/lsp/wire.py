@@ -13,8 +13,8 @@ import inspect
 import json
 import logging
 import math
-from collections.abc import Generator
-from typing import Any, cast
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 from cattrs import Converter
@@ -33,7 +33,13 @@ from pygls.protocol.language_server import lsp_method
 from compact_lsp import PROTOCOL_VERSION, __version__
 from compact_lsp.engine.conversation.messages import non_finite_field
 
+if TYPE_CHECKING:
+    from pygls.server import JsonRPCServer
+
 log = logging.getLogger(__name__)
+
+AtOnce = Callable[[Any], Any]
+"""Answers a request's params as the frame is read, or returns None to leave the request to its handler."""
 
 
 def _keep_json(obj: dict[str, Any], cls: type[Any]) -> Any:
@@ -122,6 +128,14 @@ class AnsweringProtocol(LanguageServerProtocol):
 
     _non_finite = False  # set while a frame is parsed: it held NaN, Infinity or a number past the float range
 
+    def __init__(self, server: JsonRPCServer, converter: Converter) -> None:
+        super().__init__(server, converter)  # type: ignore[arg-type]
+        self.at_once: dict[str, AtOnce] = {}
+        """Requests answered as they are read, before anything queued on the loop, when the answer is at hand
+        (``compact/status`` from its published snapshot, lsp/snapshots.py): behind a wave of 50 pipelined
+        appends a status handler waited p50 36 ms for its turn on the loop and answered in well under 1 ms. None
+        from the function, or an exception, leaves the request to its handler, which answers it in full."""
+
     def decode(self, body: bytes) -> Any:
         """One frame's message, ready for ``handle_message``; a frame that cannot be parsed is answered here and
         None returned (the stream stays in sync: the frame's length was known)."""
@@ -200,7 +214,23 @@ class AnsweringProtocol(LanguageServerProtocol):
             if message.id is not None:  # a notification that could not be read is only logged
                 self._send_response(message.id, error=message.error.to_response_error())
             return
+        if isinstance(message, JsonRPCRequestMessage) and not self._shutdown and self._answered_at_once(message):
+            return
         super().handle_message(message)
+
+    def _answered_at_once(self, message: JsonRPCRequestMessage) -> bool:
+        answer = self.at_once.get(message.method)
+        if answer is None:
+            return False
+        try:
+            result = answer(message.params)
+        except Exception:  # the handler answers it, error and all
+            log.debug("%s: no answer at once", message.method, exc_info=True)
+            return False
+        if result is None:
+            return False
+        self._send_response(message.id, result=result)
+        return True
 
     _writes: set[asyncio.Future[Any]] = set()  # noqa: RUF012 - pending async writes, kept until done
 

@@ -20,6 +20,7 @@ from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.notify import did_microcompact
 from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
 from compact_lsp.lsp.snapshots import publish, published, status_wire
+from compact_lsp.lsp.wire import AnsweringProtocol
 from compact_lsp.lsp.work import in_session
 from compact_lsp.tracking.reader import read_text_file
 
@@ -45,6 +46,9 @@ def register(server: CompactLanguageServer) -> None:
         (STATUS, status),
     ):
         server.feature(method)(request_handler(server, handler))
+    protocol = server.protocol
+    if isinstance(protocol, AnsweringProtocol):
+        protocol.at_once[STATUS] = functools.partial(status_at_once, server)
 
 
 async def session_for(server: CompactLanguageServer, params: Any, method: str) -> SessionSlot:
@@ -126,17 +130,31 @@ async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     return await session_status(server, slot)
 
 
+def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any] | None:
+    """``compact/status`` of a loaded session answered as the frame is read (``AnsweringProtocol.at_once``), when
+    its snapshot answers it; None leaves it to ``status`` (no session named, not loaded, bad params, a miss)."""
+    registry = server.sessions
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    slot = registry.slots.get(session_id) if registry is not None and isinstance(session_id, str) else None
+    return snapshot_status(slot) if slot is not None else None
+
+
+def snapshot_status(slot: SessionSlot) -> dict[str, Any] | None:
+    """The status as published, when it answers a request now (lsp/snapshots.py), else None. During a
+    compaction the snapshot answers, marked ``compacting`` (the compaction claims the session before it waits for
+    the lock, so an append may still be changing it in a worker thread: measuring then failed with an IndexError,
+    found by tests/reliability/test_concurrent_fuzz.py)."""
+    if slot.session.compacting:
+        return {**slot.status_snapshot[1], "compacting": True} if slot.status_snapshot is not None else None
+    return published(slot)
+
+
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
     """``compact/status``: the snapshot published after the last change when it still holds or the session is
-    busy (lsp/snapshots.py). During a compaction it answers at once too: from the snapshot when there is one (the
-    compaction claims the session before it waits for the lock, so an append may still be changing it in a worker
-    thread: measuring then failed with an IndexError, found by tests/reliability/test_concurrent_fuzz.py), else
-    measured on the loop."""
-    if slot.session.compacting:
-        if slot.status_snapshot is not None:
-            return {**slot.status_snapshot[1], "compacting": True}
-        return status_wire(slot)
-    snapshot = published(slot)
+    busy (``snapshot_status``); else measured: on the loop during a compaction, under the lock otherwise."""
+    snapshot = snapshot_status(slot)
     if snapshot is not None:
         return snapshot
+    if slot.session.compacting:
+        return status_wire(slot)
     return await in_session(server, slot, lambda: publish(slot), changes=False)
