@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.companion.rollouts import assistant, compaction, head, turn, user
 
-from compact_lsp.companion.codex_live import FollowedCodexSession
+from compact_lsp.companion.codex_live import FollowedCodexSession, ownership
 from compact_lsp.companion.live import passive
 from compact_lsp.engine.codex.rollout import read_rollout
 from compact_lsp.engine.conversation.messages import Message
@@ -138,3 +138,20 @@ def test_a_rollout_of_the_workspace_over_64_mib_is_still_the_workspaces(tmp_path
     path.write_bytes(b"".join(head(tmp_path)))
     os.truncate(path, 80 << 20)  # sparse: what matters is the size the first look sees
     assert belongs_to(path, str(tmp_path))
+
+
+def test_a_rollout_whose_first_line_is_not_written_yet_is_not_taken_for_another_projects(tmp_path: Path) -> None:
+    """Codex creates the file, then writes its session_meta: a look in between must not rule the rollout out."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    path = tmp_path / "rollout-2026-12-01T00-00-00-0000.jsonl"
+    first = head(workspace)[0]
+    path.write_bytes(b"")
+    assert ownership(path, str(workspace)) is None
+    path.write_bytes(first[: len(first) // 2])
+    assert ownership(path, str(workspace)) is None
+    path.write_bytes(first)
+    assert ownership(path, str(workspace)) is True
+    assert ownership(path, str(tmp_path)) is False  # whole, and another project's
+    path.write_bytes(b"not json\n")
+    assert ownership(path, str(workspace)) is False

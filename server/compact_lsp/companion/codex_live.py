@@ -70,20 +70,36 @@ def sessions_root(home: str | None) -> Path:
 
 def rollout_cwd(path: Path) -> str | None:
     """The ``cwd`` a rollout's ``session_meta`` names, or None (not a rollout, unreadable, not a regular file)."""
+    return _first_line_cwd(path)[0]
+
+
+def _first_line_cwd(path: Path) -> tuple[str | None, bool]:
+    """The rollout's ``cwd`` and whether its first line is there whole (Codex creates the file, then writes it)."""
     try:
         with open_regular(str(path), max_bytes=MAX_ROLLOUT_BYTES) as f:  # what is followed
             first = f.readline(MAX_META_BYTES)
+    except OSError:
+        return None, True
+    try:
         record = json.loads(first)
-    except (OSError, ValueError, RecursionError):
-        return None
+    except (ValueError, RecursionError):
+        return None, first.endswith(b"\n") or len(first) >= MAX_META_BYTES
     payload = record.get("payload") if isinstance(record, dict) and record.get("type") == "session_meta" else None
     cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    return cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None
+    return (cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None), True
+
+
+def ownership(path: Path, workspace_root: str) -> bool | None:
+    """True: the workspace's rollout; False: another project's (or not a rollout); None: its first line is not
+    written yet, so it cannot tell (a rollout Codex just created)."""
+    cwd, whole = _first_line_cwd(path)
+    if cwd is None:
+        return False if whole else None
+    return os.path.realpath(cwd) == os.path.realpath(workspace_root)
 
 
 def belongs_to(path: Path, workspace_root: str) -> bool:
-    cwd = rollout_cwd(path)
-    return cwd is not None and os.path.realpath(cwd) == os.path.realpath(workspace_root)
+    return ownership(path, workspace_root) is True
 
 
 def rollouts_for(root: Path, workspace_root: str, limit: int) -> list[Path]:

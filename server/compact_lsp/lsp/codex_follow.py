@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.companion.codex_live import SOURCE, CodexSettings, FollowedCodexSession, belongs_to, rollouts_for
+from compact_lsp.companion.codex_live import SOURCE, CodexSettings, FollowedCodexSession, ownership, rollouts_for
 from compact_lsp.lsp.claude_code_follow import MAX_FOLLOWED
 from compact_lsp.lsp.transcript_follow import FollowedUpdates, event_handler
 
@@ -65,10 +65,12 @@ class CodexFollow:
             self.updates.changed(path)
 
     async def _open(self, path: str) -> FollowedCodexSession | None:
-        mine = await asyncio.to_thread(lambda: os.path.isfile(path) and belongs_to(Path(path), self.workspace_root))
-        if not mine:
+        root = self.workspace_root
+        mine = await asyncio.to_thread(lambda: ownership(Path(path), root) if os.path.isfile(path) else False)
+        if mine is False:
             self._others.add(path)
-            return None
+        if not mine:
+            return None  # another project's, or its first line is not written yet: the next write tells
         return FollowedCodexSession(Path(path), self.updates.make_session)
 
 
