@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.companion.hook import allowed_roots, context_for, parse_hook_input
+from compact_lsp.companion.hook import context_for
+from compact_lsp.companion.hook_io import allowed_roots, parse_hook_input
 from compact_lsp.companion.hook_launcher import ready
 from compact_lsp.companion.hook_process import hook_main
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
@@ -130,6 +131,7 @@ def test_the_codex_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path
     assert "compact_lsp.companion.codex_hook" in imported
     unwanted = {m for m in imported if m.split(".")[0] in HOOK_NEVER_IMPORTS}
     unwanted |= {m for m in imported if m.startswith(HOOK_NEVER_IMPORTS_OURS)}
+    unwanted |= {m for m in imported if m.startswith("compact_lsp.engine.claude_code") or m.endswith(".hook")}
     assert not unwanted, f"the Codex hook imported {sorted(unwanted)}"
 
 

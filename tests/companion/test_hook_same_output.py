@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.companion.hook import build_context, context_for, parse_hook_input
+from compact_lsp.companion.hook import build_context, context_for
+from compact_lsp.companion.hook_io import parse_hook_input
 from compact_lsp.engine.claude_code.compaction_view import reattached_files, split_at_last_compaction, text_of
 from compact_lsp.engine.claude_code.log_lines import before_last_boundary, is_boundary, parse_log_lines
 from compact_lsp.engine.claude_code.transcript_log import import_records

@@ -11,7 +11,7 @@ model as a developer message.
 Codex delivers ``additionalContext`` whole only up to ``CODEX_INLINE_LIMIT`` characters (beyond it the model gets
 a head-and-tail preview): everything we add — files and slices (best ranked first), the artifact trail, the
 framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
-``allowed_roots`` and input are shared: ``companion/hook.py``).
+``allowed_roots`` and input are shared: ``companion/hook_io.py``).
 
 Files come only from the allowed roots: the session's ``cwd`` (never the home directory or ``/`` itself) and,
 outside it, exactly the files the rollout shows read or patched with success, file by file. Everything is re-read
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.companion.hook import HookInput, ReplayClock, allowed_roots, display_path, fit, instant_realpath
+from compact_lsp.companion.hook_io import HookInput, ReplayClock, allowed_roots, display_path, fit, instant_realpath
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
 from compact_lsp.engine.compaction.hook_policy import (

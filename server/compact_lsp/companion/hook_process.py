@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
-from compact_lsp.companion.hook import NotForUs, hook_output, parse_hook_input
+from compact_lsp.companion.hook_io import NotForUs, hook_output, parse_hook_input
 from compact_lsp.engine.compaction.hook_policy import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
