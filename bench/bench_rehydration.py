@@ -13,6 +13,7 @@ is searched for (a C-level pass over their keys down to it), shown to say what t
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -85,6 +86,7 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
     """Best wall and best CPU seconds of ``repeat`` runs."""
     walls, cpus = [], []
     for _ in range(repeat):
+        gc.collect()  # not a collection of the state built before, counted in this run
         start, cpu = time.perf_counter(), time.process_time()
         fn()
         walls.append(time.perf_counter() - start)
@@ -111,8 +113,8 @@ def candidate_rows(settings: RehydrationSettings, plan: PlanState, encoding: Any
                     rehydration_candidates(state, kept_messages=[], settings=settings, counter=counter,
                                            workspace_roots=[tmp], pinned=pinned)  # fmt: skip
 
-                wall, cpu = timed(run_n, 3)
-                preview_wall, preview_cpu = timed(preview_n, 3)
+                wall, cpu = timed(run_n, 5)
+                preview_wall, preview_cpu = timed(preview_n, 5)
                 name = f"{n:,} small candidates" + (", the oldest pinned" if pinned else "")
                 rows.append({"scenario": name, "candidates": n, "pinned": len(pinned), "rehydrate_ms": wall * 1e3,
                              "rehydrate_cpu_ms": cpu * 1e3, "preview_ms": preview_wall * 1e3,
