@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 def content_hash(text: str) -> str:
     """The hash a record keeps of what the model saw (the text itself is not kept)."""
-    import hashlib  # here: the Claude Code hook imports this module and never hashes
+    import hashlib  # here: OpenSSL loads only when a read is recorded, not with every import of this module
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
