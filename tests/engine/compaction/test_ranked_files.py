@@ -22,11 +22,13 @@ from compact_lsp.engine.compaction.file_ranking import (
     FileActivity,
     boosted_ranker,
     file_activities,
+    is_skill_path,
     recency_ranker,
     resolved_roots,
 )
 from compact_lsp.engine.compaction.ranked_files import ranked_files
 from compact_lsp.engine.compaction.rehydration import LISTED_PAST_BUDGET, Candidate, _pack_one, rehydrate
+from compact_lsp.engine.compaction.skills import SkillFile, skills_from_read_state
 from compact_lsp.engine.conversation.messages import Attachment
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
@@ -70,7 +72,8 @@ def random_session(tmp_path: Path, seed: int, counter: TiktokenCounter, *, time_
         return last[0] - rnd.choice((3, 50)) if time_travel and rnd.random() < 0.2 else last[0]
 
     state = ReadFileState(capacity=rnd.choice((64, 4096)), cwd=str(root), counter=counter, clock=clock)
-    names = [f"pkg{i % 7}/m{i}.py" for i in range(rnd.randint(20, 160))] + ["skills/pdf/SKILL.md"]
+    skills = ["skills/pdf/SKILL.md", "skills/xlsx/SKILL.md", "notes/SKILL.md"]  # the last one is not a skill
+    names = [f"pkg{i % 7}/m{i}.py" for i in range(rnd.randint(20, 160))] + skills
     for step in range(rnd.randint(30, 400)):
         name = rnd.choice(names)
         base = outside if rnd.random() < 0.05 else root
@@ -209,6 +212,21 @@ def test_any_other_ranker_still_scores_every_file(tmp_path: Path, counter: Tikto
     while (entry := lazy.next_entry()) is not None:
         taken.append(lazy.make(entry))
     assert taken == full
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_skills_are_found_without_passing_every_record(tmp_path: Path, counter: TiktokenCounter, seed: int) -> None:
+    s = random_session(tmp_path, seed, counter, time_travel=seed % 2 == 1)
+    roots = AllowedRoots.of(str(s.root), str(tmp_path / "outside"))
+    reader = gated_reader(roots)
+    expected = []  # the scan of every record it replaces
+    for record in s.state.ranked():
+        if is_skill_path(record.realpath) and record.error is None and record.realpath not in s.denied:
+            try:
+                expected.append(SkillFile(record.resolved_path, reader(record.realpath).decode("utf-8")))
+            except OSError:
+                continue
+    assert skills_from_read_state(s.state, roots=roots, denied_paths=s.denied) == expected
 
 
 def test_the_read_order_knows_time_order_and_size_classes(tmp_path: Path) -> None:

@@ -91,8 +91,9 @@ def skills_from_read_state(
     reader = read_text or gated_reader(roots)
     denied = {os.path.realpath(p) for p in denied_paths}
     skills: list[SkillFile] = []
-    for record in read_state.ranked():
-        if not is_skill_path(record.realpath) or record.error is not None or record.realpath in denied:
+    for real in read_state.order.skill_files():  # the records of files named SKILL.md, newest first
+        record = read_state.by_realpath(real)
+        if record is None or not is_skill_path(real) or record.error is not None or real in denied:
             continue
         try:
             text = reader(record.realpath).decode("utf-8")

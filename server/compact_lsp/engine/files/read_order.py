@@ -3,7 +3,8 @@
 Rehydration takes candidates best first and stops when its budget is spent; these two facts let it do so without
 going through every record: whether the records, newest touched first, are also newest read first (then recency
 ranking is their own order and nothing needs sorting), and how many records there are of each size class (then "could
-any record still fit in what is left?" has a quick, sure no).
+any record still fit in what is left?" has a quick, sure no); and which records are of files named SKILL.md (the
+skills come back with them), so finding them does not mean passing every record either.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 
 from compact_lsp.engine.files.read_record import ReadRecord
+
+SKILL_FILE_NAME = "SKILL.md"
 
 
 def size_class(tokens: int) -> int:
@@ -27,16 +30,24 @@ class ReadOrder:
         """Every record was put with a ``read_at`` no older than any before it (a clock that never went back)."""
         self._newest_at = float("-inf")
         self._classes: Counter[int] = Counter()
+        self._skill_files: dict[str, None] = {}  # realpaths of records of files named SKILL.md, oldest put first
 
     def added(self, record: ReadRecord) -> None:
         if record.read_at < self._newest_at:
             self.time_ordered = False  # for good: recency order must then be sorted out of the read times
         self._newest_at = max(self._newest_at, record.read_at)
         self._classes[size_class(record.tokens)] += 1
+        if record.realpath.endswith(SKILL_FILE_NAME):
+            self._skill_files[record.realpath] = None
 
     def removed(self, record: ReadRecord | None) -> None:
         if record is not None:
             self._classes[size_class(record.tokens)] -= 1
+            self._skill_files.pop(record.realpath, None)
+
+    def skill_files(self) -> list[str]:
+        """Realpaths of the records whose file is named SKILL.md, newest first (what skill rehydration looks at)."""
+        return list(reversed(self._skill_files))
 
     def may_hold(self, tokens: int) -> bool:
         """Whether some record may be of at most ``tokens`` tokens (False is sure; True means look)."""
