@@ -40,6 +40,8 @@ from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, Ses
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
+HEAD_STEPS = (64 * 1024, 256 * 1024, 1024 * 1024)
+"""How much of a compacted transcript's start is parsed for its title, in turn, until one is found."""
 ID_PREFIX = "claude-"
 
 
@@ -133,6 +135,8 @@ class FollowedSession:
         """The uuids of the window's records (a record logged twice counts once)."""
         self._last_uuid: str | None = None
         self._usage: dict[str, Any] | None = None
+        self._head: tuple[tuple[int, int] | None, str | None] | None = None
+        """The title at the file's start, and the file (its inode) it was read from."""
 
     def _new_session(self, title: str) -> ContextSession:
         session = self._make(self.id, title)
@@ -195,9 +199,20 @@ class FollowedSession:
         self._rebuild(records, self._head_title())
 
     def _head_title(self) -> str | None:
-        """Where the session began, when the window starts at a compaction: the title of the file's first lines."""
-        head = self.transcript.head_records()
-        return import_records(self.transcript.path, head, []).session.title or None if head else None
+        """Where the session began, when the window starts at a compaction: the title of the file's first lines,
+        read from a small head first (the first request is near the top), once per file."""
+        if self.transcript.window.offset == 0:
+            return None
+        if self._head is not None and self._head[0] == self.transcript.inode:
+            return self._head[1]
+        title = None
+        for limit in HEAD_STEPS:
+            head = self.transcript.head_records(limit)
+            title = import_records(self.transcript.path, head, []).session.title or None if head else None
+            if title or limit >= self.transcript.window.offset:
+                break
+        self._head = (self.transcript.inode, title)
+        return title
 
     def _rebuild(self, records: list[LogRecord], head_title: str | None) -> None:
         """Import these records of the window afresh (a new or replaced file, a compaction, or a fork in its

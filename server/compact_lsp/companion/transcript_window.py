@@ -24,7 +24,8 @@ from compact_lsp.engine.files.file_gate import open_regular
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 """A transcript bigger than this is not followed."""
-SCAN_CHUNK = 1024 * 1024
+SCAN_CHUNK = 256 * 1024
+"""How much of the file is scanned for boundaries at a time (a read and, for the torn line, one copy of it)."""
 WINDOW_CHUNK = 256 * 1024
 """How much of the window's log is parsed at a time: its records take several times its bytes."""
 BOUNDARY_MARK = b'"compact_boundary"'
@@ -164,12 +165,13 @@ class LiveTranscript:
             problems += bad
         return records, problems
 
-    def head_records(self) -> list[LogRecord]:
-        """The records at the file's start, before its first boundary (where the user's first request is)."""
+    def head_records(self, limit: int = HEAD_BYTES) -> list[LogRecord]:
+        """The records of the file's first ``limit`` bytes (at most ``HEAD_BYTES``) before its first boundary (where
+        the user's first request is)."""
         if self.window.offset == 0:
             return []
         with open_regular(str(self.path)) as f:
-            data = f.read(min(HEAD_BYTES, self.window.offset))
+            data = f.read(min(limit, HEAD_BYTES, self.window.offset))
         data = data[: data.rfind(b"\n") + 1]
         cut = _boundary_lines(data)
         records, _ = parse_log_lines(data[: cut[0]] if cut else data)

@@ -104,6 +104,7 @@ class ClaudeCodeFollow:
         if self._observer is not None:
             self._observer.stop()
             self._observer = None
+        self.updates.stop()
 
     def changed(self, path: str) -> None:
         """A transcript changed: read what was appended (``FollowedUpdates.changed``)."""

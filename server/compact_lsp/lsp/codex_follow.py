@@ -58,6 +58,7 @@ class CodexFollow:
         if self._observer is not None:
             self._observer.stop()
             self._observer = None
+        self.updates.stop()
 
     def changed(self, path: str) -> None:
         """A rollout changed: read what was appended (``FollowedUpdates.changed``), unless it is another project's."""

@@ -1,12 +1,12 @@
 """What following Claude Code's transcripts and Codex's rollouts have in common, server side: the watcher's events
 handed to the loop, and each changed file read where it cannot hold up the loop.
 
-A file that changes is read at once, in a worker thread under its session's lock (``FollowedSession.update`` or
-``FollowedCodexSession.update``, each reading only what was appended); a change while it is being read makes one
-more read when it is done, so a burst costs two reads, not one a line. Right after a read that changed the session,
-in the same thread and under the same lock, its status and its ``compact/sessions`` entry are published
-(lsp/snapshots.py), so those requests answer without waiting for the next read; then the client hears
-``compact/didChangeUsage`` as for any session.
+A file that changes is read at once, in the follower's own thread under its session's lock
+(``FollowedSession.update`` or ``FollowedCodexSession.update``, each reading only what was appended); a change
+while it is being read makes one more read when it is done, so a burst costs two reads, not one a line. Right
+after a read that changed the session, in the same thread and under the same lock, its status and its
+``compact/sessions`` entry are published (lsp/snapshots.py), so those requests answer without waiting for the
+next read; then the client hears ``compact/didChangeUsage`` as for any session.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.companion.codex_live import FollowedCodexSession
@@ -76,6 +77,12 @@ class FollowedUpdates:
         """Files being read now."""
         self._again: set[str] = set()
         """Files that changed while being read: read once more when done."""
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"follow-{source}")
+        """Where the files are read, one at a time: one thread, so the memory a read takes and gives back is
+        reused by the next (each of the loop's pool threads would keep its own malloc arena, a few MiB each)."""
+
+    def stop(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
 
     def changed(self, path: str) -> None:
         """A file changed: read it now, or once the read under way is done."""
@@ -122,7 +129,7 @@ class FollowedUpdates:
 
         async with slot.lock:
             try:
-                usage = await asyncio.to_thread(update)
+                usage = await asyncio.get_running_loop().run_in_executor(self._thread, update)
             except (OSError, ValueError) as exc:
                 log.warning("cannot follow %s's %s: %s", self.agent, path, exc)
                 return
