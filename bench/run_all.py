@@ -42,7 +42,7 @@ KNOWN = (
     ("bench_load.py", "Load: many sessions on one connection"),
     ("bench_claude_code_hook.py", "Claude Code hook on a 200k-token transcript"),
     ("bench_sessions_list.py", "Listing stored sessions on a fresh server"),
-    ("bench_follow.py", "Following a live Claude Code transcript"),
+    ("bench_follow.py", "Following a live Claude Code transcript or Codex rollout"),
 )
 QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 """Scripts known to take ``--quick``."""
