@@ -14,6 +14,7 @@ from compact_lsp.evaluation.config import WITH_HOOK_NAME as WITH_HOOK
 from compact_lsp.offline import main
 
 
+@pytest.mark.slow
 def test_the_hook_cuts_claude_codes_strict_misses_within_its_budget(
     corpus_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

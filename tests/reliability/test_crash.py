@@ -22,6 +22,7 @@ from .rpc import RawServer, RpcError, Workspace
 pytestmark = pytest.mark.timeout(300)
 
 
+@pytest.mark.slow
 def test_sigkill_mid_operation_reloads_the_state_before_or_after(tmp_path: Path) -> None:
     _, results = run_trials(tmp_path, trials=9, seed=20261130)
     problems = [f"{r.operation} killed after {r.delay * 1000:.1f} ms: {p}" for r in results for p in r.problems]

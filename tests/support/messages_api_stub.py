@@ -169,7 +169,7 @@ class MessagesApiStub:
     def bodies(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path.startswith("/v1/messages")]
 
-    def wait_for_requests(self, count: int = 1, timeout: float = 10.0) -> bool:
+    def wait_for_requests(self, count: int = 1, timeout: float = 30.0) -> bool:
         """Block until ``count`` requests arrived; from async code: ``await asyncio.to_thread(...)``."""
         with self._received:
             return self._received.wait_for(lambda: len(self.requests) >= count, timeout=timeout)

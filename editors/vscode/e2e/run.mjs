@@ -249,6 +249,18 @@ function logLines(dir, name) {
   return lines;
 }
 
+/** Polls `probe` until it gives a truthy value (what a redraw in between does not change), or undefined after `timeout`. */
+async function eventually(probe, timeout = STEP_TIMEOUT) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value || Date.now() > until) {
+      return value || undefined;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 function expect(condition, message) {
   if (!condition) {
     throw new Error(message);
@@ -657,9 +669,13 @@ async function main() {
     await restored.locator(".entry.assistant", { hasText: "Picking up the imported session" }).waitFor();
     const grepRow = (await restored.locator(".entry.tool", { hasText: "grep" }).innerText()).trim();
     expect(grepRow.includes("def column_149 in src"), `the grep row does not show the pattern: ${grepRow}`);
-    const own = await restored.locator(".entry.user", { hasText: "Go on" }).boundingBox();
     const height = await restored.evaluate(() => window.innerHeight);
-    expect(own !== null && own.y >= 0 && own.y < height, `the chat did not follow the user's message: ${JSON.stringify(own)} in ${height}`);
+    let own = null;
+    const followed = await eventually(async () => {
+      own = await restored.locator(".entry.user", { hasText: "Go on" }).last().boundingBox();
+      return own !== null && own.y >= 0 && own.y < height;
+    });
+    expect(followed, `the chat did not follow the user's message: ${JSON.stringify(own)} in ${height}`);
     step(`the copy continued; the chat followed "Go on" from the top; grep row: "${grepRow}"`);
 
     // 12. Rename Session… from the tree's context menu: an input box holding the title; the tree shows the new one.
