@@ -23,7 +23,7 @@ def size_class(tokens: int) -> int:
 
 class ReadOrder:
     """Kept by ``ReadFileState`` at every put and eviction; each record's tokens are set before it is put and never
-    change afterwards, so the classes stay exact."""
+    change afterwards (but once, by ``resized``, for a replayed read), so the classes stay exact."""
 
     def __init__(self) -> None:
         self.time_ordered = True
@@ -48,6 +48,11 @@ class ReadOrder:
     def skill_files(self) -> list[str]:
         """Realpaths of the records whose file is named SKILL.md, newest first (what skill rehydration looks at)."""
         return list(reversed(self._skill_files))
+
+    def resized(self, before: int, after: int) -> None:
+        """A replayed read's tokens, counted once the replay ended (``ReadFileState.replay``): its class moves."""
+        self._classes[size_class(before)] -= 1
+        self._classes[size_class(after)] += 1
 
     def may_hold(self, tokens: int) -> bool:
         """Whether some record may be of at most ``tokens`` tokens (False is sure; True means look)."""

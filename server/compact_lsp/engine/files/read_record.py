@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from compact_lsp.engine.conversation.messages import Block, canonical_json, result_text
+
 log = logging.getLogger(__name__)
 
 
@@ -21,6 +23,19 @@ def content_hash(text: str) -> str:
     import hashlib  # here: OpenSSL loads only when a read is recorded, not with every import of this module
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def seen_content(block: Block) -> str:
+    """What the model saw in a result: its text, or its whole content when it holds images or documents."""
+    content = block.get("content", "")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") != "text" for b in content):
+        return canonical_json(content)
+    return result_text(block)
+
+
+def int_or_none(value: object) -> int | None:
+    """An integer field of a tool's input (a bool is not one)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 RecordKind = Literal["read", "write", "edit", "editor"]
@@ -135,3 +150,17 @@ class ReadRecord:
         if want_first < first:
             return False
         return last is None or (want_last is not None and want_last <= last)
+
+
+def compare_stat(stat_fn: StatFn, record: ReadRecord) -> Freshness:
+    """The record's file now: mtime, size or inode changed means stale (an atomic save replaces the inode)."""
+    stat, known = safe_stat(stat_fn, record.realpath)
+    if not known:
+        return Freshness.UNKNOWN
+    if stat is None:
+        return Freshness.DELETED
+    if record.mtime_ns is None:  # it did not exist when recorded: nothing to compare with
+        return Freshness.UNKNOWN
+    if (stat.mtime_ns, stat.size, stat.inode) != (record.mtime_ns, record.size, record.inode):
+        return Freshness.STALE
+    return Freshness.FRESH

@@ -19,14 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from compact_lsp.engine.conversation.messages import (
-    Block,
-    Message,
-    blocks_of,
-    canonical_json,
-    is_empty_result,
-    result_text,
-)
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, is_empty_result, result_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.files.editor_documents import EditorDocument, EditorDocuments, display_path
 from compact_lsp.engine.files.file_tool_calls import FileToolCalls, ReadFlag
@@ -36,25 +29,16 @@ from compact_lsp.engine.files.read_record import (
     ReadRecord,
     RecordKind,
     StatFn,
+    compare_stat,
     content_hash,
+    int_or_none,
     os_stat,
     safe_stat,
+    seen_content,
 )
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 log = logging.getLogger(__name__)
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _seen_content(block: Block) -> str:
-    """What the model saw in a result: its text, or its whole content when it holds images or documents."""
-    content = block.get("content", "")
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") != "text" for b in content):
-        return canonical_json(content)
-    return result_text(block)
 
 
 class ReadFileState:
@@ -92,6 +76,8 @@ class ReadFileState:
             self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
         )
         """The documents open in the editor; the ``*_document`` methods below delegate to it."""
+        self._unsettled: dict[int, tuple[ReadRecord, Block]] | None = None
+        """During ``replay``: the reads stored without their hash, size and count yet, by id of their record."""
 
     # -- paths ---------------------------------------------------------------------------------------------
 
@@ -143,20 +129,44 @@ class ReadFileState:
         elif use.kind == "read":
             if is_empty_result(block):
                 return None
-            return self._store_read(
+            later = self._unsettled is not None
+            record = self._store_read(
                 use.path,
-                _seen_content(block),
-                self._count(block),
+                "" if later else seen_content(block),
+                0 if later else self._count(block),
                 tool_use_id=use_id,
-                offset=_int_or_none(use.input.get("offset")),
-                limit=_int_or_none(use.input.get("limit")),
+                offset=int_or_none(use.input.get("offset")),
+                limit=int_or_none(use.input.get("limit")),
             )
+            if self._unsettled is not None:
+                self._unsettled[id(record)] = (record, block)
+            return record
         elif use.kind == "write":
             content = use.input.get("content")
             self.record_write(use.path, use_id, content if isinstance(content, str) else None)
         else:
             self.record_edit(use.path, use_id)
         return None
+
+    def replay(self, messages: Sequence[Message]) -> None:
+        """``observe`` for a state learnt once from a whole conversation (the hooks), with the same records: what a
+        read showed is hashed, sized and counted only if its record is still there at the end (not 30 times)."""
+        self._unsettled = {}
+        try:
+            self.observe(messages)
+        finally:
+            unsettled, self._unsettled = self._unsettled, None
+            for record, block in unsettled.values():
+                if self._records.get(record.realpath) is record:
+                    self._settle(record, block)
+
+    def _settle(self, record: ReadRecord, block: Block) -> None:
+        """A replayed read's hash, size and count, as ``_store_read`` would have set them."""
+        seen = seen_content(block)
+        record.content_hash = content_hash(seen)
+        record.bytes = len(seen.encode("utf-8", "surrogatepass"))
+        before, record.tokens = record.tokens, self._count(block)
+        self.order.resized(before, record.tokens)
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
@@ -221,6 +231,8 @@ class ReadFileState:
     def record_edit(self, path: str, tool_use_id: str | None = None) -> ReadRecord:
         """The model edited the file: its copy is the earlier copy plus the edit, if it still has one."""
         earlier = self._records.get(self.resolve(path)[1])
+        if earlier is not None and self._unsettled and id(earlier) in self._unsettled:
+            self._settle(*self._unsettled.pop(id(earlier)))  # its count and size are copied now
         record = self._new_record(path, "edit")
         record.written_at = record.read_at
         record.tool_use_id = tool_use_id
@@ -290,21 +302,8 @@ class ReadFileState:
         )
         if record is None:
             return Freshness.UNKNOWN
-        record.freshness = self._compare_stat(record)
+        record.freshness = compare_stat(self._stat, record)
         return record.freshness
-
-    def _compare_stat(self, record: ReadRecord) -> Freshness:
-        """mtime, size or inode changed means stale (an atomic save replaces the inode)."""
-        stat, known = safe_stat(self._stat, record.realpath)
-        if not known:
-            return Freshness.UNKNOWN
-        if stat is None:
-            return Freshness.DELETED
-        if record.mtime_ns is None:  # it did not exist when recorded: nothing to compare with
-            return Freshness.UNKNOWN
-        if (stat.mtime_ns, stat.size, stat.inode) != (record.mtime_ns, record.size, record.inode):
-            return Freshness.STALE
-        return Freshness.FRESH
 
     def refresh(self) -> dict[str, Freshness]:
         """Freshness of every record, by realpath."""
