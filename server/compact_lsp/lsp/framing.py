@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.io_ import StdinAsyncReader
 
 from compact_lsp.lsp.wire import AnsweringProtocol
 
@@ -124,6 +124,49 @@ async def serve_frames(
                 on_error(exc, JsonRpcException)
 
 
+class BatchedStdout:
+    """Stdout for the protocol: the frames sent in one turn of the loop go out in one write, at the end of it.
+
+    pygls' ``StdoutWriter`` writes and flushes each frame; every write gives up the interpreter and waits for it
+    back behind the sessions' threads (at 50-session load, 0.3 ms a frame on the loop). Frames keep their order; a
+    write from another thread, or with no loop running, goes out at once, after what is pending."""
+
+    def __init__(self, stdout: BinaryIO) -> None:
+        self._stdout = stdout
+        self._pending: list[bytes] = []
+        self._lock = threading.Lock()
+        self._broken = False
+
+    def write(self, data: bytes) -> None:
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        with self._lock:
+            self._pending.append(data)
+            first = len(self._pending) == 1
+        if loop is None:
+            self.flush()
+        elif first:
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        with self._lock:
+            data, self._pending = b"".join(self._pending), []
+            if not data or self._broken:
+                return
+            try:
+                self._stdout.write(data)
+                self._stdout.flush()
+            except (BrokenPipeError, ValueError, OSError) as exc:  # the client is gone; its end of stdin ends us
+                self._broken = True
+                log.error("the connection to the client is lost (%s); nothing more is sent", exc)
+
+    def close(self) -> None:
+        self.flush()
+        self._stdout.close()
+
+
 async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol: AnsweringProtocol) -> None:
     reader: Reader | None = await loop_reader(sys.stdin.buffer)
     if reader is None:
@@ -137,7 +180,8 @@ def serve_stdio(server: CompactLanguageServer) -> int:
     server._stop_event = stop
     protocol = server.protocol
     assert isinstance(protocol, AnsweringProtocol)  # create_server's protocol class
-    protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    writer = BatchedStdout(sys.stdout.buffer)
+    protocol.set_writer(writer)
     code = 0
     try:
         asyncio.run(_serve(server, stop, protocol))
@@ -152,5 +196,6 @@ def serve_stdio(server: CompactLanguageServer) -> int:
     except KeyboardInterrupt:
         code = 130
     finally:
+        writer.flush()  # what the last turn of the loop sent (the answer to ``shutdown``, say)
         server.shutdown()  # type: ignore[no-untyped-call]
     return code

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -49,26 +51,49 @@ def did_microcompact(server: CompactLanguageServer, session_id: str, eviction: E
     did_compact(server, session_id, "micro", eviction.trigger, eviction.tokens_before, eviction.tokens_after)
 
 
-def changed(server: CompactLanguageServer, slot: SessionSlot, usage: dict[str, Any] | None) -> None:
+def changed(
+    server: CompactLanguageServer, slot: SessionSlot, usage: dict[str, Any] | None, watches: Watches | None = None
+) -> None:
     """After a change: follow the session's files with the watcher, and schedule a usage notification."""
-    sync_watches(server, slot)
+    sync_watches(server, slot, watches)
     if usage is not None:
         slot.usage_wire = usage
         if server.usage_notifier is not None:
             server.usage_notifier.changed(slot.session.id, usage)
 
 
-def sync_watches(server: CompactLanguageServer, slot: SessionSlot) -> None:
+@dataclass(frozen=True)
+class Watches:
+    """The files a session's watches should follow, taken under its lock in the worker thread after a change:
+    on the loop, the read-file state (a thousand files a session at load) and resolving each new path (a ``lstat``
+    a component, each giving up the interpreter to the sessions' threads) cost every request behind them."""
+
+    wanted: frozenset[str]
+    real: dict[str, str]
+    """The real path of each file not watched yet."""
+
+
+def watches_of(slot: SessionSlot) -> Watches:
+    """What ``sync_watches`` needs; call under the session's lock (the loop alone changes ``slot.watched``)."""
+    wanted = frozenset(record.realpath for record in slot.session.read_state.ranked())
+    return Watches(wanted, {path: os.path.realpath(path) for path in wanted - slot.watched})
+
+
+def sync_watches(server: CompactLanguageServer, slot: SessionSlot, watches: Watches | None = None) -> None:
     """Track exactly the files in the session's read-file state (their directories, non-recursively)."""
     watcher = server.watcher
     if watcher is None:
         return
-    wanted = {record.realpath for record in slot.session.read_state.ranked()}
+    if watches is None:
+        wanted: frozenset[str] | set[str] = {record.realpath for record in slot.session.read_state.ranked()}
+        real: dict[str, str] = {}
+    else:
+        wanted, real = watches.wanted, watches.real
     for path in wanted - slot.watched:
-        watcher.track(path)
+        watcher.track(path, real.get(path))
     for path in slot.watched - wanted:
         watcher.untrack(path)
-    slot.watched = wanted
+    slot.watched = set(wanted)
 
 
 class CompactionProgress:

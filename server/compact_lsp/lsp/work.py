@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.following import catch_up, on_journal_changed
-from compact_lsp.lsp.notify import changed
+from compact_lsp.lsp.notify import Watches, changed, watches_of
 from compact_lsp.lsp.sessions import SessionSlot
 from compact_lsp.lsp.snapshots import publish
 from compact_lsp.store.session_lock import SessionBusy
@@ -39,15 +39,15 @@ async def in_session(
 ) -> T:
     """Run ``call`` in a thread under the session's lock; when it ``changes`` the session, tell the client."""
     async with slot.lock:
-        result, usage = await asyncio.to_thread(_call_and_measure, server, slot, call, changes)
+        result, usage, watches = await asyncio.to_thread(_call_and_measure, server, slot, call, changes)
     if changes:
-        changed(server, slot, usage)
+        changed(server, slot, usage, watches)
     return result
 
 
 def _call_and_measure(
     server: CompactLanguageServer, slot: SessionSlot, call: Callable[[], T], measure: bool
-) -> tuple[T, dict[str, Any] | None]:
+) -> tuple[T, dict[str, Any] | None, Watches | None]:
     try:
         result = call()
     except SessionChanged:
@@ -55,10 +55,10 @@ def _call_and_measure(
         catch_up(slot)
         result = call()
     if not measure:
-        return result, None
+        return result, None, None
     if server.sessions is not None:  # the listing's entry, taken under the same lock as the change
         server.sessions.index_slot(slot)
-    return result, publish(slot)["usage"]
+    return result, publish(slot)["usage"], watches_of(slot)
 
 
 def on_file_changed(server: CompactLanguageServer, path: str) -> None:

@@ -81,8 +81,10 @@ class FileWatcher:
         self._max_delay = max_delay
         self._observer_factory = observer_factory
         self._observer: Observer | None = None
-        self._tracked: frozenset[str] = frozenset()
-        """Real paths of tracked files; replaced whole, never mutated: watchdog's thread reads it unlocked."""
+        self._tracked: set[str] = set()
+        """Real paths of tracked files. Changed on the loop, one ``add`` or ``discard`` at a time (copying it whole
+        on each change cost every append at load a copy of 50,000 paths); watchdog's thread only asks ``in``,
+        which the interpreter answers in one step."""
         self._file_counts: dict[str, int] = {}
         self._watches: dict[str, tuple[Any, int]] = {}
         """Directory → (watchdog watch, number of tracked files in it)."""
@@ -92,7 +94,7 @@ class FileWatcher:
 
     @property
     def tracked(self) -> frozenset[str]:
-        return self._tracked
+        return frozenset(self._tracked)
 
     @property
     def directories(self) -> list[str]:
@@ -125,15 +127,16 @@ class FileWatcher:
             self._observer = None
         self._watches.clear()
         self._file_counts.clear()
-        self._tracked = frozenset()
+        self._tracked.clear()
 
-    def track(self, path: str) -> str:
-        """Start watching ``path`` (refcounted); returns the real path events will be reported under."""
-        real = os.path.realpath(path)
+    def track(self, path: str, real: str | None = None) -> str:
+        """Start watching ``path`` (refcounted); returns the real path events will be reported under. ``real``:
+        the caller resolved it already, off the loop."""
+        real = os.path.realpath(path) if real is None else real
         count = self._file_counts.get(real, 0)
         self._file_counts[real] = count + 1
         if count == 0:
-            self._tracked = self._tracked | {real}
+            self._tracked.add(real)
             self._watch_directory(os.path.dirname(real))
         return real
 
@@ -146,7 +149,7 @@ class FileWatcher:
             self._file_counts[real] = count - 1
             return
         del self._file_counts[real]
-        self._tracked = self._tracked - {real}
+        self._tracked.discard(real)
         self._unwatch_directory(os.path.dirname(real))
 
     def _watch_directory(self, directory: str) -> None:
