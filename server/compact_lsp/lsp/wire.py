@@ -242,6 +242,9 @@ class AnsweringProtocol(LanguageServerProtocol):
         if result is None:
             return False
         self._send_response(message.id, result=result)
+        flush = getattr(self.writer, "flush", None)  # an answer given at once goes out at once (BatchedStdout)
+        if flush is not None:
+            flush()
         return True
 
     _writes: set[asyncio.Future[Any]] = set()  # noqa: RUF012 - pending async writes, kept until done

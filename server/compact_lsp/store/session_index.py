@@ -141,6 +141,8 @@ class SessionIndex:
     directory: Path
     _entries: dict[str, SessionSummary] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _json: dict[str, tuple[SessionSummary, dict[str, Any]]] = field(default_factory=dict, repr=False)
+    """Each entry's JSON beside the summary it was made from (summaries are replaced, never changed)."""
 
     @property
     def path(self) -> Path:
@@ -201,8 +203,16 @@ class SessionIndex:
                 self._write(entries)
 
     def _write(self, entries: dict[str, SessionSummary]) -> None:
-        payload = {"version": INDEX_VERSION, "sessions": [s.to_json() for s in entries.values()]}
+        payload = {"version": INDEX_VERSION, "sessions": [self._as_json(s) for s in entries.values()]}
         _write_atomically(self.path, json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+
+    def _as_json(self, summary: SessionSummary) -> dict[str, Any]:
+        """The entry's JSON, made once per summary put: every change rewrites the index, and converting all 50
+        entries of a busy workspace again each time was a third of the interpreter's time at load."""
+        cached = self._json.get(summary.session_id)
+        if cached is None or cached[0] is not summary:
+            cached = self._json[summary.session_id] = (summary, summary.to_json())
+        return cached[1]
 
     # -- the current session ----------------------------------------------------------------------------------
 
