@@ -7,6 +7,11 @@ default executor (six threads on two cores), a dozen such calls would take every
 of their own (``IO_THREADS`` threads): a hang there can fill that pool, never the session threads; a caller that
 must not wait for good wraps it in ``asyncio.wait_for`` (the watcher does).
 
+Engine calls under a session's lock (``lsp/work.py`` ``in_session``) run on ``run_engine``'s pool of
+``ENGINE_THREADS``: they are CPU work in the interpreter, so a third thread adds no speed on two cores, only
+another contender for the interpreter that the event loop must win back before it can read or answer the next
+request (bench/bench_load.py: status p50 46-49 ms with six threads, 31 with two, at load 9-12).
+
 ``SessionThreads`` is the default executor the server installs: it never waits for a stuck thread when the loop
 closes, so a client that closes stdin is never kept waiting on one (the process then ends with ``os._exit``,
 see ``cli.main``).
@@ -15,6 +20,7 @@ see ``cli.main``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import threading
 from collections.abc import Callable
@@ -22,11 +28,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 IO_THREADS = 8
+ENGINE_THREADS = 2
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 _pool: ThreadPoolExecutor | None = None
+_engine_pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
@@ -49,3 +57,18 @@ async def run_io(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``call(*args, **kwargs)`` on the I/O pool (see the module doc); for blocking file I/O only."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_io_pool(), functools.partial(call, *args, **kwargs))
+
+
+def _engine_threads() -> ThreadPoolExecutor:
+    global _engine_pool
+    with _pool_lock:
+        if _engine_pool is None:
+            _engine_pool = SessionThreads(max_workers=ENGINE_THREADS, thread_name_prefix="compact-engine")
+        return _engine_pool
+
+
+async def run_engine(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``call(*args, **kwargs)`` on the engine threads, in a copy of the caller's context (as ``to_thread``)."""
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(_engine_threads(), functools.partial(context.run, call, *args, **kwargs))

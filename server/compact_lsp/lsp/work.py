@@ -1,8 +1,8 @@
 """Running engine calls for handlers: under the session's lock, off the event loop, then telling the client.
 
-``in_session`` is the one path every mutating handler takes: it runs the call in a worker thread under the
-session's lock, snapshots the usage there (the counter is not safe to touch from two threads), then on the
-loop updates the watched files and schedules ``compact/didChangeUsage``.
+``in_session`` is the one path every mutating handler takes: it runs the call in a worker thread (one of the
+engine threads, io_threads.py) under the session's lock, snapshots the usage there (the counter is not safe to
+touch from two threads), then on the loop updates the watched files and schedules ``compact/didChangeUsage``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compact_lsp.engine.files.file_gate import AllowedRoots
-from compact_lsp.io_threads import run_io
+from compact_lsp.io_threads import run_engine, run_io
 from compact_lsp.lsp.following import catch_up, on_journal_changed
 from compact_lsp.lsp.notify import Watches, changed, watches_of
 from compact_lsp.lsp.sessions import SessionSlot
@@ -39,7 +39,7 @@ async def in_session(
 ) -> T:
     """Run ``call`` in a thread under the session's lock; when it ``changes`` the session, tell the client."""
     async with slot.lock:
-        result, usage, watches = await asyncio.to_thread(_call_and_measure, server, slot, call, changes)
+        result, usage, watches = await run_engine(_call_and_measure, server, slot, call, changes)
     if changes:
         changed(server, slot, usage, watches)
     return result
@@ -86,7 +86,7 @@ async def _notice_change(server: CompactLanguageServer, path: str, slots: list[S
         return
     for slot in slots:
         async with slot.lock:
-            noticed, usage = await asyncio.to_thread(_notice_and_measure, slot, path, now, exists)
+            noticed, usage = await run_engine(_notice_and_measure, slot, path, now, exists)
         if noticed:
             changed(server, slot, usage)
 
