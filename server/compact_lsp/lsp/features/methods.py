@@ -26,7 +26,7 @@ from compact_lsp.tracking.reader import read_text_file
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionRegistry, SessionSlot
+    from compact_lsp.lsp.sessions import SessionSlot
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +64,11 @@ async def new_session(server: CompactLanguageServer, params: Any) -> dict[str, A
     if source not in ("chat", "api"):
         raise invalid_params(f'{NEW_SESSION}: \'source\' must be "chat" or "api", got {source!r}')
     registry = server.registry()
-    slot = await asyncio.to_thread(_created, registry, title, source)
-    registry.loaded(slot)
+    slot = await asyncio.to_thread(registry.create, title, source)
+    registry.loaded(slot)  # it learns the open documents
+    # its status published, so that the first compact/status answers at once too
+    await in_session(server, slot, lambda: publish(slot), changes=False)
     return {"sessionId": slot.session.id}
-
-
-def _created(registry: SessionRegistry, title: str, source: str) -> SessionSlot:
-    """A new session with its status published, so that the first ``compact/status`` answers at once too (nobody
-    else knows the session yet: no lock to take)."""
-    slot = registry.create(title, source)
-    publish(slot)
-    return slot
 
 
 async def append(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
