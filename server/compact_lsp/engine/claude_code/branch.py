@@ -57,7 +57,7 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
         cursor = (parent.parent or parent.logical_parent) if parent is not None else None
     # The branch ends at the model's last response; what the user logged after it (a prompt, local command
     # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
-    leaf_at = records.index(leaf)
+    leaf_at = _position(records, leaf)
     for record in records[leaf_at + 1 :]:
         if record.uuid is not None and (record.parent or record.logical_parent) in chain:
             chain.add(record.uuid)
@@ -66,10 +66,10 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
     ids = [(r.uuid, r.message_id) for r in unique]
     response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
     kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
-    call_ids = {
+    call_ids = {  # tool_use blocks are in assistant messages only (normalize_message refuses them elsewhere)
         b.get("id")
         for r, keep in zip(unique, kept, strict=True)
-        if keep and r.message
+        if keep and r.message and r.message["role"] == "assistant"
         for b in blocks_of(r.message)
         if b.get("type") == "tool_use"
     }
@@ -80,6 +80,13 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
         else:
             skipped["other-branch"] += 1
     return selected
+
+
+def _position(records: list[LogRecord], record: LogRecord) -> int:
+    """``records.index(record)`` without a dataclass ``__eq__`` call per record before it: only a record with the
+    same line number can equal it."""
+    line = record.line_no
+    return next(i for i, r in enumerate(records) if r.line_no == line and r == record)
 
 
 def _answers(record: LogRecord, call_ids: set[Any]) -> bool:
@@ -100,7 +107,8 @@ def merge_records(selected: list[LogRecord]) -> tuple[list[Message], list[str | 
         assert record.message is not None
         role = record.message["role"]
         blocks = blocks_of(record.message)
-        if role == "assistant" and last_response and record.message_id == last_response[0]:
+        message_id = record.message_id if role == "assistant" else None
+        if message_id is not None and last_response and message_id == last_response[0]:
             target = last_response[1]  # another block of the same API response, maybe after its first results
         elif messages and messages[-1]["role"] == role:
             target = len(messages) - 1
@@ -112,8 +120,8 @@ def merge_records(selected: list[LogRecord]) -> tuple[list[Message], list[str | 
             target = len(messages) - 1
         messages[target]["content"].extend(blocks)
         sources[target].append(record)
-        if role == "assistant" and record.message_id:
-            last_response = (record.message_id, target)
+        if message_id:
+            last_response = (message_id, target)
     return messages, timestamps, sources
 
 

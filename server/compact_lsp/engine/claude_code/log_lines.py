@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,15 +54,34 @@ _FINITE_JSON = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_co
 practice) are not walked again to look for one."""
 
 
+_SCAN: Callable[[str, int], tuple[Any, int]] = _FINITE_JSON.scan_once  # type: ignore[attr-defined]
+
+
 def _decode(raw: bytes) -> tuple[Any, bool]:
     """``json.loads`` of a line, and whether every number in it is finite."""
     text = raw.decode("utf-8")
     if not text.startswith("\ufeff"):  # json.loads refuses a BOM with its own message; JSONDecoder does not
         try:
-            return _FINITE_JSON.decode(text), True
+            return _scanned(text), True
         except _NotFinite:
             pass
     return json.loads(text), False
+
+
+def _scanned(text: str) -> Any:
+    """``_FINITE_JSON.decode(text)``, its scanner called at once when the text is one value and nothing around it
+    (every line Claude Code writes); anything else goes through ``decode``, for its answer or its error."""
+    if text[:1] not in _AROUND:
+        try:
+            value, end = _SCAN(text, 0)
+        except StopIteration:
+            end = -1
+        if end == len(text):
+            return value
+    return _FINITE_JSON.decode(text)
+
+
+_AROUND = ("", " ", "\t", "\n", "\r")
 
 
 @dataclass(frozen=True)
