@@ -55,3 +55,8 @@ def test_position_is_list_index(lines: list[int], pick: int) -> None:
     probe = LogRecord(target.line_no, dict(target.data))  # equal, not the same object
     assert _position(records, target) == records.index(target)
     assert _position(records, probe) == records.index(probe)
+
+
+@given(data=st.binary(max_size=200) | st.lists(st.sampled_from([b"", b"\n", b"{}", b"ab", b"\r", b" "])).map(b"".join))
+def test_lines_are_split_lines(data: bytes) -> None:
+    assert list(log_lines._lines(data)) == data.split(b"\n")
