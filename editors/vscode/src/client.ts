@@ -1,24 +1,22 @@
-// The connection to the compact-lsp server: starts it, follows the current session (the gauge, the commands and
-// the chat act on it), keeps per-session usage from its notifications, and offers typed requests.
+// The connection to the compact-lsp server: starts it (the language client itself is built in languageClient.ts),
+// follows the current session (the gauge, the commands and the chat act on it), keeps per-session usage from its
+// notifications, and offers typed requests.
 import * as vscode from "vscode";
-import type { LanguageClientOptions, ServerOptions, ShowMessageRequestParams } from "vscode-languageclient/node";
+import type { LanguageClient, ShowMessageRequestParams } from "vscode-languageclient/node";
 import {
   DidChangeConfigurationNotification,
-  DidSaveTextDocumentNotification,
   ErrorCodes,
   ExecuteCommandRequest,
-  LanguageClient,
   ResponseError,
   ShowMessageRequest,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import type { ExecuteCommandParams } from "./model/commandModel";
-import { didChangeConfigurationParams, serverEnvironment } from "./model/serverSettings";
+import { didChangeConfigurationParams } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
-import { versionMismatch } from "./model/serverVersion";
 import { mostRecentSession } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
+import { newLanguageClient, warnOnVersionMismatch } from "./languageClient";
 import type { ProgressActivity } from "./progress";
 import { registerWorkDoneProgress } from "./progress";
 import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
@@ -35,17 +33,6 @@ export class ServerNotRunningError extends Error {
 
 export function isMethodNotFound(error: unknown): boolean {
   return error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound;
-}
-
-/** The language client, except that a server which exits cleanly (code 0, on stop or restart) is not an error. */
-class CompactLanguageClient extends LanguageClient {
-  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
-    if (/^Server process exited with code 0\.?$/.test(message)) {
-      this.info(message, data, false);
-      return;
-    }
-    super.error(message, data, showNotification);
-  }
 }
 
 export type MessageRequestHandler = (params: ShowMessageRequestParams) => Promise<{ title: string } | null>;
@@ -124,39 +111,7 @@ export class CompactClient implements vscode.Disposable {
       throw error;
     }
     this.log.info(`Starting the server (${launch.source}): ${[launch.command, ...launch.args, "--stdio"].join(" ")}`);
-    const apiKey = await this.secrets.get(API_KEY_SECRET);
-    const executable = {
-      command: launch.command,
-      args: launch.args,
-      transport: TransportKind.stdio,
-      options: { env: { ...serverEnvironment(process.env, apiKey), ...launch.env } },
-    } as const;
-    const serverOptions: ServerOptions = { run: executable, debug: executable };
-    const problems: string[] = [];
-    const clientOptions: LanguageClientOptions = {
-      // Every file document: open editors join the read-file state (open, dirty, focus order).
-      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      initializationOptions: currentServerSettings(problems),
-      outputChannel: this.log,
-      traceOutputChannel: this.log,
-      middleware: {
-        // A document that is clean after a change (reloaded from disk after the agent's edit, or undone back to
-        // what is saved) matches the file again: tell the server, which would otherwise flag it "unsaved".
-        didChange: async (event, next) => {
-          await next(event);
-          const document = event.document;
-          if (!document.isDirty && document.uri.scheme === "file" && event.contentChanges.length > 0) {
-            await this.client?.sendNotification(DidSaveTextDocumentNotification.type, {
-              textDocument: { uri: document.uri.toString() },
-            });
-          }
-        },
-      },
-    };
-    for (const problem of problems) {
-      this.log.warn(problem);
-    }
-    const client = new CompactLanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
+    const client = newLanguageClient(launch, await this.secrets.get(API_KEY_SECRET), this.log, () => this.client);
     client.onNotification(Methods.didChangeUsage, (params: DidChangeUsageParams) => this.handleUsage(params));
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
@@ -181,14 +136,7 @@ export class CompactClient implements vscode.Disposable {
       this.setState("stopped");
       throw error;
     }
-    const mismatch = versionMismatch(
-      client.initializeResult?.capabilities.experimental,
-      client.initializeResult?.serverInfo?.version,
-    );
-    if (mismatch !== undefined) {
-      this.log.warn(mismatch);
-      void vscode.window.showWarningMessage(mismatch);
-    }
+    warnOnVersionMismatch(client, this.log);
     // After start: replaces the language client's own handler, which shows progress only in the status bar.
     registerWorkDoneProgress(client, this.log, (activity) => this.progressEmitter.fire(activity));
     await this.followCurrentSession();

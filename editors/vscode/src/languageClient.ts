@@ -1,0 +1,77 @@
+// The server's start-up: the language client as the extension builds it (the server process and its environment,
+// the documents the server is told about, the initialization options) and the version check once it runs.
+// client.ts starts it, follows the current session and sends the requests.
+import * as vscode from "vscode";
+import type { LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { DidSaveTextDocumentNotification, LanguageClient, TransportKind } from "vscode-languageclient/node";
+import type { ServerLaunch } from "./model/serverSettings";
+import { serverEnvironment } from "./model/serverSettings";
+import { versionMismatch } from "./model/serverVersion";
+import { currentServerSettings } from "./settings";
+
+/** The language client, except that a server which exits cleanly (code 0, on stop or restart) is not an error. */
+class CompactLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    if (/^Server process exited with code 0\.?$/.test(message)) {
+      this.info(message, data, false);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
+}
+
+/**
+ * A language client for the server `launch` names, not started yet. `running` is the client the extension holds
+ * now (undefined once stopped): the middleware's notifications go to it.
+ */
+export function newLanguageClient(
+  launch: ServerLaunch,
+  apiKey: string | undefined,
+  log: vscode.LogOutputChannel,
+  running: () => LanguageClient | undefined,
+): LanguageClient {
+  const executable = {
+    command: launch.command,
+    args: launch.args,
+    transport: TransportKind.stdio,
+    options: { env: { ...serverEnvironment(process.env, apiKey), ...launch.env } },
+  } as const;
+  const serverOptions: ServerOptions = { run: executable, debug: executable };
+  const problems: string[] = [];
+  const clientOptions: LanguageClientOptions = {
+    // Every file document: open editors join the read-file state (open, dirty, focus order).
+    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+    initializationOptions: currentServerSettings(problems),
+    outputChannel: log,
+    traceOutputChannel: log,
+    middleware: {
+      // A document that is clean after a change (reloaded from disk after the agent's edit, or undone back to
+      // what is saved) matches the file again: tell the server, which would otherwise flag it "unsaved".
+      didChange: async (event, next) => {
+        await next(event);
+        const document = event.document;
+        if (!document.isDirty && document.uri.scheme === "file" && event.contentChanges.length > 0) {
+          await running()?.sendNotification(DidSaveTextDocumentNotification.type, {
+            textDocument: { uri: document.uri.toString() },
+          });
+        }
+      },
+    },
+  };
+  for (const problem of problems) {
+    log.warn(problem);
+  }
+  return new CompactLanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
+}
+
+/** A server of another version than this extension's: said in the log and in a warning. */
+export function warnOnVersionMismatch(client: LanguageClient, log: vscode.LogOutputChannel): void {
+  const mismatch = versionMismatch(
+    client.initializeResult?.capabilities.experimental,
+    client.initializeResult?.serverInfo?.version,
+  );
+  if (mismatch !== undefined) {
+    log.warn(mismatch);
+    void vscode.window.showWarningMessage(mismatch);
+  }
+}
