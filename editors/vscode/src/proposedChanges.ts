@@ -105,3 +105,12 @@ export async function readText(uri: vscode.Uri): Promise<string | undefined> {
     return undefined;
   }
 }
+
+/** Whether `uri` is a file on disk (not a folder, not missing). */
+export async function isFile(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).type === vscode.FileType.File;
+  } catch {
+    return false;
+  }
+}
