@@ -33,8 +33,8 @@ return {
   --- A running chat turn ends when its server goes (its answer will never come).
   on_exit = function(_, _, client_id)
     vim.schedule(function()
-      if package.loaded['compact_lsp.chat'] then
-        require('compact_lsp.chat').client_gone(client_id)
+      if package.loaded['compact_lsp.chat_turn'] then
+        require('compact_lsp.chat_turn').client_gone(client_id)
       end
     end)
   end,

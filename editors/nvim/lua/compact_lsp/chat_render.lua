@@ -1,5 +1,5 @@
 --- What the chat buffer shows: transcript lines above the `> ` prompt, streamed answers, one line per tool call,
---- end-of-turn marks and compaction markers. Only text; chat.lua owns the buffer and the turns.
+--- end-of-turn marks and compaction markers. Only text; chat_buffer.lua owns the buffer, chat_turn.lua the turns.
 local format = require('compact_lsp.format')
 
 local M = {}

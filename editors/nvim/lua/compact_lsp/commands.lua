@@ -185,9 +185,9 @@ M.subcommands = {
         sessions.rename(id, title, function(err)
           if not err then
             notify('session renamed: ' .. format.fit(sessions.title(id) or vim.trim(title), 60))
-            local chat = package.loaded['compact_lsp.chat'] and require('compact_lsp.chat').buffer(id)
+            local chat = state.chat_buffer(id)
             if chat then
-              require('compact_lsp.chat').name_buffer(chat, id)
+              require('compact_lsp.chat_buffer').name_buffer(chat, id)
             end
           end
           done('rename', err, not err and { sessionId = id, title = sessions.title(id) } or nil)

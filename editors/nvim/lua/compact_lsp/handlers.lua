@@ -68,7 +68,7 @@ function M.chat_event(_, result)
   if type(result) ~= 'table' then
     return
   end
-  require('compact_lsp.chat').on_event(result)
+  require('compact_lsp.chat_turn').on_event(result)
   M.emit('CompactLspChatEvent', result)
 end
 

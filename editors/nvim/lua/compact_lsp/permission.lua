@@ -1,7 +1,6 @@
 --- The agent's permission prompts (`window/showMessageRequest`): the whole question (an edit's diff, a file's
 --- content) goes into the chat, `vim.ui.select` gets a one-line prompt (pickers mangle multi-line ones), and a
 --- write to a file whose buffer has unsaved changes says so before the user answers.
-local chat = require('compact_lsp.chat')
 local state = require('compact_lsp.state')
 
 local M = {}
@@ -20,7 +19,7 @@ end
 ---@param session_id string?
 ---@param message string
 function M.show_question(session_id, message)
-  local buf = chat.buffer(session_id)
+  local buf = state.chat_buffer(session_id)
   if not buf then
     return
   end
@@ -43,7 +42,7 @@ end
 ---@param session_id string?
 ---@param title string
 function M.show_answer(session_id, title)
-  local buf = chat.buffer(session_id)
+  local buf = state.chat_buffer(session_id)
   if buf then
     require('compact_lsp.chat_render').append_lines(buf, { '    → ' .. title })
   end

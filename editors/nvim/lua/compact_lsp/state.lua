@@ -39,6 +39,17 @@ function State.current_session()
   return State.session_id or State.last_session
 end
 
+--- The chat buffer of a session, if it is still there.
+---@param session_id string?
+---@return integer?
+function State.chat_buffer(session_id)
+  local buf = session_id and State.chats[session_id]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
+  end
+  return nil
+end
+
 ---@return compact_lsp.Usage?
 function State.current_usage()
   local session = State.current_session()

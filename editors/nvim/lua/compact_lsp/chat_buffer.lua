@@ -1,0 +1,202 @@
+--- The chat buffer: a prompt buffer (`> `) bound to its session and named by its title, or a followed session's
+--- read-only buffer with its header; what <CR> at the prompt does (creating the session on a new chat's first
+--- message); showing it in a window. The buffer has no file (unlisted, never "modified"), so it never stops `:qa`.
+--- What it shows is chat_render.lua's; the turns, chat_turn.lua's.
+local client = require('compact_lsp.client')
+local render = require('compact_lsp.chat_render')
+local state = require('compact_lsp.state')
+local turn = require('compact_lsp.chat_turn')
+
+local M = {}
+
+M.prompt = '> '
+
+--- Title of a session the chat creates: the `chat.title` option, else the first message.
+---@param text string
+---@return string
+local function title_for(text)
+  local fixed = require('compact_lsp.config').options.chat.title
+  if fixed then
+    return fixed
+  end
+  local first = vim.trim(text:match('^[^\n]*') or '')
+  return vim.fn.strchars(first) > 60 and (vim.fn.strcharpart(first, 0, 59) .. '…') or first
+end
+
+--- The chat buffer's name: `compact-lsp://chat/<session title>` (its id while it has no title), unique.
+---@param buf integer
+---@param session_id string?
+---@param title string? the title when the session list does not have it yet (a session just made)
+function M.name_buffer(buf, session_id, title)
+  title = title or (session_id and require('compact_lsp.sessions').title(session_id))
+  local label = (title and title ~= '') and title or session_id or 'new'
+  label = vim.fn.strchars(label) > 60 and (vim.fn.strcharpart(label, 0, 59) .. '…') or label
+  local name, n = 'compact-lsp://chat/' .. label, 1
+  while true do
+    local other = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\/.*$^~[]') .. '$')
+    if other == -1 or other == buf then
+      break
+    end
+    n = n + 1
+    name = string.format('compact-lsp://chat/%s (%d)', label, n)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+end
+
+--- Bind a chat buffer to its session: name, lookups.
+---@param buf integer
+---@param session_id string
+---@param title string?
+local function bind(buf, session_id, title)
+  state.chats[session_id] = buf
+  vim.b[buf].compact_lsp_session = session_id
+  M.name_buffer(buf, session_id, title)
+end
+
+--- What <CR> at the prompt does: the typed line becomes "You: …", and the turn starts (creating the session
+--- first when this chat has none yet).
+---@param buf integer
+---@param text string
+local function submit(buf, text)
+  if text:match('^%s*$') then
+    return
+  end
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n - 2, n - 1, false, {})
+  render.settle(buf)
+  local session_id = vim.b[buf].compact_lsp_session
+  if session_id then
+    render.append_lines(buf, render.you_lines(text))
+    return turn.send(session_id, text, true)
+  end
+  render.append_lines(buf, render.you_lines(text))
+  local title = title_for(text)
+  require('compact_lsp.sessions').create(title, function(err, new_id)
+    if err or not new_id then
+      render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err or 'could not create a session'), '' })
+      return
+    end
+    bind(buf, new_id, title)
+    if state.new_chat == buf then
+      state.new_chat = nil
+    end
+    turn.send(new_id, text, true)
+  end)
+end
+
+--- Markdown in the chat as CodeCompanion shows it: treesitter's markdown highlighting, with `**`, backticks and
+--- link targets concealed (off the cursor line). Without the parser the text stays plain.
+---@param buf integer
+local function markdown(buf)
+  pcall(vim.treesitter.language.register, 'markdown', 'compact_chat')
+  pcall(vim.treesitter.start, buf, 'markdown')
+end
+
+--- The lines at the top of a followed Claude Code session's chat: read-only, and the one action.
+M.READ_ONLY_HEADER = {
+  "Claude Code's session: read-only here, Claude Code owns it.",
+  'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' (your own copy)',
+  '',
+}
+
+--- A chat of a followed Claude Code session: its history, no prompt, no input.
+---@param session_id string
+---@return integer buf
+local function create_read_only(session_id)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'compact_chat'
+  vim.b[buf].compact_lsp_read_only = true
+  bind(buf, session_id)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.READ_ONLY_HEADER)
+  render.mark_read_only(buf, #M.READ_ONLY_HEADER - 1)
+  vim.bo[buf].modifiable = false
+  markdown(buf)
+  local function refuse()
+    require('compact_lsp.words').notify(
+      'compact-lsp: read-only: ' .. require('compact_lsp.words').IMPORT .. ' continues it here as your own copy'
+    )
+  end
+  for _, lhs in ipairs({ 'i', 'a', 'I', 'A', 'o', 'O', '<CR>' }) do
+    vim.keymap.set('n', lhs, refuse, { buffer = buf, nowait = true, desc = 'Read-only: :Compact import continues it' })
+  end
+  require('compact_lsp.chat_keys').attach(buf, { cancel = function() end, read_only = true })
+  return buf
+end
+
+--- Create a chat buffer (bound to `session_id` when given, else to the session its first message creates) and
+--- start the server if none runs (no file needs to be open).
+---@param session_id string?
+---@return integer buf
+function M.create(session_id)
+  if session_id and require('compact_lsp.sessions').read_only(session_id) then
+    return create_read_only(session_id)
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'prompt'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'compact_chat'
+  if session_id then
+    bind(buf, session_id)
+  else
+    pcall(vim.api.nvim_buf_set_name, buf, 'compact-lsp://chat/new')
+  end
+  vim.fn.prompt_setprompt(buf, M.prompt)
+  vim.fn.prompt_setcallback(buf, function(text)
+    submit(buf, text)
+  end)
+  local function interrupt()
+    turn.cancel(vim.b[buf].compact_lsp_session)
+  end
+  vim.fn.prompt_setinterrupt(buf, interrupt)
+  require('compact_lsp.chat_keys').attach(buf, { cancel = interrupt, read_only = false })
+  -- The prompt shows at once, not only after `i`.
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { M.prompt })
+  render.settle(buf)
+  markdown(buf)
+  local group = vim.api.nvim_create_augroup('compact_lsp.chat.' .. buf, { clear = true })
+  vim.api.nvim_create_autocmd({ 'InsertLeave', 'TextChanged', 'TextChangedI' }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      render.settle(buf)
+    end,
+  })
+  local _, err = client.ensure()
+  if err then
+    render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err), '' })
+  end
+  return buf
+end
+
+--- Show a chat buffer: focus its window, else open one at the right (wrapped, Markdown concealed).
+---@param buf integer
+function M.show(buf)
+  local win = vim.fn.bufwinid(buf)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+    return
+  end
+  vim.cmd('botright vsplit')
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.wo.wrap = true
+  vim.wo.linebreak = true
+  vim.wo.number = false
+  vim.wo.relativenumber = false
+  vim.wo.conceallevel = 2
+  vim.wo.concealcursor = 'nc'
+end
+
+--- Send `text` from a command (`:CompactChat text`) as if typed at the prompt.
+---@param buf integer
+---@param text string
+function M.submit_text(buf, text)
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { M.prompt .. (text:match('^[^\n]*') or ''), M.prompt })
+  submit(buf, text)
+end
+
+return M
