@@ -7,6 +7,7 @@ notifications the server would send collected in a list.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from compact_lsp.lsp.errors import REQUEST_FAILED, to_jsonrpc
 from compact_lsp.lsp.features import commands, lifecycle, methods
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.server import CompactLanguageServer
+from compact_lsp.lsp.wire import EncodedResult
 
 
 class Recorded:
@@ -149,6 +151,24 @@ async def test_status_answers_while_the_session_is_busy(server: tuple[CompactLan
     await methods.append(ls, {"sessionId": session_id, "messages": [{"role": "assistant", "content": "Seen."}]})
     status = await methods.status(ls, {"sessionId": session_id})
     assert status["messageCount"] == 6
+
+
+async def test_a_status_answered_at_once_is_the_json_published_with_the_snapshot(
+    server: tuple[CompactLanguageServer, Recorded],
+) -> None:
+    """The at-once answer is the snapshot's JSON, made when it was published (not per request): the same value
+    the handler answers, and during a compaction the snapshot marked ``compacting`` instead."""
+    ls, _ = server
+    session_id = (await methods.new_session(ls, {}))["sessionId"]
+    await methods.append(ls, {"sessionId": session_id, "messages": reads(2)})
+    encoded = methods.status_at_once(ls, {"sessionId": session_id})
+    assert isinstance(encoded, EncodedResult)
+    assert json.loads(encoded) == await methods.status(ls, {"sessionId": session_id})
+    slot = ls.registry().slots[session_id]
+    with slot.session.compaction_claim():
+        marked = methods.status_at_once(ls, {"sessionId": session_id})
+    assert isinstance(marked, dict) and marked["compacting"] is True
+    assert methods.status_at_once(ls, {"sessionId": "not-loaded"}) is None
 
 
 def test_a_document_uri_naming_no_usable_path_is_ignored_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

@@ -84,8 +84,9 @@ class SessionSlot:
     followed: FollowedSession | FollowedCodexSession | None = None
     """Set for a Claude Code transcript or Codex rollout followed read-only (lsp/claude_code_follow.py,
     lsp/codex_follow.py)."""
-    status_snapshot: tuple[tuple[int, int, int, int], dict[str, Any]] | None = None
-    """``compact/status`` as published after the last change, with the revision it describes (lsp/snapshots.py)."""
+    status_snapshot: tuple[tuple[int, int, int, int], dict[str, Any], bytes] | None = None
+    """``compact/status`` as published after the last change, with the revision it describes and its JSON
+    (lsp/snapshots.py)."""
     summary_snapshot: tuple[tuple[int, int, int, int], SessionSummary] | None = None
     """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
 

@@ -38,8 +38,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
+class EncodedResult(bytes):
+    """A request's result as JSON already made (UTF-8), sent as it is: an at-once answer that costs the loop a
+    write, not a ``json.dumps``."""
+
+
 AtOnce = Callable[[Any], Any]
-"""Answers a request's params as the frame is read, or returns None to leave the request to its handler."""
+"""Answers a request's params as the frame is read (a JSON value, or an ``EncodedResult``), or returns None to
+leave the request to its handler."""
 
 
 def _keep_json(obj: dict[str, Any], cls: type[Any]) -> Any:
@@ -153,9 +160,10 @@ class AnsweringProtocol(LanguageServerProtocol):
         None returned (the stream stays in sync: the frame's length was known)."""
         self._non_finite = False
         try:
-            return json.loads(
-                body, object_hook=self.structure_message, parse_constant=self._constant, parse_float=self._float
-            )
+            # the envelope alone is structured: an object_hook ran a Python call for every object in the params
+            # (an append's messages and their blocks), on the loop, for each frame
+            data = json.loads(body, parse_constant=self._constant, parse_float=self._float)
+            return self.structure_message(data) if isinstance(data, dict) else data
         except RecursionError:
             msg_id = frame_id(body)
             log.warning("a frame nested too deep to parse (id %r); answered with an error", msg_id)
@@ -241,7 +249,13 @@ class AnsweringProtocol(LanguageServerProtocol):
             return False
         if result is None:
             return False
-        self._send_response(message.id, result=result)
+        if isinstance(result, EncodedResult) and self.writer is not None:
+            body = b'{"id":%s,"jsonrpc":"2.0","result":%s}' % (json.dumps(message.id).encode(), result)
+            if log.isEnabledFor(logging.DEBUG):  # cli.BodyFilter: only with --log-bodies
+                log.debug("Sending data: %s", body.decode(self.CHARSET), extra={"message_body": True})
+            self._send_frame(body)
+        else:
+            self._send_response(message.id, result=result)
         flush = getattr(self.writer, "flush", None)  # an answer given at once goes out at once (BatchedStdout)
         if flush is not None:
             flush()
@@ -269,10 +283,15 @@ class AnsweringProtocol(LanguageServerProtocol):
             )
             super()._send_data(ResponseErrorMessage(id=msg_id, error=error))
             return
-        header = f"Content-Length: {len(body.encode(self.CHARSET))}\r\n"
-        header += f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
         log.debug("Sending data: %s", body, extra={"message_body": True})  # cli.BodyFilter: only with --log-bodies
-        res = self.writer.write((header + body).encode(self.CHARSET))
+        self._send_frame(body.encode(self.CHARSET))
+
+    def _send_frame(self, body: bytes) -> None:
+        """One frame, its header and ``body`` (the message's JSON, UTF-8), to the writer."""
+        header = f"Content-Length: {len(body)}\r\n"
+        header += f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        assert self.writer is not None  # callers send nothing without one
+        res = self.writer.write(header.encode(self.CHARSET) + body)
         if inspect.isawaitable(res):  # the TCP and websocket writers
             task = asyncio.ensure_future(res)
             self._writes.add(task)

@@ -19,8 +19,8 @@ from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.notify import did_microcompact
 from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
-from compact_lsp.lsp.snapshots import publish, published, status_wire
-from compact_lsp.lsp.wire import AnsweringProtocol
+from compact_lsp.lsp.snapshots import publish, published, published_json, status_wire
+from compact_lsp.lsp.wire import AnsweringProtocol, EncodedResult
 from compact_lsp.lsp.work import in_session
 from compact_lsp.tracking.reader import read_text_file
 
@@ -132,13 +132,19 @@ async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     return await session_status(server, slot)
 
 
-def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any] | None:
+def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any] | EncodedResult | None:
     """``compact/status`` of a loaded session answered as the frame is read (``AnsweringProtocol.at_once``), when
-    its snapshot answers it; None leaves it to ``status`` (no session named, not loaded, bad params, a miss)."""
+    its snapshot answers it: as the JSON made when it was published, or (while it compacts) the snapshot marked
+    so; None leaves it to ``status`` (no session named, not loaded, bad params, a miss)."""
     registry = server.sessions
     session_id = params.get("sessionId") if isinstance(params, dict) else None
     slot = registry.slots.get(session_id) if registry is not None and isinstance(session_id, str) else None
-    return snapshot_status(slot) if slot is not None else None
+    if slot is None:
+        return None
+    if not slot.session.compacting:
+        encoded = published_json(slot)
+        return EncodedResult(encoded) if encoded is not None else None
+    return snapshot_status(slot)
 
 
 def snapshot_status(slot: SessionSlot) -> dict[str, Any] | None:
