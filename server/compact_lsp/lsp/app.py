@@ -8,8 +8,10 @@ adapter imports one that imports it back.
 from __future__ import annotations
 
 import logging
+import sys
 
 from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.io_threads import SWITCH_INTERVAL
 from compact_lsp.lsp.features import register_features
 from compact_lsp.lsp.framing import serve_stdio
 from compact_lsp.lsp.server import CompactLanguageServer
@@ -27,6 +29,7 @@ def create_server(settings: EngineSettings | None = None) -> CompactLanguageServ
 def run(tcp: str | None = None) -> int:
     """Serve on stdio, or on ``HOST:PORT`` for debugging; returns the exit code."""
     server = create_server()
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():
