@@ -54,6 +54,11 @@ class SessionLock(asyncio.Lock):
         self.generation += 1
         return True
 
+    def expect(self) -> None:
+        """A change is on its way (a task that will take the lock, not started yet): the status published before
+        no longer answers at once, so a ``compact/status`` read after a ``didClose`` waits for it."""
+        self.generation += 1
+
     @contextlib.asynccontextmanager
     async def looking(self) -> AsyncIterator[None]:
         """Hold the lock for a look that changes nothing the status shows (is a notes update due?): the status

@@ -52,6 +52,7 @@ def each_session(server: CompactLanguageServer, update: Callable[[ReadFileState]
     if server.sessions is None:
         return
     for slot in list(server.sessions.slots.values()):
+        slot.lock.expect()  # a status read after this notification, before the task runs, must not miss it
         server.run_task(_locked(slot, update), name=f"{what} in {slot.session.id}")
 
 
