@@ -49,6 +49,10 @@ QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 TIMEOUT_S = 1_800
 HEAVY_ARGS = {"bench_follow.py": ["--big"]}
 """With ``--heavy``: what a script adds for its once-a-run figure (the 1M-record, 290 MiB transcript)."""
+ARGS = {"bench_load.py": ["--appends", "200"]}
+"""What a script always gets here. bench_load: 50 sessions x 200 appends; at its default 1,000 a run took over
+11 minutes on an idle core at 13c8cb5+ (each append re-publishes the session's status, a stat and an answer
+entry per read file: quadratic over the run; see issue 28's note), too long for one page."""
 
 
 @dataclass
@@ -125,7 +129,7 @@ def run_script(script: str, title: str, quick: bool, heavy: bool = False) -> Run
     if not path.is_file():
         return Run(script, title, present=False)
     command = [sys.executable, str(path)] + (["--quick"] if quick and script in QUICK_FLAG else [])
-    command += HEAVY_ARGS.get(script, []) if heavy else []
+    command += ARGS.get(script, []) + (HEAVY_ARGS.get(script, []) if heavy else [])
     before = load()
     env = {
         **os.environ,
