@@ -37,10 +37,6 @@ bench/bench_load.py, 50 x 200, one window at load 4-5: status p50 11.5 ms at 1 m
 P = ParamSpec("P")
 T = TypeVar("T")
 
-_pool: ThreadPoolExecutor | None = None
-_engine_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
 
 class SessionThreads(ThreadPoolExecutor):
     """A thread pool whose ``shutdown`` never blocks on a stuck thread (asyncio's loop close calls it)."""
@@ -49,30 +45,34 @@ class SessionThreads(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-def _io_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = SessionThreads(max_workers=IO_THREADS, thread_name_prefix="compact-io")
-        return _pool
+class LazyThreads:
+    """A ``SessionThreads`` pool made on first use (a server that never needs it starts none of its threads)."""
+
+    def __init__(self, prefix: str, workers: int) -> None:
+        self.prefix = prefix
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = SessionThreads(max_workers=self.workers, thread_name_prefix=self.prefix)
+            return self._pool
+
+
+_IO = LazyThreads("compact-io", IO_THREADS)
+_ENGINE = LazyThreads("compact-engine", ENGINE_THREADS)
 
 
 async def run_io(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``call(*args, **kwargs)`` on the I/O pool (see the module doc); for blocking file I/O only."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_io_pool(), functools.partial(call, *args, **kwargs))
-
-
-def _engine_threads() -> ThreadPoolExecutor:
-    global _engine_pool
-    with _pool_lock:
-        if _engine_pool is None:
-            _engine_pool = SessionThreads(max_workers=ENGINE_THREADS, thread_name_prefix="compact-engine")
-        return _engine_pool
+    return await loop.run_in_executor(_IO.pool(), functools.partial(call, *args, **kwargs))
 
 
 async def run_engine(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``call(*args, **kwargs)`` on the engine threads, in a copy of the caller's context (as ``to_thread``)."""
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
-    return await loop.run_in_executor(_engine_threads(), functools.partial(context.run, call, *args, **kwargs))
+    return await loop.run_in_executor(_ENGINE.pool(), functools.partial(context.run, call, *args, **kwargs))
