@@ -37,19 +37,22 @@ def publish(slot: SessionSlot) -> dict[str, Any]:
     return status
 
 
+def _answerable(slot: SessionSlot) -> tuple[tuple[int, int, int, int], dict[str, Any], bytes] | None:
+    """The slot's snapshot when it may answer at once (it describes the session as it is, or the session is busy
+    and it is the last change that completed), or None when the session must be measured (under its lock)."""
+    snapshot = slot.status_snapshot
+    if snapshot is None or not (snapshot[0] == slot.revision() or slot.lock.locked()):
+        return None
+    return snapshot
+
+
 def published(slot: SessionSlot) -> dict[str, Any] | None:
     """The snapshot to answer with at once, or None when the session must be measured (under its lock)."""
-    snapshot = slot.status_snapshot
-    if snapshot is None:
-        return None
-    at, status, _ = snapshot
-    return status if at == slot.revision() or slot.lock.locked() else None
+    snapshot = _answerable(slot)
+    return None if snapshot is None else snapshot[1]
 
 
 def published_json(slot: SessionSlot) -> bytes | None:
     """``published``'s snapshot as the JSON made when it was published, or None as ``published``."""
-    snapshot = slot.status_snapshot
-    if snapshot is None:
-        return None
-    at, _, encoded = snapshot
-    return encoded if at == slot.revision() or slot.lock.locked() else None
+    snapshot = _answerable(slot)
+    return None if snapshot is None else snapshot[2]
