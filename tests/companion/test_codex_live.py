@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from tests.companion.rollouts import assistant, compaction, head, turn, user
 
+from compact_lsp.companion import codex_live
 from compact_lsp.companion.codex_live import FollowedCodexSession, ownership
 from compact_lsp.companion.live import passive
 from compact_lsp.engine.codex.rollout import read_rollout
@@ -64,6 +66,25 @@ def test_a_rollout_followed_line_by_line_holds_what_importing_it_whole_does(tmp_
     opened_later = follower(path)  # a server started after the compaction holds the same window
     assert opened_later.update() is True
     assert opened_later.messages == followed.messages and opened_later.title == followed.title
+
+
+PIECES = [pytest.param(1, id="a-line-a-piece"), pytest.param(900, id="a-few-lines"), pytest.param(1 << 30, id="one")]
+
+
+@pytest.mark.parametrize("piece", PIECES)
+def test_a_rollout_read_in_pieces_holds_what_importing_it_whole_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """A rollout found whole is taken a piece at a time; what it holds does not depend on the pieces."""
+    monkeypatch.setattr(codex_live, "PIECE_BYTES", piece)
+    path = tmp_path / "rollout.jsonl"
+    lines = rollout(tmp_path) + [compaction()] + [raw for n in range(9, 14) for raw in turn(n)]
+    path.write_bytes(b"".join([*lines, user("one more question")]))
+    followed = follower(path)
+    assert followed.update() is True
+    assert followed.messages == whole(path) and followed.rebuilds == 0
+    assert followed.title == "look at f0.py" and followed.usage().reported == 1013
+    assert followed.transcript.bytes_read == path.stat().st_size * (2 if path.stat().st_size > piece else 1)
 
 
 def test_usage_grows_as_codex_appends_and_a_compaction_resets_it(tmp_path: Path) -> None:

@@ -1,20 +1,49 @@
 """A log file read as it grows: the whole lines appended since the last look, or all of them again when the file
 was replaced (another inode) or shortened. Nothing is kept but where the last whole line ended and a torn last
 line (which waits for its end), so a look costs what was appended, and a look when nothing was costs a ``stat``.
+
+A file read from its start can also say, before its lines are read, where its last marked line starts (a
+compaction: what comes before it is no longer in the model's context), found by a scan for the mark's bytes, not
+a parse of every line (``marked_lines``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from compact_lsp.engine.files.file_gate import open_regular
 
-CHUNK = 1 << 20
+CHUNK = 256 * 1024
+"""How much of the file is read at a time (its lines are handed over one by one)."""
+
+
+@dataclass(frozen=True)
+class LineMark:
+    """Lines that matter before the others are read: those holding ``text``, for which ``holds`` (given the
+    line's bytes, without its newline) says they are what the text suggests."""
+
+    text: bytes
+    holds: Callable[[bytes], bool]
+
+
+def marked_lines(data: bytes, mark: LineMark, end: int | None = None) -> list[int]:
+    """Offsets in ``data`` (whole lines up to ``end``) of the lines ``mark`` marks."""
+    found: list[int] = []
+    stop = len(data) if end is None else end
+    at = data.find(mark.text, 0, stop)
+    while at != -1:
+        start = data.rfind(b"\n", 0, at) + 1
+        line_end = data.find(b"\n", at, stop)
+        line_end = stop if line_end == -1 else line_end
+        if mark.holds(data[start:line_end]):
+            found.append(start)
+        at = data.find(mark.text, line_end, stop)
+    return found
 
 
 @dataclass
@@ -24,14 +53,21 @@ class Appended:
     reset: bool
     lines: Iterator[bytes]
     """The whole lines, read from the open file as they are taken (a torn last line is kept for later)."""
+    last_marked: int | None = None
+    """With ``reset`` and a mark: where the file's last marked whole line starts (None: no line is marked, or the
+    file was too small to be scanned)."""
 
 
 class AppendedLines:
     """One log file followed as it grows (see the module doc)."""
 
-    def __init__(self, path: Path, max_bytes: int) -> None:
+    def __init__(self, path: Path, max_bytes: int, mark: LineMark | None = None, mark_over: int = 0) -> None:
         self.path = path
         self.max_bytes = max_bytes
+        self.mark = mark
+        """The lines whose last one a look from the start finds first (``Appended.last_marked``)..."""
+        self.mark_over = mark_over
+        """... in a file over this many bytes (a smaller one is not scanned: ``last_marked`` is None)."""
         self.offset = 0
         """Bytes consumed: the end of the last whole line read."""
         self.inode: tuple[int, int] | None = None
@@ -55,8 +91,29 @@ class AppendedLines:
             elif st.st_size == self.offset + len(self._partial):
                 yield None
                 return
+            scan = reset and self.mark is not None and st.st_size > self.mark_over
+            last = self._last_marked(f, st.st_size) if scan else None
             f.seek(self.offset + len(self._partial))
-            yield Appended(reset, self._lines(f, st.st_size - self.offset - len(self._partial)))
+            yield Appended(reset, self._lines(f, st.st_size - self.offset - len(self._partial)), last)
+
+    def _last_marked(self, f: BinaryIO, size: int) -> int | None:
+        """Where the last whole line ``self.mark`` marks starts, scanning the file a chunk at a time."""
+        assert self.mark is not None
+        last, offset, carry = None, 0, b""
+        f.seek(0)
+        while (want := min(CHUNK, size - offset - len(carry))) > 0:
+            read = f.read(want)
+            if not read:
+                break
+            self.bytes_read += len(read)
+            data = carry + read if carry else read
+            cut = data.rfind(b"\n") + 1
+            found = marked_lines(data, self.mark, cut)
+            if found:
+                last = offset + found[-1]
+            offset += cut
+            carry = data[cut:]
+        return last
 
     def _lines(self, f: BinaryIO, size: int) -> Iterator[bytes]:
         while size > 0:

@@ -8,6 +8,11 @@ kept, then what followed), and what a line appended costs follows the line, not 
 - the lines appended since the last look are read (``AppendedLines``; a replaced or shortened rollout is read
   again from its start) and fed to the rollout reader's builder (``RolloutBuilder``), which turns Codex's items
   into messages as ``read_rollout`` does;
+- a rollout read from its start is taken in pieces (``PIECE_BYTES`` of lines), as if Codex had appended them
+  piece by piece: before its last ``compacted`` line (found first, by a scan for its bytes, in a rollout of more
+  than one piece) a piece's messages
+  only tell the title, since that compaction drops them; after it each piece is settled as below, so only a
+  piece's messages are held beside the session, not the whole window's;
 - complete messages before the last assistant message are appended to a ``ContextSession`` only this module
   writes to, repaired as the importer repairs a whole rollout, and counted once; the last assistant message and
   what follows (results still arriving, a response still streaming) stay open and are counted each update;
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.companion.appended_lines import AppendedLines
+from compact_lsp.companion.appended_lines import AppendedLines, LineMark
 from compact_lsp.companion.live import FollowedJournal, OpenTail, status_with_tail, usage_with_tail
 from compact_lsp.engine.codex.rollout import (
     MAX_LINE_BYTES,
@@ -50,6 +55,16 @@ ID_PREFIX = "codex-"
 MAX_META_BYTES = 1 << 20
 SCAN_LIMIT = 400
 """Rollouts looked at (newest first) when the follower starts; others join when Codex writes to them."""
+PIECE_BYTES = 256 * 1024
+"""How much of a rollout read from its start is taken at a time (see the module doc)."""
+
+
+def _is_compacted(line: bytes) -> bool:
+    record = parse_line(line) if len(line) <= MAX_LINE_BYTES else None
+    return record is not None and record["type"] == "compacted"
+
+
+COMPACTED = LineMark(b'"compacted"', _is_compacted)
 
 
 @dataclass(frozen=True)
@@ -141,7 +156,7 @@ class FollowedCodexSession:
     """A ``ContextSession`` kept in step with a Codex rollout as Codex appends to it (see the module doc)."""
 
     def __init__(self, path: Path, make_session: Callable[[str, str], ContextSession]) -> None:
-        self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES)
+        self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES, COMPACTED, PIECE_BYTES)
         self.id = session_id_for(path)
         self._make = make_session
         self.journal = CodexJournal(self.id)
@@ -191,8 +206,12 @@ class FollowedCodexSession:
                     return False
                 if appended.reset:
                     self._restart()
+                piece = self.transcript.offset
                 for raw in appended.lines:
                     self._add_line(raw)
+                    if appended.reset and self.transcript.offset - piece >= PIECE_BYTES:
+                        piece = self.transcript.offset
+                        self._take_piece(appended.last_marked)
         except BaseException:
             self.transcript.forget()  # stopped mid-way: read it whole next time
             raise
@@ -200,6 +219,14 @@ class FollowedCodexSession:
         self._settle(self._builder.take())
         self.cwd = self._rollout.cwd
         return True
+
+    def _take_piece(self, last_compacted: int | None) -> None:
+        """A piece of a rollout read from its start: before its last compaction only its title counts (that
+        compaction drops its messages), after it the piece is settled as an update would settle it."""
+        if last_compacted is not None and self.transcript.offset <= last_compacted:
+            self._title_from(self._builder.take())
+        else:
+            self._settle(self._builder.take())
 
     def _add_line(self, raw: bytes) -> None:
         record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from compact_lsp.companion.appended_lines import LineMark, marked_lines
 from compact_lsp.engine.claude_code.log_lines import LineProblem, LogRecord, parse_log_lines
 from compact_lsp.engine.files.file_gate import open_regular
 
@@ -56,23 +57,20 @@ def is_boundary(data: dict[str, object]) -> bool:
     return data.get("type") == "system" and data.get("subtype") == "compact_boundary"
 
 
+def _is_boundary_line(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(value, dict) and is_boundary(value)
+
+
+BOUNDARY = LineMark(BOUNDARY_MARK, _is_boundary_line)
+
+
 def _boundary_lines(data: bytes, end: int | None = None) -> list[int]:
     """Offsets in ``data`` (whole lines up to ``end``) of the lines that are compaction boundaries."""
-    found: list[int] = []
-    stop = len(data) if end is None else end
-    at = data.find(BOUNDARY_MARK, 0, stop)
-    while at != -1:
-        start = data.rfind(b"\n", 0, at) + 1
-        line_end = data.find(b"\n", at, stop)
-        line_end = stop if line_end == -1 else line_end
-        try:
-            value = json.loads(data[start:line_end])
-        except (ValueError, UnicodeDecodeError):
-            value = None
-        if isinstance(value, dict) and is_boundary(value):
-            found.append(start)
-        at = data.find(BOUNDARY_MARK, line_end, stop)
-    return found
+    return marked_lines(data, BOUNDARY, end)
 
 
 class LiveTranscript:

@@ -11,7 +11,7 @@ import logging
 import sys
 
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.io_threads import SWITCH_INTERVAL
+from compact_lsp.io_threads import SWITCH_INTERVAL, share_malloc_arena
 from compact_lsp.lsp.features import register_features
 from compact_lsp.lsp.framing import serve_stdio
 from compact_lsp.lsp.server import CompactLanguageServer
@@ -28,6 +28,7 @@ def create_server(settings: EngineSettings | None = None) -> CompactLanguageServ
 
 def run(tcp: str | None = None) -> int:
     """Serve on stdio, or on ``HOST:PORT`` for debugging; returns the exit code."""
+    share_malloc_arena()  # before the server starts a thread
     server = create_server()
     sys.setswitchinterval(SWITCH_INTERVAL)
     if tcp:

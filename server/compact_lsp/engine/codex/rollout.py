@@ -135,9 +135,21 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _loads(text: bytes | str) -> Any:
+    """``json.loads(text, parse_constant=_reject_constant)`` with one decoder, not a new one for every line."""
+    if isinstance(text, bytes):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
+    elif text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
+
+
 def parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
-        record = json.loads(raw, parse_constant=_reject_constant)
+        record = _loads(raw)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) and isinstance(record.get("type"), str) else None
@@ -273,7 +285,7 @@ def _tool_input(item: dict[str, Any]) -> dict[str, Any]:
         return {"patch": text if isinstance(text, str) else ""}
     arguments = item.get("arguments")
     try:
-        value = json.loads(arguments, parse_constant=_reject_constant) if isinstance(arguments, str) else arguments
+        value = _loads(arguments) if isinstance(arguments, str) else arguments
     except (ValueError, RecursionError):
         return {"arguments": str(arguments)[:10_000]}
     if not isinstance(value, dict):
