@@ -160,10 +160,11 @@ class ReadFileState:
                 if self._records.get(record.realpath) is record:
                     self._settle(record, block)
 
-    def _settle(self, record: ReadRecord, block: Block) -> None:
-        """A replayed read's hash, size and count, as ``_store_read`` would have set them."""
+    def _settle(self, record: ReadRecord, block: Block, *, hashed: bool = True) -> None:
+        """A replayed read's hash (unless not ``hashed``), size and count, as ``_store_read`` would have set them."""
         seen = seen_content(block)
-        record.content_hash = content_hash(seen)
+        if hashed:
+            record.content_hash = content_hash(seen)
         record.bytes = len(seen.encode("utf-8", "surrogatepass"))
         before, record.tokens = record.tokens, self._count(block)
         self.order.resized(before, record.tokens)
@@ -232,7 +233,7 @@ class ReadFileState:
         """The model edited the file: its copy is the earlier copy plus the edit, if it still has one."""
         earlier = self._records.get(self.resolve(path)[1])
         if earlier is not None and self._unsettled and id(earlier) in self._unsettled:
-            self._settle(*self._unsettled.pop(id(earlier)))  # its count and size are copied now
+            self._settle(*self._unsettled.pop(id(earlier)), hashed=False)  # size, count copied; replaced: no hash
         record = self._new_record(path, "edit")
         record.written_at = record.read_at
         record.tool_use_id = tool_use_id
