@@ -29,7 +29,52 @@ def conversation_of(records: list[LogRecord]) -> tuple[list[Message], dict[str, 
 
 def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRecord]:
     """The message records of the branch that ends at the last message, in file order, without duplicates."""
+    unique, ids, by_uuid = _unique_messages(records, skipped)
+    responses = (i for i in range(len(unique) - 1, -1, -1) if (unique[i].message or {}).get("role") == "assistant")
+    leaf_at = next(responses, len(unique) - 1)
+    if leaf_at < 0 or ids[leaf_at][0] is None:
+        return unique  # no chain to follow: keep the file's order
+    leaf = unique[leaf_at]
+    chain: set[str] = set()
+    cursor: str | None = ids[leaf_at][0]
+    while cursor is not None and cursor not in chain:
+        chain.add(cursor)
+        parent = by_uuid.get(cursor)
+        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
+    # The branch ends at the model's last response; what the user logged after it (a prompt, local command
+    # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
+    for record in records[_position(records, leaf) + 1 :]:
+        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
+            chain.add(record.uuid)
+    # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
+    # record of a response on the chain, and every result answering a kept call.
+    response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
+    kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
+    if all(kept):  # one branch, the usual case: no result can be off it, so no calls need gathering
+        return unique
+    call_ids = {  # tool_use blocks are in assistant messages only (normalize_message refuses them elsewhere)
+        b.get("id")
+        for r, keep in zip(unique, kept, strict=True)
+        if keep and r.message and r.message["role"] == "assistant"
+        for b in blocks_of(r.message)
+        if b.get("type") == "tool_use"
+    }
+    selected: list[LogRecord] = []
+    for record, keep in zip(unique, kept, strict=True):
+        if keep or _answers(record, call_ids):
+            selected.append(record)
+        else:
+            skipped["other-branch"] += 1
+    return selected
+
+
+def _unique_messages(
+    records: list[LogRecord], skipped: Counter[str]
+) -> tuple[list[LogRecord], list[tuple[str | None, str | None]], dict[str, LogRecord]]:
+    """The message records without repeated uuids, each one's (uuid, message id) read once, and every record
+    by its uuid."""
     unique: list[LogRecord] = []
+    ids: list[tuple[str | None, str | None]] = []
     seen: set[str] = set()
     by_uuid: dict[str, LogRecord] = {}
     for record in records:
@@ -45,41 +90,8 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
                 continue
             seen.add(uuid)
         unique.append(record)
-    leaf = next((r for r in reversed(unique) if r.message is not None and r.message["role"] == "assistant"), None)
-    leaf = leaf or (unique[-1] if unique else None)
-    if leaf is None or leaf.uuid is None:
-        return unique  # no chain to follow: keep the file's order
-    chain: set[str] = set()
-    cursor: str | None = leaf.uuid
-    while cursor is not None and cursor not in chain:
-        chain.add(cursor)
-        parent = by_uuid.get(cursor)
-        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
-    # The branch ends at the model's last response; what the user logged after it (a prompt, local command
-    # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
-    leaf_at = _position(records, leaf)
-    for record in records[leaf_at + 1 :]:
-        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
-            chain.add(record.uuid)
-    # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
-    # record of a response on the chain, and every result answering a kept call.
-    ids = [(r.uuid, r.message_id) for r in unique]
-    response_ids = {message_id for uuid, message_id in ids if uuid in chain and message_id}
-    kept = [uuid in chain or (message_id is not None and message_id in response_ids) for uuid, message_id in ids]
-    call_ids = {  # tool_use blocks are in assistant messages only (normalize_message refuses them elsewhere)
-        b.get("id")
-        for r, keep in zip(unique, kept, strict=True)
-        if keep and r.message and r.message["role"] == "assistant"
-        for b in blocks_of(r.message)
-        if b.get("type") == "tool_use"
-    }
-    selected: list[LogRecord] = []
-    for record, keep in zip(unique, kept, strict=True):
-        if keep or _answers(record, call_ids):
-            selected.append(record)
-        else:
-            skipped["other-branch"] += 1
-    return selected
+        ids.append((uuid, record.message_id))
+    return unique, ids, by_uuid
 
 
 def _position(records: list[LogRecord], record: LogRecord) -> int:
@@ -134,8 +146,9 @@ def side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
 
 
 def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
-    extra = record.data.get("toolUseResult")
     results = [b for b in blocks if b.get("type") == "tool_result"]
     # One result a record is the norm; with several, which one the side data belongs to is unknowable.
-    if isinstance(extra, dict) and len(results) == 1:
-        side[str(results[0].get("tool_use_id"))] = extra
+    if len(results) == 1:
+        extra = record.data.get("toolUseResult")
+        if isinstance(extra, dict):
+            side[str(results[0].get("tool_use_id"))] = extra

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary
+from compact_lsp.engine.claude_code.log_lines import LogRecord, last_boundary
 from compact_lsp.engine.conversation.messages import blocks_of
 from compact_lsp.engine.files.file_gate import open_regular
 
@@ -49,7 +49,7 @@ def _preserved_uuids(meta: dict[str, Any]) -> list[str]:
 
 def split_at_last_compaction(records: list[LogRecord], selected: list[LogRecord]) -> CompactionSplit:
     """``selected`` (message records in file order) split at the last boundary in ``records``."""
-    at = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
+    at = last_boundary(records)
     if at is None:
         return CompactionSplit(history=[], context=list(selected))
     boundary = records[at]
@@ -59,7 +59,7 @@ def split_at_last_compaction(records: list[LogRecord], selected: list[LogRecord]
     summary = next((r for r in after if r.data.get("isCompactSummary") is True), None)
     meta = boundary.data.get("compactMetadata")
     wanted = _preserved_uuids(meta) if isinstance(meta, dict) else []
-    preserved = [r for r in history if r.uuid in wanted]
+    preserved = [r for r in history if r.uuid in wanted] if wanted else []
     if summary is None:
         context = [*preserved, *after]
     else:
@@ -76,7 +76,7 @@ def text_of(record: LogRecord) -> str:
 
 def reattached_files(records: list[LogRecord]) -> list[tuple[str, str]]:
     """(path, content) of every ``file`` attachment after the last boundary, in order: what Claude Code put back."""
-    at = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
+    at = last_boundary(records)
     found: list[tuple[str, str]] = []
     for record in records[at + 1 :] if at is not None else []:
         attachment = record.data.get("attachment") if record.is_attachment else None

@@ -95,9 +95,10 @@ class LineProblem:
         return f"line {self.line_no}: {self.reason}"
 
 
-@dataclass
+@dataclass(slots=True)
 class LogRecord:
-    """One line of the log: its number, its JSON object, and its message when it carries one."""
+    """One line of the log: its number, its JSON object, and its message when it carries one (slots: the hook's
+    passes over a million tokens' records read their fields without a ``__dict__`` each)."""
 
     line_no: int
     data: dict[str, Any]
@@ -187,9 +188,17 @@ def is_boundary(record: LogRecord) -> bool:
     return record.data.get("type") == "system" and record.data.get("subtype") == "compact_boundary"
 
 
+def last_boundary(records: list[LogRecord]) -> int | None:
+    """The index of the last compaction boundary in ``records``, or None. A record with a message is a user,
+    assistant or attachment record (``_check_record``), never a boundary: only the others' data is looked at."""
+    return next(
+        (i for i in range(len(records) - 1, -1, -1) if records[i].message is None and is_boundary(records[i])), None
+    )
+
+
 def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str | None]:
     """The records before the last compaction boundary, and the summary Claude Code wrote after it."""
-    cut = next((i for i in range(len(records) - 1, -1, -1) if is_boundary(records[i])), None)
+    cut = last_boundary(records)
     if cut is None:
         return records, None
     summary = next(
