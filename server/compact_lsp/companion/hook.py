@@ -2,7 +2,7 @@
 
 Claude Code re-attaches its five most recently touched files after a compaction and keeps its last assistant
 message (``engine/compaction/hook_policy.py`` has the measured rule). This hook reads the transcript from its end
-back to the boundary before Claude Code's last one (``compaction_view.read_tail``), ranks every file the agent
+back to the boundary before Claude Code's last one (``compaction_view.mapped_tail``), ranks every file the agent
 used with the same rehydration the server runs after its own compactions, leaves out what Claude Code's new
 context holds verbatim already (its summary, the preserved segment, the ``file`` attachments it wrote after the
 boundary, or the rule's prediction when it wrote none), and answers with
@@ -40,7 +40,7 @@ from compact_lsp.companion.hook_io import (
 )
 from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import (
-    read_tail,
+    mapped_tail,
     reattached_files,
     split_at_last_compaction,
     text_of,
@@ -165,8 +165,8 @@ def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | 
     Claude Code's last compaction."""
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
-    data = read_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES)
-    records, _ = parse_log_lines(data)
+    with mapped_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES) as (data, start, end):
+        records, _ = parse_log_lines(data, start=start, end=end)
     before, summary = before_last_boundary(records)
     split = split_at_last_compaction(records, [r for r in records if r.message is not None])
     messages, side = conversation_of(before)

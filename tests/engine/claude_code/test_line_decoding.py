@@ -1,11 +1,14 @@
 """The parser's line decoding takes a shortcut (the JSON scanner called at once) that answers exactly as
-``JSONDecoder.decode`` does, value or error, on any text; and the branch's record lookup is ``list.index``."""
+``JSONDecoder.decode`` does, value or error, on any text; the branch's record lookup is ``list.index``; and a
+window of a buffer (a mapped file, as the hook reads it) parses as a copy of that window does."""
 
 from __future__ import annotations
 
 import json
+import mmap
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,3 +63,36 @@ def test_position_is_list_index(lines: list[int], pick: int) -> None:
 @given(data=st.binary(max_size=200) | st.lists(st.sampled_from([b"", b"\n", b"{}", b"ab", b"\r", b" "])).map(b"".join))
 def test_lines_are_split_lines(data: bytes) -> None:
     assert list(log_lines._lines(data)) == data.split(b"\n")
+
+
+@given(
+    data=st.binary(max_size=200) | st.lists(st.sampled_from([b"", b"\n", b"{}", b"ab", b"\r", b" "])).map(b"".join),
+    cuts=st.tuples(st.integers(0, 200), st.integers(0, 200)),
+)
+def test_the_lines_of_a_window_are_its_split_lines(data: bytes, cuts: tuple[int, int]) -> None:
+    start, end = min(cuts[0], len(data)), min(max(cuts), len(data))
+    assert list(log_lines._lines(data, start, end)) == data[start:end].split(b"\n")
+
+
+LOG_LINES = st.sampled_from([
+    '{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}',
+    '{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}',
+    '{"type":"system","subtype":"compact_boundary","parentUuid":null}', '{"type":"api-request","x":1}',
+    '{"type":"user","message":{"role":"assistant","content":"x"}}', '{"type":', "[1]", "", " ", "NaN", "\ufeff{}",
+])  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(lines=st.lists(LOG_LINES, max_size=8), newline_at_end=st.booleans(), cuts=st.tuples(st.integers(0, 400),
+       st.integers(0, 400)), first=st.integers(1, 5))  # fmt: skip
+def test_a_window_parses_as_its_copy_does(tmp_path_factory: pytest.TempPathFactory, lines: list[str],
+                                          newline_at_end: bool, cuts: tuple[int, int], first: int) -> None:  # fmt: skip
+    data = ("\n".join(lines) + ("\n" if newline_at_end else "")).encode()
+    start, end = min(cuts[0], len(data)), min(max(cuts), len(data))
+    expected = log_lines.parse_log_lines(data[start:end], first)
+    assert log_lines.parse_log_lines(data, first, start=start, end=end) == expected
+    if data:  # and straight from the mapped file, as the hook reads it
+        path = tmp_path_factory.mktemp("window") / "t.jsonl"
+        path.write_bytes(data)
+        with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            assert log_lines.parse_log_lines(mapped, first, start=start, end=end) == expected

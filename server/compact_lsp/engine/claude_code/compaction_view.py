@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import mmap
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,32 +96,47 @@ def reattached_files(records: list[LogRecord]) -> list[tuple[str, str]]:
 def read_tail(path: str, boundaries: int = 2, *, max_bytes: int | None = None) -> bytes:
     """The transcript from the start of the line holding its ``boundaries``-th boundary from the end (the whole
     file when it has fewer), searched from the end; at most ``max_bytes`` (rounded up to whole chunks, from the
-    first whole line in them) when given. The file is mapped, not read, while it is searched: only the tail
-    returned is copied (reading it back a chunk at a time copied a 13 MB transcript three times over)."""
+    first whole line in them) when given."""
+    with mapped_tail(path, boundaries, max_bytes=max_bytes) as (data, start, end):
+        return data[start:end]
+
+
+@contextmanager
+def mapped_tail(
+    path: str, boundaries: int = 2, *, max_bytes: int | None = None
+) -> Iterator[tuple[bytes | mmap.mmap, int, int]]:
+    """``read_tail`` as ``(data, start, end)``, the tail being ``data[start:end]``, without copying it: ``data`` is
+    the file mapped while the block runs (a file system that cannot map files: the window read once). Reading it
+    back a chunk at a time copied a 13 MB transcript three times over; a copy of the tail, once more."""
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         window = size if max_bytes is None else min(size, max(TAIL_CHUNK, -(-max_bytes // TAIL_CHUNK) * TAIL_CHUNK))
         if window == 0:
-            return b""
+            yield b"", 0, 0
+            return
         try:
             mapped = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # a file system that cannot map files: read the window instead
+        except (OSError, ValueError):
             f.seek(size - window)
             data = f.read(window)
-            return _tail(data, 0, len(data), boundaries, max_bytes, whole=window == size)
+            yield (data, *_tail_span(data, 0, len(data), boundaries, max_bytes, whole=window == size))
+            return
         with mapped:
-            return _tail(mapped, size - window, size, boundaries, max_bytes, whole=window == size)
+            yield (mapped, *_tail_span(mapped, size - window, size, boundaries, max_bytes, whole=window == size))
 
 
-def _tail(data: bytes | mmap.mmap, lo: int, size: int, boundaries: int, max_bytes: int | None, *, whole: bool) -> bytes:
-    """``read_tail`` of ``data[lo:size]``, the window it may look at (``whole``: the window is the whole file)."""
+def _tail_span(
+    data: bytes | mmap.mmap, lo: int, size: int, boundaries: int, max_bytes: int | None, *, whole: bool
+) -> tuple[int, int]:
+    """Where ``read_tail`` starts and ends in ``data[lo:size]``, the window it may look at (``whole``: the window
+    is the whole file)."""
     start = _boundary_line_start(data, lo, size, boundaries, whole=whole)
     if start is not None:
-        return data[start:size]
+        return start, size
     if max_bytes is not None and size - lo >= max_bytes:  # the window is full: from its first whole line
         cut = data.find(b"\n", lo, size)
-        return data[cut + 1 : size] if cut >= 0 else b""
-    return data[lo:size]
+        return (cut + 1, size) if cut >= 0 else (size, size)
+    return lo, size
 
 
 def _boundary_line_start(data: bytes | mmap.mmap, lo: int, size: int, boundaries: int, *, whole: bool) -> int | None:

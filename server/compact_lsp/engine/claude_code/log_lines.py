@@ -10,7 +10,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.conversation.messages import (
     MAX_NESTING,
@@ -22,6 +22,9 @@ from compact_lsp.engine.conversation.messages import (
 )
 from compact_lsp.engine.files.file_tool_calls import check_input_paths
 from compact_lsp.engine.files.usable_path import UnusablePath
+
+if TYPE_CHECKING:
+    import mmap
 
 MESSAGE_TYPES = ("user", "assistant")
 ATTACHMENT = "attachment"
@@ -140,13 +143,16 @@ def starts_with_json_line(data: bytes) -> bool:
         return False
 
 
-def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord], list[LineProblem]]:
-    """The records of whole lines of a session log (``first_line_no`` numbers the first); a last line without
-    its newline is reported as torn."""
-    torn_last = bool(data) and not data.endswith(b"\n")
+def parse_log_lines(
+    data: bytes | mmap.mmap, first_line_no: int = 1, *, start: int = 0, end: int | None = None
+) -> tuple[list[LogRecord], list[LineProblem]]:
+    """The records of whole lines of a session log, ``data[start:end]`` (a mapped file needs no copy first;
+    ``first_line_no`` numbers the first line); a last line without its newline is reported as torn."""
+    end = len(data) if end is None else end
+    torn_last = end > start and data[end - 1 : end] != b"\n"
     records: list[LogRecord] = []
     problems: list[LineProblem] = []
-    for line_no, raw in enumerate(_lines(data), first_line_no):
+    for line_no, raw in enumerate(_lines(data, start, end), first_line_no):
         if not raw.strip():
             continue
         if raw.startswith(b'{"type":"') and raw[9 : raw.find(b'"', 9)] in UNPARSED_KINDS:
@@ -159,7 +165,7 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
             problem = f"not UTF-8 text (bad byte at column {e.start + 1})"
         except json.JSONDecodeError as e:
             problem = f"not valid JSON ({e.msg} at column {e.colno})"
-            if torn_last and line_no == first_line_no + data.count(b"\n"):
+            if torn_last and line_no == first_line_no + data[start:end].count(b"\n"):
                 problem += "; the file ends mid-record (a torn last write)"
         else:
             if not isinstance(value, dict):
@@ -174,14 +180,15 @@ def parse_log_lines(data: bytes, first_line_no: int = 1) -> tuple[list[LogRecord
     return records, problems
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """``data.split(b"\\n")`` a line at a time: each line is freed once parsed, not held beside all the others
-    (a 13 MB transcript's lines are 13 MB of fresh pages), and found with memchr, not a byte-by-byte split."""
-    start, find = 0, data.find
-    while (end := find(b"\n", start)) >= 0:
-        yield data[start:end]
-        start = end + 1
-    yield data[start:]
+def _lines(data: bytes | mmap.mmap, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+    """``data[start:end].split(b"\\n")`` a line at a time: each line is freed once parsed, not held beside all the
+    others (a 13 MB transcript's lines are 13 MB of fresh pages), and found with memchr, not a byte-by-byte split."""
+    end = len(data) if end is None else end
+    find = data.find
+    while (stop := find(b"\n", start, end)) >= 0:
+        yield data[start:stop]
+        start = stop + 1
+    yield data[start:end]
 
 
 def is_boundary(record: LogRecord) -> bool:
