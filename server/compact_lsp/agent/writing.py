@@ -28,7 +28,7 @@ from compact_lsp.engine.files.file_gate import (
     open_regular,
     read_gated,
 )
-from compact_lsp.engine.files.memory import INDEX_FILE
+from compact_lsp.engine.files.memory_index import INDEX_FILE
 from compact_lsp.engine.files.read_record import Freshness
 from compact_lsp.io_threads import run_io
 

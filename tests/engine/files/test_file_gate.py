@@ -18,7 +18,7 @@ from compact_lsp.engine.files.file_gate import (
     OutsideRoots,
     read_gated,
 )
-from compact_lsp.engine.files.memory import read_index
+from compact_lsp.engine.files.memory_index import read_index
 from compact_lsp.engine.files.plan_state import plan_from_file
 
 

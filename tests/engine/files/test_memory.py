@@ -8,12 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.engine.files.memory import (
-    INDEX_MAX_BYTES,
-    INDEX_MAX_LINES,
-    ManagedMemory,
-    make_preserve_read,
-)
+from compact_lsp.engine.files.memory import ManagedMemory, make_preserve_read
+from compact_lsp.engine.files.memory_index import INDEX_MAX_BYTES, INDEX_MAX_LINES
 from compact_lsp.engine.settings import MemorySettings
 
 

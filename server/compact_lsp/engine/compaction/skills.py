@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 class PathText(Protocol):
-    """Anything with a path and a text: a ``SkillFile``, a ``memory.MemoryIndex``."""
+    """Anything with a path and a text: a ``SkillFile``, a ``memory_index.MemoryIndex``."""
 
     @property
     def path(self) -> str: ...

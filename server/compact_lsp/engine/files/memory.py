@@ -1,7 +1,8 @@
 """Managed memory: project, user and team directories of durable notes the model reads on demand.
 
-Each root may hold a ``MEMORY.md`` index, loaded into the system prompt (capped); the topic files it lists are
-read lazily with the read tool, and microcompaction must not clear those reads (``make_preserve_read``).
+Each root may hold a ``MEMORY.md`` index, loaded into the system prompt (capped, and kept while the file is the
+same: ``memory_index.py``); the topic files it lists are read lazily with the read tool, and microcompaction must
+not clear those reads (``make_preserve_read``).
 
 Containment is decided on realpaths: a path is managed memory when its realpath lies inside a root's realpath.
 A symlink inside a root that points outside is therefore not managed, and ``/a/memory2`` is not inside
@@ -37,19 +38,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from compact_lsp.engine.files.allowed_roots import too_wide
-from compact_lsp.engine.files.file_gate import AllowedRoots, open_gated
+from compact_lsp.engine.files.memory_index import IndexCache, MemoryIndex, RootKind, read_index
 from compact_lsp.engine.files.usable_path import real_path_or_none
 from compact_lsp.engine.settings import MemorySettings
 
 log = logging.getLogger(__name__)
 
-RootKind = Literal["project", "user", "team"]
-
-INDEX_FILE = "MEMORY.md"
-INDEX_MAX_LINES = 200
-INDEX_MAX_BYTES = 25_000
-
-INDEX_TRUNCATED_NOTE = "[{name} truncated at {limit}; read the file for the rest]"
 MEMORY_SECTION_INTRO = (
     "# Managed memory\n"
     "Durable notes kept across sessions. Each index below lists memory files; read a file with the read tool "
@@ -78,16 +72,6 @@ class IgnoredRoot:
     @property
     def warning(self) -> str:
         return f"compact-lsp: ignoring the {self.kind} memory folder {self.path}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class MemoryIndex:
-    """A root's ``MEMORY.md`` as loaded for the system prompt."""
-
-    kind: RootKind
-    path: str
-    text: str
-    truncated: bool
 
 
 def _joined(path: str, base: str | None) -> str:
@@ -179,6 +163,8 @@ class ManagedMemory:
         self.roots += roots
         self.ignored: list[IgnoredRoot] = []
         """Roots ``from_settings`` left out because they failed their rule."""
+        self.indexes = IndexCache()
+        """Each root's ``MEMORY.md`` as last read, kept while the file is the same (memory_index.py)."""
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, workspace_root: str | None = None) -> ManagedMemory:
@@ -223,12 +209,7 @@ class ManagedMemory:
         return self._index_of(root) if root is not None else None
 
     def _index_of(self, root: MemoryRoot) -> MemoryIndex | None:
-        path = os.path.join(root.path, INDEX_FILE)
-        real = os.path.realpath(path)
-        if not _inside(real, os.path.realpath(root.path)):  # a MEMORY.md symlinked out of the root is not memory
-            log.warning("ignoring %s: it resolves outside the %s memory root", path, root.kind)
-            return None
-        return read_index(path, root.kind)
+        return self.indexes.index_of(root.path, lambda path: _contained_index(path, root))
 
     def load_indexes(self) -> list[MemoryIndex]:
         return [index for root in self.roots if (index := self._index_of(root)) is not None]
@@ -259,34 +240,12 @@ def _root_problem(path: str, provider: Provider, workspace_root: str | None) -> 
     return None
 
 
-def read_index(path: str, kind: RootKind) -> MemoryIndex | None:
-    """Read an index file capped at ``INDEX_MAX_LINES`` lines and ``INDEX_MAX_BYTES`` bytes, noting a cut.
-
-    Through the file gate with the index's own folder as the root: a FIFO or a device there is refused
-    without blocking, and a link out of the folder is not followed.
-    """
-    try:
-        with open_gated(path, AllowedRoots.of(os.path.dirname(path)), max_bytes=None) as f:
-            data = f.read(INDEX_MAX_BYTES + 1)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+def _contained_index(path: str, root: MemoryRoot) -> MemoryIndex | None:
+    """The index at ``path``, read unless it resolves outside its root: a MEMORY.md symlinked out is not memory."""
+    if not _inside(os.path.realpath(path), os.path.realpath(root.path)):
+        log.warning("ignoring %s: it resolves outside the %s memory root", path, root.kind)
         return None
-    except OSError as exc:
-        log.warning("cannot read memory index %s: %s", path, exc)
-        return None
-    truncated_at: str | None = None
-    if len(data) > INDEX_MAX_BYTES:
-        data = data[:INDEX_MAX_BYTES]
-        cut = data.rfind(b"\n")
-        data = data[: cut + 1] if cut >= 0 else data
-        truncated_at = f"{INDEX_MAX_BYTES} bytes"
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    if len(lines) > INDEX_MAX_LINES:
-        lines = lines[:INDEX_MAX_LINES]
-        truncated_at = f"{INDEX_MAX_LINES} lines"
-    text = "\n".join(lines)
-    if truncated_at:
-        text += "\n" + INDEX_TRUNCATED_NOTE.format(name=INDEX_FILE, limit=truncated_at)
-    return MemoryIndex(kind=kind, path=path, text=text, truncated=truncated_at is not None)
+    return read_index(path, root.kind)
 
 
 def make_preserve_read(memory: ManagedMemory, cwd: str | None = None) -> Callable[[str], bool]:
