@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from compact_lsp.store import session_index
 from compact_lsp.store.session_index import (
     SessionIndex,
     SessionSummary,
@@ -62,8 +64,43 @@ def test_entries_of_deleted_sessions_are_forgotten(tmp_path: Path) -> None:
     index.put(summary("ses_1"))
     index.put(summary("ses_2"))
     index.forget(["ses_2"])
+    index.flush()
     assert SessionIndex(tmp_path).known("ses_1") is None
     assert SessionIndex(tmp_path).known("ses_2") is not None
+
+
+def on_disk(directory: Path) -> dict[str, int]:
+    """Each entry's message count as a restarted server would read it."""
+    data = json.loads((directory / "index.json").read_text())
+    return {entry["session_id"]: entry["messages"] for entry in data["sessions"]}
+
+
+def test_a_burst_of_changes_is_written_once_an_interval_and_flushed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[Path] = []
+    real = session_index._write_atomically
+    monkeypatch.setattr(session_index, "_write_atomically", lambda path, data: (writes.append(path), real(path, data)))
+    index = SessionIndex(tmp_path, write_interval=3600)  # the interval never passes during the test
+    for n in range(200):
+        index.put(summary(f"ses_{n % 20}", messages=n))
+    assert len(writes) == 1  # the first change, at once; the rest wait for the interval
+    assert index.get("ses_19", 100, 7) == summary("ses_19", messages=199)  # current in memory all along
+    index.flush()  # what shutdown does
+    assert len(writes) == 2
+    assert on_disk(tmp_path) == {f"ses_{n}": 180 + n for n in range(20)}
+    index.flush()
+    assert len(writes) == 2  # nothing new: nothing written
+
+
+def test_the_last_change_of_a_burst_is_written_soon_without_a_flush(tmp_path: Path) -> None:
+    index = SessionIndex(tmp_path, write_interval=0.05)
+    for n in range(5):
+        index.put(summary("ses_1", messages=n))
+    deadline = time.monotonic() + 10
+    while on_disk(tmp_path) != {"ses_1": 4} and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert on_disk(tmp_path) == {"ses_1": 4}
 
 
 def test_the_current_session_survives_a_restart(tmp_path: Path) -> None:

@@ -38,4 +38,7 @@ def run(tcp: str | None = None) -> int:
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
         return 0
-    return serve_stdio(server)
+    code = serve_stdio(server)
+    if server.sessions is not None:  # the client went without a shutdown: still leave the index current
+        server.sessions.index.flush()
+    return code

@@ -150,6 +150,7 @@ class SessionRegistry:
 
     def use_store(self, store: SessionStore) -> None:
         """Sessions now live elsewhere (``sessionDir`` changed); loaded ones stay loaded."""
+        self.index.flush()
         self.store = store
         self.index = SessionIndex(store.directory)
 

@@ -8,8 +8,13 @@ lister rebuilds that one entry from the journal. The index is a cache: a missing
 costs a rebuild, never a session. ``current-session`` beside it holds the id of the workspace's current
 session (the one the user chose last).
 
-Written atomically (a temporary file, then ``os.replace``), 0600 like the journals, under a lock: sessions
-change in worker threads.
+Kept current in memory at once, written at most once per ``WRITE_INTERVAL`` (every change of any session used to
+rewrite every session's entry: O(sessions) per append): a change after a quiet spell is written at once, one
+during a burst a ``WRITE_INTERVAL`` after the last write, and ``flush`` writes what is left when the server shuts
+down. A crash loses only the last interval's freshness, which the size-and-mtime check already covers: those
+entries are rebuilt. Written atomically (a temporary file, then ``os.replace``), 0600 like the journals; entries
+change under a lock (sessions change in worker threads), and writes are taken one at a time, each of the entries as
+they were when it began, so a later write never loses to an earlier one.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +41,8 @@ CURRENT_FILE = "current-session"
 INDEX_VERSION = 2
 TITLE_MAX_CHARS = 80
 SOURCES = ("chat", "import", "api", "claude-code", "codex")
+WRITE_INTERVAL = 0.5
+"""Seconds between two writes of ``index.json`` while changes keep coming."""
 
 _NOT_THE_USER = ("<", "Caveat:")
 """User text that the IDE or the agent's harness wrote: ``<ide_opened_file>``, ``<command-name>``,
@@ -139,8 +147,18 @@ class SessionIndex:
     """The summaries of one workspace's sessions and its current session, on disk beside the journals."""
 
     directory: Path
+    write_interval: float = WRITE_INTERVAL
+    clock: Callable[[], float] = time.monotonic
     _entries: dict[str, SessionSummary] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Held while the entries are read or changed, and while deciding when to write."""
+    _writing: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Held by one write at a time, from taking the entries to the rename."""
+    _unwritten: bool = field(default=False, repr=False)
+    """The entries changed since the last write began."""
+    _written_at: float = field(default=float("-inf"), repr=False)
+    _due: threading.Timer | None = field(default=None, repr=False)
+    """The write waiting for the interval to pass, if one is."""
     _json: dict[str, tuple[SessionSummary, dict[str, Any]]] = field(default_factory=dict, repr=False)
     """Each entry's JSON beside the summary it was made from (summaries are replaced, never changed)."""
 
@@ -186,10 +204,12 @@ class SessionIndex:
             return self._loaded().get(session_id)
 
     def put(self, summary: SessionSummary) -> None:
+        """Keep ``summary`` as its session's entry now; written with the next write (see the module doc)."""
         with self._lock:
-            entries = self._loaded()
-            entries[summary.session_id] = summary
-            self._write(entries)
+            self._loaded()[summary.session_id] = summary
+            now = self._changed()
+        if now:
+            self.flush()
 
     def forget(self, keep: Iterable[str]) -> None:
         """Drop entries whose journal is gone."""
@@ -197,17 +217,46 @@ class SessionIndex:
         with self._lock:
             entries = self._loaded()
             gone = [sid for sid in entries if sid not in wanted]
-            if gone:
-                for sid in gone:
-                    del entries[sid]
-                self._write(entries)
+            for sid in gone:
+                del entries[sid]
+            now = bool(gone) and self._changed()
+        if now:
+            self.flush()
 
-    def _write(self, entries: dict[str, SessionSummary]) -> None:
-        payload = {"version": INDEX_VERSION, "sessions": [self._as_json(s) for s in entries.values()]}
-        _write_atomically(self.path, json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+    def _changed(self) -> bool:
+        """Under the lock, after a change: True when it is to be written at once (the last write is an interval
+        old); otherwise a write is set for when the interval has passed, unless one is already."""
+        self._unwritten = True
+        if self._due is not None:
+            return False
+        wait = self._written_at + self.write_interval - self.clock()
+        if wait <= 0:
+            self._written_at = self.clock()  # claimed: a change racing this one waits for the interval
+            return True
+        self._due = threading.Timer(wait, self.flush)
+        self._due.name = f"session-index {self.directory.name}"
+        self._due.daemon = True  # a pending write at exit is a crash's loss: freshness only
+        self._due.start()
+        return False
+
+    def flush(self) -> None:
+        """Write the entries now if they changed since the last write (the server is shutting down, or the
+        interval passed)."""
+        with self._writing:
+            with self._lock:
+                if self._due is not None:
+                    self._due.cancel()
+                    self._due = None
+                if not self._unwritten:
+                    return
+                self._unwritten = False
+                self._written_at = self.clock()
+                entries = self._loaded()
+                payload = {"version": INDEX_VERSION, "sessions": [self._as_json(s) for s in entries.values()]}
+            _write_atomically(self.path, json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
 
     def _as_json(self, summary: SessionSummary) -> dict[str, Any]:
-        """The entry's JSON, made once per summary put: every change rewrites the index, and converting all 50
+        """The entry's JSON, made once per summary put: each write converts every entry, and converting all 50
         entries of a busy workspace again each time was a third of the interpreter's time at load."""
         cached = self._json.get(summary.session_id)
         if cached is None or cached[0] is not summary:

@@ -106,6 +106,7 @@ def shutdown(server: CompactLanguageServer, params: Any = None) -> None:
     if server.usage_notifier is not None:
         server.usage_notifier.close()
     if server.sessions is not None:
+        server.sessions.index.flush()  # the last changes' entries, so the next server lists without rebuilding
         server.sessions.store.close()
 
 

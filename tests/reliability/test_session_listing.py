@@ -1,0 +1,68 @@
+"""The session list across a restart: a burst of appends, then a clean shutdown or a crash; the next server lists
+every session as the first one did, from the index where it is current (a clean shutdown leaves all of it
+current) and rebuilt from the journals where it is not (a crash loses only the last writes of the index)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .load import load_options, round_of
+from .rpc import RawServer, Workspace
+
+pytestmark = pytest.mark.timeout(300)
+
+SESSIONS = 4
+APPENDS = 15
+
+
+def burst(server: RawServer) -> list[str]:
+    """Appends to every session in turn, as agents sharing one editor do."""
+    ids = [server.new_session(f"burst {n}") for n in range(SESSIONS)]
+    for step in range(APPENDS):
+        for n, session_id in enumerate(ids):
+            server.append(session_id, round_of(n, step))
+    return ids
+
+
+def listing(server: RawServer) -> dict[str, tuple[str, int, int]]:
+    items = server.request("compact/sessions", {})
+    return {item["sessionId"]: (item["title"], item["messages"], item["tokens"]) for item in items}
+
+
+def stale(workspace: Workspace) -> list[str]:
+    """Sessions whose index entry no longer describes their journal: the next lister rebuilds them."""
+    index = next(workspace.sessions.rglob("index.json"))
+    entries: dict[str, Any] = {e["session_id"]: e for e in json.loads(index.read_text())["sessions"]}
+    out = []
+    for journal in workspace.session_files():
+        entry, st = entries.get(journal.stem), journal.stat()
+        if entry is None or (entry["size"], entry["mtime_ns"]) != (st.st_size, st.st_mtime_ns):
+            out.append(journal.stem)
+    return out
+
+
+def test_after_a_clean_shutdown_the_next_server_lists_every_session_from_the_index(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace, load_options(workspace)) as server:
+        burst(server)
+        before = listing(server)
+    assert stale(workspace) == []  # nothing for the next server to rebuild
+    with RawServer(workspace, load_options(workspace)) as second:
+        assert listing(second) == before
+    assert len(before) == SESSIONS
+
+
+def test_after_a_crash_mid_burst_the_listing_is_still_right(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace, load_options(workspace)) as server:
+        burst(server)
+        before = listing(server)
+        server.kill()
+    assert stale(workspace), "the crash came after the last write of the index: nothing here tests a rebuild"
+    with RawServer(workspace, load_options(workspace)) as second:
+        assert listing(second) == before
+    assert stale(workspace) == []  # rebuilt, and left current for the next one
