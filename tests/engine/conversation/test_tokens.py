@@ -106,6 +106,25 @@ def test_recount_after_append_hits_the_cache() -> None:
     assert counter.misses == misses + 1  # only the new block was tokenised
 
 
+def test_the_ledger_keeps_each_messages_tokens_by_kind_as_counted() -> None:
+    from compact_lsp.engine.conversation.usage import message_kind_tokens
+
+    counter = TiktokenCounter()
+    call = {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/f.py"}}
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "look"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "reading"}, call]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x = 1\n" * 50}]},
+    ]
+    ledger = UsageLedger(counter)
+    ledger.sync(messages)
+    counts = [message_kind_tokens(counter, m) for m in messages]
+    assert [ledger.message_tokens(i) for i in range(3)] == [sum(c.values()) for c in counts]
+    ledger.sync(messages[1:])  # the first one gone
+    left = {kind: sum(c.get(kind, 0) for c in counts[1:]) for kind in ledger.totals}
+    assert ledger.totals == left and ledger.message_tokens(0) == sum(counts[1].values())
+
+
 def test_reported_usage_sums_cache_fields() -> None:
     usage = {"input_tokens": 10, "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000,
              "output_tokens": 5}  # fmt: skip

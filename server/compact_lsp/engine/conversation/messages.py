@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
@@ -29,6 +30,9 @@ CLEARED_TOOL_RESULT = "[Old tool result content cleared]"
 BLOCK_TYPES = frozenset(
     {"text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"}
 )
+
+_ONE_COPY = {name: name for name in (*BLOCK_TYPES, "user", "assistant")}
+"""The one string object of each role and block type a message normalised here holds (see ``_check_block``)."""
 
 
 MAX_NESTING = 100
@@ -92,6 +96,7 @@ def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True)
     role = raw.get("role")
     if role not in ("user", "assistant"):
         raise MessageShapeError(f"{where}: 'role' must be 'user' or 'assistant', got {role!r}")
+    role = _ONE_COPY[role]
     content = raw.get("content")
     if isinstance(content, str):
         blocks: list[Block] = [{"type": "text", "text": content}]
@@ -129,7 +134,13 @@ def _check_block(block: Any, where: str, role: str) -> Block:
         content = block.get("content", "")
         if not isinstance(content, (str, list)):
             raise MessageShapeError(f"{where}: a tool_result's 'content' must be a string or a list of blocks")
-    return dict(block)
+    # Each line of a log is parsed with strings of its own: a followed transcript's thousands of blocks would
+    # hold thousands of copies of "type", "text", "tool_use"... One copy of each key and type is shared instead.
+    copy = {sys.intern(k) if type(k) is str else k: v for k, v in block.items()}
+    copy["type"] = _ONE_COPY[kind]
+    if kind == "tool_use":
+        copy["name"] = sys.intern(block["name"])  # a handful of tools, called thousands of times
+    return copy
 
 
 def check_encodable(messages: list[Message], where: str = "messages") -> None:

@@ -92,6 +92,20 @@ def build_usage(by_kind: Mapping[str, int], settings: EngineSettings, reported: 
     )
 
 
+_KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
+
+
+def _packed(by_kind: dict[str, int]) -> tuple[int, ...]:
+    """A message's tokens by kind as ``(kind's index in KINDS, tokens, ...)``: a tuple of a few ints is a third of
+    a dict's size, and a long session keeps one for each of its thousands of messages."""
+    return tuple(n for kind, tokens in by_kind.items() for n in (_KIND_INDEX[kind], tokens))
+
+
+def _add(totals: dict[str, int], packed: tuple[int, ...]) -> None:
+    for i in range(0, len(packed), 2):
+        totals[KINDS[packed[i]]] += packed[i + 1]
+
+
 class UsageLedger:
     """Per-message token counts kept beside a message list, so a change recounts only what changed."""
 
@@ -99,13 +113,13 @@ class UsageLedger:
         self._counter = counter
         self._is_attachment = is_attachment
         self._messages: list[Message] = []
-        self._counts: list[dict[str, int]] = []
+        self._counts: list[tuple[int, ...]] = []
+        """Each message's tokens by kind, packed (``_packed``)."""
         self._totals: dict[str, int] = dict.fromkeys(KINDS, 0)
 
     def sync(self, messages: list[Message]) -> None:
         """Bring the ledger in line with ``messages``; unchanged message objects (by identity) are not recounted."""
         old = self._messages
-        counts: list[dict[str, int]] = []
         same_prefix = 0
         for a, b in zip(old, messages, strict=False):
             if a is not b:
@@ -115,27 +129,26 @@ class UsageLedger:
         counts = self._counts[:same_prefix]
         for message in messages[same_prefix:]:
             cached = old_by_id.get(id(message))
-            counts.append(
-                cached if cached is not None else message_kind_tokens(self._counter, message, self._is_attachment)
-            )
+            counts.append(cached if cached is not None else self._count(message))
         self._messages = list(messages)
         self._counts = counts
         totals = dict.fromkeys(KINDS, 0)
         for c in counts:
-            for k, v in c.items():
-                totals[k] += v
+            _add(totals, c)
         self._totals = totals
 
     def append(self, messages: list[Message]) -> None:
         for message in messages:
-            c = message_kind_tokens(self._counter, message, self._is_attachment)
+            c = self._count(message)
             self._messages.append(message)
             self._counts.append(c)
-            for k, v in c.items():
-                self._totals[k] += v
+            _add(self._totals, c)
+
+    def _count(self, message: Message) -> tuple[int, ...]:
+        return _packed(message_kind_tokens(self._counter, message, self._is_attachment))
 
     def message_tokens(self, index: int) -> int:
-        return sum(self._counts[index].values())
+        return sum(self._counts[index][1::2])
 
     @property
     def totals(self) -> dict[str, int]:
