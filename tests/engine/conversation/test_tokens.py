@@ -106,6 +106,21 @@ def test_recount_after_append_hits_the_cache() -> None:
     assert counter.misses == misses + 1  # only the new block was tokenised
 
 
+def test_the_cache_forgets_the_texts_only_it_holds_and_keeps_those_a_message_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A compacted window's texts are the cache's alone: past ``UNHELD_CHARS`` they go; the live ones stay."""
+    monkeypatch.setattr(tokens_module, "UNHELD_CHARS", 20_000)
+    counter = TiktokenCounter()
+    held = [f"a text still in the window {i}\n" * 40 for i in range(10)]
+    counts = [counter.count_text(text) for text in held]
+    for i in range(40):
+        counter.count_text(f"a text of a compacted window {i}\n" * 40)
+    hits, misses = counter.hits, counter.misses
+    assert [counter.count_text(text) for text in held] == counts and counter.hits == hits + 10
+    assert counter.count_text("a text of a compacted window 0\n" * 40) > 0 and counter.misses == misses + 1
+
+
 def test_the_ledger_keeps_each_messages_tokens_by_kind_as_counted() -> None:
     from compact_lsp.engine.conversation.usage import message_kind_tokens
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import sys
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Protocol
 
@@ -123,17 +124,46 @@ def _count_pieces(text: str) -> list[str]:
     return pieces
 
 
+UNHELD_CHARS = 1 << 20
+"""About how many characters of texts only the count cache holds it keeps (see ``TiktokenCounter``)."""
+
+
+def _unheld(cache: OrderedDict[str, int], alone: int) -> tuple[list[str], list[str]]:
+    """The texts in ``cache`` nothing else holds, least recently used first (``alone``: their reference count
+    then, see ``_alone``), and all of them. ``list(cache)`` is one step: a thread adding to the cache cannot
+    break it."""
+    texts = list(cache)
+    return [text for text in texts if sys.getrefcount(text) <= alone], texts
+
+
+def _alone() -> int:
+    """The reference count ``_unheld`` sees for a text only the cache holds (measured, not assumed)."""
+    probe: OrderedDict[str, int] = OrderedDict({"".join(("a text", " only the cache holds")): 0})
+    return next(n for n in range(1, 64) if _unheld(probe, n)[0])
+
+
+_ALONE = _alone()
+
+
 class TiktokenCounter:
     """Exact cl100k counts with an LRU cache keyed by the text counted.
 
     Keys are the strings themselves: Python caches a string's hash, so looking up a block already seen costs a
-    dict probe, and re-counting a long session after one append costs about the new message alone.
+    dict probe, and re-counting a long session after one append costs about the new message alone. A key is the
+    message's own string, so a text a session holds costs the cache an entry, not a copy; one no session holds
+    any more (a compacted window, a closed session) is the cache's alone, and of those it keeps about
+    ``UNHELD_CHARS`` characters, the most recently used (a followed transcript's old windows were kept to the last
+    of 65,536 entries: some 1.4 MiB more after each compaction of a 3 MiB window).
     """
 
     def __init__(self, encoding: tiktoken.Encoding | None = None, cache_size: int = 65_536) -> None:
         self._encoding = encoding or load_encoding()
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        self._chars = 0
+        """The characters of the texts in the cache."""
+        self._sweep_at = UNHELD_CHARS
+        """When ``_chars`` passes this, texts only the cache holds are forgotten (``_forget_unheld``)."""
         self.hits = 0
         self.misses = 0
 
@@ -153,9 +183,26 @@ class TiktokenCounter:
         # disallowed_special=() counts special-token text like any other text instead of raising.
         n = sum(len(self._encoding.encode(piece, disallowed_special=())) for piece in _count_pieces(text))
         self._cache[text] = n
+        self._chars += len(text)
         if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+            self._chars -= len(self._cache.popitem(last=False)[0])
+        if self._chars > self._sweep_at:
+            self._forget_unheld()
         return n
+
+    def _forget_unheld(self) -> None:
+        """Forget texts only the cache holds, least recently used first, until those left take at most half of
+        ``UNHELD_CHARS`` (the newest stay: a tool input counted as its JSON, a file read again)."""
+        unheld, texts = _unheld(self._cache, _ALONE)
+        spare = sum(map(len, unheld)) - UNHELD_CHARS // 2
+        forgotten = 0
+        for text in unheld:
+            if forgotten >= spare:
+                break
+            self._cache.pop(text, None)
+            forgotten += len(text)
+        self._chars = sum(map(len, texts)) - forgotten  # recounted: other threads count too
+        self._sweep_at = self._chars + UNHELD_CHARS // 2
 
     def count_block(self, block: Block) -> int:
         return count_block_with(self, block)
