@@ -66,3 +66,17 @@ def test_after_a_crash_mid_burst_the_listing_is_still_right(tmp_path: Path) -> N
     with RawServer(workspace, load_options(workspace)) as second:
         assert listing(second) == before
     assert stale(workspace) == []  # rebuilt, and left current for the next one
+
+
+def test_another_servers_appends_show_in_the_next_listing(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace, load_options(workspace)) as writer:
+        ids = burst(writer)
+    with RawServer(workspace, load_options(workspace)) as lister:
+        before = listing(lister)
+        with RawServer(workspace, load_options(workspace)) as other:
+            other.append(ids[0], round_of(0, APPENDS))
+        after = listing(lister)
+    _, messages, tokens = before[ids[0]]
+    assert after[ids[0]][1] == messages + 2 and after[ids[0]][2] > tokens  # its journal changed: rebuilt
+    assert {k: v for k, v in after.items() if k != ids[0]} == {k: v for k, v in before.items() if k != ids[0]}

@@ -262,15 +262,11 @@ class SessionRegistry:
 
     async def summaries(self) -> list[SessionSummary]:
         """Every stored session's summary, most recently updated first; a stale or missing index entry is
-        rebuilt from its journal (once), a valid one costs a ``stat``."""
+        rebuilt from its journal (once), a valid one costs the listing's ``stat``, taken off the loop."""
         stored = await run_io(self.store.list_sessions)  # not behind the sessions' work on the default threads
         result: list[SessionSummary] = []
         for entry in stored:
-            try:
-                st = os.stat(entry.path)
-            except OSError:
-                continue
-            summary = self.index.get(entry.session_id, st.st_size, st.st_mtime_ns)
+            summary = self.index.get(entry.session_id, entry.size, entry.mtime_ns)
             if summary is None:
                 summary = await self._rebuild_summary(entry.session_id)
             if summary is not None:

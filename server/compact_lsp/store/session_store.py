@@ -119,10 +119,13 @@ class LoadReport:
 
 @dataclass(frozen=True)
 class StoredSession:
+    """A journal as the directory listing saw it: its size and mtime are what an index entry must match."""
+
     session_id: str
     path: Path
     modified: float
     size: int
+    mtime_ns: int
 
 
 def parse_lines(data: bytes, path: Path) -> tuple[list[dict[str, Any]], LoadReport]:
@@ -345,7 +348,7 @@ class SessionStore:
             except OSError:
                 continue
             if entry.is_file(follow_symlinks=False):
-                yield StoredSession(session_id, Path(entry.path), st.st_mtime, st.st_size)
+                yield StoredSession(session_id, Path(entry.path), st.st_mtime, st.st_size, st.st_mtime_ns)
 
     def close(self) -> None:
         for journal in self._journals.values():
