@@ -83,6 +83,47 @@ async def test_a_file_changed_on_disk_is_stale_and_the_next_view_shows_the_diff(
     assert "return 0.30" in all_text(view["messages"])  # the notice became part of history
 
 
+async def test_a_changed_file_stays_stale_while_the_session_goes_on(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    """A published status keeps each file's entry until it changes: the changed file's entry must change with it,
+    and stay changed through appends that do not touch it."""
+    session_id = await read_and_show(client, workspace, "src/a.py", "a = 1\n")
+    workspace.write("src/b.py", "b = 2\n")
+    read = await read_file(client, session_id, "src/b.py")
+    await append(client, session_id, read_round("toolu_2", "src/b.py", read["content"]))
+
+    async def edit() -> None:
+        workspace.write("src/a.py", "a = 10\n")
+
+    await notification_where(
+        client, "compact/didChangeUsage", lambda p: p["usage"]["byKind"]["attachments"] > 0, trigger=edit()
+    )
+    await append(client, session_id, [{"role": "assistant", "content": "Noted."}])
+    workspace.write("src/c.py", "c = 3\n")
+    read = await read_file(client, session_id, "src/c.py")
+    await append(client, session_id, start("Go on.") + read_round("toolu_3", "src/c.py", read["content"]))
+    status = await request(client, "compact/status", {"sessionId": session_id})
+    freshness = {f["path"]: f["freshness"] for f in status["readFiles"]}
+    assert freshness == {"src/a.py": "stale", "src/b.py": "fresh", "src/c.py": "fresh"}
+    assert [f["path"] for f in status["readFiles"]] == ["src/c.py", "src/b.py", "src/a.py"]
+
+
+async def test_a_file_in_a_folder_made_after_the_read_is_seen_at_the_next_change(
+    client: LanguageClient, workspace: Workspace
+) -> None:
+    """No watcher can follow a file whose folder did not exist: its entry is stat'ed again at every change."""
+    session_id = await new_session(client)
+    await append(client, session_id, start() + read_round("toolu_1", "gen/out.txt", "(the agent's own copy)"))
+    status = await request(client, "compact/status", {"sessionId": session_id})
+    assert status["readFiles"][0]["freshness"] == "deleted"
+    workspace.write("gen/out.txt", "built\n")
+    await append(client, session_id, [{"role": "assistant", "content": "Built it."}])
+    status = await request(client, "compact/status", {"sessionId": session_id})
+    assert status["readFiles"][0]["path"] == "gen/out.txt"
+    assert status["readFiles"][0]["freshness"] != "deleted"
+
+
 async def test_a_deleted_file_is_reported(client: LanguageClient, workspace: Workspace) -> None:
     session_id = await read_and_show(client, workspace, "notes.txt", "todo\n")
 

@@ -1,10 +1,10 @@
 """Load over one connection: many sessions appending at once, with status requests and one compaction each.
 
 Shared by ``tests/reliability/test_load.py`` (5 x 50) and ``bench/bench_load.py`` (50 x 1,000). The client works
-like many agents sharing one editor: in each wave every session has one request in flight (an append of one
-read round; every ``status_every`` waves a ``compact/status`` too; at the middle wave a ``compact.compact``
-instead), all pipelined on the one connection. Afterwards ``compact.undo`` on each session must give back
-exactly every message sent, in order: nothing lost, nothing doubled.
+like many agents sharing one editor, each reading files of the workspace: in each wave every session has one
+request in flight (an append of one read round; every ``status_every`` waves a ``compact/status`` too; at the
+middle wave a ``compact.compact`` instead), all pipelined on the one connection. Afterwards ``compact.undo`` on
+each session must give back exactly every message sent, in order: nothing lost, nothing doubled.
 """
 
 from __future__ import annotations
@@ -22,15 +22,22 @@ def load_options(workspace: Workspace) -> dict[str, Any]:
     return workspace.options(microcompact={"sizeThresholdTokens": -1, "idleMinutes": -1})
 
 
+def file_of(session: int, step: int) -> tuple[str, str]:
+    """The workspace file a session reads at a step, and its text (what the read's result shows)."""
+    return f"src/s{session}_{step}.py", "\n".join(
+        f"line {j}: value_{session}_{step}_{j} = compute({j})" for j in range(12)
+    )
+
+
 def round_of(session: int, step: int) -> list[dict[str, Any]]:
     use_id = f"toolu_{session}_{step}"
-    body = "\n".join(f"line {j}: value_{session}_{step}_{j} = compute({j})" for j in range(12))
+    path, body = file_of(session, step)
     messages: list[dict[str, Any]] = []
     if step == 0:
         messages.append({"role": "user", "content": [{"type": "text", "text": f"Session {session}: go."}]})
     messages += [
         {"role": "assistant", "content": [
-            {"type": "tool_use", "id": use_id, "name": "read_file", "input": {"file_path": f"src/s{session}_{step}.py"}}
+            {"type": "tool_use", "id": use_id, "name": "read_file", "input": {"file_path": path}}
         ]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id, "content": body}]},
     ]  # fmt: skip
@@ -78,6 +85,9 @@ class LoadResult:
 
 def run_load(server: RawServer, sessions: int, appends: int, status_every: int = 10) -> LoadResult:
     result = LoadResult(sessions, appends)
+    for n in range(sessions):  # the files the agents read are there, as in a real workspace (and watched)
+        for step in range(appends):
+            server.workspace.write(*file_of(n, step))
     ids = [server.new_session(f"load {n}") for n in range(sessions)]
     sent = result.sent = {sid: [] for sid in ids}
     compact_at = appends // 2

@@ -195,8 +195,8 @@ class FollowedCodexSession:
     def usage(self) -> ContextUsage:
         return usage_with_tail(self.session, self._open, self._rollout.usage)
 
-    def status(self) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._rollout.usage)
+    def status(self, read_files: bool = True) -> SessionStatus:
+        return status_with_tail(self.session, self._open, self._rollout.usage, read_files)
 
     def update(self) -> bool:
         """Read what Codex appended and apply it; True when the session changed."""

@@ -157,8 +157,8 @@ class FollowedSession:
     def usage(self) -> ContextUsage:
         return usage_with_tail(self.session, self._open, self._usage)
 
-    def status(self) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._usage)
+    def status(self, read_files: bool = True) -> SessionStatus:
+        return status_with_tail(self.session, self._open, self._usage, read_files)
 
     # -- keeping in step -----------------------------------------------------------------------------------
 
@@ -326,10 +326,13 @@ def usage_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str,
     return build_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported)
 
 
-def status_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> SessionStatus:
-    """A followed session's status, with the open tail counted in."""
+def status_with_tail(
+    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, read_files: bool = True
+) -> SessionStatus:
+    """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
     count = len(session.messages) + len(tail.messages)
-    return replace(status_of(session), usage=usage_with_tail(session, tail, reported), message_count=count)
+    status = status_of(session, read_files=read_files)
+    return replace(status, usage=usage_with_tail(session, tail, reported), message_count=count)
 
 
 ANCHOR_UUID = "compact-lsp:open-tail"

@@ -89,11 +89,15 @@ def sync_watches(server: CompactLanguageServer, slot: SessionSlot, watches: Watc
         real: dict[str, str] = {}
     else:
         wanted, real = watches.wanted, watches.real
+    covered: set[str] = set()
     for path in wanted - slot.watched:
-        watcher.track(path, real.get(path))
+        reported_as = watcher.track(path, real.get(path))
+        if reported_as == path and watcher.covers(path):  # its events name the record's path: they reach it
+            covered.add(path)
     for path in slot.watched - wanted:
         watcher.untrack(path)
     slot.watched = set(wanted)
+    slot.covered = frozenset((slot.covered & wanted) | covered)
 
 
 class CompactionProgress:

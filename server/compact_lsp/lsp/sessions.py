@@ -26,6 +26,7 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.errors import invalid_params
+from compact_lsp.lsp.read_files_wire import ReadFilesWire
 from compact_lsp.store.session_index import (
     SessionIndex,
     SessionSummary,
@@ -79,6 +80,11 @@ class SessionSlot:
     """Held by every engine call on this session; a compaction holds it while the model writes the summary."""
     watched: set[str] = field(default_factory=set)
     """Real paths this session asked the watcher to track."""
+    covered: frozenset[str] = frozenset()
+    """Of ``watched``, those whose changes the watcher reports (their folder is watched): a published status does
+    not stat them again, their change event does (lsp/read_files_wire.py). Replaced whole, on the loop."""
+    read_files: ReadFilesWire = field(default_factory=ReadFilesWire)
+    """The published status's ``readFiles`` entries, kept until their records change."""
     usage_wire: dict[str, Any] | None = None
     """The last usage computed under the lock; what ``compact/didChangeUsage`` sends."""
     load_report: LoadReport | None = None

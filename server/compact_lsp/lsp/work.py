@@ -95,6 +95,7 @@ def _notice_and_measure(
     slot: SessionSlot, path: str, now: str | None, exists: bool
 ) -> tuple[bool, dict[str, Any] | None]:
     session = slot.session
+    session.read_state.freshness(path)  # the published status stats a watched file only when it changed
     try:
         noticed = session.notice_change(path, now, exists=exists)
     except SessionBusy:  # another server writes this session: it journals the notice, this one follows it

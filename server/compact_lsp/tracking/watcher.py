@@ -140,6 +140,12 @@ class FileWatcher:
             self._watch_directory(os.path.dirname(real))
         return real
 
+    def covers(self, real: str) -> bool:
+        """Whether changes to the tracked file at ``real`` are reported: its folder is watched (a missing folder,
+        or one past the system's limit of watches, is not)."""
+        entry = self._watches.get(os.path.dirname(real))
+        return real in self._tracked and entry is not None and entry[0] is not None
+
     def untrack(self, path: str) -> None:
         real = os.path.realpath(path)
         count = self._file_counts.get(real, 0)

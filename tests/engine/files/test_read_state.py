@@ -15,6 +15,7 @@ from compact_lsp.engine.conversation.messages import Block, Message
 from compact_lsp.engine.conversation.tokens import count_block_with
 from compact_lsp.engine.files.read_record import FileStat, Freshness, os_stat
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.read_status import status_records
 from compact_lsp.lsp.answers import read_file_answer
 
 
@@ -298,7 +299,7 @@ def test_freshness_follows_the_file_on_disk(root: Path, change: Callable[[Path],
     change(root / "app.py")
     assert state.freshness("app.py") is expected
     assert state.refresh() == {os.path.realpath(root / "app.py"): expected}
-    assert next(read_file_answer(r) for r in state.status())["freshness"] == expected.value
+    assert next(read_file_answer(r) for r in status_records(state))["freshness"] == expected.value
     assert state.can_skip_reread("app.py") is (expected is Freshness.FRESH)
 
 
@@ -385,7 +386,7 @@ def test_mark_evicted_takes_cleared_reads_out_of_history(root: Path) -> None:
     assert state.freshness("app.py") is Freshness.FRESH
     assert not state.can_skip_reread("app.py")  # unchanged on disk, but the model no longer has it
     assert state.can_skip_reread("big.txt")
-    assert [read_file_answer(r) for r in state.status()][1]["inHistory"] is False
+    assert [read_file_answer(r) for r in status_records(state)][1]["inHistory"] is False
 
     state.observe(read_turn("t3", "app.py"))
     assert state.can_skip_reread("app.py")
@@ -490,7 +491,7 @@ def test_editor_documents_are_tracked_apart_from_reads_and_shown_in_status(root:
     ]
     assert len(state) == 1  # opening a document is not a read
     assert not state.is_in_history("big.txt")
-    rows = {row["path"]: row for row in [read_file_answer(r) for r in state.status()]}
+    rows = {row["path"]: row for row in [read_file_answer(r) for r in status_records(state)]}
     assert (rows["app.py"]["open"], rows["app.py"]["dirty"], rows["app.py"]["inHistory"]) == (
         True,
         True,
@@ -500,11 +501,11 @@ def test_editor_documents_are_tracked_apart_from_reads_and_shown_in_status(root:
 
     state.save_document("app.py")
     state.close_document("big.txt")
-    rows = {row["path"]: row for row in [read_file_answer(r) for r in state.status()]}
+    rows = {row["path"]: row for row in [read_file_answer(r) for r in status_records(state)]}
     assert list(rows) == ["app.py"]
     assert (rows["app.py"]["open"], rows["app.py"]["dirty"]) == (True, False)
     state.close_document("app.py")
-    assert next(read_file_answer(r) for r in state.status())["open"] is False
+    assert next(read_file_answer(r) for r in status_records(state))["open"] is False
     assert state.open_documents() == []
 
 

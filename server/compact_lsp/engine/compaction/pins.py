@@ -68,7 +68,18 @@ class Pins:
     def listed(self, messages: Sequence[Message], workspace_root: str | None) -> list[PinnedItem]:
         """What is pinned, results first (with the tool and file of their request when it is in history), then
         files, paths as the model sees them."""
-        uses = {str(b.get("id")): b for m in messages if m.get("role") == "assistant" for b in tool_uses(m)}
+        wanted = self.tool_use_ids
+        uses = (
+            {
+                str(b.get("id")): b
+                for m in messages
+                if m.get("role") == "assistant"
+                for b in tool_uses(m)
+                if str(b.get("id")) in wanted
+            }
+            if wanted
+            else {}
+        )  # nothing pinned by id, nothing to look up: an append's status does not pass the whole history for it
         out: list[PinnedItem] = []
         for tool_use_id in self.tool_use_ids:
             use = uses.get(tool_use_id)

@@ -29,16 +29,15 @@ class ContextItem:
 
 def biggest_items(
     messages: Sequence[Message],
-    message_tokens: Callable[[int], int],
+    top: Sequence[int],
     counter: TokenCounter,
     is_attachment: Callable[[str], bool],
     limit: int = 10,
 ) -> list[ContextItem]:
-    """The ``limit`` biggest blocks. Only the biggest messages are split into blocks, so the cost follows
-    ``limit``, not the session (per-message totals come from the usage ledger)."""
-    top = heapq.nlargest(limit, range(len(messages)), key=message_tokens)
+    """The ``limit`` biggest blocks of the messages at ``top``, the ``limit`` biggest messages (the usage ledger's
+    ``largest``). Only those messages are split into blocks, so the cost follows ``limit``, not the session."""
     items: list[ContextItem] = []
-    for index in top:
+    for index in top[:limit]:
         message = messages[index]
         previous = messages[index - 1] if index > 0 else None
         for block in blocks_of(message):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import heapq
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +117,8 @@ class UsageLedger:
         self._counts: list[tuple[int, ...]] = []
         """Each message's tokens by kind, packed (``_packed``)."""
         self._totals: dict[str, int] = dict.fromkeys(KINDS, 0)
+        self._largest: tuple[int, int, list[int]] | None = None
+        """(limit, messages it covers, indexes) of the last ``largest``: appends since compare only what is new."""
 
     def sync(self, messages: list[Message]) -> None:
         """Bring the ledger in line with ``messages``; unchanged message objects (by identity) are not recounted."""
@@ -132,6 +135,7 @@ class UsageLedger:
             counts.append(cached if cached is not None else self._count(message))
         self._messages = list(messages)
         self._counts = counts
+        self._largest = None
         totals = dict.fromkeys(KINDS, 0)
         for c in counts:
             _add(totals, c)
@@ -149,6 +153,20 @@ class UsageLedger:
 
     def message_tokens(self, index: int) -> int:
         return sum(self._counts[index][1::2])
+
+    def largest(self, limit: int) -> list[int]:
+        """Indexes of the ``limit`` messages with the most tokens, biggest first and earlier first among equals
+        (``heapq.nlargest`` over every index). After appends alone, only the new messages meet the last answer:
+        a message that lost to it before still loses, so an append's status does not pass the whole history."""
+        known = self._largest
+        count = len(self._counts)
+        if known is not None and known[0] == limit and known[1] <= count:
+            candidates: Iterable[int] = [*known[2], *range(known[1], count)]
+        else:
+            candidates = range(count)
+        top = heapq.nlargest(limit, candidates, key=self.message_tokens)
+        self._largest = (limit, count, top)
+        return list(top)
 
     @property
     def totals(self) -> dict[str, int]:

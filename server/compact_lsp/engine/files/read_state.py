@@ -16,7 +16,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView, Sequence
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, is_empty_result, result_text
@@ -36,6 +36,7 @@ from compact_lsp.engine.files.read_record import (
     safe_stat,
     seen_content,
 )
+from compact_lsp.engine.files.shown_changes import ShownChanges
 from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,8 @@ class ReadFileState:
         self._records: OrderedDict[str, ReadRecord] = OrderedDict()
         self.order = ReadOrder()
         """Time order and size classes of the records (read_order.py): rehydration stops without a full pass."""
+        self.shown = ShownChanges()
+        """The records whose status entries changed since the published status last looked (shown_changes.py)."""
         self.documents = EditorDocuments(
             self.resolve, clock, lambda resolved: display_path(resolved, self.cwd), self._sync_record
         )
@@ -92,7 +95,7 @@ class ReadFileState:
             return path_or_record.realpath
         return self.resolve(path_or_record)[1]
 
-    def _count(self, block: Block) -> int:
+    def count(self, block: Block) -> int:
         if self._counter is None:
             self._counter = TiktokenCounter()
         return self._counter.count_block(block)
@@ -133,7 +136,7 @@ class ReadFileState:
             record = self._store_read(
                 use.path,
                 "" if later else seen_content(block),
-                0 if later else self._count(block),
+                0 if later else self.count(block),
                 tool_use_id=use_id,
                 offset=int_or_none(use.input.get("offset")),
                 limit=int_or_none(use.input.get("limit")),
@@ -166,8 +169,9 @@ class ReadFileState:
         if hashed:
             record.content_hash = content_hash(seen)
         record.bytes = len(seen.encode("utf-8", "surrogatepass"))
-        before, record.tokens = record.tokens, self._count(block)
+        before, record.tokens = record.tokens, self.count(block)
         self.order.resized(before, record.tokens)
+        self.shown.touch(record.realpath)
 
     def paths_for(self, tool_use_id: str) -> list[str]:
         """The request-side paths a tool_use id was used with; more than one means the id is ambiguous."""
@@ -193,7 +197,7 @@ class ReadFileState:
         """Record a read by the server's own reader (``compact/readFile``, rehydration)."""
         if tool_use_id is not None:
             self._calls.note_id_path(tool_use_id, path)
-        tokens = self._count({"type": "text", "text": content})
+        tokens = self.count({"type": "text", "text": content})
         return self._store_read(
             path,
             content,
@@ -224,7 +228,7 @@ class ReadFileState:
         if content is not None:
             record.content_hash = content_hash(content)
             record.bytes = len(content.encode("utf-8", "surrogatepass"))
-            record.tokens = self._count({"type": "text", "text": content})
+            record.tokens = self.count({"type": "text", "text": content})
         else:  # the written content is unknown to us, so we cannot vouch for the model's copy
             record.in_history = False
         return self._put(record)
@@ -279,9 +283,11 @@ class ReadFileState:
         self.order.removed(self._records.pop(record.realpath, None))  # a record replaced, if any
         self._records[record.realpath] = record
         self.order.added(record)
+        self.shown.touch(record.realpath)
         while len(self._records) > self.capacity:
             evicted, forgotten = self._records.popitem(last=False)
             self.order.removed(forgotten)
+            self.shown.touch(evicted)
             log.debug("read-file state full: forgot %s", evicted)
         return record
 
@@ -303,8 +309,11 @@ class ReadFileState:
         )
         if record is None:
             return Freshness.UNKNOWN
-        record.freshness = compare_stat(self._stat, record)
-        return record.freshness
+        now = compare_stat(self._stat, record)
+        if now is not record.freshness:
+            record.freshness = now
+            self.shown.touch(record.realpath)
+        return now
 
     def refresh(self) -> dict[str, Freshness]:
         """Freshness of every record, by realpath."""
@@ -323,6 +332,9 @@ class ReadFileState:
     def realpaths_newest_first(self) -> Iterator[str]:
         return reversed(self._records)
 
+    def realpaths(self) -> KeysView[str]:
+        return self._records.keys()
+
     # -- history -------------------------------------------------------------------------------------------
 
     def mark_evicted(self, tool_use_ids: Iterable[str]) -> list[str]:
@@ -336,12 +348,14 @@ class ReadFileState:
             if record.in_history and record.history_ids & ids:
                 record.in_history = False
                 left.append(key)
+                self.shown.touch(key)
         return left
 
     def mark_all_out_of_history(self) -> None:
         """After full compaction the model has none of the files; records stay for rehydration."""
         for record in tuple(self._records.values()):
             record.in_history = False
+        self.shown.touch_all()
 
     def is_in_history(self, path: str) -> bool:
         record = self.get(path)
@@ -383,18 +397,4 @@ class ReadFileState:
         record = self._records.get(doc.realpath)
         if record is not None:
             record.open, record.dirty = is_open, is_open and doc.dirty
-
-    # -- status ----------------------------------------------------------------------------------------------
-
-    def status(self) -> list[ReadRecord]:
-        """``compact/status`` readFiles, freshly stat'ed: the model's reads newest first, then open documents
-        it never read (kind "editor", never in history)."""
-        self.refresh()
-        entries = list(self.ranked())
-        for doc in self.open_documents():
-            if doc.realpath not in self._records:
-                entry = ReadRecord(doc.path, doc.path, doc.realpath, "editor", doc.focused_at, in_history=False)
-                entry.display_path, entry.open, entry.dirty = doc.display_path, True, doc.dirty
-                entry.tokens = self._count({"type": "text", "text": doc.text})
-                entries.append(entry)
-        return entries
+            self.shown.touch(record.realpath)
