@@ -76,7 +76,17 @@ ENGINE_ROOMS = (
 FOREIGN_LOGS = ("claude_code", "codex")
 """One room per foreign log format: above conversation and files, beside the rest, imported by no other room."""
 
-PRODUCTION = ("engine", "lsp", "agent", "companion", "tracking", "store", "io_threads", "atomic_files")
+PRODUCTION = (
+    "engine",
+    "lsp",
+    "agent",
+    "companion",
+    "tracking",
+    "store",
+    "io_threads",
+    "idle_collection",
+    "atomic_files",
+)
 """What runs in the editor or beside an agent; the evaluation is research, reached only by ``compact-lsp eval``."""
 
 

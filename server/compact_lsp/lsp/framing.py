@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader
 
+from compact_lsp.idle_collection import IdleCollector
 from compact_lsp.lsp.wire import AnsweringProtocol
 
 if TYPE_CHECKING:
@@ -91,8 +92,10 @@ async def serve_frames(
     reader: Reader,
     protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
+    on_frame: Callable[[], None] | None = None,
 ) -> None:
-    """Read frames until end of input (or ``stop``), handing each message to ``protocol``."""
+    """Read frames until end of input (or ``stop``), handing each message to ``protocol``; ``on_frame`` is told
+    of each frame as it is read."""
     while not stop.is_set():
         headers: dict[str, str] = {}
         while True:
@@ -114,6 +117,8 @@ async def serve_frames(
         body = await reader.readexactly(length)
         if len(body) < length:
             return
+        if on_frame is not None:
+            on_frame()
         try:
             message = protocol.decode(body)
             if message is not None:
@@ -171,7 +176,13 @@ async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol:
     reader: Reader | None = await loop_reader(sys.stdin.buffer)
     if reader is None:
         reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
-    await serve_frames(stop, reader, protocol, server.report_server_error)
+    collector = IdleCollector()
+    collector.start()
+    collecting = asyncio.create_task(collector.run(), name="idle full collections")
+    try:
+        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy)
+    finally:
+        collecting.cancel()
 
 
 def serve_stdio(server: CompactLanguageServer) -> int:
