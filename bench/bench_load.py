@@ -1,9 +1,14 @@
 """Load over one connection: 50 sessions x 1,000 appends, status requests and one compaction per session.
 
-Every wave pipelines one request per session on the one stdio connection (an append of one read round; every
-10th wave a ``compact/status`` per session too; at the middle wave a ``compact.compact`` per session). Latency is
-from writing the request to reading its response, so it includes queueing behind the other sessions' requests
-of the same wave. Afterwards every session's ``compact.undo`` must give back exactly the messages sent, and a
+Every wave pipelines one request per session on the one stdio connection (an append of one read round of a file
+in the workspace; every 10th wave a ``compact/status`` per session too, the "status wave"; at the middle wave a
+``compact.compact`` per session), then one session's ``compact/status`` behind them all. Latency is from writing
+the request to reading its response, so it includes queueing behind the other requests of the same wave.
+
+The goal is judged on that one status behind each wave: what an editor's status bar asks while every session
+works. The status wave is reported beside it: 50 answers of up to 200 kB each (a session with 1,000 files read)
+written at once, whose last one waits for the client to read the 49 before it; that measures the client and the
+pipe as much as the server. Afterwards every session's ``compact.undo`` must give back exactly the messages sent, and a
 fresh server must load the same. Usage:
 
     .venv/bin/python bench/bench_load.py [--sessions 50] [--appends 1000]
@@ -38,19 +43,38 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def server_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU the server process used so far (Linux), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 1)
+
+
+KINDS = {
+    "append": "append",
+    "status": "status, one behind each wave",
+    "status_wave": "status wave, every session's at once",
+    "compact": "compact",
+}
+
+
 def run(sessions: int, appends: int) -> dict[str, Any]:
     before = load()
     with tempfile.TemporaryDirectory(prefix="bench-load-") as base:
         workspace = Workspace(Path(base))
         with RawServer(workspace, load_options(workspace)) as server:
             result = run_load(server, sessions, appends)
+            cpu = server_cpu_seconds(server.proc.pid)
         with RawServer(workspace, load_options(workspace)) as reloaded:
             verify_reloaded(reloaded, result)
     summary = result.summary()
     summary["lost"] = result.lost
+    summary["server_cpu_seconds"] = cpu
     summary["error_samples"] = result.errors[:10]
     summary["load"] = f"{before} before, {load()} after (1/5/15-minute averages)"
-    status_p99 = summary["latency_ms"]["status"]["p99"]
+    status_p99 = summary["latency_ms"]["status"]["p99"]  # one status behind each wave (see the module doc)
     summary["goal"] = {
         "status_p99_ms": STATUS_P99_GOAL_MS,
         "met": status_p99 is not None and status_p99 <= STATUS_P99_GOAL_MS,
@@ -62,13 +86,13 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"{result['sessions']} sessions x {result['appends_per_session']} appends over one connection: "
         f"{result['requests']} requests in {result['seconds']} s; **{result['lost_sessions']} sessions lost "
-        f"messages, {result['errors']} errors**",
+        f"messages, {result['errors']} errors**; the server used {result.get('server_cpu_seconds')} s of CPU",
         "",
         "| request | count | p50 (ms) | p99 (ms) | max (ms) |",
         "|---|---:|---:|---:|---:|",
     ]
     for kind, s in result["latency_ms"].items():
-        lines.append(f"| {kind} | {s['count']} | {s['p50']} | {s['p99']} | {s['max']} |")
+        lines.append(f"| {KINDS.get(kind, kind)} | {s['count']} | {s['p50']} | {s['p99']} | {s['max']} |")
     goal, status_p99 = result["goal"], result["latency_ms"]["status"]["p99"]
     verdict = "met" if goal["met"] else "NOT met"
     lines += [

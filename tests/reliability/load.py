@@ -3,7 +3,8 @@
 Shared by ``tests/reliability/test_load.py`` (5 x 50) and ``bench/bench_load.py`` (50 x 1,000). The client works
 like many agents sharing one editor, each reading files of the workspace: in each wave every session has one
 request in flight (an append of one read round; every ``status_every`` waves a ``compact/status`` too; at the
-middle wave a ``compact.compact`` instead), all pipelined on the one connection. Afterwards ``compact.undo`` on
+middle wave a ``compact.compact`` instead), all pipelined on the one connection, and behind each wave one session's
+``compact/status``. Afterwards ``compact.undo`` on
 each session must give back exactly every message sent, in order: nothing lost, nothing doubled.
 """
 
@@ -49,7 +50,11 @@ class LoadResult:
     sessions: int
     appends: int
     seconds: float = 0.0
-    latencies: dict[str, list[float]] = field(default_factory=lambda: {"append": [], "status": [], "compact": []})
+    latencies: dict[str, list[float]] = field(
+        default_factory=lambda: {"append": [], "status": [], "status_wave": [], "compact": []}
+    )
+    """Seconds per request: ``status`` is one session's status sent behind each wave (what an editor's status bar
+    asks while every session works); ``status_wave`` every session's at once, every ``status_every`` waves."""
     lost: list[str] = field(default_factory=list)
     """Sessions whose transcript did not come back exactly as sent."""
     errors: list[str] = field(default_factory=list)
@@ -103,7 +108,9 @@ def run_load(server: RawServer, sessions: int, appends: int, status_every: int =
                 sent[sid] += batch
                 wave.append(("append", server.send("compact/append", {"sessionId": sid, "messages": batch})))
             if step % status_every == 0:
-                wave.append(("status", server.send("compact/status", {"sessionId": sid})))
+                wave.append(("status_wave", server.send("compact/status", {"sessionId": sid})))
+        # what an editor asks while all of them work: one session's status, behind the whole wave on the connection
+        wave.append(("status", server.send("compact/status", {"sessionId": ids[step % sessions]})))
         for kind, msg_id in wave:
             try:
                 server.wait(msg_id)

@@ -75,7 +75,7 @@ class Watches:
 
 def watches_of(slot: SessionSlot) -> Watches:
     """What ``sync_watches`` needs; call under the session's lock (the loop alone changes ``slot.watched``)."""
-    wanted = frozenset(record.realpath for record in slot.session.read_state.ranked())
+    wanted = frozenset(slot.session.read_state.realpaths())
     return Watches(wanted, {path: os.path.realpath(path) for path in wanted - slot.watched})
 
 
