@@ -59,7 +59,7 @@ def build_context(
     realpath = instant_realpath()
     roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
-    state.replay(view)
+    state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
     result = rehydrate(
         read_state=state,
         kept_messages=already_in_context([compaction.summary, *compaction.kept_texts]),

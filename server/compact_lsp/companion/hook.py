@@ -130,7 +130,7 @@ def build_context(
     realpath = instant_realpath()
     roots = allowed_roots(cwd, uses, realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
-    state.replay(messages)
+    state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
     own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
     plan = extract_plan(messages)
     result = rehydrate(

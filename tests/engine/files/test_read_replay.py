@@ -1,8 +1,10 @@
 """``ReadFileState.replay`` (the hooks' way to learn a whole conversation) ends in the state ``observe`` ends in:
-the same records with the same fields, in the same order, with the same size classes."""
+the same records with the same fields, in the same order, with the same size classes; with ``hashes=False`` (the
+hooks), the same but for the hashes, which are None."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.compaction.hook_policy import CharCounter
 from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.files.read_record import content_hash
 from compact_lsp.engine.files.read_state import ReadFileState
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "claude-code-sessions"
@@ -29,18 +32,22 @@ class Ticks:
         return self.now
 
 
-def learnt(messages: list[Message], root: Path, replay: bool, capacity: int = 4096) -> ReadFileState:
+def learnt(
+    messages: list[Message], root: Path, replay: bool, capacity: int = 4096, hashes: bool = True
+) -> ReadFileState:
     state = ReadFileState(capacity=capacity, cwd=str(root), counter=CharCounter(), clock=Ticks())
     if replay:
-        state.replay(messages)
+        state.replay(messages, hashes=hashes)
     else:
         state.observe(messages)
     return state
 
 
-def facts(state: ReadFileState) -> tuple[Any, ...]:
+def facts(state: ReadFileState, *, hashes: bool = True) -> tuple[Any, ...]:
+    """The state's records (without their hashes unless ``hashes``), size classes, time order and flags."""
     classes = {c: n for c, n in state.order._classes.items() if n}
-    return list(state._records.items()), classes, state.order.time_ordered, state.flags
+    records = [(k, r if hashes else replace(r, content_hash=None)) for k, r in state._records.items()]
+    return records, classes, state.order.time_ordered, state.flags
 
 
 def turn(k: int, action: str, path: str, text: str) -> list[Message]:
@@ -77,6 +84,10 @@ def test_replay_learns_what_observe_learns(tmp_path_factory: pytest.TempPathFact
     root = tmp_path_factory.getbasetemp()
     messages = [m for k, (action, path, text) in enumerate(steps) for m in turn(k, action, path, text)]
     assert facts(learnt(messages, root, True, capacity)) == facts(learnt(messages, root, False, capacity))
+    unhashed = learnt(messages, root, True, capacity, hashes=False)  # the hooks' way: the same, without hashes
+    assert all(r.content_hash is None for r in unhashed._records.values())
+    assert facts(unhashed) == facts(learnt(messages, root, False, capacity), hashes=False)
+    assert unhashed._hash is content_hash  # and later reads are hashed again
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=[p.stem[:8] for p in SESSIONS])
@@ -85,3 +96,6 @@ def test_replay_learns_what_observe_learns_on_the_corpus(source: Path, capacity:
     imported = import_claude_code(source, with_subagents=False)
     messages, cwd = imported.session.messages, Path(imported.cwd or "/")
     assert facts(learnt(messages, cwd, True, capacity)) == facts(learnt(messages, cwd, False, capacity))
+    assert facts(learnt(messages, cwd, True, capacity, hashes=False)) == facts(
+        learnt(messages, cwd, False, capacity), hashes=False
+    )

@@ -60,8 +60,14 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
     file (without side data a Write of a file seen before counts as a Write of an existing file).
     """
     side = side or {}
-    failed = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m) if b.get("is_error")}
-    answered = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m)}
+    failed: set[str] = set()
+    answered: set[str] = set()
+    for m in messages:  # one pass over the results for both sets (the hook's passes are over a million tokens)
+        for b in tool_results(m):
+            use_id = str(b.get("tool_use_id"))
+            answered.add(use_id)
+            if b.get("is_error"):
+                failed.add(use_id)
     turns = turns_of(messages)
     uses: list[FileUse] = []
     for i, message in enumerate(messages):

@@ -81,6 +81,7 @@ class ReadFileState:
         """The documents open in the editor; the ``*_document`` methods below delegate to it."""
         self._unsettled: dict[int, tuple[ReadRecord, Block]] | None = None
         """During ``replay``: the reads stored without their hash, size and count yet, by id of their record."""
+        self._hash: Callable[[str], str | None] = content_hash
 
     # -- paths ---------------------------------------------------------------------------------------------
 
@@ -151,10 +152,12 @@ class ReadFileState:
             self.record_edit(use.path, use_id)
         return None
 
-    def replay(self, messages: Sequence[Message]) -> None:
+    def replay(self, messages: Sequence[Message], *, hashes: bool = True) -> None:
         """``observe`` for a state learnt once from a whole conversation (the hooks), with the same records: what a
-        read showed is hashed, sized and counted only if its record is still there at the end (not 30 times)."""
-        self._unsettled = {}
+        read showed is hashed, sized and counted only if its record is still there at the end (not 30 times).
+        ``hashes=False``: no hash at all (``content_hash`` None), for a state no change notice will ask (the hooks:
+        nor is OpenSSL loaded)."""
+        self._unsettled, self._hash = {}, content_hash if hashes else (lambda text: None)
         try:
             self.observe(messages)
         finally:
@@ -162,12 +165,13 @@ class ReadFileState:
             for record, block in unsettled.values():
                 if self._records.get(record.realpath) is record:
                     self._settle(record, block)
+            self._hash = content_hash
 
     def _settle(self, record: ReadRecord, block: Block, *, hashed: bool = True) -> None:
         """A replayed read's hash (unless not ``hashed``), size and count, as ``_store_read`` would have set them."""
         seen = seen_content(block)
         if hashed:
-            record.content_hash = content_hash(seen)
+            record.content_hash = self._hash(seen)
         record.bytes = len(seen.encode("utf-8", "surrogatepass"))
         before, record.tokens = record.tokens, self.count(block)
         self.order.resized(before, record.tokens)
@@ -198,19 +202,12 @@ class ReadFileState:
         if tool_use_id is not None:
             self._calls.note_id_path(tool_use_id, path)
         tokens = self.count({"type": "text", "text": content})
-        return self._store_read(
-            path,
-            content,
-            tokens,
-            tool_use_id=tool_use_id,
-            start_line=start_line,
-            num_lines=num_lines,
-            total_lines=total_lines,
-        )
+        return self._store_read(path, content, tokens, tool_use_id=tool_use_id, start_line=start_line,
+                                num_lines=num_lines, total_lines=total_lines)  # fmt: skip
 
     def _store_read(self, path: str, seen: str, tokens: int, **range_and_id: Any) -> ReadRecord:
         record = self._new_record(path, "read")
-        record.content_hash = content_hash(seen)
+        record.content_hash = self._hash(seen)
         record.bytes = len(seen.encode("utf-8", "surrogatepass"))
         record.tokens = tokens
         for name, value in range_and_id.items():
@@ -226,7 +223,7 @@ class ReadFileState:
         record.tool_use_id = tool_use_id
         record.history_ids = {tool_use_id} if tool_use_id else set()
         if content is not None:
-            record.content_hash = content_hash(content)
+            record.content_hash = self._hash(content)
             record.bytes = len(content.encode("utf-8", "surrogatepass"))
             record.tokens = self.count({"type": "text", "text": content})
         else:  # the written content is unknown to us, so we cannot vouch for the model's copy
