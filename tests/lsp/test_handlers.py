@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.lsp.app import create_server
 from compact_lsp.lsp.errors import REQUEST_FAILED, to_jsonrpc
-from compact_lsp.lsp.features import commands, lifecycle, methods
+from compact_lsp.lsp.features import commands, lifecycle, methods, session_picker
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.server import CompactLanguageServer
 from compact_lsp.lsp.wire import EncodedResult
@@ -180,3 +180,29 @@ def test_a_document_uri_naming_no_usable_path_is_ignored_with_a_log_line(caplog:
     assert "holds a NUL byte" in caplog.text
     assert document_path("file:///tmp/a.py") == "/tmp/a.py"
     assert document_path("untitled:Untitled-1") is None
+
+
+async def test_the_session_list_follows_changes_settings_and_the_current_session(
+    server: tuple[CompactLanguageServer, Recorded],
+) -> None:
+    """Items are kept between listings: each must still change with its session, the settings and the choice."""
+    ls, _ = server
+    first = (await methods.new_session(ls, {"title": "first"}))["sessionId"]
+    second = (await methods.new_session(ls, {"title": "second"}))["sessionId"]
+
+    async def listed() -> dict[str, dict[str, Any]]:
+        return {item["sessionId"]: item for item in await session_picker.list_sessions(ls, {})}
+
+    before = await listed()
+    assert before == await listed()
+    assert (before[first]["current"], before[second]["current"]) == (False, True)
+    await methods.append(ls, {"sessionId": first, "messages": reads(1)})
+    after_append = await listed()
+    assert after_append[first]["messages"] == 3 and after_append[second] == before[second]
+    change = {"compactLsp": {"contextWindow": 50_000}}
+    lifecycle.did_change_configuration(ls, types.DidChangeConfigurationParams(settings=change))
+    after_settings = await listed()
+    assert after_settings[first]["usage"]["contextWindow"] == 50_000 != after_append[first]["usage"]["contextWindow"]
+    await session_picker.select_session(ls, {"sessionId": first})
+    chosen = await listed()
+    assert (chosen[first]["current"], chosen[second]["current"]) == (True, False)

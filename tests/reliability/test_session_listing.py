@@ -80,3 +80,14 @@ def test_another_servers_appends_show_in_the_next_listing(tmp_path: Path) -> Non
     _, messages, tokens = before[ids[0]]
     assert after[ids[0]][1] == messages + 2 and after[ids[0]][2] > tokens  # its journal changed: rebuilt
     assert {k: v for k, v in after.items() if k != ids[0]} == {k: v for k, v in before.items() if k != ids[0]}
+
+
+def test_a_settings_change_shows_in_the_next_listing_of_sessions_not_loaded(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace, load_options(workspace)) as writer:
+        burst(writer)
+    with RawServer(workspace, load_options(workspace)) as lister:  # lists from the index, loads nothing
+        windows = {item["usage"]["contextWindow"] for item in lister.request("compact/sessions", {})}
+        lister.notify("workspace/didChangeConfiguration", {"settings": {"compactLsp": {"contextWindow": 50_000}}})
+        changed = {item["usage"]["contextWindow"] for item in lister.request("compact/sessions", {})}
+    assert windows != {50_000} and changed == {50_000}

@@ -27,6 +27,7 @@ from compact_lsp.lsp.errors import request_failed
 from compact_lsp.lsp.sessions import SessionRegistry
 from compact_lsp.lsp.usage_notifier import UsageNotifier
 from compact_lsp.lsp.wire import AnsweringProtocol, json_converter
+from compact_lsp.store.session_index import SessionSummary
 from compact_lsp.store.session_store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
 
@@ -91,6 +92,9 @@ class CompactLanguageServer(LanguageServer):
         """The followed Codex sessions folder, when on (lsp/codex_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
+        self.session_items: dict[str, tuple[SessionSummary, EngineSettings, dict[str, Any]]] = {}
+        """``compact/sessions`` items as last listed, by session, with the summary and settings each was built from
+        (lsp/features/session_picker.py): rebuilt only when either is new."""
 
     # -- helpers used by the features ------------------------------------------------------------------------
 
