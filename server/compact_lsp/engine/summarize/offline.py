@@ -20,6 +20,7 @@ It lists what happened; it does not interpret it. Caps keep it bounded on any se
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -376,7 +377,11 @@ class OfflineSummarizer:
 
     async def summarize(self, request: SummaryRequest) -> Summary:
         async def work() -> Summary:
-            text = self.summarize_messages(request.messages, request.instructions, request.max_output_tokens)
+            # in a thread: a whole history's facts are CPU work, and on the loop they held up every request
+            # behind them (50 sessions compacting at once: the loop's biggest cost in bench/bench_load.py)
+            text = await asyncio.to_thread(
+                self.summarize_messages, request.messages, request.instructions, request.max_output_tokens
+            )
             return Summary(text=text, summarizer=self.name)
 
         return await run_cancellable(work(), request.cancel)
