@@ -71,7 +71,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass
 class ClaudeCodeContext:
     """What Claude Code's new context already holds: the files it put back (path, text) and other verbatim text."""
 

@@ -87,7 +87,7 @@ def _scanned(text: str) -> Any:
 _AROUND = ("", " ", "\t", "\n", "\r")
 
 
-@dataclass(frozen=True)
+@dataclass
 class LineProblem:
     """A line that could not be imported; ``line_no`` counts from 1."""
 

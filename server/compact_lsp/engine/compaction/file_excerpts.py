@@ -210,7 +210,7 @@ def fit_ranges(
     return "\n".join(parts), label
 
 
-@dataclass(frozen=True)
+@dataclass
 class Excerpt:
     """A big file cut to its budget: the rendered attachment, its lines label, and why it was cut so."""
 

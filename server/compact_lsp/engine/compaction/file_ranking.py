@@ -21,7 +21,7 @@ from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_state import ReadFileState
 
 
-@dataclass(frozen=True)
+@dataclass
 class FileActivity:
     """What the agent and the editor did with one file: what rankers score."""
 
@@ -170,7 +170,7 @@ def file_activities(
     return ranked
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class ActivityMaker:
     """Makes one file's ``FileActivity`` from what the read-file state and the editor know, for any file asked."""
 

@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 _LINE_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Candidate:
     """One file considered for rehydration and what became of it (``compact.rehydrationPreview``)."""
 
@@ -102,7 +102,7 @@ def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
     return "\n\x00\n".join(parts)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Packed:
     attachment: Attachment | None
     candidate: Candidate
@@ -189,7 +189,7 @@ LISTED_PAST_BUDGET = 100
 only counted (``unlisted``) and never looked at, so rehydration and its preview cost what they return."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _FilePack:
     attachments: list[Attachment] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)

@@ -34,7 +34,7 @@ class PathText(Protocol):
     def text(self) -> str: ...
 
 
-@dataclass(frozen=True)
+@dataclass
 class SkillFile:
     """A skill file the agent read, as re-read from disk to be re-attached."""
 

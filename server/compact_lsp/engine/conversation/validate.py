@@ -28,7 +28,7 @@ LEADING_PLACEHOLDER = "(earlier conversation not available)"
 """The text of the user message ``repair`` puts before a conversation starting with an assistant message."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Problem:
     """One thing the API would reject, and where it is."""
 

@@ -27,7 +27,7 @@ MAX_FLAGS = 1_000
 """Flags kept (oldest dropped): they are diagnostics, not state."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class ReadFlag:
     """A tool result that could not be tied to exactly one path."""
 

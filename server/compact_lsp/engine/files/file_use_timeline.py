@@ -18,7 +18,7 @@ NEED_TOOLS = ("Read", "Edit", "MultiEdit", "Write")
 file: Claude Code refuses to overwrite a file the model has not read)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class FileUse:
     """A successful use of a file by a tool that needs its text."""
 

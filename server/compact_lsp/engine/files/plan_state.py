@@ -56,7 +56,7 @@ _STATUS_MARKS: Mapping[str, str] = {
 _FINISHED = frozenset({"completed", "done", "cancelled", "canceled"})
 
 
-@dataclass(frozen=True)
+@dataclass
 class PlanState:
     """The plan as the model will see it: ``text`` ready to attach, ``source`` says where it came from."""
 
@@ -68,7 +68,7 @@ class PlanState:
     open_items: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass
 class PlanItem:
     """One step of a task list, with its status."""
 
@@ -114,7 +114,7 @@ def is_plan_file(path: str) -> bool:
     return name.endswith(".md") and ("/.claude/plans/" in norm or "plan" in name)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _PlanDoc:
     """The latest plan text found in the history, and where it came from."""
 

@@ -48,7 +48,7 @@ class Freshness(StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
+@dataclass
 class FileStat:
     """The parts of a stat that tell whether a file changed."""
 
