@@ -71,7 +71,7 @@ HEADER = (
 )
 
 
-@dataclass
+@dataclass(eq=False)
 class ClaudeCodeContext:
     """What Claude Code's new context already holds: the files it put back (path, text) and other verbatim text."""
 

@@ -26,7 +26,7 @@ HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
 
 
-@dataclass
+@dataclass(eq=False)
 class HookInput:
     """The fields of the hook input (Claude Code's, and Codex's, which has the same shape) that the hooks use."""
 

@@ -27,7 +27,7 @@ TAIL_CHUNK = 1 << 20
 BOUNDARY_MARK = b'"compact_boundary"'
 
 
-@dataclass
+@dataclass(eq=False)
 class CompactionSplit:
     """The selected records around the last compaction boundary (``boundary`` None: there was none)."""
 

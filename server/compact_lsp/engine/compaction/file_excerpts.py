@@ -37,7 +37,7 @@ MIN_PARTIAL_TOKENS = 200
 # -- reading ------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class LoadedText:
     """A file's current text, or why there is none (deleted, or ``skip``: too big, binary, unreadable)."""
 
@@ -210,7 +210,7 @@ def fit_ranges(
     return "\n".join(parts), label
 
 
-@dataclass
+@dataclass(eq=False)
 class Excerpt:
     """A big file cut to its budget: the rendered attachment, its lines label, and why it was cut so."""
 

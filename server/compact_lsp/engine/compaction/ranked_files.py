@@ -41,7 +41,7 @@ _Raw = tuple[int, ReadRecord | None, EditorDocument | None, str, bool]
 """A candidate not yet made: its recency rank, record or document (neither: a pin never seen), realpath, pinned."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Entry:
     """A candidate as rehydration first sees it: its size when last read, before anything is built for it."""
 

@@ -8,8 +8,6 @@ tokenizer, which is not public; the API's reported ``usage`` is shown beside our
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 import sys
 from collections import OrderedDict
@@ -76,11 +74,13 @@ def image_block_tokens(block: Block) -> int:
     if source.get("type") != "base64":
         return IMAGE_TOKENS_UNKNOWN_SIZE
     try:
+        import base64  # here: only an image pays for it, not every import (the hook's included)
+
         import imagesize
 
         data = base64.b64decode(source.get("data", ""), validate=False)
         width, height = imagesize.get(io.BytesIO(data))
-    except (binascii.Error, ValueError, OSError):
+    except (ValueError, OSError):  # binascii.Error, a bad base64 payload, is a ValueError
         return IMAGE_TOKENS_UNKNOWN_SIZE
     if width <= 0 or height <= 0:
         return IMAGE_TOKENS_UNKNOWN_SIZE

@@ -207,7 +207,7 @@ def _describe(problem: Problem, base: int) -> str:
     return f"{where}: {problem.message}"
 
 
-@dataclass
+@dataclass(eq=False)
 class Repair:
     """The repaired messages and, in order, what was changed to get them."""
 

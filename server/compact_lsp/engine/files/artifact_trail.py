@@ -17,7 +17,7 @@ EDIT_TOOLS: tuple[str, ...] = (*DEFAULT_EDIT_TOOLS, "NotebookEdit")
 WRITE_TOOLS: tuple[str, ...] = DEFAULT_WRITE_TOOLS
 
 
-@dataclass
+@dataclass(eq=False)
 class TrailEntry:
     """One file of the trail with the last thing done to it."""
 
