@@ -1,9 +1,9 @@
 """Load over one connection: 50 sessions x 1,000 appends, status requests and one compaction per session.
 
 Every wave pipelines one request per session on the one stdio connection (an append of one read round of a file
-in the workspace; every 10th wave a ``compact/status`` per session too, the "status wave"; at the middle wave a
-``compact.compact`` per session), then one session's ``compact/status`` behind them all. Latency is from writing
-the request to reading its response, so it includes queueing behind the other requests of the same wave.
+in the workspace; at the middle wave a ``compact.compact`` per session), then one session's ``compact/status``
+behind them all, and every 10th wave then a ``compact/status`` per session (the "status wave"). Latency is from
+writing the request to reading its response, so it includes queueing behind the requests before it.
 
 The goal is judged on that one status behind each wave: what an editor's status bar asks while every session
 works. The status wave is reported beside it: 50 answers of up to 200 kB each (a session with 1,000 files read)

@@ -2,9 +2,9 @@
 
 Shared by ``tests/reliability/test_load.py`` (5 x 50) and ``bench/bench_load.py`` (50 x 1,000). The client works
 like many agents sharing one editor, each reading files of the workspace: in each wave every session has one
-request in flight (an append of one read round; every ``status_every`` waves a ``compact/status`` too; at the
-middle wave a ``compact.compact`` instead), all pipelined on the one connection, and behind each wave one session's
-``compact/status``. Afterwards ``compact.undo`` on
+request in flight (an append of one read round; at the middle wave a ``compact.compact`` instead), all pipelined on
+the one connection; behind them one session's ``compact/status``, and every ``status_every`` waves then every
+session's. Afterwards ``compact.undo`` on
 each session must give back exactly every message sent, in order: nothing lost, nothing doubled.
 """
 
@@ -107,10 +107,10 @@ def run_load(server: RawServer, sessions: int, appends: int, status_every: int =
                 batch = round_of(n, step if step < compact_at else step - 1)
                 sent[sid] += batch
                 wave.append(("append", server.send("compact/append", {"sessionId": sid, "messages": batch})))
-            if step % status_every == 0:
-                wave.append(("status_wave", server.send("compact/status", {"sessionId": sid})))
         # what an editor asks while all of them work: one session's status, behind the whole wave on the connection
         wave.append(("status", server.send("compact/status", {"sessionId": ids[step % sessions]})))
+        if step % status_every == 0:  # and every session's at once
+            wave += [("status_wave", server.send("compact/status", {"sessionId": sid})) for sid in ids]
         for kind, msg_id in wave:
             try:
                 server.wait(msg_id)

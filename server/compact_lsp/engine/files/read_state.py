@@ -280,11 +280,11 @@ class ReadFileState:
         self.order.removed(self._records.pop(record.realpath, None))  # a record replaced, if any
         self._records[record.realpath] = record
         self.order.added(record)
-        self.shown.touch(record.realpath)
+        self.shown.put(record.realpath)
         while len(self._records) > self.capacity:
             evicted, forgotten = self._records.popitem(last=False)
             self.order.removed(forgotten)
-            self.shown.touch(evicted)
+            self.shown.remove(evicted)
             log.debug("read-file state full: forgot %s", evicted)
         return record
 

@@ -1,35 +1,59 @@
-"""Which read-file records' ``compact/status`` entries may have changed since the status last looked.
+"""Which read-file records' ``compact/status`` entries changed since the status last looked, and how.
 
 A session that has read a thousand files publishes its status after every append; building and encoding every
 entry each time made an append cost more the more files its session had read (issue 28). ``ReadFileState`` notes
-here every record it puts, replaces, evicts or changes in a way the status shows (freshness, whether the model
-still has it, whether it is open or unsaved in the editor); the status keeps each other entry as it was
-(lsp/read_files_wire.py). One reader: the session's published status.
+here every record it puts (new, or read again: it becomes the newest), evicts, or changes in place in a way the
+status shows (freshness, whether the model still has it, whether it is open or unsaved in the editor); the status
+keeps every other entry, in place, as it was (lsp/read_files_wire.py). One reader: the session's published status.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Changes:
+    """What happened to the records since the last look."""
+
+    put: dict[str, None] = field(default_factory=dict)
+    """Real paths put, oldest put first: each is now newer than every record not in here."""
+    touched: set[str] = field(default_factory=set)
+    """Changed in place (their place in the order is theirs still)."""
+    removed: set[str] = field(default_factory=set)
+    """Evicted."""
+
 
 class ShownChanges:
-    """Real paths whose records changed since ``take``; everything, until the first ``take``."""
+    """The changes since ``take``; everything, until the first ``take``."""
 
     def __init__(self) -> None:
-        self._paths: set[str] = set()
+        self._changes = Changes()
         self._all = True
+
+    def put(self, realpath: str) -> None:
+        if not self._all:
+            self._changes.put.pop(realpath, None)
+            self._changes.put[realpath] = None  # evicted and put again: removed first, then put (read_files_wire)
 
     def touch(self, realpath: str) -> None:
         if not self._all:
-            self._paths.add(realpath)
+            self._changes.touched.add(realpath)
+
+    def remove(self, realpath: str) -> None:
+        if not self._all:
+            self._changes.put.pop(realpath, None)
+            self._changes.touched.discard(realpath)
+            self._changes.removed.add(realpath)
 
     def touch_all(self) -> None:
         self._all = True
-        self._paths = set()
+        self._changes = Changes()
 
-    def take(self) -> set[str] | None:
-        """The real paths changed since the last ``take`` (None: take every record as changed), and start over."""
+    def take(self) -> Changes | None:
+        """The changes since the last ``take`` (None: take every record as changed), and start over."""
+        changes, self._changes = self._changes, Changes()
         if self._all:
             self._all = False
-            self._paths = set()
             return None
-        paths, self._paths = self._paths, set()
-        return paths
+        return changes
