@@ -43,7 +43,7 @@ class SettingsError(ValueError):
     """A setting with a value the engine cannot use; the message names the setting."""
 
 
-@dataclass(frozen=True)
+@dataclass  # a field's metadata, never changed: frozen would only cost three generated methods at every import
 class Limit:
     """The range of one numeric setting."""
 
