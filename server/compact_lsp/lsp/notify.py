@@ -85,10 +85,8 @@ def sync_watches(server: CompactLanguageServer, slot: SessionSlot, watches: Watc
     if watcher is None:
         return
     if watches is None:
-        wanted: frozenset[str] | set[str] = {record.realpath for record in slot.session.read_state.ranked()}
-        real: dict[str, str] = {}
-    else:
-        wanted, real = watches.wanted, watches.real
+        watches = watches_of(slot)
+    wanted, real = watches.wanted, watches.real
     covered: set[str] = set()
     for path in wanted - slot.watched:
         reported_as = watcher.track(path, real.get(path))

@@ -54,7 +54,7 @@ class ReadFilesWire:
     def _rebuild(self, state: ReadFileState) -> None:
         self._state = state
         self._answers, self._json = {}, {}
-        for record in reversed(list(state.newest_first())):
+        for record in reversed(state.ranked()):  # oldest first, the order kept
             self._keep(record)
 
     def _apply(self, state: ReadFileState, changes: Changes) -> None:
