@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compact_lsp.companion.hook_io import ReplayClock
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.compaction.hook_policy import CharCounter
 from compact_lsp.engine.conversation.messages import Message
@@ -23,19 +24,10 @@ SESSIONS = sorted(p for p in CORPUS.glob("*/*.jsonl") if not p.name.startswith("
 PATHS = ["a.py", "b.py", "c.py", "sub/d.md", "/outside/e.txt"]
 
 
-class Ticks:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 def learnt(
     messages: list[Message], root: Path, replay: bool, capacity: int = 4096, hashes: bool = True
 ) -> ReadFileState:
-    state = ReadFileState(capacity=capacity, cwd=str(root), counter=CharCounter(), clock=Ticks())
+    state = ReadFileState(capacity=capacity, cwd=str(root), counter=CharCounter(), clock=ReplayClock())
     if replay:
         state.replay(messages, hashes=hashes)
     else:
