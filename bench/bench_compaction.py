@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings, RehydrationSettings
+from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import Summarizer
 from compact_lsp.engine.summarize.offline import OfflineSummarizer

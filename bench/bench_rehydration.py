@@ -30,7 +30,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

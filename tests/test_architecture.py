@@ -69,7 +69,9 @@ ENGINE_ROOMS = (
     "summarize",
     "files",
     "conversation",
-    grimp.Layer("settings", "prompts", "utc", independent=False),
+    grimp.Layer(
+        "settings", "rehydration_settings", "setting_ranges", "tool_names", "prompts", "utc", independent=False
+    ),
 )
 """The engine's rooms, top first: each imports only the rooms below it (the base at the bottom)."""
 

@@ -280,7 +280,8 @@ async def test_auto_compaction_mid_session_next_request_has_summary_and_files(ma
     chat: Chat = make_chat(
         settings={"context_window": 100_000},
     )
-    from compact_lsp.engine.settings import AutoCompactSettings, RehydrationSettings
+    from compact_lsp.engine.rehydration_settings import RehydrationSettings
+    from compact_lsp.engine.settings import AutoCompactSettings
     from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 
     chat.summarizer = AnthropicSummarizer(model="claude-test", api_key="test-key", base_url=chat.stub.base_url)
@@ -358,7 +359,8 @@ async def test_idle_microcompaction_runs_before_the_request_after_a_pause(make_c
 
 
 async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_chat, workspace) -> None:
-    from compact_lsp.engine.settings import AutoCompactSettings, RehydrationSettings
+    from compact_lsp.engine.rehydration_settings import RehydrationSettings
+    from compact_lsp.engine.settings import AutoCompactSettings
     from compact_lsp.engine.summarize.offline import OfflineSummarizer
 
     chat: Chat = make_chat(summarizer=OfflineSummarizer())

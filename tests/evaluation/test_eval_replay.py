@@ -10,7 +10,8 @@ from tests.evaluation.session_log import SessionLog, numbered, words
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.compaction.file_ranking import recency_ranker
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
-from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
+from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.evaluation.config import EvalConfig, MicroSpec, RankerSpec
 from compact_lsp.evaluation.replay import replay_session
 from compact_lsp.evaluation.timeline import compaction_points

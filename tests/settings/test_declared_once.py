@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.lsp.test_protocol_schema import LEAVES
 
-from compact_lsp.engine.settings import Limit, setting_key
+from compact_lsp.engine.setting_ranges import Limit, setting_key
 from compact_lsp.lsp.settings import SECTIONS, SETTINGS
 
 REPO = Path(__file__).resolve().parents[2]

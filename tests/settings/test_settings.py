@@ -14,14 +14,9 @@ from typing import Any
 import pytest
 
 from compact_lsp.agent.settings import AgentSettings
-from compact_lsp.engine.settings import (
-    AutoCompactSettings,
-    EngineSettings,
-    MicrocompactSettings,
-    RehydrationSettings,
-    SessionMemorySettings,
-    SettingsError,
-)
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
+from compact_lsp.engine.setting_ranges import SettingsError
+from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MicrocompactSettings, SessionMemorySettings
 from compact_lsp.lsp.settings import merge_settings, parse_settings, resolve_paths, unwrap_configuration
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from compact_lsp.engine.settings import check_limits, limit
+from compact_lsp.engine.setting_ranges import check_limits, limit
 
 
 @dataclass(frozen=True)

@@ -9,106 +9,21 @@ checks it, so an invalid value fails where it is built, and the server's parser 
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
-DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
-    # file read
-    "read_file", "Read", "read_many_files",
-    # search
-    "grep", "Grep", "search_file_content", "glob", "Glob", "list_directory", "LS",
-    # shell
-    "run_shell_command", "Bash", "shell",
-    # web
-    "web_fetch", "WebFetch", "web_search", "WebSearch", "google_web_search",
-    # edits and writes
-    "edit", "Edit", "edit_file", "replace", "MultiEdit", "write_file", "Write", "NotebookEdit",
-)  # fmt: skip
-"""Tools whose old results may be cleared, in both naming styles (Qwen/Gemini-style and Claude Code-style)."""
-
-DEFAULT_CONTEXT_WINDOW = 200_000
-"""The window the defaults were set at: every share below equals the fixed figure it replaced at this size."""
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
+from compact_lsp.engine.setting_ranges import DEFAULT_CONTEXT_WINDOW, check_limits, limit, percent, share_of
+from compact_lsp.engine.tool_names import (
+    DEFAULT_COMPACTABLE_TOOLS,
+    DEFAULT_EDIT_TOOLS,
+    DEFAULT_READ_TOOLS,
+    DEFAULT_WRITE_TOOLS,
+)
 
 MAX_SUMMARY_TOKENS = 32_000
 """The summary's size stops growing with the window here: past it a summary is a transcript, and models cap their
 output near it."""
-
-DEFAULT_READ_TOOLS: tuple[str, ...] = ("read_file", "Read")
-DEFAULT_WRITE_TOOLS: tuple[str, ...] = ("write_file", "Write")
-DEFAULT_EDIT_TOOLS: tuple[str, ...] = ("edit", "Edit", "edit_file", "replace", "MultiEdit")
-
-
-class SettingsError(ValueError):
-    """A setting with a value the engine cannot use; the message names the setting."""
-
-
-@dataclass  # a field's metadata, never changed: frozen would only cost three generated methods at every import
-class Limit:
-    """The range of one numeric setting."""
-
-    minimum: float
-    maximum: float | None = None
-    above: bool = False
-    """The minimum itself is not allowed (a percent must be above 0)."""
-    off: bool = False
-    """-1 is allowed too: it turns the feature off."""
-    key: str | None = None
-    """The wire key when it is not the field's name in camelCase."""
-    unit: str = ""
-
-    def check(self, key: str, value: float) -> None:
-        if self.off and value == -1:
-            return
-        low = value > self.minimum if self.above else value >= self.minimum
-        if not low or (self.maximum is not None and value > self.maximum):
-            raise SettingsError(f"{key}: {self.describe()}, got {_number(value)}{self.unit}")
-
-    def describe(self) -> str:
-        text = f"must be {'above' if self.above else 'at least'} {_number(self.minimum)}{self.unit}"
-        if self.maximum is not None:
-            text += f" and at most {_number(self.maximum)}{self.unit}"
-        return text + (" (or -1 to turn it off)" if self.off else "")
-
-
-def limit(minimum: float, **kwargs: Any) -> dict[str, Limit]:
-    """Field metadata declaring the range: ``field(default=5, metadata=limit(0))``."""
-    return {"limit": Limit(minimum, **kwargs)}
-
-
-def percent(minimum: float = 0, maximum: float = 100) -> dict[str, Limit]:
-    """A share of the context window, in percent: above ``minimum``, at most ``maximum``."""
-    return limit(minimum, maximum=maximum, above=True, unit="%")
-
-
-def share_of(context_window: int, percent_value: float) -> int:
-    return int(context_window * percent_value / 100)
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def setting_key(cls: type, name: str) -> str:
-    """The wire key of field ``name`` of the settings class ``cls``: ``microcompact.keepRecent``."""
-    declared = next((f.metadata.get("limit") for f in fields(cls) if f.name == name), None)
-    key = declared.key if declared is not None and declared.key else re.sub(r"_(\w)", lambda m: m[1].upper(), name)
-    section: str = getattr(cls, "SECTION", "")
-    return f"{section}.{key}" if section else key
-
-
-def check_setting(cls: type, name: str, value: Any) -> None:
-    """Raise ``SettingsError`` if ``value`` is outside the range declared on field ``name`` of ``cls``."""
-    for f in fields(cls):
-        declared = f.metadata.get("limit")
-        if f.name == name and declared is not None and isinstance(value, (int, float)):
-            declared.check(setting_key(cls, name), value)
-
-
-def check_limits(settings: Any) -> None:
-    """Check every declared range of a settings object (its ``__post_init__``)."""
-    for f in fields(settings):
-        check_setting(type(settings), f.name, getattr(settings, f.name))
 
 
 @dataclass(frozen=True)
@@ -144,59 +59,6 @@ class MicrocompactSettings:
     def for_window(self, context_window: int) -> MicrocompactSettings:
         """These settings with the size trigger resolved for the window (what a plan is made with)."""
         return replace(self, size_threshold_tokens=self.size_trigger_tokens(context_window))
-
-
-@dataclass(frozen=True)
-class RehydrationSettings:
-    """What comes back after a compaction: how many files, within which budget."""
-
-    SECTION: ClassVar[str] = "rehydration"
-    max_files: int = field(default=50, metadata=limit(0))
-    """A bound on how many files (and deleted-file notices) come back; the token budget decides which."""
-    token_budget: int | None = field(default=None, metadata=limit(0))
-    """Files are re-attached best ranked first until this many tokens; None: ``budget_percent`` of the window."""
-    max_tokens_per_file: int | None = field(default=None, metadata=limit(0))
-    """A file over this comes back as the lines the agent read or edited (else its head); None: ``file_percent``
-    of the window."""
-    budget_percent: float = field(default=10.0, metadata=percent())
-    """The files' budget as a share of the window (10%: 20k at 200k; docs/evaluation.md says why)."""
-    file_percent: float = field(default=4.0, metadata=percent())
-    """The per-file cap as a share of the window (4%: 8k at 200k)."""
-    skill_tokens_each: int = field(default=5_000, metadata=limit(0))
-    skill_tokens_total: int = field(default=25_000, metadata=limit(0))
-
-    def __post_init__(self) -> None:
-        check_limits(self)
-
-    @property
-    def budget_tokens(self) -> int:
-        """The files' budget in tokens (as resolved by ``for_window``; unresolved: at the default window)."""
-        return self.token_budget if self.token_budget is not None else share_of(DEFAULT_CONTEXT_WINDOW,
-                                                                                 self.budget_percent)  # fmt: skip
-
-    @property
-    def file_cap_tokens(self) -> int:
-        if self.max_tokens_per_file is not None:
-            return self.max_tokens_per_file
-        return share_of(DEFAULT_CONTEXT_WINDOW, self.file_percent)
-
-    def for_window(self, context_window: int, room: int | None = None) -> RehydrationSettings:
-        """Concrete token figures for this window; ``room``: what the compaction's target leaves for attachments
-        (files first, skills from the rest), so that re-attaching never undoes the compaction."""
-        scale = context_window / DEFAULT_CONTEXT_WINDOW
-        budget = self.token_budget if self.token_budget is not None else share_of(context_window, self.budget_percent)
-        per_file = (
-            self.max_tokens_per_file
-            if self.max_tokens_per_file is not None
-            else share_of(context_window, self.file_percent)
-        )
-        skills_each = min(self.skill_tokens_each, int(self.skill_tokens_each * scale))
-        skills_total = min(self.skill_tokens_total, int(self.skill_tokens_total * scale))
-        if room is not None:
-            budget = max(0, min(budget, room))
-            skills_total = max(0, min(skills_total, room - budget))
-        return replace(self, token_budget=budget, max_tokens_per_file=min(per_file, budget) if budget else per_file,
-                       skill_tokens_each=min(skills_each, skills_total), skill_tokens_total=skills_total)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from typing import Literal
 
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.compaction.hook_policy import CLAUDE_CODE_FILES
-from compact_lsp.engine.settings import MicrocompactSettings, RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
+from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.evaluation.cost import DEFAULT_TTL_SECONDS
 
 CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_tokens_per_file=5_000)

@@ -19,7 +19,7 @@ from compact_lsp.engine.compaction.pins import PinError
 from compact_lsp.engine.conversation.messages import MessageShapeError
 from compact_lsp.engine.files.usable_path import UnusablePath
 from compact_lsp.engine.session.context_session import ConversationError
-from compact_lsp.engine.settings import SettingsError
+from compact_lsp.engine.setting_ranges import SettingsError
 from compact_lsp.store.session_lock import LockUnusable, SessionBusy
 from compact_lsp.store.session_store import JournalWriteError, StoreError
 from compact_lsp.tracking.reader import ReadRefused

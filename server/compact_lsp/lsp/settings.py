@@ -19,15 +19,14 @@ from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.companion.codex_live import CodexSettings
 from compact_lsp.companion.live import ClaudeCodeSettings
 from compact_lsp.engine.files.usable_path import path_problem
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
+from compact_lsp.engine.setting_ranges import SettingsError, check_setting
 from compact_lsp.engine.settings import (
     AutoCompactSettings,
     EngineSettings,
     MemorySettings,
     MicrocompactSettings,
-    RehydrationSettings,
     SessionMemorySettings,
-    SettingsError,
-    check_setting,
 )
 
 SECTION = "compactLsp"

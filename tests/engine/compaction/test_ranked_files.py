@@ -34,7 +34,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.read_order import ReadOrder
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 SEEDS = range(16)
 

@@ -17,11 +17,12 @@ from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, MessageShapeError
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.validate import validate
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_notes import update_notes_if_due
 from compact_lsp.engine.session.session_status import status_of
-from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings, RehydrationSettings
+from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
 from compact_lsp.lsp.answers import status_answer

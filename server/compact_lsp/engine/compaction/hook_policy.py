@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of
-from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 CLAUDE_CODE_FILES = 5
 """How many files Claude Code re-attaches after a compaction (measured)."""

@@ -66,7 +66,8 @@ from compact_lsp.engine.conversation.messages import (
 )
 from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 from compact_lsp.engine.files.file_tool_calls import input_path
-from compact_lsp.engine.settings import DEFAULT_READ_TOOLS, MicrocompactSettings
+from compact_lsp.engine.settings import MicrocompactSettings
+from compact_lsp.engine.tool_names import DEFAULT_READ_TOOLS
 
 logger = logging.getLogger(__name__)
 

@@ -50,7 +50,7 @@ from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
-from compact_lsp.engine.settings import RehydrationSettings
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 log = logging.getLogger(__name__)
 

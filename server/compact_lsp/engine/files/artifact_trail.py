@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.files.file_tool_calls import input_path
-from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
+from compact_lsp.engine.tool_names import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 READ_TOOLS: tuple[str, ...] = (*DEFAULT_READ_TOOLS, "read_many_files")
 EDIT_TOOLS: tuple[str, ...] = (*DEFAULT_EDIT_TOOLS, "NotebookEdit")

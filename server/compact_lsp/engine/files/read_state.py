@@ -37,7 +37,7 @@ from compact_lsp.engine.files.read_record import (
     seen_content,
 )
 from compact_lsp.engine.files.shown_changes import ShownChanges
-from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
+from compact_lsp.engine.tool_names import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 log = logging.getLogger(__name__)
 

@@ -32,12 +32,12 @@ from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.plan_state import _FINISHED, PLAN_TOOLS, extract_plan, plan_items
 from compact_lsp.engine.prompts import SUMMARY_SECTIONS, summary_of_message_text
-from compact_lsp.engine.settings import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 from compact_lsp.engine.summarize.base import Summary, SummaryRequest, run_cancellable
 from compact_lsp.engine.summarize.failure_lines import clip, decisive_lines
 from compact_lsp.engine.summarize.offline_merge import INDENT, indent_continuation, merge_sections, parse_sections
 from compact_lsp.engine.summarize.summary_fit import fit_sections
 from compact_lsp.engine.summarize.user_words import rejection_words, user_words
+from compact_lsp.engine.tool_names import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 MAX_USER_MESSAGES = 30
 MAX_FILES = 40
