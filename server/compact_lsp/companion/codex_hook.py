@@ -77,6 +77,12 @@ def build_context(
     return context, figures
 
 
-def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for one hook call (``companion/hook_process.run_hook`` with ``agent="codex"``)."""
-    return build_context(read_rollout(inp.transcript_path), inp.cwd, budget=budget)
+def context_for(
+    inp: HookInput, *, budget: int = DEFAULT_BUDGET, keep: list[object] | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """The additional context for one hook call (``companion/hook_process.run_hook`` with ``agent="codex"``; the
+    rollout left in ``keep`` when given, not freed)."""
+    rollout = read_rollout(inp.transcript_path)
+    if keep is not None:
+        keep.append(rollout)
+    return build_context(rollout, inp.cwd, budget=budget)

@@ -160,9 +160,11 @@ def build_context(
     return context, figures
 
 
-def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | None, dict[str, Any]]:
+def context_for(
+    inp: HookInput, *, budget: int = DEFAULT_BUDGET, keep: list[object] | None = None
+) -> tuple[str | None, dict[str, Any]]:
     """The additional context for one hook call: the transcript read back from its end to the boundary before
-    Claude Code's last compaction."""
+    Claude Code's last compaction (its records and messages left in ``keep`` when given, not freed)."""
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
     with mapped_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES) as (data, start, end):
@@ -170,6 +172,8 @@ def context_for(inp: HookInput, *, budget: int = DEFAULT_BUDGET) -> tuple[str | 
     before, summary = before_last_boundary(records)
     split = split_at_last_compaction(records, [r for r in records if r.message is not None])
     messages, side = conversation_of(before)
+    if keep is not None:
+        keep.append((records, messages, side))
     return build_context(
         messages,
         side,

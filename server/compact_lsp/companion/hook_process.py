@@ -28,6 +28,10 @@ MAX_INPUT_BYTES = 1 << 20
 HOOK_DEADLINE_SECONDS = 20.0
 """Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
 AGENTS = ("claude-code", "codex")
+LEFT_FOR_EXIT: list[object] = []
+"""What the hook's process never frees: the transcript it parsed, dropped with the process by ``exit_now`` (freeing
+a million tokens' records one object at a time costs ~36M instructions, 2% of the hook's). Only ``hook_main``,
+the process's own entry, fills it; ``run_hook`` called in-process frees as usual."""
 
 
 def hook_main(argv: Sequence[str]) -> int | None:
@@ -53,7 +57,7 @@ def hook_main(argv: Sequence[str]) -> int | None:
 
         sys.stdout.write(ready(argv[0]) + "\n")
         return 0
-    return run_hook(sys.stdin.buffer, sys.stdout, budget=budget, agent=argv[0])
+    return run_hook(sys.stdin.buffer, sys.stdout, budget=budget, agent=argv[0], keep=LEFT_FOR_EXIT)
 
 
 def exit_now(code: int) -> NoReturn:
@@ -108,8 +112,16 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _Deadline(f"no answer within {HOOK_DEADLINE_SECONDS:.0f} s")
 
 
-def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET, agent: str = "claude-code") -> int:
-    """Claude Code's hook (or Codex's, ``agent="codex"``): print the additional context or nothing; always exit 0."""
+def run_hook(
+    stdin: IO[bytes],
+    stdout: IO[str],
+    *,
+    budget: int = DEFAULT_BUDGET,
+    agent: str = "claude-code",
+    keep: list[object] | None = None,
+) -> int:
+    """Claude Code's hook (or Codex's, ``agent="codex"``): print the additional context or nothing; always exit 0.
+    ``keep``: where the parsed transcript is left instead of freed (``LEFT_FOR_EXIT``)."""
     if agent == "codex":
         from compact_lsp.companion.codex_hook import context_for
     else:
@@ -125,7 +137,7 @@ def run_hook(stdin: IO[bytes], stdout: IO[str], *, budget: int = DEFAULT_BUDGET,
         if len(raw) > MAX_INPUT_BYTES:
             raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
         inp = parse_hook_input(raw)
-        context, figures = context_for(inp, budget=budget)
+        context, figures = context_for(inp, budget=budget, keep=keep)
         signal.setitimer(signal.ITIMER_REAL, 0)
         elapsed = time.perf_counter() - started
         if context is None:
