@@ -163,8 +163,8 @@ class ReadFileState:
         finally:
             unsettled, self._unsettled = self._unsettled, None
             for record, block in unsettled.values():
-                if self._records.get(record.realpath) is record:
-                    self._settle(record, block)
+                if self._records.get(record.realpath) is record:  # an edit's size and count only: no hash
+                    self._settle(record, block, hashed=record.kind != "edit")
             self._hash = content_hash
 
     def _settle(self, record: ReadRecord, block: Block, *, hashed: bool = True) -> None:
@@ -233,8 +233,9 @@ class ReadFileState:
     def record_edit(self, path: str, tool_use_id: str | None = None) -> ReadRecord:
         """The model edited the file: its copy is the earlier copy plus the edit, if it still has one."""
         earlier = self._records.get(self.resolve(path)[1])
-        if earlier is not None and self._unsettled and id(earlier) in self._unsettled:
-            self._settle(*self._unsettled.pop(id(earlier)), hashed=False)  # size, count copied; replaced: no hash
+        # A replayed read not settled yet stays so: the edit takes it over, settled at the end if the edit is still
+        # there (one count of what the read showed, not one per edit of the file)
+        unsettled = self._unsettled.pop(id(earlier), None) if earlier is not None and self._unsettled else None
         record = self._new_record(path, "edit")
         record.written_at = record.read_at
         record.tool_use_id = tool_use_id
@@ -249,6 +250,8 @@ class ReadFileState:
             record.in_history = False  # edited blind: the model never had the whole file
         if tool_use_id:
             record.history_ids.add(tool_use_id)
+        if unsettled is not None and self._unsettled is not None:
+            self._unsettled[id(record)] = (record, unsettled[1])
         return self._put(record)
 
     def _note_error(self, path: str, text: str, kind: RecordKind) -> None:
