@@ -8,12 +8,15 @@ answer, a ``token_count``; ``compacted`` when the window is full). For each size
 
 - in process: CPU time (``time.process_time``) of ``FollowedSession.update`` (``FollowedCodexSession.update``) for
   each of 200 appended lines, median and p95; and the first read's wall time;
-- through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir`` or ``codex.home``):
-  time from start to the session listed by ``compact/sessions`` with its messages, write →
-  ``compact/didChangeUsage`` for 40 lines (p50/p95), the server's CPU while nothing is appended (3 s), and its peak
-  RSS (VmHWM) beside the base and the live context. The base is a server following an empty transcript (a rollout
-  of its ``session_meta`` line alone): its modules, the tokenizer's encoding, the watcher's thread, what any
-  follow costs before it holds a context. The live context is the largest window the server held from its first
+- through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir`` or ``codex.home``),
+  started on a small warm-up transcript of its own and then shown the measured one (moved into its folder): time
+  from its appearing to the session listed by ``compact/sessions`` with its messages, write →
+  ``compact/didChangeUsage`` for 40 lines (p50/p95), the server's CPU while nothing is appended (3 s), and what the
+  follow added to its resident memory: the base is the server's RSS just before the transcript appears, in the
+  same process (after start-up, imports, the tokenizer's encoding, the watcher's and follower's threads, a first
+  read and appends of the warm-up transcript, the idle collection), the peak its VmHWM from then, reset through
+  ``/proc/<pid>/clear_refs``; both summed over the server's process tree, each process its own peak minus its own
+  base (tests/reliability/process_tree.py). The live context is the largest window the server held from its first
   read to its last, in the log's bytes.
 
     .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--codex-sizes 1000,10000,50000] [--big]
@@ -39,6 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.reliability.process_tree import TreeMemory, descendants  # noqa: E402
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
 from compact_lsp.companion.codex_live import FollowedCodexSession  # noqa: E402
@@ -51,6 +55,12 @@ from compact_lsp.engine.settings import EngineSettings  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 SESSION = "0b5e2c1a-1111-4222-8333-944455556666"
 THREAD = "7d0c9a3e-2222-4333-8444-955566667777"
+WARM_SESSION = "0b5e2c1a-aaaa-4222-8333-944455556666"
+WARM_THREAD = "7d0c9a3e-bbbb-4333-8444-955566667777"
+WARM_APPENDS = 8
+"""Lines appended to the warm-up transcript, each told, before the base is taken."""
+IDLE_COLLECTION_S = 2.5
+"""Quiet before the base: past the 2 s after which the server's idle collector runs its full pass."""
 COUNTER = TiktokenCounter()
 
 
@@ -213,13 +223,6 @@ def make_session(session_id: str, title: str) -> ContextSession:
     return ContextSession(session_id, settings=passive(EngineSettings()), counter=COUNTER, title=title)
 
 
-def proc_status(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-    return -1
-
-
 def proc_cpu(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -249,65 +252,112 @@ def codex_place(workspace: Workspace, base: Path) -> Followed:
     return Followed(day / f"rollout-2026-12-01T12-00-00-{THREAD}.jsonl", f"codex-{THREAD}", options)
 
 
+def wait_listed(server: RawServer, session_id: str, since: float) -> float:
+    """Seconds from ``since`` until ``compact/sessions`` lists the session with its messages."""
+    while True:
+        items = server.request("compact/sessions", {}, timeout=120)
+        if any(i["sessionId"] == session_id and i["messages"] for i in items):
+            return time.perf_counter() - since
+        if time.perf_counter() - since > 300:
+            raise TimeoutError(f"{session_id} was not listed within 300 s")
+        time.sleep(0.05)
+
+
+def append_lines(
+    server: RawServer, live: Path, writer: TranscriptWriter | RolloutWriter, lines: int
+) -> tuple[list[float], int]:
+    """Append ``lines`` of the writer's turns one at a time; the write → ``compact/didChangeUsage`` of each, and
+    the largest window the writer reached meanwhile."""
+    delays: list[float] = []
+    pending: list[bytes] = []
+    window = writer.window
+    with live.open("ab") as f:
+        for _ in range(lines):
+            if not pending:
+                pending = writer.turn()
+                window = max(window, writer.window)
+            seen = len(server.notifications_of("compact/didChangeUsage"))
+            w0 = time.perf_counter()
+            f.write(pending.pop(0))
+            f.flush()
+            server.wait_for_notification(
+                "compact/didChangeUsage",
+                lambda _p, seen=seen: len(server.notifications_of("compact/didChangeUsage")) > seen,
+                timeout=60,
+            )
+            delays.append(time.perf_counter() - w0)
+            time.sleep(0.15)  # past the notifier's interval: each line is told at once
+        f.write(b"".join(pending))  # the turn's other lines, so the transcript ends whole
+    return delays, window
+
+
+def tree_cpu(pid: int) -> float:
+    return sum(proc_cpu(p) for p in descendants(pid) if Path(f"/proc/{p}/stat").exists())
+
+
 def through_server(
     base: Path,
     transcript: Path,
     place: Callable[[Workspace, Path], Followed],
-    writer: TranscriptWriter | RolloutWriter | None,
+    writer: TranscriptWriter | RolloutWriter,
     appends: int,
 ) -> dict[str, Any]:
+    """Start a server following a small warm-up transcript (start-up, imports, encoding, follow thread, appends
+    told); then, in that process, take the base and reset the peak, and let the measured transcript appear."""
     workspace = Workspace(base)
     followed = place(workspace, base)
     live = followed.live
-    os.replace(transcript, live)
-    window = writer.window if writer is not None else 0
-    """The live context the server holds: the largest window from its first read to its last."""
+    warm = warm_up(place, workspace, live)
     t0 = time.perf_counter()
     with RawServer(workspace, followed.options) as server:
-        listed = None
-        while listed is None:
-            if time.perf_counter() - t0 > 300:
-                raise TimeoutError(f"{followed.session_id} was not listed within 300 s")
-            items = server.request("compact/sessions", {}, timeout=120)
-            listed = next(
-                (i for i in items if i["sessionId"] == followed.session_id and (i["messages"] or writer is None)), None
-            )
-            if listed is None:
-                time.sleep(0.05)
-        to_list = time.perf_counter() - t0
+        started = wait_listed(server, warm.session_id, t0)
+        append_lines(server, warm.live, warm.writer, WARM_APPENDS)
+        time.sleep(IDLE_COLLECTION_S)  # the idle collector's full pass runs now, not during the follow
         pid = server.proc.pid
-        c0 = proc_cpu(pid)
+        memory = TreeMemory(pid).start()
+        t1 = time.perf_counter()
+        os.replace(transcript, live)
+        listed = wait_listed(server, followed.session_id, t1)
+        c0 = tree_cpu(pid)
         time.sleep(3)
-        idle_cpu = proc_cpu(pid) - c0
-        delays: list[float] = []
-        pending: list[bytes] = []
-        with live.open("ab") as f:
-            for _ in range(appends if writer is not None else 0):
-                if not pending and writer is not None:
-                    pending = writer.turn()
-                    window = max(window, writer.window)
-                seen = len(server.notifications_of("compact/didChangeUsage"))
-                w0 = time.perf_counter()
-                f.write(pending.pop(0))
-                f.flush()
-                server.wait_for_notification(
-                    "compact/didChangeUsage",
-                    lambda _p, seen=seen: len(server.notifications_of("compact/didChangeUsage")) > seen,
-                    timeout=60,
-                )
-                delays.append(time.perf_counter() - w0)
-                time.sleep(0.15)  # past the notifier's interval: each line is told at once
-        peak = proc_status(pid, "VmHWM")
+        idle_cpu = tree_cpu(pid) - c0
+        delays, window = append_lines(server, live, writer, appends)
+        memory.stop()
     result: dict[str, Any] = {
-        "listed_s": round(to_list, 2),
+        "window_mib": round(window / 2**20, 2),  # the live context: the largest window from the first read to the last
+        "started_s": round(started, 2),
+        "listed_s": round(listed, 2),
         "idle_cpu_s_per_3s": round(idle_cpu, 3),
-        "peak_rss_mib": round(peak / 2**20, 1),
-        "window_mib": round(window / 2**20, 2),
+        "base_rss_mib": round(memory.base_mib(), 1),
+        "grown_mib": round(memory.grown_mib(), 2),
+        "peak_rss_mib": round(memory.base_mib() + memory.grown_mib(), 1),
+        "processes": memory.processes(),
     }
     if delays:
         result["write_to_usage_ms_p50"] = round(statistics.median(delays) * 1000, 1)
         result["write_to_usage_ms_p95"] = round(sorted(delays)[int(len(delays) * 0.95)] * 1000, 1)
     return result
+
+
+@dataclass
+class WarmUp:
+    """The small transcript a server follows before the measured one appears, and the writer that extends it."""
+
+    live: Path
+    session_id: str
+    writer: TranscriptWriter | RolloutWriter
+
+
+def warm_up(place: Callable[[Workspace, Path], Followed], workspace: Workspace, live: Path) -> WarmUp:
+    """A transcript of a few turns and two compactions beside where the measured one will appear, so every path a
+    first read and an append take (the boundary scan, the head's title, the window's import, the tokenizer) has run
+    once before the base is taken."""
+    if place is codex_place:
+        path = live.with_name(f"rollout-2026-12-01T11-00-00-{WARM_THREAD}.jsonl")
+        cwd = os.path.realpath(workspace.root)
+        return WarmUp(path, f"codex-{WARM_THREAD}", write_rollout(path, cwd, 40, 2_000, 20_000))
+    path = live.with_name(f"{WARM_SESSION}.jsonl")
+    return WarmUp(path, f"claude-{WARM_SESSION}", write_transcript(path, 40, 2_000, 20_000))
 
 
 def load() -> str:
@@ -343,52 +393,39 @@ def measure_codex(
         return row
 
 
-def base(place: Callable[[Workspace, Path], Followed]) -> dict[str, Any]:
-    """A server following a transcript of nothing but its first lines (its modules imported, its encoding loaded,
-    its watcher and threads running): what following costs before any context."""
-    with tempfile.TemporaryDirectory(prefix="bench-follow-base-") as tmp:
-        small = Path(tmp) / "small.jsonl"
-        if place is codex_place:
-            write_rollout(small, os.path.realpath(Workspace(Path(tmp) / "srv").root), 1, 100, 2**30)
-        else:
-            small.write_bytes(b"")
-        return through_server(Path(tmp) / "srv", small, place, None, 0)
-
-
-def table(rows: list[dict[str, Any]], base_rss: float) -> list[str]:
+def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | listed (s) "
-        "| write→usage p50 (ms) | p95 | idle CPU (s/3 s) | peak RSS (MiB) | (peak−base)/window | load (1/5/15) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| write→usage p50 (ms) | p95 | idle CPU (s/3 s) | base RSS (MiB) | peak − base (MiB) | (peak−base)/window "
+        "| load (1/5/15) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
-        over = (r["peak_rss_mib"] - base_rss) / max(r["window_mib"], 0.01)
+        over = r["grown_mib"] / max(r["window_mib"], 0.01)
         lines.append(
             f"| {r['records']:,} | {r['mib']} | {r['window_mib']} | {r['first_read_s']} | {r['cpu_per_line_ms_p50']} "
             f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['listed_s']} | {r.get('write_to_usage_ms_p50')} "
-            f"| {r.get('write_to_usage_ms_p95')} | {r['idle_cpu_s_per_3s']} | {r['peak_rss_mib']} | {over:.1f}x "
-            f"| {r['load_before']} |"
+            f"| {r.get('write_to_usage_ms_p95')} | {r['idle_cpu_s_per_3s']} | {r['base_rss_mib']} | {r['grown_mib']} "
+            f"| {over:.1f}x | {r['load_before']} |"
         )
     return lines
 
 
+BASE_NOTE = (
+    "The base is the server's own resident set (summed over its process tree) just before the transcript appears: "
+    "started, warmed on a small transcript of its own (a first read with compactions, appends told), after its "
+    "idle collection; the peak is each process's VmHWM from then (reset through /proc/<pid>/clear_refs) to the last "
+    "append, so peak − base is what this follow cost, in the same process. Listed: seconds from the transcript "
+    "appearing to `compact/sessions` listing it with its messages. Window: the largest live context the server "
+    "held (the log since the last compaction), in the log's bytes."
+)
+
+
 def markdown(result: dict[str, Any]) -> str:
-    lines = [
-        f"commit {result['commit']}. The base is a server following an empty transcript (its modules imported, "
-        f"the tokenizer's encoding loaded, the watcher's thread running: what any follow costs before it holds "
-        f"any context): peak RSS {result['base_rss_mib']} MiB, listed {result['base_listed_s']} s after start. "
-        "Window: the largest live context the server held (the log since the last compaction), in the log's bytes.",
-        "",
-        *table(result["rows"], result["base_rss_mib"]),
-    ]
+    lines = [f"commit {result['commit']}. {BASE_NOTE}", "", *table(result["rows"])]
     if result.get("codex_rows"):
-        lines += [
-            "",
-            f"Codex rollouts (`FollowedCodexSession`, `codex.home`); the base, a server following a rollout of its "
-            f"`session_meta` line alone: peak RSS {result['codex_base_rss_mib']} MiB.",
-            "",
-            *table(result["codex_rows"], result["codex_base_rss_mib"]),
-        ]
+        lines += ["", "Codex rollouts (`FollowedCodexSession`, `codex.home`), measured the same way.", ""]
+        lines += table(result["codex_rows"])
     return "\n".join(lines)
 
 
@@ -405,11 +442,7 @@ def main() -> int:
     import subprocess
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    floor = base(claude_code_place)
-    result: dict[str, Any] = {
-        "commit": commit.stdout.strip(), "base_rss_mib": floor["peak_rss_mib"], "base_listed_s": floor["listed_s"],
-        "rows": [], "codex_rows": [],
-    }  # fmt: skip
+    result: dict[str, Any] = {"commit": commit.stdout.strip(), "rows": [], "codex_rows": []}
     window = int(ns.window_mib * 2**20)
     for records in [int(s) for s in ns.sizes.split(",") if s]:
         result["rows"].append(measure(records, ns.result_bytes, window, ns.appends, ns.server_appends))
@@ -417,8 +450,6 @@ def main() -> int:
     if ns.big:
         result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
     codex_sizes = [int(s) for s in ns.codex_sizes.split(",") if s]
-    if codex_sizes:
-        result["codex_base_rss_mib"] = base(codex_place)["peak_rss_mib"]
     for records in codex_sizes:
         result["codex_rows"].append(measure_codex(records, ns.result_bytes, window, ns.appends, ns.server_appends))
         print(result["codex_rows"][-1], file=sys.stderr, flush=True)

@@ -298,10 +298,13 @@ def follow_goals(follow: dict[str, Any] | None) -> list[tuple[str, str, str]]:
         rows.append(
             (f"{prefix}: no work while nothing is appended", f"{idle} s CPU in 3 s idle at most", mark[idle <= 0.05])
         )
-        base = follow.get("codex_base_rss_mib" if agent == "Codex" else "base_rss_mib")
-        if isinstance(base, int | float) and all("peak_rss_mib" in r for r in data):
-            over = [(r["peak_rss_mib"] - base) / max(r["window_mib"], 0.01) for r in data]
-            shown = f"base {base} MiB; (peak − base) / window " + " / ".join(f"{o:.1f}x" for o in over) + f" ({sizes})"
+        if all("grown_mib" in r and "base_rss_mib" in r for r in data):  # base and peak in the same process
+            over = [r["grown_mib"] / max(r["window_mib"], 0.01) for r in data]
+            bases = " / ".join(f"{r['base_rss_mib']}" for r in data)
+            grown = " / ".join(f"+{r['grown_mib']}" for r in data)
+            shown = f"base {bases} MiB, peak − base {grown} MiB over windows "
+            shown += " / ".join(f"{r['window_mib']}" for r in data) + " MiB: "
+            shown += " / ".join(f"{o:.1f}x" for o in over) + f" ({sizes})"
             rows.append((f"{prefix}: peak RSS <= 2x the live context + the base", shown, mark[max(over) <= 2]))
     big = next((r for r in follow["rows"] if isinstance(r, dict) and r.get("records", 0) >= 1_000_000), None)
     if big is not None:
