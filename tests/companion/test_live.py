@@ -122,6 +122,32 @@ def test_after_a_compaction_the_follower_holds_the_window_the_model_sees_and_the
     assert opened_later.transcript.window.line_no == half + 1
 
 
+@pytest.mark.parametrize("chunk", [pytest.param(97, id="lines-straddle"), pytest.param(16, id="lines-outgrow-it")])
+def test_the_scan_for_the_last_boundary_finds_it_whatever_its_buffer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """The scan reads into one buffer: lines straddling it, and lines longer than it (it grows), are found the same,
+    and a torn last line waits for its end."""
+    from compact_lsp.companion import transcript_window
+
+    source = corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e")
+    lines, half = compacted_lines(source)
+    live = tmp_path / source.name
+    live.write_bytes(b"".join(lines[:-1]) + lines[-1][:10])
+    whole = follower(live)
+    whole.update()
+    monkeypatch.setattr(transcript_window, "SCAN_CHUNK", chunk)
+    scanned = follower(live)
+    scanned.update()
+    assert scanned.transcript.window == whole.transcript.window
+    assert scanned.transcript.window.line_no == half + 1
+    assert scanned.messages == whole.messages
+    with live.open("ab") as f:
+        f.write(lines[-1][10:])
+    assert scanned.update() is True
+    assert scanned.transcript.offset == live.stat().st_size
+
+
 def test_an_idle_transcript_is_not_read_again(tmp_path: Path) -> None:
     live = tmp_path / "idle.jsonl"
     live.write_bytes(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e").read_bytes())

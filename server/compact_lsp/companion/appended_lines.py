@@ -31,7 +31,7 @@ class LineMark:
     holds: Callable[[bytes], bool]
 
 
-def marked_lines(data: bytes, mark: LineMark, end: int | None = None) -> list[int]:
+def marked_lines(data: bytes | bytearray, mark: LineMark, end: int | None = None) -> list[int]:
     """Offsets in ``data`` (whole lines up to ``end``) of the lines ``mark`` marks."""
     found: list[int] = []
     stop = len(data) if end is None else end
@@ -40,10 +40,45 @@ def marked_lines(data: bytes, mark: LineMark, end: int | None = None) -> list[in
         start = data.rfind(b"\n", 0, at) + 1
         line_end = data.find(b"\n", at, stop)
         line_end = stop if line_end == -1 else line_end
-        if mark.holds(data[start:line_end]):
+        if mark.holds(bytes(data[start:line_end])):  # a scan's buffer is a bytearray; the check takes bytes
             found.append(start)
         at = data.find(mark.text, line_end, stop)
     return found
+
+
+@dataclass(frozen=True)
+class ScanChunk:
+    """One chunk of a scan (``scan_chunks``): ``data[:whole]`` are whole lines, starting ``at`` bytes into what is
+    scanned; ``data[whole:end]`` is the torn line carried to the next chunk; ``read`` bytes of it are new from the
+    file. ``data`` is the scan's one buffer, so it holds this chunk only until the next is read."""
+
+    data: bytearray
+    whole: int
+    end: int
+    at: int
+    read: int
+
+
+def scan_chunks(f: BinaryIO, size: int, chunk: int = CHUNK) -> Iterator[ScanChunk]:
+    """The next ``size`` bytes of ``f`` a chunk of whole lines at a time, read into one buffer of ``chunk`` bytes
+    (grown only for a line longer than it), so a scan of any file holds one chunk: no fresh chunk and copy of it
+    (the torn line joined to the next read) per read, which the allocator keeps resident after a big file's scan."""
+    buffer = bytearray(chunk)
+    kept = at = 0
+    while size > 0:
+        if kept == len(buffer):  # one line fills the buffer: make room for more of it
+            buffer.extend(bytes(len(buffer)))
+        with memoryview(buffer) as view, view[kept : kept + min(len(buffer) - kept, size)] as into:
+            read = f.readinto(into)  # type: ignore[attr-defined]  # a BufferedReader; BinaryIO leaves readinto out
+        if not read:
+            return
+        size -= read
+        end = kept + read
+        whole = buffer.rfind(b"\n", 0, end) + 1
+        yield ScanChunk(buffer, whole, end, at, read)
+        at += whole
+        buffer[: end - whole] = buffer[whole:end]  # the torn line to the front; as long as it was: no resize
+        kept = end - whole
 
 
 @dataclass
@@ -99,20 +134,13 @@ class AppendedLines:
     def _last_marked(self, f: BinaryIO, size: int) -> int | None:
         """Where the last whole line ``self.mark`` marks starts, scanning the file a chunk at a time."""
         assert self.mark is not None
-        last, offset, carry = None, 0, b""
+        last = None
         f.seek(0)
-        while (want := min(CHUNK, size - offset - len(carry))) > 0:
-            read = f.read(want)
-            if not read:
-                break
-            self.bytes_read += len(read)
-            data = carry + read if carry else read
-            cut = data.rfind(b"\n") + 1
-            found = marked_lines(data, self.mark, cut)
+        for chunk in scan_chunks(f, size):
+            self.bytes_read += chunk.read
+            found = marked_lines(chunk.data, self.mark, chunk.whole)
             if found:
-                last = offset + found[-1]
-            offset += cut
-            carry = data[cut:]
+                last = chunk.at + found[-1]
         return last
 
     def _lines(self, f: BinaryIO, size: int) -> Iterator[bytes]:

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from compact_lsp.companion.appended_lines import LineMark, marked_lines
+from compact_lsp.companion.appended_lines import LineMark, marked_lines, scan_chunks
 from compact_lsp.engine.claude_code.log_lines import LineProblem, LogRecord, parse_log_lines
 from compact_lsp.engine.files.file_gate import open_regular
 
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 """A transcript bigger than this is not followed."""
 SCAN_CHUNK = 256 * 1024
-"""How much of the file is scanned for boundaries at a time (a read and, for the torn line, one copy of it)."""
+"""How much of the file is scanned for boundaries at a time, into one buffer (``scan_chunks``)."""
 WINDOW_CHUNK = 64 * 1024
 """How much of the window's log is parsed at a time: its records take several times its bytes, and they are what a
 first read holds for a moment beside the session (a 0.08 MiB window of a 1M-record transcript: 1.05 MiB of Python
@@ -70,7 +70,7 @@ def _is_boundary_line(line: bytes) -> bool:
 BOUNDARY = LineMark(BOUNDARY_MARK, _is_boundary_line)
 
 
-def _boundary_lines(data: bytes, end: int | None = None) -> list[int]:
+def _boundary_lines(data: bytes | bytearray, end: int | None = None) -> list[int]:
     """Offsets in ``data`` (whole lines up to ``end``) of the lines that are compaction boundaries."""
     return marked_lines(data, BOUNDARY, end)
 
@@ -123,18 +123,15 @@ class LiveTranscript:
         """A new or replaced file: find its last boundary by scanning, then read the window after it."""
         self.offset, self._partial, self._next_line, self.window = 0, b"", 1, WindowStart()
         f.seek(0)
-        line_no, offset, carry = 1, 0, b""
-        while (want := min(SCAN_CHUNK, size - offset - len(carry))) > 0:
-            read = f.read(want)
-            self.bytes_read += len(read)
-            data = carry + read if carry else read
-            cut = data.rfind(b"\n") + 1  # scanned in place: no copy of the chunk but the torn line carried over
-            for at in _boundary_lines(data, cut):
-                self.window = WindowStart(offset + at, line_no + data.count(b"\n", 0, at))
-            line_no += data.count(b"\n", 0, cut)
-            offset += cut
-            carry = data[cut:]
-        self.offset, self._next_line, self._partial = offset, line_no, carry  # a torn last line waits for its end
+        line_no = 1
+        for chunk in scan_chunks(f, size, SCAN_CHUNK):
+            self.bytes_read += chunk.read
+            for at in _boundary_lines(chunk.data, chunk.whole):
+                self.window = WindowStart(chunk.at + at, line_no + chunk.data.count(b"\n", 0, at))
+            line_no += chunk.data.count(b"\n", 0, chunk.whole)
+            self.offset = chunk.at + chunk.whole
+            self._partial = bytes(chunk.data[chunk.whole : chunk.end])  # a torn last line waits for its end
+        self._next_line = line_no
         return Delta(reset=True, unread=True)
 
     def window_chunks(self) -> Iterator[tuple[list[LogRecord], list[LineProblem]]]:
