@@ -28,24 +28,16 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader
 
+from compact_lsp.frames import FRAMING_EXIT_CODE, READ_LIMIT, FramingError, add_header, body_length
 from compact_lsp.idle_collection import IdleCollector
+from compact_lsp.lsp.relay_channel import RelayChannel
 from compact_lsp.lsp.wire import AnsweringProtocol
+from compact_lsp.relay_frames import ACK, RELAY_HEADER
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
 
 log = logging.getLogger(__name__)
-
-FRAMING_EXIT_CODE = 2
-MAX_FRAME_BYTES = 512 * 1024 * 1024
-"""A frame announcing more than this is refused (and ends the server): no request is that big."""
-MAX_HEADER_LINES = 32
-READ_LIMIT = 1024 * 1024
-"""The loop reader's buffer: reading pauses when twice this much is waiting (and a header line is cut at it)."""
-
-
-class FramingError(Exception):
-    """A frame header that cannot be read; the stream cannot be trusted after it."""
 
 
 class Reader(Protocol):
@@ -93,27 +85,20 @@ async def serve_frames(
     protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
     on_frame: Callable[[], None] | None = None,
+    ack: Callable[[], None] | None = None,
 ) -> None:
     """Read frames until end of input (or ``stop``), handing each message to ``protocol``; ``on_frame`` is told
-    of each frame as it is read."""
+    of each frame as it is read, ``ack`` of each one the front process asked to hear about (relay.py), once it is
+    handled."""
     while not stop.is_set():
         headers: dict[str, str] = {}
         while True:
             line = await reader.readline()
             if not line:
                 return  # the client closed its end
-            if line.strip() == b"":
-                if headers:
-                    break
-                continue  # blank lines between frames are harmless
-            name, sep, value = line.decode("ascii", "replace").partition(":")
-            if not sep or len(headers) >= MAX_HEADER_LINES:
-                raise FramingError(f"not a frame header: {line[:80]!r}")
-            headers[name.strip().lower()] = value.strip()
-        raw = headers.get("content-length")
-        if raw is None or not raw.isdigit() or int(raw) > MAX_FRAME_BYTES:
-            raise FramingError(f"a frame without a usable Content-Length (headers: {headers})")
-        length = int(raw)
+            if add_header(headers, line):
+                break
+        length = body_length(headers)
         body = await reader.readexactly(length)
         if len(body) < length:
             return
@@ -127,6 +112,9 @@ async def serve_frames(
             log.exception("Unable to handle message")
             if on_error is not None:
                 on_error(exc, JsonRpcException)
+        finally:
+            if ack is not None and headers.get(RELAY_HEADER) == ACK:
+                ack()
 
 
 class BatchedStdout:
@@ -179,20 +167,24 @@ async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol:
     collector = IdleCollector()
     collector.start()
     collecting = asyncio.create_task(collector.run(), name="idle full collections")
+    ack = server.relay.ack if server.relay is not None else None
     try:
-        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy)
+        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy, ack)
     finally:
         collecting.cancel()
 
 
-def serve_stdio(server: CompactLanguageServer) -> int:
-    """pygls' ``start_io`` with strict framing; returns the exit code."""
+def serve_stdio(server: CompactLanguageServer, *, relayed: bool = False) -> int:
+    """pygls' ``start_io`` with strict framing; returns the exit code. ``relayed``: the server is the engine of a
+    front process (relay.py), which it keeps told of what status requests are answered with."""
     stop = threading.Event()
     server._stop_event = stop
     protocol = server.protocol
     assert isinstance(protocol, AnsweringProtocol)  # create_server's protocol class
     writer = BatchedStdout(sys.stdout.buffer)
     protocol.set_writer(writer)
+    if relayed:
+        server.relay = RelayChannel(writer.write)
     code = 0
     try:
         asyncio.run(_serve(server, stop, protocol))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -49,16 +50,26 @@ class SessionLock(asyncio.Lock):
     def __init__(self) -> None:
         super().__init__()
         self.generation = 0
+        self.on_change: Callable[[], None] | None = None
+        """Told after each release and ``expect``: whether the published status still answers may have changed
+        (lsp/relay_channel.py)."""
 
     async def acquire(self) -> Literal[True]:
         await super().acquire()
         self.generation += 1
         return True
 
+    def release(self) -> None:
+        super().release()
+        if self.on_change is not None:
+            self.on_change()
+
     def expect(self) -> None:
         """A change is on its way (a task that will take the lock, not started yet): the status published before
         no longer answers at once, so a ``compact/status`` read after a ``didClose`` waits for it."""
         self.generation += 1
+        if self.on_change is not None:
+            self.on_change()
 
     @contextlib.asynccontextmanager
     async def looking(self) -> AsyncIterator[None]:
@@ -100,6 +111,18 @@ class SessionSlot:
     (lsp/snapshots.py)."""
     summary_snapshot: tuple[tuple[int, int, int, int], SessionSummary] | None = None
     """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
+    relay: Callable[[SessionSlot], None] | None = None
+    """Tells the front process what this session's status is answered with now (lsp/relay_channel.py); set while
+    the slot is the registry's."""
+
+    def __post_init__(self) -> None:
+        self.lock.on_change = self.announce
+        self.session.on_compacting = self.announce
+
+    def announce(self) -> None:
+        """What the slot's status request is answered with at once may have changed: tell the front, if any."""
+        if self.relay is not None:
+            self.relay(self)
 
     def revision(self) -> tuple[int, int, int, int]:
         """What a snapshot must match to describe the session as it is: the session, its revision, a followed
@@ -136,15 +159,28 @@ class SessionRegistry:
         self._on_load_report = on_load_report
         self._on_loaded = on_loaded
         """Called on the loop for each session created or loaded (open documents, watches)."""
+        self.relay: Callable[[str, SessionSlot], None] | None = None
+        """Tells the front process what a session's status is answered with now (lsp/relay_channel.py), when the
+        server has one."""
 
     def follow_slot(self, followed: FollowedSession | FollowedCodexSession) -> SessionSlot:
         """The slot of a followed Claude Code or Codex session (made on first use): listed, selectable, read-only."""
         slot = self.slots.get(followed.id)
         if slot is None:
             slot = SessionSlot(followed.session, followed=followed)
-            self.slots[followed.id] = slot
+            self._register(followed.id, slot)
             self.loaded(slot)
         return slot
+
+    def _register(self, key: str, slot: SessionSlot) -> None:
+        """``slot`` is the registry's for ``key`` now; the front process hears of it from now on."""
+        replaced = self.slots.get(key)
+        if replaced is not None:
+            replaced.relay = None
+        self.slots[key] = slot
+        if self.relay is not None:
+            slot.relay = functools.partial(self.relay, key)
+            slot.announce()
 
     def counter(self) -> TiktokenCounter:
         return self._counter()
@@ -174,7 +210,7 @@ class SessionRegistry:
             source=source,
         )
         slot = SessionSlot(session)
-        self.slots[session_id] = slot
+        self._register(session_id, slot)
         self.index_slot(slot)
         self.index.set_current(session_id)
         return slot
@@ -331,7 +367,7 @@ class SessionRegistry:
             known = self.index.known(session_id)
             slot.first_request = known.title if known and known.title else first_request_in_records(records)
             del records
-            self.slots[session_id] = slot
+            self._register(session_id, slot)
             self.loaded(slot)
             async with slot.lock:
                 await asyncio.to_thread(self.index_slot, slot)
@@ -370,3 +406,4 @@ class SessionRegistry:
         for slot in self.slots.values():
             slot.session.update_settings(passive(settings) if slot.followed is not None else settings)
             slot.status_snapshot = None  # its window and thresholds were the old settings
+            slot.announce()

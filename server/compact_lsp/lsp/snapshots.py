@@ -43,6 +43,7 @@ def publish(slot: SessionSlot) -> dict[str, Any]:
     encoded = b'{"readFiles":' + files_json + b"," + json.dumps(status).encode()[1:]
     status["readFiles"] = files
     slot.status_snapshot = (slot.revision(), status, encoded)
+    slot.announce()
     return status
 
 
@@ -65,3 +66,20 @@ def published_json(slot: SessionSlot) -> bytes | None:
     """``published``'s snapshot as the JSON made when it was published, or None as ``published``."""
     snapshot = _answerable(slot)
     return None if snapshot is None else snapshot[2]
+
+
+def compacting_snapshot(slot: SessionSlot) -> dict[str, Any] | None:
+    """While a full compaction holds the session: its status as published, marked ``compacting`` (the compaction
+    claims the session before it waits for the lock, so an append may still be changing it in a worker thread:
+    measuring then failed with an IndexError, found by tests/reliability/test_concurrent_fuzz.py)."""
+    snapshot = slot.status_snapshot
+    return None if snapshot is None else {**snapshot[1], "compacting": True}
+
+
+def answer_now(slot: SessionSlot) -> bytes | None:
+    """What a status request for the slot is answered with at once now, as JSON, or None when the session must
+    be measured: what the front process is told (lsp/relay_channel.py)."""
+    if not slot.session.compacting:
+        return published_json(slot)
+    status = compacting_snapshot(slot)
+    return None if status is None else json.dumps(status).encode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -23,6 +24,7 @@ from compact_lsp.lsp.handlers import notification_handler
 from compact_lsp.lsp.notify import sync_watches
 from compact_lsp.lsp.sessions import SessionRegistry
 from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
+from compact_lsp.lsp.snapshots import answer_now
 from compact_lsp.lsp.usage_notifier import UsageNotifier
 from compact_lsp.lsp.work import in_session, on_file_changed
 from compact_lsp.store.session_store import SessionStore
@@ -64,6 +66,9 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
         on_load_report=server.report_load,
         on_loaded=lambda slot: session_loaded(server, slot),
     )
+    relay = server.relay
+    if relay is not None:
+        server.sessions.relay = lambda key, slot: relay.announce(key, functools.partial(answer_now, slot))
     server.usage_notifier = UsageNotifier(server.send_notification)
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()

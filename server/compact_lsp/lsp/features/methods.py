@@ -19,7 +19,7 @@ from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.notify import did_microcompact
 from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
-from compact_lsp.lsp.snapshots import publish, published, published_json, status_wire
+from compact_lsp.lsp.snapshots import compacting_snapshot, publish, published, published_json, status_wire
 from compact_lsp.lsp.wire import AnsweringProtocol, EncodedResult
 from compact_lsp.lsp.work import in_session
 from compact_lsp.tracking.reader import read_text_file
@@ -148,12 +148,10 @@ def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any]
 
 
 def snapshot_status(slot: SessionSlot) -> dict[str, Any] | None:
-    """The status as published, when it answers a request now (lsp/snapshots.py), else None. During a
-    compaction the snapshot answers, marked ``compacting`` (the compaction claims the session before it waits for
-    the lock, so an append may still be changing it in a worker thread: measuring then failed with an IndexError,
-    found by tests/reliability/test_concurrent_fuzz.py)."""
+    """The status as published, when it answers a request now (lsp/snapshots.py), else None; during a compaction,
+    the snapshot marked ``compacting``."""
     if slot.session.compacting:
-        return {**slot.status_snapshot[1], "compacting": True} if slot.status_snapshot is not None else None
+        return compacting_snapshot(slot)
     return published(slot)
 
 

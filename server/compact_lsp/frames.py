@@ -1,0 +1,72 @@
+"""JSON-RPC frames as LSP carries them (``Content-Length`` headers, a blank line, the body), read strictly.
+
+One set of rules for every reader: the server's own (lsp/framing.py, on the event loop) and the front process's
+two directions (relay.py, blocking). A header that cannot be read is a ``FramingError``: the stream cannot be
+trusted after it, resynchronising would mean guessing where a body of unknown length ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+FRAMING_EXIT_CODE = 2
+"""The exit code of a server whose client's stream could not be read: the editor restarts it."""
+MAX_FRAME_BYTES = 512 * 1024 * 1024
+"""A frame announcing more than this is refused (and ends the server): no request is that big."""
+MAX_HEADER_LINES = 32
+READ_LIMIT = 1024 * 1024
+"""The longest header line read (a longer one is refused); the loop reader's buffer is twice this."""
+
+
+class FramingError(Exception):
+    """A frame header that cannot be read; the stream cannot be trusted after it."""
+
+
+def add_header(headers: dict[str, str], line: bytes) -> bool:
+    """Take one header line into ``headers`` (names lower-cased); True when it was the blank line that ends a
+    frame's headers. Blank lines before the first header are harmless and skipped."""
+    if line.strip() == b"":
+        return bool(headers)
+    name, sep, value = line.decode("ascii", "replace").partition(":")
+    if not sep or len(headers) >= MAX_HEADER_LINES:
+        raise FramingError(f"not a frame header: {line[:80]!r}")
+    headers[name.strip().lower()] = value.strip()
+    return False
+
+
+def body_length(headers: dict[str, str]) -> int:
+    """The body's length the headers announce; a ``FramingError`` when there is none to use."""
+    raw = headers.get("content-length")
+    if raw is None or not raw.isdigit() or int(raw) > MAX_FRAME_BYTES:
+        raise FramingError(f"a frame without a usable Content-Length (headers: {headers})")
+    return int(raw)
+
+
+@dataclass
+class Frame:
+    headers: dict[str, str]
+    """Names lower-cased."""
+    head: bytes
+    """The header lines as they came, blank line included."""
+    body: bytes
+
+
+def read_frame(stream: IO[bytes]) -> Frame | None:
+    """The next frame of a blocking stream, or None at its end (a frame cut short ends it too)."""
+    headers: dict[str, str] = {}
+    lines: list[bytes] = []
+    while True:
+        line = stream.readline(READ_LIMIT + 1)
+        if not line:
+            return None
+        if len(line) > READ_LIMIT:
+            raise FramingError(f"a header line longer than {READ_LIMIT} bytes")
+        lines.append(line)
+        if add_header(headers, line):
+            break
+    length = body_length(headers)
+    body = stream.read(length) if length else b""
+    if len(body) < length:
+        return None
+    return Frame(headers, b"".join(lines), body)
