@@ -136,6 +136,7 @@ class UnreadableRequest:
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+SHUT_DOWN = "compact-lsp is shutting down (the editor asked it to); nothing was done. Restart the server to go on."
 
 
 class AnsweringProtocol(LanguageServerProtocol):
@@ -234,7 +235,11 @@ class AnsweringProtocol(LanguageServerProtocol):
             if message.id is not None:  # a notification that could not be read is only logged
                 self._send_response(message.id, error=message.error.to_response_error())
             return
-        if isinstance(message, JsonRPCRequestMessage) and not self._shutdown and self._answered_at_once(message):
+        if isinstance(message, JsonRPCRequestMessage) and self._shutdown:  # pygls drops it: the client would wait
+            error = ResponseError(code=INVALID_REQUEST, message=f"{message.method}: {SHUT_DOWN}")
+            self._send_response(message.id, error=error)
+            return
+        if isinstance(message, JsonRPCRequestMessage) and self._answered_at_once(message):
             return
         super().handle_message(message)
 
