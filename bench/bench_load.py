@@ -44,7 +44,7 @@ def load() -> str:
 
 
 def server_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU the server process used so far (Linux), or None."""
+    """User + system CPU a process used so far (Linux), or None: the server's front, or its engine."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
@@ -66,12 +66,14 @@ def run(sessions: int, appends: int) -> dict[str, Any]:
         workspace = Workspace(Path(base))
         with RawServer(workspace, load_options(workspace)) as server:
             result = run_load(server, sessions, appends)
-            cpu = server_cpu_seconds(server.proc.pid)
+            front = server_cpu_seconds(server.proc.pid)
+            engine = server_cpu_seconds(server.engine_pid)
         with RawServer(workspace, load_options(workspace)) as reloaded:
             verify_reloaded(reloaded, result)
     summary = result.summary()
     summary["lost"] = result.lost
-    summary["server_cpu_seconds"] = cpu
+    summary["server_cpu_seconds"] = None if front is None or engine is None else round(front + engine, 1)
+    summary["front_cpu_seconds"] = front
     summary["error_samples"] = result.errors[:10]
     summary["load"] = f"{before} before, {load()} after (1/5/15-minute averages)"
     status_p99 = summary["latency_ms"]["status"]["p99"]  # one status behind each wave (see the module doc)
@@ -86,7 +88,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"{result['sessions']} sessions x {result['appends_per_session']} appends over one connection: "
         f"{result['requests']} requests in {result['seconds']} s; **{result['lost_sessions']} sessions lost "
-        f"messages, {result['errors']} errors**; the server used {result.get('server_cpu_seconds')} s of CPU",
+        f"messages, {result['errors']} errors**; the server used {result.get('server_cpu_seconds')} s of CPU "
+        f"(its front process {result.get('front_cpu_seconds')} s of it)",
         "",
         "| request | count | p50 (ms) | p99 (ms) | max (ms) |",
         "|---|---:|---:|---:|---:|",
