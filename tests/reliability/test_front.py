@@ -148,8 +148,8 @@ PROBE = (
 def test_the_engine_leaves_no_mark_of_its_front_to_what_it_starts(parent: bool, engine: str) -> None:
     """The front marks its engine's environment; the engine takes the mark out, so a tool or hook it starts is not
     taken for an engine (and an engine whose front is gone is told so)."""
+    env = {**os.environ, ENGINE_ENV: str(os.getpid() if parent else 1)}
     probe = subprocess.run(
-        [sys.executable, "-c", PROBE, ENGINE_ENV],
-        capture_output=True, text=True, env={**os.environ, ENGINE_ENV: str(os.getpid() if parent else 1)}, check=True, timeout=GUARD,
-    )  # fmt: skip
+        [sys.executable, "-c", PROBE, ENGINE_ENV], capture_output=True, text=True, env=env, check=True, timeout=GUARD
+    )
     assert probe.stdout.split() == [engine, "None"]
