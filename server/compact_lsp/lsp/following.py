@@ -19,7 +19,7 @@ from compact_lsp.store.session_store import SessionJournal, parse_lines
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from lsprotocol import types
 if TYPE_CHECKING:
     from compact_lsp.engine.compaction.eviction import EvictionRecord
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

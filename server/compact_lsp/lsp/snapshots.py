@@ -19,7 +19,7 @@ from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.lsp.answers import status_answer
 
 if TYPE_CHECKING:
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 
 def status_wire(slot: SessionSlot, *, read_files: bool = True) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.io_threads import run_engine, run_io
 from compact_lsp.lsp.following import catch_up, on_journal_changed
 from compact_lsp.lsp.notify import Watches, changed, watches_of
-from compact_lsp.lsp.sessions import SessionSlot
+from compact_lsp.lsp.session_slot import SessionSlot
 from compact_lsp.lsp.snapshots import publish
 from compact_lsp.store.session_lock import SessionBusy
 from compact_lsp.store.session_store import SessionChanged

@@ -33,7 +33,7 @@ from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from compact_lsp.lsp.work import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 MICROCOMPACT = "compact.microcompact"
 COMPACT = "compact.compact"

@@ -15,7 +15,7 @@ from compact_lsp.lsp.handlers import notification_handler
 if TYPE_CHECKING:
     from compact_lsp.engine.files.read_state import ReadFileState
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

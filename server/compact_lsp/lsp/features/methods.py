@@ -26,7 +26,7 @@ from compact_lsp.tracking.reader import read_text_file
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.sessions import SessionSlot
+    from compact_lsp.lsp.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 
