@@ -265,6 +265,8 @@ def serve_front(args: list[str]) -> int:
         engine.wait()
         logging.shutdown()
         os._exit(FRAMING_EXIT_CODE)
+    except KeyboardInterrupt:  # Ctrl-C in a terminal reached the engine too; it ends, and its exit ends the front
+        pass
     relay.join()  # it ends the process when the engine's output ends
     return 1  # not reached
 
