@@ -13,6 +13,7 @@ from compact_lsp.engine.files.usable_path import (
     MAX_PATH_BYTES,
     UnusablePath,
     checked_path,
+    instant_realpaths,
     is_usable,
     real_path,
     real_path_or_none,
@@ -67,3 +68,38 @@ def test_a_path_that_never_resolves_falls_back_to_its_normal_form(monkeypatch: p
 
     monkeypatch.setattr(usable_path.os.path, "realpath", always)
     assert real_path("/w/src/../lib/./m.py") == "/w/lib/m.py"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("src/a.py", id="plain"),
+        pytest.param("src/link.py", id="link-leaf"),
+        pytest.param("linked/a.py", id="linked-folder"),
+        pytest.param("linked/link.py", id="both-links"),
+        pytest.param("src/missing.py", id="missing-file"),
+        pytest.param("gone/a.py", id="missing-folder"),
+        pytest.param("src/a.py/under-a-file", id="under-a-file"),
+        pytest.param("linked/../a.py", id="dotdot-after-a-link"),
+        pytest.param("src/.", id="dot-leaf"),
+        pytest.param("src/..", id="dotdot-leaf"),
+        pytest.param("src//a.py", id="double-slash"),
+        pytest.param("dangling.py", id="dangling-link"),
+        pytest.param("loop.py", id="link-loop"),
+    ],
+)
+def test_instant_realpaths_answers_what_realpath_does(tmp_path: Path, name: str) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "b.py").write_text("y = 2\n")
+    (tmp_path / "src" / "link.py").symlink_to(tmp_path / "other" / "b.py")
+    (tmp_path / "linked").symlink_to(tmp_path / "src")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    realpath = instant_realpaths()
+    path = f"{tmp_path}/{name}"
+    for _ in range(2):  # the second answer comes from what the first learnt
+        assert realpath(path) == os.path.realpath(path)
+    sibling = f"{tmp_path}/{name.rsplit('/', 1)[0]}/a.py" if "/" in name else f"{tmp_path}/a.py"
+    assert realpath(sibling) == os.path.realpath(sibling)  # a folder already resolved

@@ -19,6 +19,7 @@ from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import instant_realpaths
 
 
 @dataclass
@@ -114,6 +115,7 @@ HistoryUses = dict[str, list[dict[str, Any]]]
 
 def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> HistoryUses:
     failed = {str(b.get("tool_use_id")) for m in history for b in tool_results(m) if b.get("is_error")}
+    realpath = instant_realpaths()  # every use in the history is resolved: each folder once, each path once
     uses: HistoryUses = {}
     for message in reversed(history):
         for use in tool_uses(message):
@@ -122,7 +124,7 @@ def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> Histo
                 continue
             path = input_path(tool_input)
             if path is not None:
-                uses.setdefault(read_state.resolve(path)[1], []).append(tool_input)
+                uses.setdefault(read_state.resolve(path, realpath)[1], []).append(tool_input)
     return uses
 
 

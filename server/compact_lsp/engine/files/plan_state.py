@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_results, tool_uses
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, result_text, tool_results, tool_uses
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.task_list import TASK_TOOLS, TaskFold
 
@@ -130,12 +130,15 @@ def _plan_docs_and_todos(
     """The newest plan document, the newest todo list, and whether that list came after the document."""
     calls: list[tuple[str, str, Mapping[str, Any]]] = []
     failed: set[str] = set()
-    results: dict[str, str] = {}
+    results: dict[str, Block] = {}
+    """Each result by its call's id; its text is taken only for the task calls that read it (few of them)."""
     doc: tuple[int, _PlanDoc] | None = None
     for message in messages:
         if message.get("role") == "user":
-            failed.update(str(b.get("tool_use_id")) for b in tool_results(message) if b.get("is_error"))
-            results.update((str(b.get("tool_use_id")), result_text(b)) for b in tool_results(message))
+            for result in tool_results(message):
+                results[str(result.get("tool_use_id"))] = result
+                if result.get("is_error"):
+                    failed.add(str(result.get("tool_use_id")))
             for block in blocks_of(message):
                 match = _REATTACHED.search(str(block.get("text", ""))) if block.get("type") == "text" else None
                 if match is not None:  # the plan an earlier compaction re-attached
@@ -155,7 +158,8 @@ def _plan_docs_and_todos(
         if tool_use_id in failed:
             continue
         if name in TASK_TOOLS:
-            if tasks.apply(name, tool_input, results.get(tool_use_id)):
+            answer = results.get(tool_use_id)
+            if tasks.apply(name, tool_input, None if answer is None else result_text(answer)):
                 todo = (index, tool_use_id, tasks.as_todos())
         elif name in plan_tools and plan_items(tool_input) is not None:
             todo = (index, tool_use_id, tool_input)

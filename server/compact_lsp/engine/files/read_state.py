@@ -85,11 +85,11 @@ class ReadFileState:
 
     # -- paths ---------------------------------------------------------------------------------------------
 
-    def resolve(self, path: str) -> tuple[str, str]:
-        """(resolved, realpath): absolute against ``cwd``, ``~`` expanded; realpath resolves what exists."""
+    def resolve(self, path: str, realpath: Callable[[str], str] | None = None) -> tuple[str, str]:
+        """(resolved, realpath): absolute against ``cwd``, ``~`` expanded; realpath (or ``realpath``) resolves."""
         joined = os.path.join(self.cwd, os.path.expanduser(path))
         # realpath gets the joined path: ".." after a symlink means the link target's parent, not normpath's.
-        return os.path.normpath(joined), self._realpath(joined)
+        return os.path.normpath(joined), (realpath or self._realpath)(joined)
 
     def _key(self, path_or_record: str | ReadRecord) -> str:
         if isinstance(path_or_record, ReadRecord):

@@ -15,6 +15,8 @@ absolute path, which the file gate checks again on the open descriptor anyway.
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Callable
 
 MAX_PATH_BYTES = 4096
 """Linux's PATH_MAX: no system call takes a longer path."""
@@ -72,3 +74,34 @@ def real_path_or_none(path: str) -> str | None:
         return real_path(path)
     except UnusablePath:
         return None
+
+
+def instant_realpaths() -> Callable[[str], str]:
+    """``os.path.realpath`` for a pass over many paths that takes the disk as it is at one instant (rehydration
+    reading a summarised history): each folder is resolved once and each path once, so a file in a folder already
+    seen costs one ``lstat`` of its name, not one per part of its path. A name that is a link, ``.`` or ``..``, or
+    a relative path, is resolved in full, exactly as ``os.path.realpath`` does."""
+    folders: dict[str, str] = {}
+    paths: dict[str, str] = {}
+
+    def realpath(path: str) -> str:
+        found = paths.get(path)
+        if found is not None:
+            return found
+        head, name = os.path.split(path)
+        if not os.path.isabs(head) or name in ("", os.curdir, os.pardir):
+            found = os.path.realpath(path)
+        else:
+            folder = folders.get(head)
+            if folder is None:
+                folder = folders[head] = os.path.realpath(head)
+            found = os.path.join(folder, name)
+            try:
+                if stat.S_ISLNK(os.lstat(found).st_mode):
+                    found = os.path.realpath(path)
+            except OSError:  # missing, or under a file: realpath keeps the name as it is too
+                pass
+        paths[path] = found
+        return found
+
+    return realpath
