@@ -1,4 +1,4 @@
-"""Full compaction benchmark (issue 8): time and peak memory against session size, excluding the model.
+"""Full compaction benchmark (issues 8 and 28): time and peak memory against session size, excluding the model.
 
 Run: .venv/bin/python bench/bench_compaction.py [--quick]  — prints a markdown table and writes
 bench/results/compaction.json.
@@ -7,10 +7,20 @@ Sessions are synthetic rounds of a Read of a real file in a temporary workspace 
 bytes) and its ~1,000-token result, up to 200k tokens. Paths timed through ``ContextSession.compact``:
 
 - session memory: notes already up to date (they are written in the background), so compaction is the
-  notes plus rehydration; the goal is <= 100 ms at 200k tokens;
+  notes plus rehydration; the goal (issue 28) is <= 10 ms of CPU at 200k tokens for the *first* compaction;
 - offline: the offline extractor summarises the whole history;
 - model: ``AnthropicSummarizer`` against the loopback Messages API stub (tests/support/messages_api_stub.py),
   which answers at once: the client, request building and streaming, with no model time.
+
+First and again. Each repeat builds its session with a token counter of its own, as a live session's counter
+is: every message was counted when it was appended, but the files rehydration re-attaches are rendered into
+``<file>`` texts no one has counted yet, so the first compaction counts them (about 21k tokens here, bounded by
+the rehydration budget, not by the session). That is what a user waits for, and the goal judges it. "Again"
+compacts a second session with the same files through the same counter: those counts are cached, which is what
+the page measured before issue 28 (the best of 3 repeats sharing one counter: every repeat after the first was
+"again"). Figures are medians of the repeats, CPU time (both threads: rehydration runs in a worker thread),
+on one event loop whose worker thread is already up, as in the server: a fresh ``asyncio.run`` each time would
+also time starting that thread and the tokenizer's per-thread regex caches in it (issue 28's 22 ms).
 
 Peak memory is tracemalloc's peak during the session-memory compaction over the memory the session holds at
 rest (allocated while building it); the goal is <= 1.5x.
@@ -24,6 +34,7 @@ import gc
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -86,30 +97,32 @@ def session_memory_summarizer(session: ContextSession) -> Summarizer:
 
 
 def timed_compaction(
-    tokens: int, make: Callable[[ContextSession], Summarizer], counter: TiktokenCounter, repeat: int
+    tokens: int, make: Callable[[ContextSession], Summarizer], repeat: int, *, again: bool = False
 ) -> dict[str, Any]:
-    """Best wall and CPU time of ``repeat`` compactions, on one event loop whose worker threads are already up
-    (as in the server): rehydration runs in a worker thread, and a fresh ``asyncio.run`` each time would time
-    starting that thread (the 22 ms measured at 200k after rehydration moved off the loop; 6.8 ms before)."""
-    best, best_cpu = float("inf"), float("inf")
-    after = 0
+    """Median wall and CPU time of ``repeat`` compactions, each of a fresh session with a counter of its own (see
+    the module doc); ``again``: time a second session's compaction through that counter instead of the first's."""
+    walls, cpus = [], []
     loop = asyncio.new_event_loop()
     loop.run_until_complete(asyncio.to_thread(lambda: None))
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for _ in range(repeat):  # a fresh session each time: compaction replaces the history
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory() as tmp:  # compaction replaces the history: a new session each time
+                counter = TiktokenCounter()
                 session = build_session(Path(tmp), tokens, counter)
+                if again:
+                    loop.run_until_complete(session.compact(make(session)))
+                    session = build_session(Path(tmp), tokens, counter)
                 summarizer = make(session)
                 gc.collect()
                 start, cpu = time.perf_counter(), time.process_time()
                 outcome = loop.run_until_complete(session.compact(summarizer))
-                best = min(best, time.perf_counter() - start)
-                best_cpu = min(best_cpu, time.process_time() - cpu)
-                after = outcome.boundary.tokens_after
-                before = outcome.boundary.tokens_before
+                walls.append(time.perf_counter() - start)
+                cpus.append(time.process_time() - cpu)
     finally:
         loop.close()
-    return {"ms": best * 1000, "cpu_ms": best_cpu * 1000, "tokens_before": before, "tokens_after": after}
+    boundary = outcome.boundary
+    return {"ms": statistics.median(walls) * 1000, "cpu_ms": statistics.median(cpus) * 1000,
+            "tokens_before": boundary.tokens_before, "tokens_after": boundary.tokens_after}  # fmt: skip
 
 
 def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
@@ -131,16 +144,21 @@ def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
     return {"resting_mib": resting / 2**20, "peak_mib": peak / 2**20, "ratio": peak / resting}
 
 
+GOAL_MS = 10
+"""Issue 28: a session-memory compaction at 200k tokens, CPU time of the first one (see the module doc)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="only 25k and 200k tokens, one repeat")
+    parser.add_argument("--quick", action="store_true", help="only 25k and 200k tokens, three repeats")
+    parser.add_argument("--repeat", type=int, default=None, help="compactions a figure is the median of (7)")
     args = parser.parse_args(argv)
     sizes = (25_000, 200_000) if args.quick else SIZES
-    repeat = 1 if args.quick else 3
+    repeat = args.repeat or (3 if args.quick else 7)
     sys.path.insert(0, str(ROOT / "tests"))
     from support.messages_api_stub import MessagesApiStub, reply
 
-    counter = TiktokenCounter()
+    counter = TiktokenCounter()  # peak memory's: shared, as before, so its cache holds these texts at rest already
     rows: list[dict[str, Any]] = []
     with MessagesApiStub() as stub:
         stub.default = reply("<summary>The user asked to refactor the cache layer; every module was read.</summary>")
@@ -155,23 +173,28 @@ def main(argv: list[str] | None = None) -> int:
             "model_stub": model,
         }
         for make in paths.values():  # warm up: lazy imports (anthropic), first connections
-            timed_compaction(40_000, make, counter, 1)
+            timed_compaction(40_000, make, 1)
         for tokens in sizes:
             row: dict[str, Any] = {"tokens": tokens}
             for name, make in paths.items():
-                result = timed_compaction(tokens, make, counter, repeat)
+                result = timed_compaction(tokens, make, repeat)
                 row[f"{name}_ms"] = result["ms"]
                 row[f"{name}_cpu_ms"] = result["cpu_ms"]
                 row["tokens_before"] = result["tokens_before"]
                 row[f"{name}_tokens_after"] = result["tokens_after"]
+            again = timed_compaction(tokens, session_memory_summarizer, repeat, again=True)
+            row["session_memory_again_ms"], row["session_memory_again_cpu_ms"] = again["ms"], again["cpu_ms"]
             row.update({f"memory_{k}": v for k, v in peak_memory(tokens, counter).items()})
             rows.append(row)
     largest = rows[-1]
     goals = {  # judged on CPU: on a shared machine the wall is mostly waiting for a core (both are reported)
         "session_memory_ms_at_200k": largest["session_memory_ms"],
         "session_memory_cpu_ms_at_200k": largest["session_memory_cpu_ms"],
+        "session_memory_again_cpu_ms_at_200k": largest["session_memory_again_cpu_ms"],
+        "goal_ms": GOAL_MS,
+        "repeat": repeat,
         "load": os.getloadavg()[0],
-        "session_memory_ok": largest["session_memory_cpu_ms"] <= 100,
+        "session_memory_ok": largest["session_memory_cpu_ms"] <= GOAL_MS,
         "peak_over_resting": largest["memory_ratio"],
         "peak_ok": largest["memory_ratio"] <= 1.5,
     }
@@ -184,25 +207,27 @@ def main(argv: list[str] | None = None) -> int:
     }
     (RESULTS / "compaction.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = [
-        f"load {' / '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min) at the end of the run",
+        f"load {' / '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min) at the end of the run; "
+        f"medians of {repeat} compactions",
         "",
-        "| session tokens | session memory (ms) | its CPU (ms) | offline (ms) | model via stub (ms) | resting MiB "
-        "| peak MiB | peak / resting |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| session tokens | session memory, first (ms) | its CPU (ms) | again: CPU (ms) | offline (ms) "
+        "| model via stub (ms) | resting MiB | peak MiB | peak / resting |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['tokens_before']:,} | {r['session_memory_ms']:.1f} | {r['session_memory_cpu_ms']:.1f} "
-            f"| {r['offline_ms']:.1f} | "
+            f"| {r['session_memory_again_cpu_ms']:.1f} | {r['offline_ms']:.1f} | "
             f"{r['model_stub_ms']:.1f} | {r['memory_resting_mib']:.1f} | {r['memory_peak_mib']:.1f} | "
             f"{r['memory_ratio']:.2f} |"
         )
     lines += [
         "",
-        f"- session-memory compaction at {largest['tokens_before']:,} tokens: "
+        f"- session-memory compaction at {largest['tokens_before']:,} tokens, the first: "
         f"**{goals['session_memory_cpu_ms_at_200k']:.1f} ms CPU** ({goals['session_memory_ms_at_200k']:.1f} ms wall "
-        f"at load {goals['load']:.2f}; goal <= 100 ms, judged on CPU): "
-        f"{'ok' if goals['session_memory_ok'] else 'OVER'}",
+        f"at load {goals['load']:.2f}; again, its re-attached files counted already: "
+        f"{goals['session_memory_again_cpu_ms_at_200k']:.1f} ms CPU; goal <= {GOAL_MS} ms, judged on the first's "
+        f"CPU): {'ok' if goals['session_memory_ok'] else 'OVER'}",
         f"- peak memory during compaction / resting: **{goals['peak_over_resting']:.2f}x** (goal <= 1.5x): "
         f"{'ok' if goals['peak_ok'] else 'OVER'}",
     ]

@@ -199,14 +199,15 @@ def goals() -> list[tuple[str, str, str]]:
     compaction = _load("compaction")
     ms = _find(compaction, "goals", "session_memory_ms_at_200k")
     cpu = _find(compaction, "goals", "session_memory_cpu_ms_at_200k")
-    if isinstance(ms, int | float):
-        goal = "session-memory compaction at 200k tokens <= 100 ms (excluding the model)"
-        if isinstance(cpu, int | float):  # CPU is the figure on a shared machine; the wall waits for a core
-            load = _find(compaction, "goals", "load")
-            shown = f"{cpu:.1f} ms CPU ({ms:.1f} ms wall at load {load:.2f})" if isinstance(load, float) else ""
-            rows.append((goal, shown or f"{cpu:.1f} ms CPU ({ms:.1f} ms wall)", verdict(cpu <= 100)))
-        else:
-            rows.append((goal, f"{ms:.1f} ms", verdict(ms <= 100)))
+    again = _find(compaction, "goals", "session_memory_again_cpu_ms_at_200k")
+    limit = _find(compaction, "goals", "goal_ms")
+    if isinstance(ms, int | float) and isinstance(cpu, int | float) and isinstance(limit, int | float):
+        # CPU is the figure on a shared machine (the wall waits for a core); the first compaction is what a user
+        # waits for, "again" (its re-attached files counted already) is what this page showed before issue 28
+        load = _find(compaction, "goals", "load")
+        shown = f"first {cpu:.1f} ms CPU ({ms:.1f} ms wall at load {load:.2f}); again {again:.1f} ms CPU"
+        goal = f"session-memory compaction at 200k tokens <= {limit:g} ms CPU, the first"
+        rows.append((goal, shown, verdict(cpu <= limit)))
     peak = _find(compaction, "goals", "peak_over_resting")
     if isinstance(peak, int | float):
         rows.append(("peak memory during compaction <= 1.5x resting", f"{peak:.2f}x", verdict(peak <= 1.5)))
