@@ -144,10 +144,12 @@ def starts_with_json_line(data: bytes) -> bool:
 
 
 def parse_log_lines(
-    data: bytes | mmap.mmap, first_line_no: int = 1, *, start: int = 0, end: int | None = None
+    data: bytes | mmap.mmap, first_line_no: int = 1, *, start: int = 0, end: int | None = None, copy: bool = True
 ) -> tuple[list[LogRecord], list[LineProblem]]:
     """The records of whole lines of a session log, ``data[start:end]`` (a mapped file needs no copy first;
-    ``first_line_no`` numbers the first line); a last line without its newline is reported as torn."""
+    ``first_line_no`` numbers the first line); a last line without its newline is reported as torn.
+    ``copy=False``: each message's blocks are its record's own dicts (``normalize_message``), for a reader that
+    keeps nothing after it answers (the hook)."""
     end = len(data) if end is None else end
     torn_last = end > start and data[end - 1 : end] != b"\n"
     records: list[LogRecord] = []
@@ -172,7 +174,7 @@ def parse_log_lines(
                 problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"
             else:
                 record = LogRecord(line_no, value)
-                problem = _check_record(record, finite, raw)
+                problem = _check_record(record, finite, raw, copy)
         if problem is not None:
             problems.append(LineProblem(line_no, problem))
             continue
@@ -219,9 +221,10 @@ def before_last_boundary(records: list[LogRecord]) -> tuple[list[LogRecord], str
     return records[:cut], summary
 
 
-def _check_record(record: LogRecord, finite: bool, line: bytes) -> str | None:
+def _check_record(record: LogRecord, finite: bool, line: bytes, copy: bool = True) -> str | None:
     """None when the record is usable, else why not; parses a message record's ``message`` (``finite``: the
-    record holds no NaN or infinity, so its message need not be searched for one; ``line``: its bytes)."""
+    record holds no NaN or infinity, so its message need not be searched for one; ``line``: its bytes; ``copy``:
+    as ``parse_log_lines``)."""
     kind = record.data.get("type")
     if not isinstance(kind, str):
         return "a record without a string 'type'"
@@ -238,7 +241,7 @@ def _check_record(record: LogRecord, finite: bool, line: bytes) -> str | None:
     try:  # what an append refuses is refused here too: NaN or Infinity, a tool path that names no file
         # A line with at most MAX_NESTING brackets cannot nest deeper than that: only the others are walked.
         shallow = line.count(b"{") + line.count(b"[") <= MAX_NESTING
-        record.message = normalize_message(raw, where=f"{kind} message", nesting=not shallow)
+        record.message = normalize_message(raw, where=f"{kind} message", nesting=not shallow, copy=copy)
         if not finite:
             check_finite(record.message, f"{kind} message")
         if kind == "assistant":  # tool_use blocks, the only ones with paths, are refused in user messages

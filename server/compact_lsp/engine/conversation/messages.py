@@ -32,7 +32,7 @@ BLOCK_TYPES = frozenset(
 )
 
 _ONE_COPY = {name: name for name in (*BLOCK_TYPES, "user", "assistant")}
-"""The one string object of each role and block type a message normalised here holds (see ``_check_block``)."""
+"""The one string object of each role and block type a message normalised here holds (see ``_one_copy``)."""
 
 
 MAX_NESTING = 100
@@ -83,11 +83,12 @@ def check_finite(value: Any, where: str) -> None:
         raise MessageShapeError(f"{field} is not a finite number (NaN or Infinity), which is not JSON; send a number")
 
 
-def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True) -> Message:
+def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True, copy: bool = True) -> Message:
     """Return the message with list content, checking the shape the API requires.
 
     A string content becomes one text block. Unknown keys on blocks are kept: thinking signatures, cache_control
-    and citations must survive untouched.
+    and citations must survive untouched. ``copy=False``: the blocks are the input's own dicts, checked but not
+    copied (a reader that keeps nothing after it answers, the hook, needs no copy of every block).
     """
     if not isinstance(raw, dict):
         raise MessageShapeError(f"{where}: expected an object with 'role' and 'content', got {type(raw).__name__}")
@@ -103,39 +104,49 @@ def normalize_message(raw: Any, where: str = "message", *, nesting: bool = True)
     elif isinstance(content, list):
         blocks = []
         for i, block in enumerate(content):
-            blocks.append(_check_block(block, f"{where}.content[{i}]", role))
+            problem = _block_problem(block, role)
+            if problem is not None:  # where it is, written only for a block that is refused
+                raise MessageShapeError(f"{where}.content[{i}]: {problem}")
+            blocks.append(_one_copy(block) if copy else block)
     else:
         raise MessageShapeError(f"{where}: 'content' must be a string or a list of blocks")
     return {"role": role, "content": blocks}
 
 
-def _check_block(block: Any, where: str, role: str) -> Block:
+def _block_problem(block: Any, role: str) -> str | None:
+    """Why the API would refuse this content block, or None."""
     if not isinstance(block, dict):
-        raise MessageShapeError(f"{where}: a content block must be an object")
+        return "a content block must be an object"
     kind = block.get("type")
     if kind not in BLOCK_TYPES:
-        raise MessageShapeError(f"{where}: unknown block type {kind!r}")
+        return f"unknown block type {kind!r}"
     if kind == "text" and not isinstance(block.get("text"), str):
-        raise MessageShapeError(f"{where}: a text block needs a string 'text'")
+        return "a text block needs a string 'text'"
     if kind == "tool_use":
         if role != "assistant":
-            raise MessageShapeError(f"{where}: tool_use blocks belong to assistant messages")
+            return "tool_use blocks belong to assistant messages"
         if not isinstance(block.get("id"), str) or not block["id"]:
-            raise MessageShapeError(f"{where}: a tool_use block needs a non-empty string 'id'")
+            return "a tool_use block needs a non-empty string 'id'"
         if not isinstance(block.get("name"), str):
-            raise MessageShapeError(f"{where}: a tool_use block needs a string 'name'")
+            return "a tool_use block needs a string 'name'"
         if not isinstance(block.get("input", {}), dict):
-            raise MessageShapeError(f"{where}: a tool_use block's 'input' must be an object")
+            return "a tool_use block's 'input' must be an object"
     if kind == "tool_result":
         if role != "user":
-            raise MessageShapeError(f"{where}: tool_result blocks belong to user messages")
+            return "tool_result blocks belong to user messages"
         if not isinstance(block.get("tool_use_id"), str) or not block["tool_use_id"]:
-            raise MessageShapeError(f"{where}: a tool_result block needs a non-empty string 'tool_use_id'")
+            return "a tool_result block needs a non-empty string 'tool_use_id'"
         content = block.get("content", "")
         if not isinstance(content, (str, list)):
-            raise MessageShapeError(f"{where}: a tool_result's 'content' must be a string or a list of blocks")
+            return "a tool_result's 'content' must be a string or a list of blocks"
+    return None
+
+
+def _one_copy(block: Block) -> Block:
+    """A checked block, copied with one shared string object for each of its keys, its type and a tool's name."""
     # Each line of a log is parsed with strings of its own: a followed transcript's thousands of blocks would
     # hold thousands of copies of "type", "text", "tool_use"... One copy of each key and type is shared instead.
+    kind = block["type"]
     copy = {sys.intern(k) if type(k) is str else k: v for k, v in block.items()}
     copy["type"] = _ONE_COPY[kind]
     if kind == "tool_use":
