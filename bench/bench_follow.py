@@ -7,7 +7,8 @@ auto-compaction would; and Codex rollouts the same way (a request, an ``exec_com
 answer, a ``token_count``; ``compacted`` when the window is full). For each size:
 
 - in process: CPU time (``time.process_time``) of ``FollowedSession.update`` (``FollowedCodexSession.update``) for
-  each of 200 appended lines, median and p95; and the first read's wall time;
+  each of 200 appended lines, median and p95; the first read's wall time; and a first read's Python memory
+  (tracemalloc: its peak and what it holds after), which no allocator's state blurs;
 - through the real server (``python -m compact_lsp --stdio`` with ``claudeCode.projectsDir`` or ``codex.home``),
   started on a small warm-up transcript of its own and then shown the measured one (moved into its folder): time
   from its appearing to the session listed by ``compact/sessions`` with its messages, write →
@@ -16,8 +17,8 @@ answer, a ``token_count``; ``compacted`` when the window is full). For each size
   same process (after start-up, imports, the tokenizer's encoding, the watcher's and follower's threads, a first
   read and appends of the warm-up transcript, the idle collection), the peak its VmHWM from then, reset through
   ``/proc/<pid>/clear_refs``; both summed over the server's process tree, each process its own peak minus its own
-  base (tests/reliability/process_tree.py). The live context is the largest window the server held from its first
-  read to its last, in the log's bytes.
+  base (tests/reliability/process_tree.py); the median of ``--server-runs`` identical runs, with their spread. The
+  live context is the largest window the server held from its first read to its last, in the log's bytes.
 
     .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--codex-sizes 1000,10000,50000] [--big]
 
@@ -30,10 +31,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,19 +326,40 @@ def through_server(
         idle_cpu = tree_cpu(pid) - c0
         delays, window = append_lines(server, live, writer, appends)
         memory.stop()
-    result: dict[str, Any] = {
-        "window_mib": round(window / 2**20, 2),  # the live context: the largest window from the first read to the last
-        "started_s": round(started, 2),
-        "listed_s": round(listed, 2),
-        "idle_cpu_s_per_3s": round(idle_cpu, 3),
-        "base_rss_mib": round(memory.base_mib(), 1),
-        "grown_mib": round(memory.grown_mib(), 2),
-        "peak_rss_mib": round(memory.base_mib() + memory.grown_mib(), 1),
+    return {
+        "window": window,
+        "started_s": started,
+        "listed_s": listed,
+        "idle_cpu_s_per_3s": idle_cpu,
+        "base_mib": memory.base_mib(),
+        "grown_mib": memory.grown_mib(),
         "processes": memory.processes(),
+        "delays": delays,
+        "live": live,
+    }
+
+
+def server_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Identical server runs in one row: what the follow added to the tree's RSS as the median run with the
+    spread (the allocator's state after start-up decides whether the context lands in pages already resident:
+    about +0.02 or +0.55 MiB at 1M records, between identical runs), the appends' delays pooled."""
+    grown = sorted(r["grown_mib"] for r in runs)
+    delays = sorted(d for r in runs for d in r["delays"])
+    result: dict[str, Any] = {
+        "window_mib": round(max(r["window"] for r in runs) / 2**20, 2),  # the live context: the largest window held
+        "started_s": round(statistics.median(r["started_s"] for r in runs), 2),
+        "listed_s": round(statistics.median(r["listed_s"] for r in runs), 2),
+        "idle_cpu_s_per_3s": round(max(r["idle_cpu_s_per_3s"] for r in runs), 3),
+        "base_rss_mib": round(statistics.median(r["base_mib"] for r in runs), 1),
+        "grown_mib": round(statistics.median(grown), 2),
+        "grown_mib_runs": [round(g, 2) for g in grown],
+        "peak_rss_mib": round(max(r["base_mib"] + r["grown_mib"] for r in runs), 1),
+        "processes": max(r["processes"] for r in runs),
+        "server_runs": len(runs),
     }
     if delays:
         result["write_to_usage_ms_p50"] = round(statistics.median(delays) * 1000, 1)
-        result["write_to_usage_ms_p95"] = round(sorted(delays)[int(len(delays) * 0.95)] * 1000, 1)
+        result["write_to_usage_ms_p95"] = round(delays[int(len(delays) * 0.95)] * 1000, 1)
     return result
 
 
@@ -364,49 +388,78 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def measure(records: int, result_bytes: int, window_bytes: int, appends: int, server_appends: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench-follow-") as tmp:
-        base = Path(tmp)
-        path = base / "t.jsonl"
-        writer = write_transcript(path, records, result_bytes, window_bytes)
-        size = path.stat().st_size
-        row: dict[str, Any] = {"records": writer.n, "mib": round(size / 2**20, 1), "load_before": load()}
-        row.update(in_process(FollowedSession(LiveTranscript(path), make_session), writer, appends))
-        row.update(through_server(base / "srv", path, claude_code_place, writer, server_appends))
-        row["load_after"] = load()
-        return row
+def traced_first_read(followed: Any) -> dict[str, Any]:
+    """The Python memory of a first read (tracemalloc): its peak, and what the follower holds after it. Unlike RSS
+    this does not depend on the allocator's state, so it says what the follow holds beyond its window."""
+    tracemalloc.start()
+    try:
+        followed.update()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return {"traced_peak_mib": round(peak / 2**20, 2), "traced_held_mib": round(held / 2**20, 2)}
 
 
-def measure_codex(
-    records: int, result_bytes: int, window_bytes: int, appends: int, server_appends: int
+def follow_row(
+    path: Path,
+    writer: TranscriptWriter | RolloutWriter,
+    open_followed: Callable[[Path], Any],
+    place: Callable[[Workspace, Path], Followed],
+    ns: argparse.Namespace,
 ) -> dict[str, Any]:
+    """One size: in process (CPU per line, the first read traced), then through ``ns.server_runs`` servers in turn,
+    each in the same workspace (a Codex rollout names it) and shown the transcript as the last one left it."""
+    row: dict[str, Any] = {"records": writer.n, "mib": round(path.stat().st_size / 2**20, 1), "load_before": load()}
+    row.update(in_process(open_followed(path), writer, ns.appends))
+    row.update(traced_first_read(open_followed(path)))
+    runs = []
+    for _ in range(ns.server_runs):
+        runs.append(through_server(path.parent / "srv", path, place, writer, ns.server_appends))
+        os.replace(runs[-1]["live"], path)
+        shutil.rmtree(path.parent / "srv")
+    row.update(server_figures(runs))
+    row["load_after"] = load()
+    return row
+
+
+def claude_code_follower(path: Path) -> FollowedSession:
+    return FollowedSession(LiveTranscript(path), make_session)
+
+
+def measure(records: int, result_bytes: int, window_bytes: int, ns: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-follow-") as tmp:
+        path = Path(tmp) / "t.jsonl"
+        writer = write_transcript(path, records, result_bytes, window_bytes)
+        return follow_row(
+            path, writer, lambda p: FollowedSession(LiveTranscript(p), make_session), claude_code_place, ns
+        )
+
+
+def measure_codex(records: int, result_bytes: int, window_bytes: int, ns: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-follow-codex-") as tmp:
-        base = Path(tmp)
-        path = base / "rollout.jsonl"
-        cwd = os.path.realpath(Workspace(base / "srv").root)
+        path = Path(tmp) / "rollout.jsonl"
+        cwd = os.path.realpath(Workspace(Path(tmp) / "srv").root)
         writer = write_rollout(path, cwd, records, result_bytes, window_bytes)
-        size = path.stat().st_size
-        row: dict[str, Any] = {"records": writer.n, "mib": round(size / 2**20, 1), "load_before": load()}
-        row.update(in_process(FollowedCodexSession(path, make_session), writer, appends))
-        row.update(through_server(base / "srv", path, codex_place, writer, server_appends))
-        row["load_after"] = load()
-        return row
+        return follow_row(path, writer, lambda p: FollowedCodexSession(p, make_session), codex_place, ns)
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | listed (s) "
-        "| write→usage p50 (ms) | p95 | idle CPU (s/3 s) | base RSS (MiB) | peak − base (MiB) | (peak−base)/window "
-        "| load (1/5/15) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | traced held / peak (MiB) "
+        "| listed (s) | write→usage p50 (ms) | p95 | idle CPU (s/3 s) | base RSS (MiB) | peak − base (MiB) "
+        "| (peak−base)/window | load (1/5/15) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         over = r["grown_mib"] / max(r["window_mib"], 0.01)
+        runs = r.get("grown_mib_runs") or [r["grown_mib"]]
+        spread = f" ({runs[0]}–{runs[-1]})" if len(runs) > 1 else ""
         lines.append(
             f"| {r['records']:,} | {r['mib']} | {r['window_mib']} | {r['first_read_s']} | {r['cpu_per_line_ms_p50']} "
-            f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['listed_s']} | {r.get('write_to_usage_ms_p50')} "
-            f"| {r.get('write_to_usage_ms_p95')} | {r['idle_cpu_s_per_3s']} | {r['base_rss_mib']} | {r['grown_mib']} "
-            f"| {over:.1f}x | {r['load_before']} |"
+            f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['traced_held_mib']} / {r['traced_peak_mib']} "
+            f"| {r['listed_s']} | {r.get('write_to_usage_ms_p50')} | {r.get('write_to_usage_ms_p95')} "
+            f"| {r['idle_cpu_s_per_3s']} | {r['base_rss_mib']} | {r['grown_mib']}{spread} | {over:.1f}x "
+            f"| {r['load_before']} |"
         )
     return lines
 
@@ -415,7 +468,10 @@ BASE_NOTE = (
     "The base is the server's own resident set (summed over its process tree) just before the transcript appears: "
     "started, warmed on a small transcript of its own (a first read with compactions, appends told), after its "
     "idle collection; the peak is each process's VmHWM from then (reset through /proc/<pid>/clear_refs) to the last "
-    "append, so peak − base is what this follow cost, in the same process. Listed: seconds from the transcript "
+    "append, so peak − base is what this follow cost, in the same process: the median of identical server runs "
+    "(the spread in brackets: whether the context lands in memory already resident varies between them). "
+    "Traced: the Python memory a first read holds after it and at its peak (tracemalloc, in process; no "
+    "allocator in it). Listed: seconds from the transcript "
     "appearing to `compact/sessions` listing it with its messages. Window: the largest live context the server "
     "held (the log since the last compaction), in the log's bytes."
 )
@@ -438,6 +494,7 @@ def main() -> int:
     parser.add_argument("--big", action="store_true", help="add 1M records of ~290 B (~290 MiB)")
     parser.add_argument("--appends", type=int, default=200)
     parser.add_argument("--server-appends", type=int, default=40)
+    parser.add_argument("--server-runs", type=int, default=3, help="identical server runs a size (RSS: their median)")
     ns = parser.parse_args()
     import subprocess
 
@@ -445,13 +502,13 @@ def main() -> int:
     result: dict[str, Any] = {"commit": commit.stdout.strip(), "rows": [], "codex_rows": []}
     window = int(ns.window_mib * 2**20)
     for records in [int(s) for s in ns.sizes.split(",") if s]:
-        result["rows"].append(measure(records, ns.result_bytes, window, ns.appends, ns.server_appends))
+        result["rows"].append(measure(records, ns.result_bytes, window, ns))
         print(result["rows"][-1], file=sys.stderr, flush=True)  # progress; the table is the result
     if ns.big:
-        result["rows"].append(measure(1_000_000, 40, window, ns.appends, ns.server_appends))
+        result["rows"].append(measure(1_000_000, 40, window, ns))
     codex_sizes = [int(s) for s in ns.codex_sizes.split(",") if s]
     for records in codex_sizes:
-        result["codex_rows"].append(measure_codex(records, ns.result_bytes, window, ns.appends, ns.server_appends))
+        result["codex_rows"].append(measure_codex(records, ns.result_bytes, window, ns))
         print(result["codex_rows"][-1], file=sys.stderr, flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "follow.json").write_text(json.dumps(result, indent=2) + "\n")
