@@ -40,8 +40,9 @@ from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, Ses
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
-HEAD_STEPS = (64 * 1024, 256 * 1024, 1024 * 1024)
-"""How much of a compacted transcript's start is parsed for its title, in turn, until one is found."""
+HEAD_STEPS = (8 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)
+"""How much of a compacted transcript's start is parsed for its title, in turn, until one is found: Claude Code's
+summaries and the first request are its first lines, and a head parsed and imported whole costs ~7x its bytes."""
 ID_PREFIX = "claude-"
 
 
