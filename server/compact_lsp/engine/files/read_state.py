@@ -62,6 +62,7 @@ class ReadFileState:
         self.capacity = capacity
         self.clock = clock
         self.cwd = cwd or os.getcwd()
+        """Fixed when built: paths are resolved and displayed against it (a record's display path is reused)."""
         self._realpath = realpath
         """``os.path.realpath``, or a cache of it where the disk is taken as it is at one instant (the hook)."""
         kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
@@ -264,6 +265,8 @@ class ReadFileState:
         resolved, real = self.resolve(path)
         stat, known = safe_stat(self._stat, real)
         doc = self.documents.get(real)
+        earlier = self._records.get(real)  # the same path again (cwd never changes): its display path is known
+        shown_as = earlier.display_path if earlier is not None and earlier.resolved_path == resolved else None
         return ReadRecord(
             path_as_given=path,
             resolved_path=resolved,
@@ -273,7 +276,7 @@ class ReadFileState:
             mtime_ns=stat.mtime_ns if stat else None,
             size=stat.size if stat else None,
             inode=stat.inode if stat else None,
-            display_path=display_path(resolved, self.cwd),
+            display_path=shown_as if shown_as is not None else display_path(resolved, self.cwd),
             freshness=Freshness.FRESH if stat else Freshness.DELETED if known else Freshness.UNKNOWN,
             open=doc is not None,
             dirty=doc is not None and doc.dirty,
