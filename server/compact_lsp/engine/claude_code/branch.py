@@ -146,9 +146,10 @@ def side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
 
 
 def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
+    extra = record.data.get("toolUseResult")
+    if not isinstance(extra, dict):  # most records (every assistant one): no results to look for
+        return
     results = [b for b in blocks if b.get("type") == "tool_result"]
     # One result a record is the norm; with several, which one the side data belongs to is unknowable.
     if len(results) == 1:
-        extra = record.data.get("toolUseResult")
-        if isinstance(extra, dict):
-            side[str(results[0].get("tool_use_id"))] = extra
+        side[str(results[0].get("tool_use_id"))] = extra

@@ -47,8 +47,8 @@ class Problem:
 
 
 def _is_blank_text(block: Block) -> bool:
-    text = block.get("text")
-    return block.get("type") == "text" and (not isinstance(text, str) or not text.strip())
+    text = block.get("text")  # isspace: what strip() would leave nothing of, without copying a long text
+    return block.get("type") == "text" and (not isinstance(text, str) or not text or text.isspace())
 
 
 def validate(messages: list[Message]) -> list[Problem]:
