@@ -41,6 +41,7 @@ def artifact_trail(
     messages = list(messages)
     failed = {str(b.get("tool_use_id")) for m in messages for b in tool_results(m) if b.get("is_error")}
     last: dict[str, str] = {}
+    absolute: dict[str, str] = {}  # each path as named, joined to the root once (a file is used many times)
     for message in messages:
         for use in tool_uses(message):
             tool_input = use.get("input")
@@ -51,7 +52,9 @@ def artifact_trail(
             if path is None:
                 continue
             if root is not None:
-                path = os.path.normpath(os.path.join(root, path))
+                if path not in absolute:
+                    absolute[path] = os.path.normpath(os.path.join(root, path))
+                path = absolute[path]
             last.pop(path, None)
             last[path] = action + (" (failed)" if str(use.get("id")) in failed else "")
     return [TrailEntry(path, action) for path, action in reversed(last.items())]

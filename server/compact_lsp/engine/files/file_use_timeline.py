@@ -70,6 +70,7 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
                 failed.add(use_id)
     turns = turns_of(messages)
     uses: list[FileUse] = []
+    absolute: dict[str, str] = {}  # each path as named, joined to the root once (a file is used many times)
     for i, message in enumerate(messages):
         for use in tool_uses(message):
             name, tool_input = use.get("name"), use.get("input")
@@ -81,9 +82,11 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
             if path is None:
                 continue
             creates = name == "Write" and side.get(str(use.get("id")), {}).get("type") == "create"
+            if path not in absolute:
+                absolute[path] = os.path.normpath(os.path.join(root, path))
             uses.append(
                 FileUse(
-                    i, turns[i], str(name), os.path.normpath(os.path.join(root, path)),
+                    i, turns[i], str(name), absolute[path],
                     _int(tool_input.get("offset")), _int(tool_input.get("limit")),
                     _old_strings(str(name), tool_input), creates,
                 )
