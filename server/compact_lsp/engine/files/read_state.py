@@ -62,7 +62,6 @@ class ReadFileState:
         self.capacity = capacity
         self.clock = clock
         self.cwd = cwd or os.getcwd()
-        """Fixed when built: paths are resolved and displayed against it (a record's display path is reused)."""
         self._realpath = realpath
         """``os.path.realpath``, or a cache of it where the disk is taken as it is at one instant (the hook)."""
         kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
@@ -234,8 +233,6 @@ class ReadFileState:
     def record_edit(self, path: str, tool_use_id: str | None = None) -> ReadRecord:
         """The model edited the file: its copy is the earlier copy plus the edit, if it still has one."""
         earlier = self._records.get(self.resolve(path)[1])
-        # A replayed read not settled yet stays so: the edit takes it over, settled at the end if the edit is still
-        # there (one count of what the read showed, not one per edit of the file)
         unsettled = self._unsettled.pop(id(earlier), None) if earlier is not None and self._unsettled else None
         record = self._new_record(path, "edit")
         record.written_at = record.read_at
@@ -251,7 +248,7 @@ class ReadFileState:
             record.in_history = False  # edited blind: the model never had the whole file
         if tool_use_id:
             record.history_ids.add(tool_use_id)
-        if unsettled is not None and self._unsettled is not None:
+        if unsettled is not None and self._unsettled is not None:  # the uncounted read passes on: counted at the end
             self._unsettled[id(record)] = (record, unsettled[1])
         return self._put(record)
 
@@ -265,8 +262,8 @@ class ReadFileState:
         resolved, real = self.resolve(path)
         stat, known = safe_stat(self._stat, real)
         doc = self.documents.get(real)
-        earlier = self._records.get(real)  # the same path again (cwd never changes): its display path is known
-        shown_as = earlier.display_path if earlier is not None and earlier.resolved_path == resolved else None
+        same = self._records.get(real)  # the same path put again: its display path is known (cwd never changes)
+        shown_as = same.display_path if same is not None and same.resolved_path == resolved else None
         return ReadRecord(
             path_as_given=path,
             resolved_path=resolved,
