@@ -54,7 +54,7 @@ def plot_microcompact(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("messages in the conversation")
-    ax.set_ylabel("plan + apply (ms)")
+    ax.set_ylabel("plan + apply (ms CPU, median)")
     ax.legend(fontsize=8)
     return "Microcompaction plan+apply vs session length"
 
