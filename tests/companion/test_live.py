@@ -12,6 +12,7 @@ from tests.companion.transcripts import CORPUS, corpus_session
 
 from compact_lsp.companion.live import FollowedSession, passive, project_name
 from compact_lsp.companion.transcript_window import LiveTranscript
+from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
@@ -146,6 +147,28 @@ def test_the_scan_for_the_last_boundary_finds_it_whatever_its_buffer(
         f.write(lines[-1][10:])
     assert scanned.update() is True
     assert scanned.transcript.offset == live.stat().st_size
+
+
+SPLIT_SESSIONS = ["03eb5929-52b3-4b13-ada3-b93ae35806b8", "71c9afe9-d9cc-4583-86b3-e62ba682b83a"]
+"""Small sessions whose messages are logged a block a record, one with an empty first block."""
+
+
+@pytest.mark.parametrize("session", SPLIT_SESSIONS, ids=lambda s: s[:8])
+def test_a_window_split_anywhere_between_its_first_read_and_what_follows_holds_what_importing_it_whole_does(
+    session: str,
+) -> None:
+    """A first read ends where the file or a chunk does, often inside a message still being logged; one that ends
+    right after an empty first block (its message dropped for now) must keep that record for the next to hang off."""
+    source = corpus_session(session)
+    records, _ = parse_log_lines(source.read_bytes())
+    expected = whole_import(source)
+    for split in range(1, len(records)):
+        followed = follower(source)
+        followed.transcript.read_new()  # where the window is; its records are handed over below, split
+        followed._rebuild(records[:split], None)
+        if not followed._extend(records[split:]):
+            followed._reimport()
+        assert followed.messages == expected, f"split before line {split + 1}"
 
 
 def test_an_idle_transcript_is_not_read_again(tmp_path: Path) -> None:

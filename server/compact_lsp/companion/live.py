@@ -283,8 +283,10 @@ class FollowedSession:
             self._stamps += stamps[:cut]
         origin = origins[cut] if cut < len(origins) else None
         first = origin.line_nos[0] if origin is not None else 0
-        selected = {uuid for o in origins if o is not None for uuid in o.record_uuids}
-        # what the importer left out (another branch) stays out: only a record hanging off the tail may join it
+        # what the importer left out (another branch) stays out: only a record hanging off the tail may join it; a
+        # record on the branch stays in though its message was dropped (an empty first block of a message still
+        # being logged): the next record hangs off it
+        selected = {r.uuid for r in imported.context_records}
         kept = [
             r for r in records if r.line_no >= first and (r.message is None or r.uuid is None or r.uuid in selected)
         ]

@@ -96,6 +96,9 @@ class ImportedSession:
     """The model of the last response."""
     context_window: int | None = None
     """That model's context window (``claude_code/models.py``); None when unknown."""
+    context_records: list[LogRecord] = field(default_factory=list)
+    """The message records the messages were made from: the branch chosen, since the last compaction, those whose
+    message ``repair`` dropped (an empty one) included."""
 
 
 def iter_session_files(directory: str | Path) -> Iterator[Path]:
@@ -135,6 +138,7 @@ def import_records(file: Path, records: list[LogRecord], problems: list[LineProb
     skipped: Counter[str] = Counter()
     split = split_at_last_compaction(records, select_branch(records, skipped))
     imported = _build(file, records, split.context, problems, skipped, titled=[*split.history, *split.context])
+    imported.context_records = split.context
     imported.model = next((o.model for o in reversed(imported.origins) if o is not None and o.model), None)
     imported.context_window = context_window((r.data for r in records), imported.model)
     if split.boundary is not None:
