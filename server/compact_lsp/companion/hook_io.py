@@ -70,9 +70,11 @@ def allowed_roots(cwd: str, uses: Sequence[FileUse], realpath: Callable[[str], s
     base = AllowedRoots.of(real_cwd) if real_cwd not in never else AllowedRoots()
     files: list[str] = []
     seen: set[str] = set()
+    named: set[str] = set()  # a file is used many times: its path is resolved once
     for use in uses:
-        if use.creates:
+        if use.creates or use.path in named:
             continue
+        named.add(use.path)
         real = os.path.join(realpath(os.path.dirname(use.path)), os.path.basename(use.path))
         if real in seen:
             continue
