@@ -77,6 +77,8 @@ class Candidate:
 
 @dataclass
 class RehydrationResult:
+    """What came back (``attachments``) and every candidate weighed, with the tokens spent."""
+
     attachments: list[Attachment]
     candidates: list[Candidate]
     tokens_used: int
@@ -104,6 +106,8 @@ def _haystack(kept_messages: Sequence[Message], system_prompt: str = "") -> str:
 
 @dataclass(repr=False, eq=False)
 class _Packed:
+    """One file weighed: its attachment (None: left out) and how it was judged."""
+
     attachment: Attachment | None
     candidate: Candidate
 
@@ -191,6 +195,8 @@ only counted (``unlisted``) and never looked at, so rehydration and its preview 
 
 @dataclass(repr=False, eq=False)
 class _FilePack:
+    """The files packed so far within the budget, and the candidates weighed on the way."""
+
     attachments: list[Attachment] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     tokens: int = 0
