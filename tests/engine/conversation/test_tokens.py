@@ -200,3 +200,48 @@ def test_a_long_text_counts_in_pieces_exactly() -> None:
     text = "".join(lines) + "tail without newline"
     assert len(text) > 3 * COUNT_PIECE_CHARS
     assert TiktokenCounter(encoding).count_text(text) == len(encoding.encode(text, disallowed_special=()))
+
+
+CODE_FILE = "".join(f"    total_{n} = compute(item, scale={n})  # keep it warm\n" for n in range(40))
+
+
+@pytest.mark.parametrize(
+    ("content", "from_parts"),
+    [
+        pytest.param(CODE_FILE, True, id="indented-code"),
+        pytest.param("# Title\n\nSome *prose*, then a list:\n- one\n- two\n", True, id="markdown"),
+        pytest.param("}\n);\n]]\n", True, id="closing-punctuation"),
+        pytest.param(CODE_FILE.replace("\n", "\r\n"), True, id="crlf"),
+        pytest.param("\n" + CODE_FILE, False, id="leading-blank-line"),
+        pytest.param("   \n" + CODE_FILE, False, id="leading-blank-spaces"),
+    ],
+)
+def test_a_joined_count_is_the_whole_texts_and_reuses_the_parts(content: str, from_parts: bool) -> None:
+    encoding = load_encoding()
+    counter = TiktokenCounter(encoding)
+    parts = ('<file path="src/app.py">\n', content, "</file>")
+    whole = "".join(parts)
+    counter.count_text(content)  # the file's read, counted when it was appended
+    encoded: list[str] = []
+    real_encode = encoding.encode
+
+    class Spy:
+        name = encoding.name
+
+        def encode(self, text: str, **kwargs: Any) -> list[int]:
+            encoded.append(text)
+            return real_encode(text, **kwargs)
+
+    counter._encoding = Spy()  # type: ignore[assignment]
+    assert counter.count_joined(parts) == len(real_encode(whole, disallowed_special=()))
+    # from the parts, only the tags are encoded; at a joint a token could span, the whole text is
+    assert (whole not in encoded) == from_parts and content not in encoded
+    assert counter.count_text(whole) == len(real_encode(whole, disallowed_special=()))
+    assert encoded.count(whole) <= 1  # cached under the whole text either way
+
+
+def test_a_joined_count_does_not_count_an_uncounted_long_part_apart() -> None:
+    counter = TiktokenCounter()
+    parts = ('<file path="src/app.py">\n', CODE_FILE, "</file>")
+    assert counter.count_joined(parts) == counter.count_text("".join(parts))
+    assert CODE_FILE not in counter._cache  # never read, so not worth keeping apart

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.conversation.tokens import TokenCounter, count_joined
 from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.file_gate import MAX_READ_BYTES, FileTooLarge, NotRegularFile, OutsideRoots
 from compact_lsp.engine.files.plan_state import PlanState
@@ -110,14 +110,25 @@ def render_plan(plan: PlanState) -> str:
 # -- cutting to a budget ------------------------------------------------------------------------------------
 
 
-def estimate_tokens(text: str, counter: TokenCounter, limit: int) -> int:
-    """Exact tokens, unless the text is far over ``limit``: then a prefix's count scaled up ("about")."""
+def estimate_tokens(text: str, counter: TokenCounter, limit: int, parts: Sequence[str] = ()) -> int:
+    """Exact tokens, unless the text is far over ``limit``: then a prefix's count scaled up ("about"). ``parts``:
+    the text's pieces, whose cached counts may give the exact one (``count_joined``)."""
     probe = max(limit, 1) * 8
     if len(text) > probe:
         head = counter.count_text(text[:probe])
         if head > limit:
             return head * len(text) // probe
-    return counter.count_text(text)
+    return count_joined(counter, parts) if parts else counter.count_text(text)
+
+
+def file_parts(rendered: str, content: str) -> tuple[str, ...]:
+    """``render_file``'s text as (tag, file text, closing tag) when the file text ends a line, else (): a file the
+    agent read whole has its text counted already, so only the tags are new (``estimate_tokens``)."""
+    tail = "</file>"
+    head = rendered[: len(rendered) - len(content) - len(tail)]
+    if content.endswith("\n") and rendered.endswith(content + tail) and head.endswith(">\n"):
+        return head, content, tail
+    return ()
 
 
 def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter, note: str = "") -> str:

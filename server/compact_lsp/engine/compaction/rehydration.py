@@ -34,6 +34,7 @@ from compact_lsp.engine.compaction.file_excerpts import (
     MIN_PARTIAL_TOKENS,
     Source,
     estimate_tokens,
+    file_parts,
     load_text,
     render_deleted,
     render_excerpt,
@@ -158,7 +159,7 @@ def _pack_one(
     if content.rstrip("\n") and content.rstrip("\n") in haystack:
         return skipped("already verbatim in the kept messages", estimate_tokens(content, counter, cap))
     rendered = render_file(act.path, content, dirty=dirty)
-    tokens = estimate_tokens(rendered, counter, cap)
+    tokens = estimate_tokens(rendered, counter, cap, file_parts(rendered, content))
     lines_label: str | None = None
     reason = "fits the budget"
     if tokens > min(cap, allowed):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import sys
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, canonical_json
@@ -124,6 +125,9 @@ def _count_pieces(text: str) -> list[str]:
     return pieces
 
 
+_SHORT_PART = 256
+"""A part of a joined text this short is counted whether cached or not (a tag); a longer one must be cached."""
+
 UNHELD_CHARS = 1 << 20
 """About how many characters of texts only the count cache holds it keeps (see ``TiktokenCounter``)."""
 
@@ -182,13 +186,36 @@ class TiktokenCounter:
         self.misses += 1
         # disallowed_special=() counts special-token text like any other text instead of raising.
         n = sum(len(self._encoding.encode(piece, disallowed_special=())) for piece in _count_pieces(text))
+        self._remember(text, n)
+        return n
+
+    def count_joined(self, parts: Sequence[str]) -> int:
+        """``count_text("".join(parts))``, from the parts' cached counts when every part but short ones is cached
+        and no token can span a joint (``_safe_cut``): a file re-attached after compaction costs its tag, not its
+        text, when its read was counted. The joined text's count is cached like any other."""
+        text = "".join(parts)
+        if text in self._cache or len(text) > COUNT_PIECE_CHARS or not self._joints_safe(text, parts):
+            return self.count_text(text)
+        n = sum(self.count_text(part) for part in parts)
+        self.misses += 1
+        self._remember(text, n)
+        return n
+
+    def _joints_safe(self, text: str, parts: Sequence[str]) -> bool:
+        at = 0
+        for part in parts[:-1]:
+            at += len(part)
+            if not part or not _safe_cut(text, at):
+                return False
+        return all(len(part) <= _SHORT_PART or part in self._cache for part in parts)
+
+    def _remember(self, text: str, n: int) -> None:
         self._cache[text] = n
         self._chars += len(text)
         if len(self._cache) > self._cache_size:
             self._chars -= len(self._cache.popitem(last=False)[0])
         if self._chars > self._sweep_at:
             self._forget_unheld()
-        return n
 
     def _forget_unheld(self) -> None:
         """Forget texts only the cache holds, least recently used first, until those left take at most half of
@@ -235,3 +262,11 @@ def count_block_with(counter: TokenCounter, block: Block) -> int:
             return counter.count_text(source.get("data", ""))
         return counter.count_text(canonical_json(source))
     return counter.count_text(canonical_json(block))
+
+
+def count_joined(counter: TokenCounter, parts: Sequence[str]) -> int:
+    """``counter``'s count of the parts joined: ``TiktokenCounter.count_joined`` where its cache can help, else
+    ``count_text`` of the whole (other counters keep no counts to reuse)."""
+    if isinstance(counter, TiktokenCounter):
+        return counter.count_joined(parts)
+    return counter.count_text("".join(parts))
