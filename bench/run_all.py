@@ -43,6 +43,7 @@ KNOWN = (
     ("bench_claude_code_hook.py", "Claude Code hook on a 200k-token transcript"),
     ("bench_sessions_list.py", "Listing stored sessions on a fresh server"),
     ("bench_follow.py", "Following a live Claude Code transcript or Codex rollout"),
+    ("bench_status_busy.py", "Status while a followed transcript takes a big append"),
 )
 QUICK_FLAG = {"bench_microcompact.py", "bench_compaction.py"}
 """Scripts known to take ``--quick``."""
@@ -222,6 +223,7 @@ def goals() -> list[tuple[str, str, str]]:
         rows.append((goal, shown, verdict(lsp["ratio_p50"] <= 3 and p99 <= 10)))
     else:
         rows.append((goal, "not measured (no bench/results/bench_lsp.json)", "–"))
+    rows += busy_goals(_load("bench_load"), _load("status_busy"))
     watcher = _load("watcher") or _load("bench_watcher")
     goal = "watcher start-up, 100k vs 100 files <= 1.2x"
     if isinstance(watcher, dict) and "ratio" in watcher:
@@ -251,6 +253,26 @@ def goals() -> list[tuple[str, str, str]]:
     if isinstance(cache, dict):
         shown = ", ".join(f"keep {k.removeprefix('keep_')}: {v['rewrites_off_over_on']:.2f}x" for k, v in cache.items())
         rows.append(("size trigger: fewer rewrites with the low watermark (off / on)", shown, "–"))
+    return rows
+
+
+def busy_goals(load: dict[str, Any] | None, busy: dict[str, Any] | None) -> list[tuple[str, str, str]]:
+    """Issue 28's ``compact/status`` while the server works: 50 busy sessions (bench_load.py), and a followed
+    transcript's big update (bench_status_busy.py)."""
+    rows = []
+    status = _find(load, "latency_ms", "status")
+    if isinstance(status, dict) and isinstance(load, dict):
+        goal = f"`compact/status` p99 <= 10 ms with {load['sessions']} busy sessions (one behind each wave)"
+        shown = (
+            f"p50 {status['p50']} ms, p99 {status['p99']} ms at {load['sessions']} x {load['appends_per_session']} "
+            f"(load {load['load'].split(' before')[0]} before)"
+        )
+        rows.append((goal, shown, "met" if status["p99"] <= 10 else "**not met**"))
+    during = _find(busy, "during_update_ms")
+    if isinstance(during, dict) and isinstance(busy, dict):
+        goal = f"`compact/status` p99 <= 10 ms while a {busy['appended_records']:,}-record follow update runs"
+        shown = f"that session {during['followed']['p99']} ms, another {during['other']['p99']} ms"
+        rows.append((goal, shown, "met" if busy["goal"]["met"] else "**not met**"))
     return rows
 
 
