@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.engine.compaction import rehydration
 from compact_lsp.engine.compaction.file_excerpts import MIN_PARTIAL_TOKENS
 from compact_lsp.engine.compaction.file_ranking import (
     FileActivity,
@@ -181,14 +180,12 @@ def test_stopping_at_the_budget_chooses_the_same_files(
     seed: int,
     time_travel: bool,
     listed_past: int,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(rehydration, "LISTED_PAST_BUDGET", listed_past)
     s = random_session(tmp_path, seed, counter, time_travel=time_travel)
     old_attachments, old_candidates = old_rehydrated_files(s, counter)
     new = rehydrate(
         read_state=s.state, kept_messages=[], settings=s.settings, counter=counter, workspace_roots=[str(s.root)],
-        plan=None, denied_paths=s.denied, pinned=s.pinned,
+        plan=None, denied_paths=s.denied, pinned=s.pinned, listed=listed_past,
     )  # fmt: skip
     assert new.attachments == old_attachments
     old_by_path = {c.path: c for c in old_candidates}

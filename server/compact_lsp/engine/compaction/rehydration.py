@@ -232,6 +232,7 @@ def _pack_files(
     read_text: Callable[[str], bytes] | None,
     history: Sequence[Message],
     pinned: Sequence[str] = (),
+    listed: int = LISTED_PAST_BUDGET,
 ) -> _FilePack:
     reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
     ranked = ranked_files(
@@ -243,7 +244,7 @@ def _pack_files(
     while (entry := ranked.next_entry()) is not None:
         allowed = budget - pack.tokens
         full, spent = len(pack.attachments) >= settings.max_files, allowed < MIN_PARTIAL_TOKENS
-        if past >= LISTED_PAST_BUDGET:
+        if past >= listed:
             if full or (spent and not ranked.may_fit(allowed)):
                 break  # nothing after this can come back, and enough is listed: the rest is only counted
             if _left_out(entry, full, spent, allowed):
@@ -326,6 +327,7 @@ def rehydrate(
     history: Sequence[Message] = (),
     system_prompt: str = "",
     pinned: Sequence[str] = (),
+    listed: int = LISTED_PAST_BUDGET,
 ) -> RehydrationResult:
     """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
 
@@ -333,6 +335,8 @@ def rehydrate(
     optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
     Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again. ``pinned`` files (real
     paths, ``compact/pin``) come first, before the ranked ones, whether or not the agent ever read them.
+    ``listed``: how many files left out for the budget are listed with why (a compaction, which keeps only what
+    comes back, lists none: it stops once nothing after can fit, with the same attachments).
     """
     haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
@@ -344,7 +348,7 @@ def rehydrate(
         tokens_used += tokens
     pack = _pack_files(
         read_state=read_state, haystack=haystack, settings=settings, counter=counter, workspace_roots=workspace_roots,
-        denied_paths=denied_paths, ranker=ranker, read_text=read_text, history=history, pinned=pinned,
+        denied_paths=denied_paths, ranker=ranker, read_text=read_text, history=history, pinned=pinned, listed=listed,
     )  # fmt: skip
     attachments += pack.attachments
     tokens_used += pack.tokens

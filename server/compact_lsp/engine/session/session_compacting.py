@@ -24,7 +24,7 @@ from compact_lsp.engine.compaction.full_compaction import (
     run_compaction,
     run_pre_compact_hook,
 )
-from compact_lsp.engine.compaction.rehydration import RehydrationResult, rehydrate
+from compact_lsp.engine.compaction.rehydration import LISTED_PAST_BUDGET, RehydrationResult, rehydrate
 from compact_lsp.engine.compaction.skills import skill_roots, skills_from_read_state
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TokenCounter
@@ -93,9 +93,11 @@ def compaction_claim(session: CompactingSession) -> Iterator[None]:
         session.compacting = False
 
 
-def rehydration(session: CompactingSession, kept: list[Message], room: int | None = None) -> RehydrationResult:
+def rehydration(
+    session: CompactingSession, kept: list[Message], room: int | None = None, *, listed: int = LISTED_PAST_BUDGET
+) -> RehydrationResult:
     """What would be re-attached after a compaction that keeps ``kept``, within ``room`` tokens when given (the
-    budgets are shares of the window; disk reads: call off the loop)."""
+    budgets are shares of the window; disk reads: call off the loop); ``listed``: see ``rehydrate``."""
     state, allowed = session.state, session.allowed_roots
     return rehydrate(
         read_state=state.read_state,
@@ -112,6 +114,7 @@ def rehydration(session: CompactingSession, kept: list[Message], room: int | Non
         # the memory index stays in the system prompt; rehydration skips what is already there verbatim
         system_prompt=session.system_prompt(),
         pinned=tuple(state.pins.paths),
+        listed=listed,
     )
 
 
@@ -144,7 +147,8 @@ async def compact(
                 session.fixed_tokens(), window, auto.target_for(window), auto.summary_tokens(window),
             )  # fmt: skip
             outcome = await run_compaction(
-                snapshot, summarizer, rehydrate=lambda kept, room: rehydration(session, kept, room),
+                # the files left out are listed for the preview alone: a compaction keeps what comes back
+                snapshot, summarizer, rehydrate=lambda kept, room: rehydration(session, kept, room, listed=0),
                 count=session.counter,
                 clock=session.clock, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
             )  # fmt: skip
