@@ -213,6 +213,7 @@ def in_process(followed: Any, writer: TranscriptWriter | RolloutWriter, appends:
             c0 = time.process_time()
             followed.update()
             cpu.append(time.process_time() - c0)
+        f.write(b"".join(pending))  # the turn's other lines: what a server reads next hangs off them, as in a real log
     return {
         "first_read_s": round(first, 3),
         "cpu_per_line_ms_p50": round(statistics.median(cpu) * 1000, 3),
