@@ -58,6 +58,11 @@ class ScanChunk:
     at: int
     read: int
 
+    def lines(self) -> bytes:
+        """The chunk's whole lines, copied once out of the buffer."""
+        with memoryview(self.data) as view, view[: self.whole] as whole:
+            return bytes(whole)
+
 
 def scan_chunks(f: BinaryIO, size: int, chunk: int = CHUNK) -> Iterator[ScanChunk]:
     """The next ``size`` bytes of ``f`` a chunk of whole lines at a time, read into one buffer of ``chunk`` bytes
@@ -76,8 +81,9 @@ def scan_chunks(f: BinaryIO, size: int, chunk: int = CHUNK) -> Iterator[ScanChun
         end = kept + read
         whole = buffer.rfind(b"\n", 0, end) + 1
         yield ScanChunk(buffer, whole, end, at, read)
-        at += whole
-        buffer[: end - whole] = buffer[whole:end]  # the torn line to the front; as long as it was: no resize
+        if whole:
+            at += whole
+            buffer[: end - whole] = buffer[whole:end]  # the torn line to the front; as long as it was: no resize
         kept = end - whole
 
 

@@ -136,23 +136,17 @@ class LiveTranscript:
         return Delta(reset=True, unread=True)
 
     def window_chunks(self) -> Iterator[tuple[list[LogRecord], list[LineProblem]]]:
-        """The window's records from the file, about ``WINDOW_CHUNK`` of log at a time (whole lines), so reading a
-        window never holds its bytes and all its records at once."""
+        """The window's records from the file, about ``WINDOW_CHUNK`` of log at a time (whole lines: a longer line
+        is a chunk of its own, read into a buffer that doubles, not joined again to each read), so reading a window
+        never holds its bytes and all its records at once."""
         with open_regular(str(self.path)) as f:
             f.seek(self.window.offset)
-            left, line_no, carry = self.offset - self.window.offset, self.window.line_no, b""
-            while left > 0:
-                read = f.read(min(WINDOW_CHUNK, left))
-                if not read:
-                    break
-                left -= len(read)
-                self.bytes_read += len(read)
-                data = carry + read if carry else read
-                cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
-                carry = data[cut:]
-                if cut:
-                    yield parse_log_lines(data[:cut], line_no)
-                    line_no += data.count(b"\n", 0, cut)
+            line_no = self.window.line_no
+            for chunk in scan_chunks(f, self.offset - self.window.offset, WINDOW_CHUNK):
+                self.bytes_read += chunk.read
+                if chunk.whole:
+                    yield parse_log_lines(chunk.lines(), line_no)
+                    line_no += chunk.data.count(b"\n", 0, chunk.whole)
 
     def read_window(self) -> tuple[list[LogRecord], list[LineProblem]]:
         """Every record of the window again, from the file (when what was appended cannot simply extend it)."""
