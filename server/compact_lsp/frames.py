@@ -7,6 +7,7 @@ trusted after it, resynchronising would mean guessing where a body of unknown le
 
 from __future__ import annotations
 
+import json
 from typing import IO, NamedTuple
 
 FRAMING_EXIT_CODE = 2
@@ -40,6 +41,20 @@ def body_length(headers: dict[str, str]) -> int:
     if raw is None or not raw.isdigit() or int(raw) > MAX_FRAME_BYTES:
         raise FramingError(f"a frame without a usable Content-Length (headers: {headers})")
     return int(raw)
+
+
+CONTENT_TYPE = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+"""The header every frame the server sends carries (pygls' own words)."""
+
+
+def frame_of(body: bytes) -> bytes:
+    """``body`` (a message's JSON, UTF-8) as one frame, headers first."""
+    return b"Content-Length: %d\r\n%s\r\n%s" % (len(body), CONTENT_TYPE, body)
+
+
+def result_body(msg_id: int | str, result: bytes) -> bytes:
+    """A response's JSON from ``result`` already encoded: an answer given at once, by the engine or its front."""
+    return b'{"id":%s,"jsonrpc":"2.0","result":%s}' % (json.dumps(msg_id).encode(), result)
 
 
 class Frame(NamedTuple):

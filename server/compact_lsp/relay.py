@@ -31,10 +31,9 @@ import sys
 import threading
 from typing import IO, Any, BinaryIO, NoReturn
 
-from compact_lsp.frames import FRAMING_EXIT_CODE, Frame, FramingError, read_frame
+from compact_lsp.frames import FRAMING_EXIT_CODE, Frame, FramingError, frame_of, read_frame, result_body
 from compact_lsp.relay_frames import (
     ACK,
-    CONTENT_TYPE,
     ENGINE_ENV,
     RELAY_HEADER,
     SNAPSHOT,
@@ -226,8 +225,7 @@ class Front:
             answer = None if self._unheard or self._closed else self._answers.get(session)
         if answer is None:
             return False
-        body = b'{"id":%s,"jsonrpc":"2.0","result":%s}' % (json.dumps(msg_id).encode(), answer)
-        self._send(b"Content-Length: %d\r\n%s\r\n%s" % (len(body), CONTENT_TYPE, body))
+        self._send(frame_of(result_body(msg_id, answer)))
         return True
 
     def _send(self, data: bytes) -> None:

@@ -25,7 +25,6 @@ WITHDRAW = "withdraw"
 ENGINE_ENV = "COMPACT_LSP_FRONT_PID"
 """Set, to the front's process id, in the environment of the engine process it starts; the engine takes it out of
 its environment at once, so nothing the engine starts inherits it."""
-CONTENT_TYPE = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
 
 
 def relay_frame(kind: str, session: str | None = None, body: bytes = b"") -> bytes:

@@ -32,6 +32,7 @@ from pygls.protocol.language_server import lsp_method
 
 from compact_lsp import PROTOCOL_VERSION, __version__
 from compact_lsp.engine.conversation.messages import non_finite_field
+from compact_lsp.frames import frame_of, result_body
 
 if TYPE_CHECKING:
     from pygls.server import JsonRPCServer
@@ -255,7 +256,7 @@ class AnsweringProtocol(LanguageServerProtocol):
         if result is None:
             return False
         if isinstance(result, EncodedResult) and self.writer is not None:
-            body = b'{"id":%s,"jsonrpc":"2.0","result":%s}' % (json.dumps(message.id).encode(), result)
+            body = result_body(message.id, result)
             if log.isEnabledFor(logging.DEBUG):  # cli.BodyFilter: only with --log-bodies
                 log.debug("Sending data: %s", body.decode(self.CHARSET), extra={"message_body": True})
             self._send_frame(body)
@@ -293,10 +294,8 @@ class AnsweringProtocol(LanguageServerProtocol):
 
     def _send_frame(self, body: bytes) -> None:
         """One frame, its header and ``body`` (the message's JSON, UTF-8), to the writer."""
-        header = f"Content-Length: {len(body)}\r\n"
-        header += f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
         assert self.writer is not None  # callers send nothing without one
-        res = self.writer.write(header.encode(self.CHARSET) + body)
+        res = self.writer.write(frame_of(body))
         if inspect.isawaitable(res):  # the TCP and websocket writers
             task = asyncio.ensure_future(res)
             self._writes.add(task)
