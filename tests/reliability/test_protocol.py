@@ -81,11 +81,14 @@ def test_exit_without_shutdown_exits_with_code_1(tmp_path: Path) -> None:
     server.stop()
 
 
-def test_shutdown_then_exit_exits_with_code_0(tmp_path: Path) -> None:
-    server = RawServer(Workspace(tmp_path))
+def test_shutdown_then_exit_exits_with_code_0_and_logs_no_error(tmp_path: Path) -> None:
+    server = RawServer(Workspace(tmp_path), stderr=subprocess.PIPE)
     server.request("shutdown", None)
     server.notify("exit", None)
     assert exit_code(server) == 0
+    assert server.proc.stderr is not None
+    log = server.proc.stderr.read().decode()
+    assert "ERROR" not in log, log  # a polite exit is not a lost connection
     server.stop()
 
 

@@ -211,15 +211,29 @@ async function webviewText(page, selector) {
 
 async function runCommand(page, title, category = "Compact") {
   const quickInput = page.locator(".quick-input-widget input");
-  await page.keyboard.press("F1");
-  try {
-    await quickInput.waitFor({ timeout: 5000 });
-  } catch {
-    // the focus is in a webview or nowhere: open the palette from the title bar's command center instead
-    await page.locator(".part.titlebar .command-center").first().click();
-    await quickInput.waitFor();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    try {
+      await quickInput.waitFor({ timeout: 5000 });
+    } catch {
+      // the focus is in a webview or nowhere: open the palette from the title bar's command center instead
+      await page.locator(".part.titlebar .command-center").first().click();
+      await quickInput.waitFor();
+    }
+    try {
+      await quickInput.fill(category === null ? `>${title}` : `>${category}: ${title}`, { timeout: 5000 });
+      break;
+    } catch (error) {
+      // The palette closed before it was typed into: the focus moved (a view or the workbench taking it as it
+      // settles, slow on a loaded machine). A user opens it again; so do we, twice, with a picture of why.
+      if (attempt >= 3) {
+        throw error;
+      }
+      await screenshot(page, `palette-closed-${title.replace(/\W+/g, "-")}-${attempt}`);
+      step(`the palette closed before "${title}" was typed (${error.message.split("\n")[0]}): opened again`);
+      await page.keyboard.press("Escape");
+    }
   }
-  await quickInput.fill(category === null ? `>${title}` : `>${category}: ${title}`);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
   await page.keyboard.press("Enter");
 }

@@ -122,13 +122,16 @@ class BatchedStdout:
 
     pygls' ``StdoutWriter`` writes and flushes each frame; every write gives up the interpreter and waits for it
     back behind the sessions' threads (at 50-session load, 0.3 ms a frame on the loop). Frames keep their order; a
-    write from another thread, or with no loop running, goes out at once, after what is pending."""
+    write from another thread, or with no loop running, goes out at once, after what is pending. After ``close``
+    (the ``exit`` notification) nothing more is sent: the front's acknowledgement of that ``exit``, say, is dropped
+    rather than reported as a lost connection."""
 
     def __init__(self, stdout: BinaryIO) -> None:
         self._stdout = stdout
         self._pending: list[bytes] = []
         self._lock = threading.Lock()
         self._broken = False
+        self._closed = False
 
     def write(self, data: bytes) -> None:
         try:
@@ -146,7 +149,7 @@ class BatchedStdout:
     def flush(self) -> None:
         with self._lock:
             data, self._pending = b"".join(self._pending), []
-            if not data or self._broken:
+            if not data or self._broken or self._closed:
                 return
             try:
                 self._stdout.write(data)
@@ -157,7 +160,9 @@ class BatchedStdout:
 
     def close(self) -> None:
         self.flush()
-        self._stdout.close()
+        with self._lock:
+            self._closed = True
+            self._stdout.close()
 
 
 async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol: AnsweringProtocol) -> None:
