@@ -8,8 +8,11 @@ writing the request to reading its response, so it includes queueing behind the 
 The goal is judged on that one status behind each wave: what an editor's status bar asks while every session
 works. The status wave is reported beside it: 50 answers of up to 200 kB each (a session with 1,000 files read)
 written at once, whose last one waits for the client to read the 49 before it; that measures the client and the
-pipe as much as the server. Afterwards every session's ``compact.undo`` must give back exactly the messages sent, and a
-fresh server must load the same. Usage:
+pipe as much as the server. Behind the status go a ``compact/sessions`` and a ``compact/currentSession`` (what a
+sessions view and a new window ask): the engine answers those, without any session's lock but in its loop's turn,
+behind the wave's frames (only ``compact/status`` is answered by the front process: the list and the current
+session are read from the session folder, which other windows write too). Afterwards every session's
+``compact.undo`` must give back exactly the messages sent, and a fresh server must load the same. Usage:
 
     .venv/bin/python bench/bench_load.py [--sessions 50] [--appends 1000]
 
@@ -55,6 +58,8 @@ def server_cpu_seconds(pid: int) -> float | None:
 KINDS = {
     "append": "append",
     "status": "status, one behind each wave",
+    "sessions": "session list, behind it",
+    "current": "current session, behind it",
     "status_wave": "status wave, every session's at once",
     "compact": "compact",
 }

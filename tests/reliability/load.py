@@ -51,10 +51,19 @@ class LoadResult:
     appends: int
     seconds: float = 0.0
     latencies: dict[str, list[float]] = field(
-        default_factory=lambda: {"append": [], "status": [], "status_wave": [], "compact": []}
+        default_factory=lambda: {
+            "append": [],
+            "status": [],
+            "sessions": [],
+            "current": [],
+            "status_wave": [],
+            "compact": [],
+        }
     )
     """Seconds per request: ``status`` is one session's status sent behind each wave (what an editor's status bar
-    asks while every session works); ``status_wave`` every session's at once, every ``status_every`` waves."""
+    asks while every session works), ``sessions`` and ``current`` the session list and the current session sent
+    behind it (what the editor's sessions view and a new window ask); ``status_wave`` every session's at once,
+    every ``status_every`` waves."""
     lost: list[str] = field(default_factory=list)
     """Sessions whose transcript did not come back exactly as sent."""
     errors: list[str] = field(default_factory=list)
@@ -109,6 +118,8 @@ def run_load(server: RawServer, sessions: int, appends: int, status_every: int =
                 wave.append(("append", server.send("compact/append", {"sessionId": sid, "messages": batch})))
         # what an editor asks while all of them work: one session's status, behind the whole wave on the connection
         wave.append(("status", server.send("compact/status", {"sessionId": ids[step % sessions]})))
+        wave.append(("sessions", server.send("compact/sessions", {})))
+        wave.append(("current", server.send("compact/currentSession", {})))
         if step % status_every == 0:  # and every session's at once
             wave += [("status_wave", server.send("compact/status", {"sessionId": sid})) for sid in ids]
         for kind, msg_id in wave:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
+from compact_lsp.io_threads import run_io
 from compact_lsp.lsp.answers import usage_answer
 from compact_lsp.lsp.errors import invalid_params
 from compact_lsp.lsp.handlers import request_handler
@@ -33,7 +34,7 @@ async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict
     as_object(params, SESSIONS)
     registry = server.registry()
     summaries = await registry.summaries()
-    current = await asyncio.to_thread(registry.current)
+    current = await run_io(registry.current)  # one small file: not behind the sessions' work
     return listed_items(server, summaries, current)
 
 
@@ -71,7 +72,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
 
 async def current_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     as_object(params, CURRENT_SESSION)
-    return {"sessionId": await asyncio.to_thread(server.registry().current)}
+    return {"sessionId": await run_io(server.registry().current)}
 
 
 async def select_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
