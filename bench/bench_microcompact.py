@@ -10,21 +10,24 @@ result a few hundred distinct tokens. "warm" is the steady state in the server, 
 already counted every block (the counter's cache holds them); "cold" starts from an empty counter cache, so
 it includes tokenising every result once.
 
-What is measured, and why so: the warm work is linear. Call counts are exactly 10x from 2k to 20k messages, and so
-are the instructions (callgrind, warm plan+apply at 2k and 20k: forced 138.2M and 1,385.4M, 10.02x; size 137.8M and
+What is measured, and why so: the warm work is linear. Call counts are exactly 10x from 2k to 20k messages, and so are
+the instructions (callgrind, warm plan+apply at 2k and 20k: forced 138.2M and 1,385.4M, 10.02x; size 137.8M and
 1,381.9M, 10.03x). What made the page's ratios 11.35-13.34 was the measurement: it took the wall time of each run
-(``perf_counter``) and the best of 9. On a 2-core machine shared by several people a run waits for a core now and
-then, and the best of 9 short runs (16 ms at 2k) often catches one that never waited, while a 190 ms run at 20k
-always waits some: the best favours the small size. So each run is timed in CPU time (``process_time``: this process
-is the only thread doing the work), and the figure is the median of the repeats (9, interleaved across sizes so that
-load falls on all of them alike), as is the cold one (3 runs at 2k and 20k). Each run has the garbage collector
-paused after a full collection, as timeit does (a full collection walks the whole heap: its cost would land on
-whichever run happens to trigger it, not on the code measured). What is left above 10 is the kernel's, not ours: the
-user CPU time is 9.6-10.0x (getrusage over 100 runs at 2k and 10 at 20k: 17.0-17.8 and 170-175 ms), and the rest is
-system time for page faults. A plan and its result at 20k messages hold about 6.7 MB, more than the allocator keeps
-free between runs, so each run takes 500-1,200 fresh pages from the kernel (3-10 ms); the 2k run's tenth of that
-fits in memory already held and faults none. Giving every cleared result of a plan one reason string instead of a
-copy each (7.3 MB before) cut those faults by a third to a half.
+(``perf_counter``) and the best of 9. On a 2-core machine shared by several people a run waits for a core now and then,
+and the best of 9 short runs (16 ms at 2k) often catches one that never waited, while a 190 ms run at 20k always waits
+some: the best favours the small size. So each run is timed in CPU time (``process_time``: this process is the only
+thread doing the work), and the figure is the median of the repeats (9, interleaved across sizes so that load falls on
+all of them alike), as is the cold one (3 runs at 2k and 20k). Each run has the garbage collector paused after a full
+collection, as timeit does (a full collection walks the whole heap: its cost would land on whichever run happens to
+trigger it, not on the code measured). What is left above 10 is the kernel's, not ours: the user CPU time is 9.6-10.0x
+(getrusage over 100 runs at 2k and 10 at 20k: 17.0-17.8 and 170-175 ms), and the rest is system time for page faults. A
+plan and its result at 20k messages hold about 6.2 MB (6.7 before the plan's and the record's entries got ``__slots__``,
+which also made a run ~10% faster), more than the allocator keeps free between runs, so each run takes 500-1,200 fresh
+pages from the kernel (3-10 ms); the 2k run's tenth of that fits in memory already held and faults none. Giving every
+cleared result of a plan one reason string instead of a copy each (7.3 MB before) cut those faults by a third to a half.
+Under load the rest is not the kernel's either: 15 interleaved runs per size at load 2.7, with no page fault in any of
+them, still gave 11.3-11.9 (forced and size, 14 and 165 ms): the 20k run's working set (its messages and the counter's
+cache) is far beyond the CPU's caches, which the other processes share.
 
 The cold run has one piece that is not linear: the counter keeps only about ``UNHELD_CHARS`` of texts no message
 holds (``TiktokenCounter._forget_unheld``), and it looks for them by walking its whole cache every 512K characters

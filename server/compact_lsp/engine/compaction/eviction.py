@@ -14,7 +14,7 @@ Trigger = Literal["idle", "size", "forced"]
 TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProtectedResult:
     """A result kept because every path it read is preserved (managed memory)."""
 
@@ -22,7 +22,7 @@ class ProtectedResult:
     paths: list[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClearedResult:
     """A cleared result as the eviction record keeps it."""
 

@@ -91,7 +91,7 @@ def idle_due(settings: MicrocompactSettings, now: float | None, last_assistant_a
     return current - last_assistant_at >= settings.idle_minutes * 60
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Candidate:
     message_index: int
     block_index: int

@@ -17,7 +17,7 @@ MEDIA_PLACEHOLDER = "[image cleared]"
 """What an old image in a user message becomes."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedClear:
     """One tool_result the plan clears, where it is and why."""
 
@@ -38,7 +38,7 @@ class PlannedClear:
     """Its request, or for a read its single path, could not be found."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedMedia:
     """One image block in a user message that becomes ``MEDIA_PLACEHOLDER``."""
 
