@@ -40,11 +40,11 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
     while cursor is not None and cursor not in chain:
         chain.add(cursor)
         parent = by_uuid.get(cursor)
-        cursor = (parent.parent or parent.logical_parent) if parent is not None else None
+        cursor = _link(parent.data) if parent is not None else None
     # The branch ends at the model's last response; what the user logged after it (a prompt, local command
     # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
     for record in records[_position(records, leaf) + 1 :]:
-        if record.uuid is not None and (record.parent or record.logical_parent) in chain:
+        if record.uuid is not None and _link(record.data) in chain:
             chain.add(record.uuid)
     # Parallel tool calls fork the chain: each call's record and result hang off the previous call. Keep every
     # record of a response on the chain, and every result answering a kept call.
@@ -77,12 +77,15 @@ def _unique_messages(
     ids: list[tuple[str | None, str | None]] = []
     seen: set[str] = set()
     by_uuid: dict[str, LogRecord] = {}
-    for record in records:
-        uuid = record.uuid
-        if uuid is not None:
+    for record in records:  # LogRecord's uuid and message_id read inline: a call less each, on every record
+        data = record.data
+        uuid = data.get("uuid")
+        if isinstance(uuid, str):
             by_uuid[uuid] = record
+        else:
+            uuid = None
         if record.message is None:
-            skipped[str(record.data.get("type"))] += 1
+            skipped[str(data.get("type"))] += 1
             continue
         if uuid is not None:
             if uuid in seen:
@@ -90,8 +93,19 @@ def _unique_messages(
                 continue
             seen.add(uuid)
         unique.append(record)
-        ids.append((uuid, record.message_id))
+        raw = data.get("message")
+        message_id = raw.get("id") if isinstance(raw, dict) else None
+        ids.append((uuid, message_id if isinstance(message_id, str) else None))
     return unique, ids, by_uuid
+
+
+def _link(data: dict[str, Any]) -> str | None:
+    """``record.parent or record.logical_parent`` of a record's data: the record it hangs off."""
+    parent = data.get("parentUuid")
+    if isinstance(parent, str) and parent:
+        return parent
+    logical = data.get("logicalParentUuid")
+    return logical if isinstance(logical, str) else None
 
 
 def _position(records: list[LogRecord], record: LogRecord) -> int:
@@ -141,14 +155,13 @@ def side_data(selected: list[LogRecord]) -> dict[str, dict[str, Any]]:
     side: dict[str, dict[str, Any]] = {}
     for record in selected:
         assert record.message is not None
-        _collect_side(record, blocks_of(record.message), side)
+        extra = record.data.get("toolUseResult")
+        if isinstance(extra, dict):  # most records (every assistant one) have none: no results to look for
+            _collect_side(extra, blocks_of(record.message), side)
     return side
 
 
-def _collect_side(record: LogRecord, blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
-    extra = record.data.get("toolUseResult")
-    if not isinstance(extra, dict):  # most records (every assistant one): no results to look for
-        return
+def _collect_side(extra: dict[str, Any], blocks: list[dict[str, Any]], side: dict[str, dict[str, Any]]) -> None:
     results = [b for b in blocks if b.get("type") == "tool_result"]
     # One result a record is the norm; with several, which one the side data belongs to is unknowable.
     if len(results) == 1:

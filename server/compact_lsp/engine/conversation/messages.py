@@ -11,7 +11,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -177,12 +177,13 @@ def blocks_of(message: Message) -> list[Block]:
     return content or []
 
 
-def tool_uses(message: Message) -> Iterator[Block]:
-    return (b for b in blocks_of(message) if b.get("type") == "tool_use")
+def tool_uses(message: Message) -> list[Block]:
+    """The message's tool_use blocks (a list: faster to build and walk than a generator for a block or two)."""
+    return [b for b in blocks_of(message) if b.get("type") == "tool_use"]
 
 
-def tool_results(message: Message) -> Iterator[Block]:
-    return (b for b in blocks_of(message) if b.get("type") == "tool_result")
+def tool_results(message: Message) -> list[Block]:
+    return [b for b in blocks_of(message) if b.get("type") == "tool_result"]
 
 
 def result_text(block: Block) -> str:
