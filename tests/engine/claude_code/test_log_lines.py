@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compact_lsp.engine.claude_code.log_lines import parse_log_lines
+from compact_lsp.engine.claude_code.log_lines import COUNT_BRACKETS_UP_TO, parse_log_lines
 
 TOOL_USE = '{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/w/a.py","offset":%s}}'
 
@@ -38,10 +38,11 @@ def test_non_finite_numbers_are_refused_only_in_the_message(line: str, problem: 
         assert len(problems) == 1 and problems[0].reason.startswith(problem), problems
 
 
+@pytest.mark.parametrize("pad", [0, COUNT_BRACKETS_UP_TO], ids=["counted", "long-line-walked"])
 @pytest.mark.parametrize(("depth", "refused"), [(90, False), (96, False), (97, True), (150, True)])
-def test_a_message_nested_too_deep_is_refused(depth: int, refused: bool) -> None:
+def test_a_message_nested_too_deep_is_refused(depth: int, refused: bool, pad: int) -> None:
     value = "[" * depth + "]" * depth  # in a tool input: message, content, block and input are four levels
-    line = TOOL_USE.replace('"offset":%s', '"deep":' + value)
+    line = TOOL_USE.replace('"offset":%s', '"deep":' + value + ',"text":"' + "x" * pad + '"')
     record = '{"type":"assistant","message":{"role":"assistant","content":[' + line + "]}}"
     _, problems = parse_log_lines((record + "\n").encode())
     assert bool(problems) == refused, problems

@@ -35,6 +35,8 @@ UNPARSED_KINDS = (b"api-request", b"api-request-blob", b"api-request-shape")
 """Claude Code 2.x's copies of what it sent the API (the system prompt and tools, ~140 KB a blob): bookkeeping
 that is never part of the chain. A line that starts ``{"type":"<one of these>"`` is counted, not parsed."""
 MAX_RENDERED_PARTS = 64
+COUNT_BRACKETS_UP_TO = 4096
+"""The longest line whose brackets are counted to skip walking its message for its depth (see ``_check_record``)."""
 
 
 class _NotFinite(Exception):
@@ -239,8 +241,10 @@ def _check_record(record: LogRecord, finite: bool, line: bytes, copy: bool = Tru
     if raw.get("role") != kind:
         return f"a {kind} record whose message has role {raw.get('role')!r}"
     try:  # what an append refuses is refused here too: NaN or Infinity, a tool path that names no file
-        # A line with at most MAX_NESTING brackets cannot nest deeper than that: only the others are walked.
-        shallow = line.count(b"{") + line.count(b"[") <= MAX_NESTING
+        # A line with at most MAX_NESTING brackets cannot nest deeper than that: only the others are walked. A
+        # long line is walked without counting: counting reads every byte twice, a walk visits each container,
+        # and a long line's bytes are mostly a text (a file's, in a tool result) with few containers around it.
+        shallow = len(line) <= COUNT_BRACKETS_UP_TO and line.count(b"{") + line.count(b"[") <= MAX_NESTING
         record.message = normalize_message(raw, where=f"{kind} message", nesting=not shallow, copy=copy)
         if not finite:
             check_finite(record.message, f"{kind} message")

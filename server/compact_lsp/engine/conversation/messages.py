@@ -52,11 +52,12 @@ def check_nesting(value: Any, where: str, limit: int = MAX_NESTING) -> None:
     while containers:
         if depth > limit:
             raise MessageShapeError(f"{where}: nested more than {limit} levels deep; flatten the tool input")
-        children: list[Any] = []
-        for container in containers:
-            items = container.values() if isinstance(container, dict) else container
-            children.extend(child for child in items if isinstance(child, (dict, list)))
-        containers = children
+        containers = [
+            child
+            for container in containers
+            for child in (container.values() if isinstance(container, dict) else container)
+            if isinstance(child, (dict, list))
+        ]
         depth += 1
 
 
