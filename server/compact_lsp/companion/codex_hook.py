@@ -22,7 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.companion.hook_io import HookInput, ReplayClock, allowed_roots, display_path, fit, instant_realpath
+from compact_lsp.companion.hook_io import (
+    HookInput,
+    ReplayClock,
+    allowed_roots,
+    display_path,
+    fit,
+    instant_realpath,
+    instant_stat,
+)
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
 from compact_lsp.engine.compaction.hook_policy import (
@@ -58,7 +66,7 @@ def build_context(
     counter = CharCounter()
     realpath = instant_realpath()
     roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
     result = rehydrate(
         read_state=state,

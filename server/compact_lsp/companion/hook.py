@@ -37,6 +37,7 @@ from compact_lsp.companion.hook_io import (
     display_path,
     fit,
     instant_realpath,
+    instant_stat,
 )
 from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import (
@@ -129,7 +130,7 @@ def build_context(
     uses = file_uses(messages, cwd, side)
     realpath = instant_realpath()
     roots = allowed_roots(cwd, uses, realpath)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
     own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
     plan = extract_plan(messages)

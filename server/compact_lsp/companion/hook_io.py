@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from compact_lsp.engine.compaction.hook_policy import HOOK_CHAR_LIMIT
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_use_timeline import FileUse
+from compact_lsp.engine.files.read_record import StatFn, os_stat
 
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
@@ -93,6 +94,12 @@ def instant_realpath() -> Callable[[str], str]:
     """``os.path.realpath`` remembered for one hook call: the disk is taken as it is at that instant (a file the
     hook re-attaches is still resolved again where it is opened, through the file gate)."""
     return functools.lru_cache(maxsize=None)(os.path.realpath)
+
+
+def instant_stat() -> StatFn:
+    """``os_stat`` remembered for one hook call, as ``instant_realpath``: a replay puts a file's record again at every
+    read, write and edit of it (816 stats of 24 files at 1M tokens), each once stat-ed."""
+    return functools.lru_cache(maxsize=None)(os_stat)
 
 
 def display_path(path: str, cwd: str) -> str:
