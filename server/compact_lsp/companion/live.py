@@ -191,6 +191,7 @@ class FollowedSession:
             elif not self._extend(records):
                 self._reimport()
                 return
+            del records  # else this chunk's records are held while the next chunk's are parsed
         if not started:
             self._rebuild([], head_title)
 
