@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
@@ -36,6 +36,12 @@ def seen_content(block: Block) -> str:
 def int_or_none(value: object) -> int | None:
     """An integer field of a tool's input (a bool is not one)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def shared(text: str, kept: str) -> str:
+    """``text``, or ``kept`` when they are equal: one string for both (a record keeps four paths, most often the
+    same; paths are compared by value, never by identity)."""
+    return kept if text == kept else text
 
 
 RecordKind = Literal["read", "write", "edit", "editor"]
@@ -78,9 +84,10 @@ def safe_stat(stat: StatFn, path: str) -> tuple[FileStat | None, bool]:
         return None, False
 
 
-@dataclass
+@dataclass(slots=True)
 class ReadRecord:
-    """What the model last saw of one file, and when."""
+    """What the model last saw of one file, and when (slots: a session keeps one for each of up to thousands of
+    files, and a ``__dict__`` each was a third of what a record costs)."""
 
     path_as_given: str
     resolved_path: str
@@ -109,8 +116,9 @@ class ReadRecord:
     error_kind: RecordKind | None = None
     """What the failed attempt was: a failed read keeps the file out of rehydration, a failed (rejected) edit
     or write does not (the agent usually goes back to that file)."""
-    history_ids: set[str] = field(default_factory=set)
-    """tool_use ids whose content makes up the model's copy; clearing any of them takes the copy out."""
+    history_ids: tuple[str, ...] = ()
+    """tool_use ids whose content makes up the model's copy, each once; clearing any of them takes the copy out (a
+    tuple: one or two ids each, where a set of one took 216 bytes)."""
     display_path: str = ""
     """The path as shown to people: relative to the state's ``cwd`` (the workspace) when inside it."""
     freshness: Freshness = Freshness.UNKNOWN

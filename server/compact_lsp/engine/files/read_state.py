@@ -35,6 +35,7 @@ from compact_lsp.engine.files.read_record import (
     os_stat,
     safe_stat,
     seen_content,
+    shared,
 )
 from compact_lsp.engine.files.shown_changes import ShownChanges
 from compact_lsp.engine.tool_names import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
@@ -88,8 +89,10 @@ class ReadFileState:
     def resolve(self, path: str, realpath: Callable[[str], str] | None = None) -> tuple[str, str]:
         """(resolved, realpath): absolute against ``cwd``, ``~`` expanded; realpath (or ``realpath``) resolves."""
         joined = os.path.join(self.cwd, os.path.expanduser(path))
-        # realpath gets the joined path: ".." after a symlink means the link target's parent, not normpath's.
-        return os.path.normpath(joined), (realpath or self._realpath)(joined)
+        # realpath gets the joined path: ".." after a symlink means the link target's parent, not normpath's. Equal
+        # paths come back as one string (``shared``): most often all three are the same.
+        resolved = shared(os.path.normpath(joined), path)
+        return resolved, shared((realpath or self._realpath)(joined), resolved)
 
     def _key(self, path_or_record: str | ReadRecord) -> str:
         if isinstance(path_or_record, ReadRecord):
@@ -208,20 +211,18 @@ class ReadFileState:
     def _store_read(self, path: str, seen: str, tokens: int, **range_and_id: Any) -> ReadRecord:
         record = self._new_record(path, "read")
         record.content_hash = self._hash(seen)
-        record.bytes = len(seen.encode("utf-8", "surrogatepass"))
-        record.tokens = tokens
+        record.bytes, record.tokens = len(seen.encode("utf-8", "surrogatepass")), tokens
         for name, value in range_and_id.items():
             setattr(record, name, value)
         if record.tool_use_id is not None:
-            record.history_ids = {record.tool_use_id}
+            record.history_ids = (record.tool_use_id,)
         return self._put(record)
 
     def record_write(self, path: str, tool_use_id: str | None = None, content: str | None = None) -> ReadRecord:
         """The model wrote the whole file: it knows the content it wrote."""
         record = self._new_record(path, "write")
         record.written_at = record.read_at
-        record.tool_use_id = tool_use_id
-        record.history_ids = {tool_use_id} if tool_use_id else set()
+        record.tool_use_id, record.history_ids = tool_use_id, (tool_use_id,) if tool_use_id else ()
         if content is not None:
             record.content_hash = self._hash(content)
             record.bytes = len(content.encode("utf-8", "surrogatepass"))
@@ -241,13 +242,12 @@ class ReadFileState:
             record.tokens, record.bytes = earlier.tokens, earlier.bytes
             record.offset, record.limit = earlier.offset, earlier.limit
             record.start_line, record.num_lines = earlier.start_line, earlier.num_lines
-            record.total_lines = earlier.total_lines
-            record.in_history = earlier.in_history
-            record.history_ids = set(earlier.history_ids)
+            record.total_lines, record.in_history = earlier.total_lines, earlier.in_history
+            record.history_ids = earlier.history_ids
         else:
             record.in_history = False  # edited blind: the model never had the whole file
-        if tool_use_id:
-            record.history_ids.add(tool_use_id)
+        if tool_use_id and tool_use_id not in record.history_ids:
+            record.history_ids += (tool_use_id,)
         if unsettled is not None and self._unsettled is not None:  # the uncounted read passes on: counted at the end
             self._unsettled[id(record)] = (record, unsettled[1])
         return self._put(record)
@@ -273,7 +273,7 @@ class ReadFileState:
             mtime_ns=stat.mtime_ns if stat else None,
             size=stat.size if stat else None,
             inode=stat.inode if stat else None,
-            display_path=shown_as if shown_as is not None else display_path(resolved, self.cwd),
+            display_path=shown_as if shown_as is not None else shared(display_path(resolved, self.cwd), path),
             freshness=Freshness.FRESH if stat else Freshness.DELETED if known else Freshness.UNKNOWN,
             open=doc is not None,
             dirty=doc is not None and doc.dirty,
@@ -345,7 +345,7 @@ class ReadFileState:
         ids = set(tool_use_ids)
         left: list[str] = []
         for key, record in tuple(self._records.items()):
-            if record.in_history and record.history_ids & ids:
+            if record.in_history and not ids.isdisjoint(record.history_ids):
                 record.in_history = False
                 left.append(key)
                 self.shown.touch(key)
