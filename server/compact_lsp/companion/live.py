@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.companion.transcript_window import LiveTranscript
+from compact_lsp.companion.window_marks import LoggedAt, SeenUuids
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
 from compact_lsp.engine.conversation.messages import Message
@@ -129,11 +130,11 @@ class FollowedSession:
         self.version = 0
         """Counts the updates that changed the session (what a published status describes)."""
         self.session = self._new_session("")
-        self._stamps: list[str | None] = []
-        """When each committed message was logged (ISO, from the transcript)."""
+        self._stamps = LoggedAt()
+        """When each committed message was logged (ISO, from the transcript), packed (companion/window_marks.py)."""
         self._open = OpenTail()
-        self._seen: set[str] = set()
-        """The uuids of the window's records (a record logged twice counts once)."""
+        self._seen = SeenUuids()
+        """The uuids of the window's records (a record logged twice counts once), packed likewise."""
         self._last_uuid: str | None = None
         self._usage: dict[str, Any] | None = None
         self._head: tuple[tuple[int, int] | None, str | None] | None = None
@@ -223,9 +224,9 @@ class FollowedSession:
         title = head_title or imported.session.title
         self.title, self.cwd = title, imported.cwd or self.cwd
         self.session = self._new_session(title)
-        self._seen = {r.uuid for r in records if r.uuid is not None}
+        self._seen = SeenUuids(r.uuid for r in records if r.uuid is not None)
         self._last_uuid = next((r.uuid for r in reversed(records) if r.uuid is not None), None)
-        self._stamps, self._usage = [], None
+        self._stamps, self._usage = LoggedAt(), None
         self._open = OpenTail()
         self._settle(imported, records, leading=False)
 
@@ -281,7 +282,7 @@ class FollowedSession:
         if cut:
             with self.journal.updating():
                 self.session.append(list(messages[:cut]), reported_usage=self._usage)
-            self._stamps += stamps[:cut]
+            self._stamps.extend(stamps[:cut])
         origin = origins[cut] if cut < len(origins) else None
         first = origin.line_nos[0] if origin is not None else 0
         # what the importer left out (another branch) stays out: only a record hanging off the tail may join it; a
