@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.lsp.app import create_server
-from compact_lsp.lsp.errors import REQUEST_FAILED, to_jsonrpc
+from compact_lsp.lsp.errors import REQUEST_FAILED, RefusalRecords, request_failed, to_jsonrpc
 from compact_lsp.lsp.features import commands, lifecycle, methods, session_picker
 from compact_lsp.lsp.handlers import request_handler
 from compact_lsp.lsp.server import CompactLanguageServer
@@ -136,6 +136,25 @@ def test_a_stray_value_error_is_a_bug_logged_with_its_traceback(caplog: pytest.L
     assert "see the server log" in str(error)
     [record] = caplog.records
     assert record.message == "bug: a handler let ValueError through" and record.exc_info is not None
+
+
+def pygls_record(exc: Exception) -> logging.LogRecord:
+    """What pygls logs for a handler's error answer (``logger.exception`` in ``_send_handler_result``)."""
+    return logging.LogRecord(
+        "pygls.protocol.json_rpc", logging.ERROR, __file__, 1, 'Exception occurred for message "%s"', (7,),
+        (type(exc), exc, None),
+    )  # fmt: skip
+
+
+def test_pygls_logs_a_refusal_as_one_line_and_an_internal_error_with_its_traceback() -> None:
+    refusal = pygls_record(request_failed("session x is busy:\ncompacting; try again when it is done"))
+    assert RefusalRecords().filter(refusal) is False  # the log's level is WARNING: an INFO line is not shown
+    assert refusal.levelno == logging.INFO and refusal.exc_info is None
+    said = "session x is busy: compacting; try again when it is done"
+    assert refusal.getMessage() == f"request 7 answered with an error (-32803): {said}"
+    internal = pygls_record(JsonRpcInternalError("KeyError: 'x'"))
+    assert RefusalRecords().filter(internal) is True
+    assert internal.levelno == logging.ERROR and internal.exc_info is not None
 
 
 async def test_status_answers_while_the_session_is_busy(server: tuple[CompactLanguageServer, Recorded]) -> None:

@@ -211,3 +211,19 @@ def test_a_non_finite_number_is_refused_at_the_wire_naming_the_field(tmp_path: P
         assert field in refused.value.message and "not a finite number" in refused.value.message
         assert file.read_bytes() == before
         assert server.messages(session_id) == []
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["default", "info"])
+def test_a_refused_request_is_logged_as_one_line_not_as_a_crash(tmp_path: Path, verbose: bool) -> None:
+    """An unknown session is the user's to fix (the answer says how): the editor's output shows no traceback."""
+    log_file = tmp_path / "server.log"
+    args = ("-v", "--log-file", str(log_file)) if verbose else ("--log-file", str(log_file))
+    with RawServer(Workspace(tmp_path), args=args) as server, pytest.raises(RpcError, match="unknown session"):
+        server.request("compact/status", {"sessionId": "no-such-session"})
+    text = log_file.read_text(encoding="utf-8")
+    assert "Traceback" not in text and "ERROR" not in text, text
+    refused = [line for line in text.splitlines() if "answered with an error" in line]
+    if verbose:
+        assert len(refused) == 1 and "INFO" in refused[0] and "unknown session" in refused[0], text
+    else:
+        assert refused == [], text

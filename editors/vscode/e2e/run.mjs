@@ -730,6 +730,11 @@ async function main() {
     await screenshot(page, "9-high-contrast", "vscode-high-contrast.png");
     step("high contrast: the chat follows the theme, with borders");
 
+    // 15. A day of use, refusals and a restart included, leaves no error in the Compact output: what the user
+    // would take for a crash (a traceback, an ERROR line, the extension's own [error]).
+    const alarming = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => / ERROR |Traceback|\[error\]/.test(line));
+    expect(alarming.length === 0, `the Compact output shows errors:\n${alarming.join("\n")}`);
+    step("the Compact output has no error or traceback after the day of use");
     const calls = stub.requests.length;
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);
     if (COPY_TO_DOCS) {

@@ -12,6 +12,7 @@ import sys
 
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.io_threads import SWITCH_INTERVAL, share_malloc_arena
+from compact_lsp.lsp.errors import quiet_refusals
 from compact_lsp.lsp.features import register_features
 from compact_lsp.lsp.framing import serve_stdio
 from compact_lsp.lsp.server import CompactLanguageServer
@@ -23,6 +24,7 @@ def create_server(settings: EngineSettings | None = None) -> CompactLanguageServ
     """A server with every feature registered."""
     server = CompactLanguageServer(settings or EngineSettings())
     register_features(server)
+    quiet_refusals()
     return server
 
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.compaction.pins import PinError
@@ -69,3 +69,35 @@ def rpc_errors(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             raise to_jsonrpc(exc) from exc
 
     return wrapped
+
+
+REFUSAL_LOG_CHARS = 300
+"""How much of a refusal's message its one log line keeps."""
+
+
+class RefusalRecords(logging.Filter):
+    """pygls logs every error answer a handler gives at ERROR, with two tracebacks ("Exception occurred for
+    message"): an unknown session, a read-only session, a compaction already running. In the editor's output that
+    reads as a crash, though the user was told what to do. On pygls' protocol logger, such a record becomes one
+    INFO line with the answer's message; a bug keeps its traceback (``to_jsonrpc`` logged it as one), and so does
+    an internal error pygls made of an exception no handler converted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, JsonRpcException) or isinstance(exc, JsonRpcInternalError):
+            return True
+        msg_id = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+        text = " ".join(exc.message.split())
+        if len(text) > REFUSAL_LOG_CHARS:
+            text = text[: REFUSAL_LOG_CHARS - 1] + "…"
+        record.msg, record.args = "request %s answered with an error (%s): %s", (msg_id, exc.code, text)
+        record.exc_info, record.exc_text = None, None
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return logging.getLogger().isEnabledFor(logging.INFO)
+
+
+def quiet_refusals() -> None:
+    """Install ``RefusalRecords`` on pygls' protocol logger (once)."""
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, RefusalRecords) for f in logger.filters):
+        logger.addFilter(RefusalRecords())
