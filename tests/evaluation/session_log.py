@@ -88,6 +88,20 @@ class SessionLog:
         side = {"filePath": f"{self.cwd}/{path}", "oldString": old, "newString": new, "originalFile": before}
         self.call("Edit", tool_input, f"The file {self.cwd}/{path} has been updated.", side)
 
+    def compact(self, summary: str) -> int:
+        """Claude Code's compaction, as it logs one: a ``compact_boundary`` record (no parent, its logical parent
+        the last record) and its summary; the number of records before the boundary."""
+        before = len(self.records)
+        self._n += 1
+        self.records.append(
+            {"type": "system", "subtype": "compact_boundary", "uuid": f"r{self._n}", "parentUuid": None,
+             "logicalParentUuid": self.records[-1]["uuid"], "sessionId": self.session_id, "cwd": self.cwd,
+             "timestamp": f"2025-01-01T10:{self._n // 60:02d}:{self._n % 60:02d}.000Z", "isSidechain": False,
+             "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150_000}}
+        )  # fmt: skip
+        self._record("user", {"role": "user", "content": summary}, isCompactSummary=True)
+        return before
+
     def write(self, directory: Path, name: str = "session.jsonl") -> Path:
         path = directory / name
         path.write_text("".join(json.dumps(r) + "\n" for r in self.records), encoding="utf-8")

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.evaluation.session_log import SessionLog
+from tests.evaluation.session_log import SessionLog, words
 
 from compact_lsp.offline import main
 
@@ -94,3 +94,33 @@ def test_nothing_to_evaluate_is_an_error(tmp_path: Path, empty_file: bool, capsy
         path.write_text("")
     assert main(["eval", str(path)]) == 2
     assert "compact-lsp eval" in capsys.readouterr().err
+
+
+def claude_code_compacted_session(tmp_path: Path) -> tuple[Path, int]:
+    """Files read and read again, then Claude Code compacts the session, and a little work follows; with the
+    number of records before the boundary."""
+    log = SessionLog()
+    for n in range(12):
+        log.read(f"src/m{n % 4}.py", f"value = {n % 4}\n")
+        log.say(words(1_500, f"step{n}"))  # a long conversation: compacting it is worth it
+        log.user("go on")
+    before = log.compact("Summary: the user asked for work on src/m0.py .. src/m3.py.")
+    for n in range(3):
+        log.say(f"after {n}")
+        log.user("go on")
+    return log.write(tmp_path), before
+
+
+def test_a_session_claude_code_compacted_is_replayed_context_by_context(tmp_path: Path) -> None:
+    from compact_lsp.evaluation import evaluate
+    from compact_lsp.evaluation.config import EvalConfig, default_rankers
+
+    log, _ = claude_code_compacted_session(tmp_path)
+    default = next(spec for spec in default_rankers() if spec.default)
+    report = evaluate([log], EvalConfig(rankers=(default,), micro=(), survival=False))
+    assert [s.context for s in report.sessions] == ["1 of 2", "2 of 2"]
+    assert report.corpus()["sessions"] == 1 and report.corpus()["contexts"] == 2
+    before, after = (s.rankers[default.name] for s in report.sessions)
+    # the re-reads before the compaction are needs; was: only the context after it was replayed, with none
+    assert before.needed > 0 and before.strict_misses == 0
+    assert after.needed == 0

@@ -80,3 +80,23 @@ def test_eval_credits_exactly_what_compact_attaches(source: str, corpus_dir: Pat
         attached = {path for files in by_turn.values() for path, _ in files}
         assert {"/home/dev/sibling/lib.py", "/home/dev/.claude/plans/plan.md"} <= attached
         assert any(lines for files in by_turn.values() for _, lines in files), "no slice of big.py compared"
+
+
+def test_before_claude_codes_compaction_eval_credits_what_compact_attached_then(tmp_path: Path) -> None:
+    """A context before Claude Code's compaction is scored as ``compact`` answered while the log stood there."""
+    from tests.evaluation.test_eval_command import claude_code_compacted_session
+
+    from compact_lsp.engine.claude_code.transcript_log import import_contexts
+
+    log, before = claude_code_compacted_session(tmp_path)
+    first = import_contexts(log)[0]
+    default = next(spec for spec in default_rankers() if spec.default)
+    result = replay_session(first, EvalConfig(rankers=(default,), micro=(), survival=False), TiktokenCounter())
+    turns = turns_of(first.session.messages)
+    by_turn = {turns[index]: attached for index, attached in result.default_attached.items() if attached}
+    then = tmp_path / "then.jsonl"  # the log as it stood just before the compaction
+    then.write_text("".join(log.read_text(encoding="utf-8").splitlines(keepends=True)[:before]), encoding="utf-8")
+    chosen = sorted(by_turn)
+    assert len(chosen) >= 2
+    for turn in (chosen[0], chosen[-1]):
+        assert compact_attaches(then, turn) == by_turn[turn], f"--turn {turn}"

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> EvalReport:
     """Replay every session (its sub-agents, and orphan sub-agent logs); what cannot be replayed is listed."""
-    from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+    from compact_lsp.engine.claude_code.transcript_log import import_contexts
     from compact_lsp.engine.conversation.tokens import TiktokenCounter
 
     config = config or EvalConfig()
@@ -32,17 +32,21 @@ def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> E
     report = EvalReport(config)
     for source in session_sources([str(p) for p in paths]):
         try:
-            imported = import_claude_code(source.path, with_subagents=source.orphan is None)
+            # a session Claude Code compacted is replayed context by context: each is what the server held then
+            contexts = import_contexts(source.path, with_subagents=source.orphan is None)
         except (OSError, ValueError) as exc:
             report.failures.append(f"{source.path}: {exc}")
             continue
-        for session in [imported, *imported.subagents]:
+        imported = contexts[-1]
+        replayed = [(c, f"{k} of {len(contexts)}" if len(contexts) > 1 else None) for k, c in enumerate(contexts, 1)]
+        for session, context in [*replayed, *((s, None) for s in imported.subagents)]:
             if sum(1 for m in session.session.messages if m["role"] == "assistant") < 2:
                 if source.orphan is not None:
                     report.skipped.append(f"{source.path.name}: {source.orphan}; fewer than 2 assistant turns")
                 continue
             result = replay_session(session, config, counter, cwd=session.cwd or imported.cwd)
             result.orphan = source.orphan
+            result.context = context
             report.sessions.append(result)
         if source.orphan is None and config.survival:
             repeated = survival(imported, counter)

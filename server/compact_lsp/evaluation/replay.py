@@ -57,6 +57,9 @@ class SessionResult:
     """``<ide_opened_file>`` and selection notices: the editor's focus, fed to the read-file state."""
     orphan: str | None = None
     """For a sub-agent log replayed on its own: why (its parent session is not in the folder)."""
+    context: str | None = None
+    """For a session Claude Code compacted: which of the contexts its compactions delimit this is ("2 of 3"),
+    each replayed as the server held it (``transcript_log.import_contexts``)."""
     default_attached: dict[int, list[tuple[str, str | None]]] = field(default_factory=dict)
     """At each point (the index of the assistant message it comes before): the files the product's default
     policy attached, (path as logged, line ranges of a partial one), as ``compact-lsp compact`` shows them."""
@@ -73,6 +76,7 @@ class SessionResult:
             "readsWithoutContent": self.reads_without_content,
             "focusSignals": self.focus_signals,
             "orphan": self.orphan,
+            "context": self.context,
             "rankers": {k: v.to_json() for k, v in self.rankers.items()},
             "rankersToEnd": {k: v.to_json() for k, v in self.rankers_to_end.items()},
             "micro": {k: v.to_json() for k, v in self.micro.items()},

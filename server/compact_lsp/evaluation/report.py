@@ -86,7 +86,8 @@ class EvalReport:
     def corpus(self) -> dict[str, int]:
         sessions = self.sessions
         return {
-            "sessions": len(sessions),
+            "sessions": len({s.path for s in sessions}),  # a session Claude Code compacted: one per context
+            "contexts": len(sessions),
             "subagents": sum(1 for s in sessions if Path(s.path).name.startswith("agent-")),
             "orphans": sum(1 for s in sessions if s.orphan is not None),
             "skipped": len(self.skipped),
@@ -148,11 +149,13 @@ def render_markdown(report: EvalReport) -> str:
     lines = [
         "## Corpus",
         "",
-        "| sessions | of them sub-agents | orphan sub-agents replayed alone | orphans skipped | messages "
+        "| sessions | of them sub-agents | orphan sub-agents replayed alone | orphans skipped "
+        "| contexts replayed (split at Claude Code's compactions) | messages "
         "| assistant turns | compaction points | editor-focus notices | reads without content |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {c['sessions']} | {c['subagents']} | {c['orphans']} | {c['skipped']} | {c['messages']:,} | "
-        f"{c['assistantTurns']:,} | {c['points']} | {c['focusSignals']} | {c['readsWithoutContent']} |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {c['sessions']} | {c['subagents']} | {c['orphans']} | {c['skipped']} | {c['contexts']} | "
+        f"{c['messages']:,} | {c['assistantTurns']:,} | {c['points']} | {c['focusSignals']} | "
+        f"{c['readsWithoutContent']} |",
         "",
         f"Compaction points every {cfg.every_turns} assistant turns and at "
         f"{', '.join(f'{int(f * 100)}%' for f in cfg.token_fractions)} of each session's size; look-ahead "
@@ -250,6 +253,7 @@ def _session_lines(report: EvalReport) -> list[str]:
     for s in report.sessions:
         cells = " · ".join(f"{score.strict_misses}/{score.needed}" for score in s.rankers.values())
         label = Path(s.path).parent.name[-24:] + "/" + Path(s.path).stem[:14] + (" (orphan)" if s.orphan else "")
+        label += f" (context {s.context})" if s.context else ""
         lines.append(
             f"| {label} | {s.messages} | {s.assistant_turns} | {len(s.points)} | {s.files_materialised} | "
             f"{s.reads_without_content} | {cells} |"

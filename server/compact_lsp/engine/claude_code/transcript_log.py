@@ -41,6 +41,7 @@ from compact_lsp.engine.claude_code.log_lines import (
     LineProblem,
     LogRecord,
     before_last_boundary,
+    is_boundary,
     parse_log_lines,
     starts_with_json_line,
 )
@@ -131,6 +132,22 @@ def import_claude_code(
             import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)
         ]
     return imported
+
+
+def import_contexts(path: str | Path, *, with_subagents: bool = True) -> list[ImportedSession]:
+    """One import per context the model worked in, in order: the log as it stood just before each of Claude
+    Code's compactions (what ``import_claude_code`` gave then: the context since the compaction before it), then
+    the whole log (``import_claude_code``'s own answer, with the sub-agents). A log without a compaction gives that
+    one import. An import holds only the context after the last compaction, so a replay of it alone leaves out
+    everything the session did before Claude Code compacted it."""
+    file = Path(path)
+    records, problems = _read_records(file)
+    cuts = [i for i, record in enumerate(records) if record.message is None and is_boundary(record)]
+    parts = [import_records(file, records[:cut], []) for cut in cuts]
+    whole = import_records(file, records, problems)
+    if with_subagents and not file.name.startswith("agent-"):
+        whole.subagents = [import_claude_code(p, with_subagents=False) for p in _subagent_files(file, whole.session.id)]
+    return [*parts, whole]
 
 
 def import_records(file: Path, records: list[LogRecord], problems: list[LineProblem]) -> ImportedSession:
