@@ -209,3 +209,57 @@ def test_empty_file_is_an_empty_session(tmp_path: Path) -> None:
     path.write_text("")
     imported = import_claude_code(path)
     assert imported.session.messages == [] and imported.session.id == "abc" and imported.problems == []
+
+
+def _logged(kind: str, uuid: str, parent: str | None, n: int, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "5e55-retry", "cwd": "/home/dev/proj",
+            "timestamp": f"2026-05-05T07:01:{n:02d}.000Z", "isSidechain": False, **fields}  # fmt: skip
+
+
+def _said(uuid: str, parent: str | None, n: int, text: str) -> dict[str, Any]:
+    message = {"id": f"msg_{uuid}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+               "content": [{"type": "text", "text": text}]}  # fmt: skip
+    return _logged("assistant", uuid, parent, n, message=message)
+
+
+@pytest.mark.parametrize("notice_before_answer", [pytest.param(True, id="notice-logged-first"),
+                                                  pytest.param(False, id="notice-logged-after-the-turn")])  # fmt: skip
+def test_the_answer_to_a_retried_api_call_stays_on_the_branch(tmp_path: Path, notice_before_answer: bool) -> None:
+    """A failed call Claude Code retried: its api_error notice hangs off the prompt, the retry's answer too, and
+    what the user did next hangs off the notice (via a stop-hook summary). The answer was seen: it is kept."""
+    notice = _logged("system", "err", "u1", 3, subtype="api_error", level="error", retryAttempt=1)
+    answer = [_said("a1", "u1", 4, "First part of the answer."), _said("a2", "a1", 5, "Done: no type errors.")]
+    records = [
+        _logged("user", "u1", None, 1, message={"role": "user", "content": "check the types"}),
+        *([notice, *answer] if notice_before_answer else [*answer, notice]),
+        _logged("system", "hook", "err", 6, subtype="stop_hook_summary", hookCount=2),
+        _logged("user", "u2", "hook", 7, message={"role": "user", "content": "now make the UI dark"}),
+        _said("a3", "u2", 8, "Making it dark."),
+    ]
+    path = tmp_path / "retry.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    imported = import_claude_code(path)
+    texts = [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
+    assert texts == ["check the types", "First part of the answer.", "Done: no type errors.",
+                     "now make the UI dark", "Making it dark."]  # fmt: skip
+    assert "other-branch" not in imported.skipped_records
+
+
+def test_a_prompt_rewound_to_before_a_failed_call_still_leaves_the_old_branch_out(tmp_path: Path) -> None:
+    """The twin: the user went back to the prompt and asked again; the first answer is another branch."""
+    records = [
+        _logged("user", "u1", None, 1, message={"role": "user", "content": "check the types"}),
+        _said("a1", "u1", 2, "Old answer."),
+        _logged("user", "u2", None, 3, message={"role": "user", "content": "check the types, strictly"}),
+        _logged("system", "err", "u2", 4, subtype="api_error", level="error", retryAttempt=1),
+        _said("a2", "u2", 5, "New answer."),
+        _logged("system", "hook", "err", 6, subtype="stop_hook_summary", hookCount=2),
+        _logged("user", "u3", "hook", 7, message={"role": "user", "content": "thanks"}),
+        _said("a3", "u3", 8, "You are welcome."),
+    ]
+    path = tmp_path / "rewound.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    imported = import_claude_code(path)
+    texts = [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
+    assert texts == ["check the types, strictly", "New answer.", "thanks", "You are welcome."]
+    assert imported.skipped_records["other-branch"] == 2

@@ -37,10 +37,21 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
     leaf = unique[leaf_at]
     chain: set[str] = set()
     cursor: str | None = ids[leaf_at][0]
+    child = leaf
     while cursor is not None and cursor not in chain:
         chain.add(cursor)
         parent = by_uuid.get(cursor)
-        cursor = _link(parent.data) if parent is not None else None
+        if parent is None:
+            break
+        if parent.message is None and _is_retry_notice(parent):
+            # What was logged after a failed API call that Claude Code retried hangs off its api_error notice,
+            # which hangs off the message before the call; the retry's answer hangs off that message too. The
+            # conversation went on from the answer: without this, the answer is left out as another branch.
+            answer = _retried_answer(records, by_uuid, parent, child)
+            if answer is not None:
+                cursor, child = answer.uuid, answer
+                continue
+        cursor, child = _link(parent.data), parent
     # The branch ends at the model's last response; what the user logged after it (a prompt, local command
     # output) hangs off the branch somewhere and joins it. A rewound-away branch ends in an earlier response.
     for record in records[_position(records, leaf) + 1 :]:
@@ -66,6 +77,35 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
         else:
             skipped["other-branch"] += 1
     return selected
+
+
+def _is_retry_notice(record: LogRecord) -> bool:
+    return record.data.get("type") == "system" and record.data.get("subtype") == "api_error"
+
+
+def _retried_answer(
+    records: list[LogRecord], by_uuid: dict[str, LogRecord], notice: LogRecord, child: LogRecord
+) -> LogRecord | None:
+    """The last message record logged before ``child`` that descends from the message the failed call followed
+    (the retry's answer, or what came after it), or None: no retry was answered."""
+    asked = _link(notice.data)
+    while asked is not None and asked in by_uuid and _is_retry_notice(by_uuid[asked]):
+        asked = _link(by_uuid[asked].data)  # a notice of a second attempt may hang off the first one's
+    if asked is None or asked not in by_uuid:
+        return None
+    low = by_uuid[asked].line_no
+    for record in reversed(records):
+        if record.line_no >= child.line_no or record.message is None or record.uuid is None:
+            continue
+        if record.line_no <= low:
+            return None
+        cursor: LogRecord | None = record
+        while cursor is not None and cursor.line_no > low:
+            link = _link(cursor.data)
+            if link == asked:
+                return record
+            cursor = by_uuid.get(link) if link is not None else None
+    return None
 
 
 def _unique_messages(
