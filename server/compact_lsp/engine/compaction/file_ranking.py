@@ -116,6 +116,7 @@ HistoryUses = dict[str, list[dict[str, Any]]]
 def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> HistoryUses:
     failed = {str(b.get("tool_use_id")) for m in history for b in tool_results(m) if b.get("is_error")}
     realpath = instant_realpaths()  # every use in the history is resolved: each folder once, each path once
+    real: dict[str, str] = {}  # each path as named resolved once (a file is used many times)
     uses: HistoryUses = {}
     for message in reversed(history):
         for use in tool_uses(message):
@@ -124,7 +125,9 @@ def history_uses(read_state: ReadFileState, history: Sequence[Message]) -> Histo
                 continue
             path = input_path(tool_input)
             if path is not None:
-                uses.setdefault(read_state.resolve(path, realpath)[1], []).append(tool_input)
+                if path not in real:
+                    real[path] = read_state.resolve(path, realpath)[1]
+                uses.setdefault(real[path], []).append(tool_input)
     return uses
 
 

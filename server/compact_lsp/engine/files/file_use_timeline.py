@@ -48,7 +48,10 @@ def turns_of(messages: Sequence[Message]) -> list[int]:
 
 
 def _old_strings(tool: str, tool_input: dict[str, Any]) -> tuple[str, ...]:
-    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+    if tool != "MultiEdit":  # one input, one string at most (a Read's is None): no generator for it
+        old = tool_input.get("old_string")
+        return (old,) if isinstance(old, str) and old else ()
+    edits = tool_input.get("edits")
     found = (e.get("old_string") for e in (edits if isinstance(edits, list) else []) if isinstance(e, dict))
     return tuple(old for old in found if isinstance(old, str) and old)
 
@@ -76,12 +79,13 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
             name, tool_input = use.get("name"), use.get("input")
             if name not in NEED_TOOLS or not isinstance(tool_input, dict):
                 continue
-            if use.get("id") in failed or use.get("id") not in answered:
+            call_id = use.get("id")
+            if call_id in failed or call_id not in answered:
                 continue
             path = input_path(tool_input)
             if path is None:
                 continue
-            creates = name == "Write" and side.get(str(use.get("id")), {}).get("type") == "create"
+            creates = name == "Write" and side.get(str(call_id), {}).get("type") == "create"
             if path not in absolute:
                 absolute[path] = os.path.normpath(os.path.join(root, path))
             uses.append(

@@ -76,16 +76,21 @@ class PlanItem:
     status: str
 
 
-def plan_items(tool_input: Mapping[str, Any]) -> list[PlanItem] | None:
-    """The items of one plan tool call's input, or None when the input is not a plan we understand."""
+def _plan_list(tool_input: Mapping[str, Any]) -> list[Any] | None:
     raw = tool_input.get("todos")
     if raw is None:
         raw = tool_input.get("plan")
-    if not isinstance(raw, list):
+    return raw if isinstance(raw, list) else None
+
+
+def plan_items(tool_input: Mapping[str, Any]) -> list[PlanItem] | None:
+    """The items of one plan tool call's input, or None when the input is not a plan we understand."""
+    raw = _plan_list(tool_input)
+    if raw is None:
         return None
     items: list[PlanItem] = []
     for entry in raw:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, (dict, Mapping)):  # dict first: no ABC check for JSON
             continue
         text = entry.get("content") or entry.get("description") or entry.get("step") or entry.get("title")
         if not isinstance(text, str) or not text.strip():
@@ -150,7 +155,7 @@ def _plan_docs_and_todos(
             continue
         for block in tool_uses(message):
             tool_input = block.get("input")
-            if isinstance(tool_input, Mapping):
+            if isinstance(tool_input, (dict, Mapping)):  # dict first: no ABC check for JSON
                 calls.append((str(block.get("id", "")), str(block.get("name", "")), tool_input))
     todo: tuple[int, str, Mapping[str, Any]] | None = None
     tasks = TaskFold()
@@ -161,7 +166,7 @@ def _plan_docs_and_todos(
             answer = results.get(tool_use_id)
             if tasks.apply(name, tool_input, None if answer is None else result_text(answer)):
                 todo = (index, tool_use_id, tasks.as_todos())
-        elif name in plan_tools and plan_items(tool_input) is not None:
+        elif name in plan_tools and _plan_list(tool_input) is not None:  # the newest list's items are made later
             todo = (index, tool_use_id, tool_input)
         elif name in PLAN_MODE_TOOLS and isinstance(tool_input.get("plan"), str) and tool_input["plan"].strip():
             doc = (index, _PlanDoc(tool_input["plan"].strip(), "plan-mode", tool_use_id=tool_use_id))
