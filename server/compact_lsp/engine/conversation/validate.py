@@ -71,7 +71,7 @@ def validate(messages: list[Message]) -> list[Problem]:
             problems.append(Problem(i, None, "empty-content", f"the {role} message has no content"))
             continue
         for j, block in enumerate(blocks):
-            if _is_blank_text(block):
+            if block.get("type") == "text" and _is_blank_text(block):
                 problems.append(Problem(i, j, "empty-text", "a text block must contain non-whitespace text"))
         if role == "assistant":
             _check_assistant(i, blocks, messages, seen_use_ids, problems)
@@ -88,11 +88,7 @@ def _check_assistant(
     problems: list[Problem],
 ) -> None:
     nxt = messages[i + 1] if i + 1 < len(messages) else None
-    answered = (
-        {b.get("tool_use_id") for b in blocks_of(nxt) if b.get("type") == "tool_result"}
-        if nxt is not None and nxt.get("role") == "user"
-        else set()
-    )
+    answered: set[object] | None = None  # the next message's results, gathered at the first call that asks
     for j, block in enumerate(blocks):
         if block.get("type") == "tool_result":
             problems.append(Problem(i, j, "misplaced-block", "a tool_result block in an assistant message"))
@@ -116,6 +112,8 @@ def _check_assistant(
             seen_use_ids[use_id] = i
         if nxt is None:
             continue  # a trailing in-flight call
+        if answered is None:
+            answered = _ids(nxt, "tool_result", "tool_use_id") if nxt.get("role") == "user" else set()
         if use_id not in answered:
             problems.append(
                 Problem(
@@ -135,11 +133,7 @@ def _check_user(
     problems: list[Problem],
 ) -> None:
     prev = messages[i - 1] if i > 0 else None
-    asked = (
-        {b.get("id") for b in blocks_of(prev) if b.get("type") == "tool_use"}
-        if prev is not None and prev.get("role") == "assistant"
-        else set()
-    )
+    asked: set[object] | None = None  # the previous message's calls, gathered at the first result that asks
     other_seen = False
     for j, block in enumerate(blocks):
         kind = block.get("type")
@@ -164,6 +158,8 @@ def _check_user(
             continue
         if isinstance(use_id, str):
             seen_result_ids[use_id] = i
+        if asked is None:
+            asked = _ids(prev, "tool_use", "id") if prev is not None and prev.get("role") == "assistant" else set()
         if use_id not in asked:
             problems.append(
                 Problem(
@@ -173,6 +169,10 @@ def _check_user(
                     f"tool_result for {use_id!r} answers no tool_use of the preceding assistant message",
                 )
             )
+
+
+def _ids(message: Message, kind: str, key: str) -> set[object]:
+    return {b.get(key) for b in blocks_of(message) if b.get("type") == kind}
 
 
 def is_valid(messages: list[Message]) -> bool:
