@@ -8,19 +8,22 @@ if sys.argv[2:3] == ["hook"]:  # the agents' hooks start fresh on every compacti
     gc.disable()  # nor the cyclic collector, for a process of a fraction of a second (run_hook says why)
     import types
 
-    class _InspectOnUse(types.ModuleType):
-        """``inspect``, imported at its first use: dataclasses imports it (with ast and dis: ~26M instructions) for a
-        signature it writes only into a class without a docstring, and the hook's classes all have one."""
+    class _ImportedOnUse(types.ModuleType):
+        """A module imported at its first use. ``inspect``: dataclasses imports it (with ast and dis: ~26M
+        instructions) for a signature it writes only into a class without a docstring, and the hook's classes all
+        have one. ``traceback``: logging imports it (with textwrap, linecache and tokenize: ~11M) to format an
+        exception, which a hook that answers never logs."""
 
         def __getattr__(self, name: str) -> object:
             import importlib
 
-            del sys.modules["inspect"]
-            module = importlib.import_module("inspect")
+            del sys.modules[self.__name__]
+            module = importlib.import_module(self.__name__)
             self.__dict__.update(module.__dict__)  # who imported this stand-in sees the real module from now on
             return getattr(module, name)
 
-    sys.modules["inspect"] = _InspectOnUse("inspect")
+    for _name in ("inspect", "traceback"):
+        sys.modules[_name] = _ImportedOnUse(_name)
     from compact_lsp.companion.hook_process import exit_now, hook_main
 
     code = hook_main(sys.argv[1:])

@@ -114,12 +114,14 @@ def test_the_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path: Path
 
 
 HOOK_NEVER_IMPORTS = ("tiktoken", "asyncio", "anthropic", "pygls", "lsprotocol", "ssl", "argparse", "platformdirs",
-                      "hashlib", "_hashlib", "base64", "inspect", "ast", "dis")  # fmt: skip
+                      "hashlib", "_hashlib", "base64", "inspect", "ast", "dis", "traceback", "textwrap",
+                      "linecache", "tokenize")  # fmt: skip
 """What the hook never needs: the tokenizer (it counts characters), the SDK, the event loop, the server, the
 subcommands' parser (``hook_process.hook_main`` reads the hook's own arguments), OpenSSL (it compares no hash of
 what the model saw: ``ReadFileState.replay(hashes=False)``), base64 (only an image's size is decoded with it),
 inspect with ast and dis (``__main__`` imports it at its first use, and only a dataclass without a docstring uses
-it: give the class one)."""
+it: give the class one), traceback with textwrap, linecache and tokenize (imported at its first use too: logging
+formats an exception with it, and a hook that answers logs none)."""
 HOOK_NEVER_IMPORTS_OURS = ("compact_lsp.evaluation", "compact_lsp.lsp", "compact_lsp.cli", "compact_lsp.engine.session",
                            "compact_lsp.engine.summarize", "compact_lsp.store", "compact_lsp.agent",
                            "compact_lsp.engine.settings")  # fmt: skip
@@ -203,6 +205,7 @@ def test_missing_transcript_prints_nothing_and_says_why(tmp_path: Path) -> None:
     result = run_hook(hook_input(compacted, transcript_path=str(tmp_path / "gone.jsonl")))
     assert (result.returncode, result.stdout) == (0, b"")
     assert b"no Claude Code session log" in result.stderr
+    assert b"Traceback (most recent call last)" in result.stderr  # traceback, imported at its first use, formats it
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
