@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import mmap
 
 MESSAGE_TYPES = ("user", "assistant")
+_WHERE = {kind: f"{kind} message" for kind in MESSAGE_TYPES}
 ATTACHMENT = "attachment"
 """Context Claude Code adds that is in no message (re-attached files, hook output, listings, a sub-agent's
 result): its ``rendered`` texts reach the model as a user (or system) message, so they are imported as one."""
@@ -245,11 +246,12 @@ def _check_record(record: LogRecord, finite: bool, line: bytes, copy: bool = Tru
         # long line is walked without counting: counting reads every byte twice, a walk visits each container,
         # and a long line's bytes are mostly a text (a file's, in a tool result) with few containers around it.
         shallow = len(line) <= COUNT_BRACKETS_UP_TO and line.count(b"{") + line.count(b"[") <= MAX_NESTING
-        record.message = normalize_message(raw, where=f"{kind} message", nesting=not shallow, copy=copy)
+        where = _WHERE[kind]
+        record.message = normalize_message(raw, where=where, nesting=not shallow, copy=copy)
         if not finite:
-            check_finite(record.message, f"{kind} message")
+            check_finite(record.message, where)
         if kind == "assistant":  # tool_use blocks, the only ones with paths, are refused in user messages
-            check_input_paths(record.message, f"{kind} message")
+            check_input_paths(record.message, where)
     except (MessageShapeError, UnusablePath) as e:
         record.message = None
         return str(e)

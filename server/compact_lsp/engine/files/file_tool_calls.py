@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of
 from compact_lsp.engine.files.read_record import RecordKind
-from compact_lsp.engine.files.usable_path import checked_path, is_usable
+from compact_lsp.engine.files.usable_path import checked_path, is_usable, path_problem
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def check_input_paths(message: Message, where: str) -> None:
         if isinstance(tool_input, dict):
             for key in PATH_KEYS:
                 value = tool_input.get(key)
-                if isinstance(value, str):
+                if isinstance(value, str) and path_problem(value) is not None:  # the field named only then
                     checked_path(value, f"{where}.content[{j}].input.{key}")
 
 
