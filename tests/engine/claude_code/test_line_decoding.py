@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from compact_lsp.engine.claude_code import log_lines
 from compact_lsp.engine.claude_code.branch import _position
 from compact_lsp.engine.claude_code.log_lines import LogRecord
+from compact_lsp.engine.conversation.messages import MessageShapeError, normalize_message
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -96,3 +97,32 @@ def test_a_window_parses_as_its_copy_does(tmp_path_factory: pytest.TempPathFacto
         path.write_bytes(data)
         with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             assert log_lines.parse_log_lines(mapped, first, start=start, end=end) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    depth=st.integers(1, 110),
+    pad=st.integers(0, 2 * log_lines.COUNT_BRACKETS_UP_TO),
+    brackets=st.integers(0, 150),
+)
+def test_a_line_is_refused_for_its_depth_as_a_walk_of_its_message_says(depth: int, pad: int, brackets: int) -> None:
+    """Counting a line's brackets, or walking a long line's message, refuses what walking every message refuses:
+    brackets in a text count without nesting, and the line's length picks the way."""
+    deep: Any = []
+    for _ in range(depth - 1):
+        deep = [deep]
+    block = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "Read",
+        "input": {"deep": deep, "text": "x" * pad + "{[" * brackets},
+    }
+    raw = {"role": "assistant", "content": [block]}
+    line = json.dumps({"type": "assistant", "message": raw}, separators=(",", ":")).encode()
+    _, problems = log_lines.parse_log_lines(line + b"\n")
+    try:
+        normalize_message(raw, where="assistant message")
+        walked = None
+    except MessageShapeError as exc:
+        walked = str(exc)
+    assert [p.reason for p in problems] == ([walked] if walked else [])
