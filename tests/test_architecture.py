@@ -86,6 +86,7 @@ PRODUCTION = (
     "tracking",
     "store",
     "io_threads",
+    "malloc_arena",
     "idle_collection",
     "atomic_files",
 )

@@ -11,6 +11,6 @@ import pytest
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_the_server_threads_share_one_malloc_arena() -> None:
-    code = "from compact_lsp.io_threads import share_malloc_arena; print(share_malloc_arena())"
+    code = "from compact_lsp.malloc_arena import share_malloc_arena; print(share_malloc_arena())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"

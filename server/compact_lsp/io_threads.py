@@ -15,12 +15,6 @@ request (bench/bench_load.py: status p50 46-49 ms with six threads, 31 with two,
 ``SessionThreads`` is the default executor the server installs: it never waits for a stuck thread when the loop
 closes, so a client that closes stdin is never kept waiting on one (the process then ends with ``os._exit``,
 see ``cli.main``).
-
-``share_malloc_arena`` gives every thread the one malloc arena the main thread uses (glibc makes one per thread,
-up to eight a core): a thread's own arena keeps the pages it touched however little it still holds, so following
-a transcript in its thread cost some 1.5 MiB over the base for a 0.5 MiB window (bench/bench_follow.py); in the
-one arena the same work reuses what start-up freed. The interpreter's lock already keeps threads from allocating
-at once, so they seldom wait for the arena's.
 """
 
 from __future__ import annotations
@@ -28,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -43,24 +36,6 @@ bench/bench_load.py, 50 x 200, one window at load 4-5: status p50 11.5 ms at 1 m
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-M_ARENA_MAX = -8
-"""glibc's ``mallopt`` parameter: how many malloc arenas the process may have."""
-
-
-def share_malloc_arena() -> bool:
-    """One malloc arena for every thread (see the module doc), set before any thread starts; False where the C
-    library is not glibc's (nothing changes)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # musl and others: no mallopt
-        return False
-    return bool(mallopt(M_ARENA_MAX, 1))
 
 
 class SessionThreads(ThreadPoolExecutor):

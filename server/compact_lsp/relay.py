@@ -32,6 +32,7 @@ import threading
 from typing import IO, Any, BinaryIO, NoReturn
 
 from compact_lsp.frames import FRAMING_EXIT_CODE, Frame, FramingError, frame_of, read_frame, result_body
+from compact_lsp.malloc_arena import share_malloc_arena
 from compact_lsp.relay_frames import (
     ACK,
     ENGINE_ENV,
@@ -50,8 +51,6 @@ SYNCHRONOUS_REQUESTS = frozenset({"initialize", "shutdown"})
 UNORDERED_NOTIFICATIONS = frozenset({"$/cancelRequest", "$/setTrace"})
 """Notifications that change no status."""
 PR_SET_PDEATHSIG = 1
-M_ARENA_MAX = -8
-"""glibc's ``mallopt`` parameter: how many malloc arenas a process may have."""
 
 
 def needs_ack(message: Any) -> bool:
@@ -246,7 +245,7 @@ class Front:
 def serve_front(args: list[str]) -> int:
     """Start the engine (``python -m compact_lsp`` with ``args``) and stand in front of it on stdio; returns
     only when the front cannot start its engine."""
-    one_malloc_arena()  # before its threads start
+    share_malloc_arena()  # before its threads start (malloc_arena.py says why)
     env = {**os.environ, ENGINE_ENV: str(os.getpid())}
     command = [sys.executable, "-m", "compact_lsp", *args]
     try:
@@ -270,22 +269,6 @@ def serve_front(args: list[str]) -> int:
         pass
     relay.join()  # it ends the process when the engine's output ends
     return 1  # not reached
-
-
-def one_malloc_arena() -> None:
-    """The front's threads allocate from one malloc arena, not one each (glibc; elsewhere nothing changes). The
-    thread that passes the engine's frames on holds each session's snapshot (kilobytes, more after each file read)
-    while the next is read: in a heap of its own that churn kept some three snapshots' worth of pages touched (+44
-    KiB for a 14 kB snapshot, a third of the 0.13 MiB window of a 1M-record transcript, bench_follow.py); in the
-    one heap it reuses pages start-up left free (+0 KiB). The front's threads wait on pipes: they never contend."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1)
-    except (OSError, AttributeError) as exc:  # not glibc: its allocator does as it does
-        log.debug("the front's threads keep their own malloc arenas: %s", exc)
 
 
 def engine_started() -> bool:
