@@ -263,3 +263,18 @@ def test_a_prompt_rewound_to_before_a_failed_call_still_leaves_the_old_branch_ou
     texts = [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
     assert texts == ["check the types, strictly", "New answer.", "thanks", "You are welcome."]
     assert imported.skipped_records["other-branch"] == 2
+
+
+def test_a_second_attempts_notice_hanging_off_the_first_leads_to_the_answer_too(tmp_path: Path) -> None:
+    records = [
+        _logged("user", "u1", None, 1, message={"role": "user", "content": "check the types"}),
+        _logged("system", "err1", "u1", 2, subtype="api_error", level="error", retryAttempt=1),
+        _logged("system", "err2", "err1", 3, subtype="api_error", level="error", retryAttempt=2),
+        _said("a1", "u1", 4, "Done: no type errors."),
+        _logged("user", "u2", "err2", 5, message={"role": "user", "content": "thanks"}),
+        _said("a2", "u2", 6, "You are welcome."),
+    ]
+    path = tmp_path / "retries.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    texts = [b.get("text") for m in import_claude_code(path).session.messages for b in blocks_of(m)]
+    assert texts == ["check the types", "Done: no type errors.", "thanks", "You are welcome."]

@@ -9,6 +9,7 @@ without the rest of an import (``transcript_log.py``: origins, title, window, hi
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from typing import Any
 
@@ -79,6 +80,10 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
     return selected
 
 
+def _line_no(record: LogRecord) -> int:
+    return record.line_no
+
+
 def _is_retry_notice(record: LogRecord) -> bool:
     return record.data.get("type") == "system" and record.data.get("subtype") == "api_error"
 
@@ -94,11 +99,13 @@ def _retried_answer(
     if asked is None or asked not in by_uuid:
         return None
     low = by_uuid[asked].line_no
-    for record in reversed(records):
-        if record.line_no >= child.line_no or record.message is None or record.uuid is None:
-            continue
+    # from the child back to the prompt only: a log with many retries must not be searched from its end each time
+    for at in range(bisect_left(records, child.line_no, key=_line_no) - 1, -1, -1):
+        record = records[at]
         if record.line_no <= low:
             return None
+        if record.message is None or record.uuid is None:
+            continue
         cursor: LogRecord | None = record
         while cursor is not None and cursor.line_no > low:
             link = _link(cursor.data)
