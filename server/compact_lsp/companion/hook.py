@@ -169,7 +169,7 @@ def context_for(
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
     with mapped_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES) as (data, start, end):
-        records, _ = parse_log_lines(data, start=start, end=end, copy=False)  # nothing outlives the answer
+        records, _ = parse_log_lines(data, start=start, end=end, copy=False, lean=True)  # nothing outlives the answer
     before, summary = before_last_boundary(records)
     split = split_at_last_compaction(records, [r for r in records if r.message is not None])
     messages, side = conversation_of(before)

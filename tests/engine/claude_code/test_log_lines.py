@@ -48,3 +48,20 @@ def test_a_message_nested_too_deep_is_refused(depth: int, refused: bool, pad: in
     assert bool(problems) == refused, problems
     if refused:
         assert "nested more than 100 levels deep" in problems[0].reason
+
+
+def test_a_lean_record_keeps_its_message_id_and_its_side_data_type() -> None:
+    lines = [
+        '{"type":"assistant","uuid":"a1","parentUuid":"u0","message":{"id":"msg_1","role":"assistant","model":"m",'
+        '"usage":{"input_tokens":3},"content":[' + TOOL_USE % 0 + "]}}",
+        '{"type":"user","uuid":"u1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result",'
+        '"tool_use_id":"t1","content":"text"}]},"toolUseResult":{"type":"text","file":{"content":"text"}}}',
+        '{"type":"user","uuid":"u2","message":{"role":"user","content":"hi"},"toolUseResult":"Error: no"}',
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    full, _ = parse_log_lines(data)
+    lean, _ = parse_log_lines(data, copy=False, lean=True)
+    assert [r.message for r in lean] == [r.message for r in full]
+    assert [(r.uuid, r.parent, r.message_id) for r in lean] == [(r.uuid, r.parent, r.message_id) for r in full]
+    assert [r.data["message"] for r in lean] == [{"id": "msg_1"}, {}, {}]
+    assert [r.data.get("toolUseResult") for r in lean] == [None, {"type": "text"}, "Error: no"]

@@ -147,12 +147,21 @@ def starts_with_json_line(data: bytes) -> bool:
 
 
 def parse_log_lines(
-    data: bytes | mmap.mmap, first_line_no: int = 1, *, start: int = 0, end: int | None = None, copy: bool = True
+    data: bytes | mmap.mmap,
+    first_line_no: int = 1,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    copy: bool = True,
+    lean: bool = False,
 ) -> tuple[list[LogRecord], list[LineProblem]]:
     """The records of whole lines of a session log, ``data[start:end]`` (a mapped file needs no copy first;
     ``first_line_no`` numbers the first line); a last line without its newline is reported as torn.
     ``copy=False``: each message's blocks are its record's own dicts (``normalize_message``), for a reader that
-    keeps nothing after it answers (the hook)."""
+    keeps nothing after it answers (the hook). ``lean``: a record's data keeps of its ``message`` only the id
+    (``message_id``; the blocks are in ``LogRecord.message``) and of its ``toolUseResult`` only the type (what the
+    hook reads of the side data: did a Write create its file), so the rest (usage, a copy of the file a result
+    shows, an edit's patch: a third of a transcript's bytes) is freed while the next lines are parsed."""
     end = len(data) if end is None else end
     torn_last = end > start and data[end - 1 : end] != b"\n"
     records: list[LogRecord] = []
@@ -181,8 +190,20 @@ def parse_log_lines(
         if problem is not None:
             problems.append(LineProblem(line_no, problem))
             continue
+        if lean:
+            _lighten(record.data)
         records.append(record)
     return records, problems
+
+
+def _lighten(data: dict[str, Any]) -> None:
+    """``parse_log_lines(lean=True)``'s record data: the message's id and the toolUseResult's type."""
+    message = data.get("message")
+    if isinstance(message, dict):
+        data["message"] = {"id": message["id"]} if "id" in message else {}
+    side = data.get("toolUseResult")
+    if isinstance(side, dict):
+        data["toolUseResult"] = {"type": side.get("type")}
 
 
 def _lines(data: bytes | mmap.mmap, start: int = 0, end: int | None = None) -> Iterator[bytes]:
