@@ -175,14 +175,15 @@ def merge_records(selected: list[LogRecord]) -> tuple[list[Message], list[str | 
     messages: list[Message] = []
     timestamps: list[str | None] = []
     sources: list[list[LogRecord]] = []
-    last_response: tuple[str, int] | None = None  # (message.id, index) of the last assistant message
+    last_id: str | None = None  # the message.id of the last assistant message, at index last_at
+    last_at = 0
     for record in selected:
-        assert record.message is not None
-        role = record.message["role"]
-        blocks = blocks_of(record.message)
+        message = record.message
+        assert message is not None
+        role = message["role"]
         message_id = record.message_id if role == "assistant" else None
-        if message_id is not None and last_response and message_id == last_response[0]:
-            target = last_response[1]  # another block of the same API response, maybe after its first results
+        if message_id is not None and message_id == last_id:
+            target = last_at  # another block of the same API response, maybe after its first results
         elif messages and messages[-1]["role"] == role:
             target = len(messages) - 1
         else:
@@ -191,10 +192,10 @@ def merge_records(selected: list[LogRecord]) -> tuple[list[Message], list[str | 
             timestamps.append(timestamp if isinstance(timestamp, str) else None)
             sources.append([])
             target = len(messages) - 1
-        messages[target]["content"].extend(blocks)
+        messages[target]["content"].extend(blocks_of(message))
         sources[target].append(record)
         if message_id:
-            last_response = (message_id, target)
+            last_id, last_at = message_id, target
     return messages, timestamps, sources
 
 
