@@ -127,11 +127,17 @@ def import_claude_code(
         records, summary = before_last_boundary(records)
     imported = import_records(file, records, problems)
     imported.compact_summary = summary
-    if with_subagents and not file.name.startswith("agent-"):
+    if with_subagents:
+        _attach_subagents(file, imported)
+    return imported
+
+
+def _attach_subagents(file: Path, imported: ImportedSession) -> None:
+    """The sub-agents' logs of a session's own log (a sub-agent's log has none of its own), each imported alone."""
+    if not file.name.startswith("agent-"):
         imported.subagents = [
             import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)
         ]
-    return imported
 
 
 def import_contexts(path: str | Path, *, with_subagents: bool = True) -> list[ImportedSession]:
@@ -145,8 +151,8 @@ def import_contexts(path: str | Path, *, with_subagents: bool = True) -> list[Im
     cuts = [i for i, record in enumerate(records) if record.message is None and is_boundary(record)]
     parts = [import_records(file, records[:cut], []) for cut in cuts]
     whole = import_records(file, records, problems)
-    if with_subagents and not file.name.startswith("agent-"):
-        whole.subagents = [import_claude_code(p, with_subagents=False) for p in _subagent_files(file, whole.session.id)]
+    if with_subagents:
+        _attach_subagents(file, whole)
     return [*parts, whole]
 
 
