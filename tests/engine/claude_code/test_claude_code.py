@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.claude_code.log_lines import LineProblem
-from compact_lsp.engine.claude_code.transcript_log import import_claude_code, iter_session_files
+from compact_lsp.engine.claude_code.transcript_log import ImportedSession, import_claude_code, iter_session_files
 from compact_lsp.engine.conversation.messages import blocks_of, result_text
 from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT, validate
 
@@ -222,6 +222,13 @@ def _said(uuid: str, parent: str | None, n: int, text: str) -> dict[str, Any]:
     return _logged("assistant", uuid, parent, n, message=message)
 
 
+def _imported(path: Path, records: list[dict[str, Any]]) -> tuple[ImportedSession, list[Any]]:
+    """The log of ``records`` written to ``path`` and imported, with the texts of its messages' blocks in order."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    imported = import_claude_code(path)
+    return imported, [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
+
+
 @pytest.mark.parametrize("notice_before_answer", [pytest.param(True, id="notice-logged-first"),
                                                   pytest.param(False, id="notice-logged-after-the-turn")])  # fmt: skip
 def test_the_answer_to_a_retried_api_call_stays_on_the_branch(tmp_path: Path, notice_before_answer: bool) -> None:
@@ -236,10 +243,7 @@ def test_the_answer_to_a_retried_api_call_stays_on_the_branch(tmp_path: Path, no
         _logged("user", "u2", "hook", 7, message={"role": "user", "content": "now make the UI dark"}),
         _said("a3", "u2", 8, "Making it dark."),
     ]
-    path = tmp_path / "retry.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    imported = import_claude_code(path)
-    texts = [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
+    imported, texts = _imported(tmp_path / "retry.jsonl", records)
     assert texts == ["check the types", "First part of the answer.", "Done: no type errors.",
                      "now make the UI dark", "Making it dark."]  # fmt: skip
     assert "other-branch" not in imported.skipped_records
@@ -257,10 +261,7 @@ def test_a_prompt_rewound_to_before_a_failed_call_still_leaves_the_old_branch_ou
         _logged("user", "u3", "hook", 7, message={"role": "user", "content": "thanks"}),
         _said("a3", "u3", 8, "You are welcome."),
     ]
-    path = tmp_path / "rewound.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    imported = import_claude_code(path)
-    texts = [b.get("text") for m in imported.session.messages for b in blocks_of(m)]
+    imported, texts = _imported(tmp_path / "rewound.jsonl", records)
     assert texts == ["check the types, strictly", "New answer.", "thanks", "You are welcome."]
     assert imported.skipped_records["other-branch"] == 2
 
@@ -274,7 +275,5 @@ def test_a_second_attempts_notice_hanging_off_the_first_leads_to_the_answer_too(
         _logged("user", "u2", "err2", 5, message={"role": "user", "content": "thanks"}),
         _said("a2", "u2", 6, "You are welcome."),
     ]
-    path = tmp_path / "retries.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    texts = [b.get("text") for m in import_claude_code(path).session.messages for b in blocks_of(m)]
+    _, texts = _imported(tmp_path / "retries.jsonl", records)
     assert texts == ["check the types", "Done: no type errors.", "thanks", "You are welcome."]
