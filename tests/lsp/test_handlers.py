@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,38 @@ async def test_a_status_answered_at_once_is_the_json_published_with_the_snapshot
         marked = methods.status_at_once(ls, {"sessionId": session_id})
     assert isinstance(marked, dict) and marked["compacting"] is True
     assert methods.status_at_once(ls, {"sessionId": "not-loaded"}) is None
+
+
+async def test_the_session_list_answers_while_a_change_holds_a_session(
+    server: tuple[CompactLanguageServer, Recorded],
+) -> None:
+    """A change writes the journal, then indexes the session, under its lock: a sessions view listing between
+    the two (50 agents appending) waited for the change, and its look behind it withdrew the session's status
+    snapshot, so the next ``compact/status`` waited too (bench/bench_load.py: status p99 17 ms). The list shows
+    the last change that completed; a stale entry of a free session is measured again, and the status published
+    before still answers at once."""
+    ls, _ = server
+    session_id = (await methods.new_session(ls, {"title": "busy"}))["sessionId"]
+    await methods.append(ls, {"sessionId": session_id, "messages": reads(2)})
+    registry = ls.registry()
+    slot, journal = registry.slots[session_id], registry.store.path_for(session_id)
+
+    def written_since_indexed() -> None:
+        st = journal.stat()
+        os.utime(journal, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+
+    async def messages_listed() -> int:
+        items = await asyncio.wait_for(session_picker.list_sessions(ls, {}), 5)
+        return next(item["messages"] for item in items if item["sessionId"] == session_id)
+
+    async with slot.lock:  # the change holds it, its journal written
+        written_since_indexed()
+        assert await messages_listed() == 5
+    await methods.status(ls, {"sessionId": session_id})  # measured and published again after our own hold
+    assert methods.status_at_once(ls, {"sessionId": session_id}) is not None
+    written_since_indexed()  # free, and its entry stale: measured again
+    assert await messages_listed() == 5
+    assert methods.status_at_once(ls, {"sessionId": session_id}) is not None
 
 
 def test_a_document_uri_naming_no_usable_path_is_ignored_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

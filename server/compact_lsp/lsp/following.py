@@ -13,8 +13,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.lsp.answers import usage_answer
 from compact_lsp.lsp.notify import changed
+from compact_lsp.lsp.snapshots import publish
 from compact_lsp.store.session_store import SessionJournal, parse_lines
 
 if TYPE_CHECKING:
@@ -74,14 +74,19 @@ def on_journal_changed(server: CompactLanguageServer, session_id: str) -> None:
 
 
 async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    def run() -> tuple[int, dict[str, Any]]:
-        return catch_up(slot), usage_answer(slot.session.usage())
+    def run() -> tuple[int, dict[str, Any] | None]:
+        count = catch_up(slot)
+        if not count:
+            return 0, None
+        if server.sessions is not None:  # the listing's entry and the status, as after a change of our own
+            server.sessions.index_slot(slot)
+        return count, publish(slot)["usage"]
 
     async with slot.lock:
         count, usage = await asyncio.to_thread(run)
     journal = journal_of(slot)
     if journal is not None and journal.writer_lock.held:
         unfollow(server, slot)  # ours now: nobody else appends
-    if count:
+    if usage is not None:
         log.info("session %s: followed %d record(s) another server wrote", slot.session.id, count)
         changed(server, slot, usage)

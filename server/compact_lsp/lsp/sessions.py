@@ -219,7 +219,7 @@ class SessionRegistry:
         for entry in stored:
             summary = self.index.get(entry.session_id, entry.size, entry.mtime_ns)
             if summary is None:
-                summary = await self._rebuild_summary(entry.session_id)
+                summary = self._in_progress(entry.session_id) or await self._rebuild_summary(entry.session_id)
             if summary is not None:
                 result.append(summary)
         if stored:
@@ -243,11 +243,21 @@ class SessionRegistry:
         slot.summary_snapshot = (slot.revision(), summary)
         return summary
 
+    def _in_progress(self, session_id: str) -> SessionSummary | None:
+        """A loaded session's entry as its last change left it, while a change holds it: the change writes the
+        journal, then indexes the session, under its lock; a listing between the two (a sessions view asking
+        while the agent appends) shows the last change that completed, as ``compact/status`` does, and neither
+        waits for the change nor measures the session again behind it."""
+        slot = self.slots.get(session_id)
+        if slot is None or slot.followed is not None or not slot.lock.locked():
+            return None
+        return self.index.known(session_id)
+
     async def _rebuild_summary(self, session_id: str) -> SessionSummary | None:
         slot = self.slots.get(session_id)
         try:
-            if slot is not None:
-                async with slot.lock:
+            if slot is not None:  # a look, not a change: the status published before still answers at once
+                async with slot.lock.looking():
                     summary = await asyncio.to_thread(self.summarize, slot)
             else:  # replayed for its figures only: listing does not keep sessions in memory
                 summary = await asyncio.to_thread(self._summary_from_disk, session_id)
