@@ -23,7 +23,8 @@ JSON_VALUES = st.recursive(
     max_leaves=12,
 )
 AROUND = st.sampled_from(["", " ", "\n", "\t", "\r\n", "x", ",", "\ufeff", "]", "NaN"])
-JSONISH = st.text(alphabet='{}[]",:0123456789.eE+-tfnrulasNIiy \\\t\n\ufeff\ud800', max_size=40)
+JSONISH_ALPHABET = '{}[]",:0123456789.eE+-tfnrulasNIiy \\\t\n\ufeff\ud800'
+JSONISH = st.text(alphabet=JSONISH_ALPHABET, max_size=40)
 
 
 def answer(decode: Any, text: str) -> tuple[str, Any]:
@@ -50,6 +51,74 @@ def test_any_text_decodes_as_decode_says(text: str) -> None:
 def test_deep_nesting_fails_as_decode_fails() -> None:
     text = "[" * 100_000 + "]" * 100_000
     assert answer(log_lines._scanned, text) == answer(log_lines._FINITE_JSON.decode, text)
+
+
+def stdlib_line(raw: bytes) -> tuple[Any, bool]:
+    """How a line decoded before orjson read it first: the stdlib's scanner, then ``json.loads``."""
+    text = raw.decode("utf-8")
+    if not text.startswith("\ufeff"):
+        try:
+            return log_lines._scanned(text), True
+        except log_lines._NotFinite:
+            pass
+    return json.loads(text), False
+
+
+def as_javascript_reads_it(value: Any) -> Any:
+    """An integer beyond 64 bits that a double can hold, as the nearest double (what orjson and Claude Code make of
+    it); everything else as it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        near = float(value) if abs(value) < 2**1024 else None
+        return value if near is None or near in (float("inf"), float("-inf")) else near
+    if isinstance(value, list):
+        return [as_javascript_reads_it(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_javascript_reads_it(v) for k, v in value.items()}
+    return value
+
+
+def line_answer(decode: Any, raw: bytes) -> tuple[str, Any]:
+    try:
+        value, finite = decode(raw)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+    return "value", (json.dumps(as_javascript_reads_it(value)), finite)
+
+
+BIG_INTEGERS = (
+    st.integers() | st.integers(2**62, 2**70) | st.integers(-(2**70), -(2**62)) | st.integers(10**300, 10**320)
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | BIG_INTEGERS | st.floats() | st.text(),
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+        max_leaves=12,
+    ),
+    before=AROUND,
+    after=AROUND,
+    compact=st.booleans(),
+)
+def test_a_line_decodes_as_the_stdlib_decoded_it(value: Any, before: str, after: str, compact: bool) -> None:
+    """orjson reads a line first: the value, its finiteness and every refusal are the stdlib's, but for an integer
+    beyond 64 bits (NaN, infinities, a BOM, lone surrogates and a 400-digit integer fall back to the stdlib)."""
+    text = before + json.dumps(value, separators=(",", ":") if compact else None) + after
+    raw = text.encode("utf-8", "surrogatepass")
+    assert line_answer(log_lines._decode, raw) == line_answer(stdlib_line, raw)
+
+
+JSONISH_BYTES = st.text(alphabet=JSONISH_ALPHABET + "\x00\x7f\u00e9", max_size=40).map(
+    lambda text: text.encode("utf-8", "surrogatepass")
+) | st.binary(max_size=40)
+"""JSON-like texts (lone surrogates as the invalid UTF-8 they are on disk) and any bytes at all."""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(raw=JSONISH_BYTES)
+def test_any_bytes_decode_as_the_stdlib_decoded_them(raw: bytes) -> None:
+    assert line_answer(log_lines._decode, raw) == line_answer(stdlib_line, raw)
 
 
 @given(lines=st.lists(st.integers(0, 5), min_size=1, max_size=12), pick=st.integers(0, 11))
