@@ -53,17 +53,6 @@ def test_deep_nesting_fails_as_decode_fails() -> None:
     assert answer(log_lines._scanned, text) == answer(log_lines._FINITE_JSON.decode, text)
 
 
-def stdlib_line(raw: bytes) -> tuple[Any, bool]:
-    """How a line decoded before orjson read it first: the stdlib's scanner, then ``json.loads``."""
-    text = raw.decode("utf-8")
-    if not text.startswith("\ufeff"):
-        try:
-            return log_lines._scanned(text), True
-        except log_lines._NotFinite:
-            pass
-    return json.loads(text), False
-
-
 def as_javascript_reads_it(value: Any) -> Any:
     """An integer beyond 64 bits that a double can hold, as the nearest double (what orjson and Claude Code make of
     it); everything else as it is."""
@@ -106,7 +95,7 @@ def test_a_line_decodes_as_the_stdlib_decoded_it(value: Any, before: str, after:
     beyond 64 bits (NaN, infinities, a BOM, lone surrogates and a 400-digit integer fall back to the stdlib)."""
     text = before + json.dumps(value, separators=(",", ":") if compact else None) + after
     raw = text.encode("utf-8", "surrogatepass")
-    assert line_answer(log_lines._decode, raw) == line_answer(stdlib_line, raw)
+    assert line_answer(log_lines._decode, raw) == line_answer(log_lines._stdlib_decode, raw)
 
 
 JSONISH_BYTES = st.text(alphabet=JSONISH_ALPHABET + "\x00\x7f\u00e9", max_size=40).map(
@@ -118,7 +107,7 @@ JSONISH_BYTES = st.text(alphabet=JSONISH_ALPHABET + "\x00\x7f\u00e9", max_size=4
 @settings(max_examples=3000, deadline=None)
 @given(raw=JSONISH_BYTES)
 def test_any_bytes_decode_as_the_stdlib_decoded_them(raw: bytes) -> None:
-    assert line_answer(log_lines._decode, raw) == line_answer(stdlib_line, raw)
+    assert line_answer(log_lines._decode, raw) == line_answer(log_lines._stdlib_decode, raw)
 
 
 @given(lines=st.lists(st.integers(0, 5), min_size=1, max_size=12), pick=st.integers(0, 11))
