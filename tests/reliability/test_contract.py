@@ -8,6 +8,7 @@ field the schema gives its result.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,28 @@ def test_a_directory_where_the_session_lock_should_be_is_an_error_naming_it(tmp_
         assert refused.value.code == REQUEST_FAILED
         assert str(lock) in refused.value.message and "Remove or rename" in refused.value.message
         assert "failed unexpectedly" not in refused.value.message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "hard-link"])
+def test_a_lock_path_that_is_no_regular_file_of_its_own_is_refused_and_nothing_is_truncated(
+    tmp_path: Path, kind: str
+) -> None:
+    """Round 4. On main a FIFO there failed -32603 (``ftruncate``: EINVAL) and a hard link to a user's file got
+    that file truncated to the owner JSON."""
+    workspace = Workspace(tmp_path)
+    with RawServer(workspace) as server:
+        session_id = server.new_session()
+    lock = workspace.session_file(session_id).with_suffix(".lock")
+    lock.unlink()
+    users = workspace.write("notes.md", "the user's notes\n" * 20)
+    if kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        os.link(users, lock)
+    with RawServer(workspace) as server:
+        with pytest.raises(RpcError) as refused:
+            server.append(session_id, [{"role": "user", "content": "hi"}])
+        assert refused.value.code == REQUEST_FAILED, refused.value.message
+        assert str(lock) in refused.value.message and "Remove or rename" in refused.value.message
+        assert server.command("compact.status", {"sessionId": session_id})  # still serving
+    assert users.read_text() == "the user's notes\n" * 20

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import socket
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -70,15 +71,23 @@ class WriterLock:
         """Take the lock (at once or never: ``SessionBusy`` names the holder); a no-op once held."""
         if self.held:
             return
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+        # O_NONBLOCK: a FIFO there must not block the open; the checks below refuse it before anything is written.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(self.path, flags, 0o600)
         except OSError as exc:  # a directory, a link, a file we may not open where the lock belongs
-            raise LockUnusable(
-                f"compact-lsp cannot lock session {self.session}: {self.path} cannot be opened as its lock file "
-                f"({exc.strerror or exc}). Remove or rename {self.path} (compact-lsp makes it again), then try again; "
-                "nothing was changed"
-            ) from None
+            raise self._unusable(exc.strerror or str(exc)) from None
+        try:
+            info = os.fstat(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise self._unusable(exc.strerror or str(exc)) from None
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            # a FIFO, a device, or a hard link to someone's file: writing the owner there would truncate it
+            os.close(fd)
+            raise self._unusable(
+                "not a regular file" if not stat.S_ISREG(info.st_mode) else "a hard link to another file"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -92,13 +101,28 @@ class WriterLock:
         os.pwrite(fd, json.dumps(owner).encode(), 0)
         self._fd = fd
 
+    def _unusable(self, why: str) -> LockUnusable:
+        return LockUnusable(
+            f"compact-lsp cannot lock session {self.session}: {self.path} cannot be opened as its lock file ({why}). "
+            f"Remove or rename {self.path} (compact-lsp makes it again), then try again; nothing was changed"
+        )
+
     def holder(self) -> dict[str, Any] | None:
         """Who holds the lock when another process does; None when it is free or ours."""
         if self.held:
             return None
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(
+                self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+            )
         except OSError:
+            return None
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        except OSError:
+            regular = False
+        if not regular:
+            os.close(fd)
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
