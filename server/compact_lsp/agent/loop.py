@@ -43,6 +43,8 @@ from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.messages import Block, Message, canonical_json, result_text, tool_uses
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT
+from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.usable_path import path_problem
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_microcompaction import AppendOutcome
 from compact_lsp.engine.summarize.base import Summarizer, redact
@@ -149,7 +151,9 @@ class ChatLoop:
                     content = [block_param(b) for b in final.content]
                     if not content:
                         break
-                    await self._append([{"role": "assistant", "content": content}], usage_dict(final.usage))
+                    await self._append(
+                        [{"role": "assistant", "content": content}], usage_dict(final.usage), from_model=True
+                    )
                     calls = [b for b in content if b["type"] == "tool_use"]
                     if not calls:
                         break
@@ -266,11 +270,13 @@ class ChatLoop:
         messages: list[Message],
         usage: Mapping[str, Any] | None = None,
         reads: Sequence[tuple[str, FileRead]] = (),
+        *,
+        from_model: bool = False,
     ) -> AppendOutcome:
         session = self.session
 
         def append() -> AppendOutcome:
-            outcome = session.append(messages, usage)
+            outcome = session.append(messages, usage, from_model=from_model)
             for tool_use_id, read in reads:
                 read.record_in(session, tool_use_id)
             return outcome
@@ -343,9 +349,15 @@ class ChatLoop:
             runner=self.access,
             tool_use_id=call["id"],
         )
-        tool_input = call.get("input")
+        given = call.get("input")
+        tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
+        for key in PATH_KEYS:  # the model's unusable path is this call's error, never the turn's
+            value = tool_input.get(key)
+            problem = path_problem(value) if isinstance(value, str) else None
+            if problem is not None:
+                return ToolOutput(f"{tool.name}: {key} {problem}, so it cannot name a file; use a real path.", True)
         try:
-            return await tool.run(ctx, tool_input if isinstance(tool_input, dict) else {})
+            return await tool.run(ctx, tool_input)
         except ToolError as exc:
             return ToolOutput(str(exc), is_error=True)
         except Exception as exc:  # a broken tool must not stop the conversation

@@ -241,8 +241,14 @@ class ContextSession:
         self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
         self.session_memory.writer, self.session_memory.policy = notes_setup(settings)
 
-    def append(self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None) -> AppendOutcome:
-        """Validate and append; then run the automatic microcompaction triggers (idle, then size)."""
+    def append(
+        self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None, *, from_model: bool = False
+    ) -> AppendOutcome:
+        """Validate and append; then run the automatic microcompaction triggers (idle, then size).
+
+        ``from_model``: our agent's model wrote these messages. A tool path in them that cannot name a file is the
+        model's mistake, not the client's: the call is kept, tied to no file (as a call journalled before the path
+        rule), and the tool answers it with an error result; from anyone else such a path is refused here."""
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
         normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
@@ -252,7 +258,8 @@ class ContextSession:
         check_finite(normalized, "messages")
         check_finite(reported_usage, "usage")
         for i, message in enumerate(normalized):
-            check_input_paths(message, f"messages[{i}]")
+            if not from_model:
+                check_input_paths(message, f"messages[{i}]")
         self._check_append(normalized)
         now = self.clock()
         idle = idle_plan(self, normalized, now)
