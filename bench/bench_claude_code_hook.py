@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.companion.transcripts import compacted_transcript, corpus_session, hook_input  # noqa: E402
+from tests.agents.claude_code.transcripts import compacted_transcript, corpus_session, hook_input  # noqa: E402
 
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code  # noqa: E402
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402

@@ -48,9 +48,9 @@ sys.path.insert(0, str(ROOT))
 from tests.reliability.process_tree import TreeMemory, descendants  # noqa: E402
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
-from compact_lsp.companion.codex_live import FollowedCodexSession  # noqa: E402
-from compact_lsp.companion.live import FollowedSession, passive, project_directory  # noqa: E402
-from compact_lsp.companion.transcript_window import LiveTranscript  # noqa: E402
+from compact_lsp.agents.claude_code.live import FollowedSession, passive, project_directory  # noqa: E402
+from compact_lsp.agents.claude_code.transcript_window import LiveTranscript  # noqa: E402
+from compact_lsp.agents.codex.live import FollowedCodexSession  # noqa: E402
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
 from compact_lsp.engine.session.context_session import ContextSession  # noqa: E402
 from compact_lsp.engine.settings import EngineSettings  # noqa: E402

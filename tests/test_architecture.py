@@ -55,12 +55,92 @@ def test_the_cycle_check_finds_a_cycle(graph: grimp.ImportGraph) -> None:
     assert "compact_lsp.engine.conversation.messages" in cycle and "compact_lsp.engine.session.context_session" in cycle
 
 
-def test_packages_import_only_downward(graph: grimp.ImportGraph) -> None:
-    """engine is imported by everyone and imports none of them; lsp is imported by nothing but the entry point."""
-    for layer in ("lsp", "agent", "tracking", "evaluation"):
-        assert not graph.chain_exists(importer="compact_lsp.engine", imported=f"compact_lsp.{layer}", as_packages=True)
-    for package in ("engine", "agent", "tracking", "evaluation"):
-        assert not graph.chain_exists(importer=f"compact_lsp.{package}", imported="compact_lsp.lsp", as_packages=True)
+PACKAGES = (
+    "cli",
+    grimp.Layer("lsp", "evaluation"),
+    grimp.Layer("agents", "agent"),
+    grimp.Layer("store", "tracking"),
+    "runtime",
+    "engine",
+)
+"""The packages, top first: each imports only the ones below it; those on one line import none of each other."""
+
+ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
+    "cli": ("main", "offline", grimp.Layer("claude_code", "codex")),
+    "lsp": (
+        "app",
+        "framing",
+        "features",
+        "following",
+        "work",
+        grimp.Layer("server", "settings"),
+        "sessions",
+        grimp.Layer("protocol", "relay_channel"),
+    ),
+    "agents": (
+        grimp.Layer("hook_process", "importing"),
+        "codex",
+        "claude_code",
+        grimp.Layer("hook_io", "hook_launcher", "appended_lines"),
+        "character_fit",
+    ),
+    "agent": (
+        "loop",
+        "toolset",
+        grimp.Layer("reading", "writing"),
+        grimp.Layer("python_grep", "tools", "model_requests"),
+        grimp.Layer("permissions", "prompts", "settings", "session_access", "turn_result"),
+    ),
+    "evaluation": (
+        "report",
+        grimp.Layer("replay", "survival"),
+        grimp.Layer("compact_preview", "timeline", "config"),
+        grimp.Layer("workspace", "metrics", "cost", "focus", "sources"),
+    ),
+    "store": ("session_store", grimp.Layer("session_lock", "session_index")),
+    "tracking": (grimp.Layer("watcher", "reader"),),
+    "runtime": ("idle_collection", grimp.Layer("io_threads", "atomic_files", "malloc_arena")),
+}
+"""Each package's rooms (a module or a folder), top first; the engine's are ENGINE_ROOMS below."""
+
+
+def upward_imports(graph: grimp.ImportGraph) -> list[str]:
+    """Imports that climb: between packages (PACKAGES) or between the rooms of one package (ROOMS)."""
+    found = graph.find_illegal_dependencies_for_layers(layers=PACKAGES, containers={"compact_lsp"})
+    for package, rooms in ROOMS.items():
+        found |= graph.find_illegal_dependencies_for_layers(layers=rooms, containers={f"compact_lsp.{package}"})
+    return sorted(f"{dep.importer} -> {dep.imported}" for dep in found)
+
+
+def unplaced(graph: grimp.ImportGraph) -> list[str]:
+    """Packages and rooms that no layer list names: a new one must take its place in the order."""
+    named = {n for layer in PACKAGES for n in (layer.module_tails if isinstance(layer, grimp.Layer) else {layer})}
+    missing = {m.split(".")[1] for m in graph.modules if m.count(".") >= 1} - named - {"__main__", *LEAVING}
+    for package, rooms in ROOMS.items():
+        names = {n for layer in rooms for n in (layer.module_tails if isinstance(layer, grimp.Layer) else {layer})}
+        inside = {m.split(".")[2] for m in graph.modules if m.startswith(f"compact_lsp.{package}.")}
+        missing |= {f"{package}.{room}" for room in inside - names}
+    return sorted(missing)
+
+
+LEAVING = ("relay", "relay_frames")
+"""The front process's modules, leaving with it."""
+
+
+def test_packages_and_rooms_import_only_downward(graph: grimp.ImportGraph) -> None:
+    assert upward_imports(graph) == []
+    assert unplaced(graph) == []
+
+
+def test_the_layer_check_sees_an_upward_import(graph: grimp.ImportGraph) -> None:
+    graph = copy.deepcopy(graph)
+    graph.add_import(importer="compact_lsp.store.session_store", imported="compact_lsp.agents.hook_io")
+    graph.add_import(importer="compact_lsp.lsp.sessions.registry", imported="compact_lsp.lsp.work.notify")
+    graph.add_module("compact_lsp.lsp.newroom")
+    upward = upward_imports(graph)
+    assert "compact_lsp.store -> compact_lsp.agents" in upward
+    assert "compact_lsp.lsp.sessions -> compact_lsp.lsp.work" in upward
+    assert unplaced(graph) == ["lsp.newroom"]
 
 
 ENGINE_ROOMS = (
@@ -78,18 +158,7 @@ ENGINE_ROOMS = (
 FOREIGN_LOGS = ("claude_code", "codex")
 """One room per foreign log format: above conversation and files, beside the rest, imported by no other room."""
 
-PRODUCTION = (
-    "engine",
-    "lsp",
-    "agent",
-    "companion",
-    "tracking",
-    "store",
-    "io_threads",
-    "malloc_arena",
-    "idle_collection",
-    "atomic_files",
-)
+PRODUCTION = ("engine", "lsp", "agent", "agents", "tracking", "store", "runtime")
 """What runs in the editor or beside an agent; the evaluation is research, reached only by ``compact-lsp eval``."""
 
 
@@ -135,8 +204,8 @@ def test_production_never_imports_the_evaluation(graph: grimp.ImportGraph) -> No
 
 def test_the_evaluation_check_sees_an_import(graph: grimp.ImportGraph) -> None:
     graph = copy.deepcopy(graph)
-    graph.add_import(importer="compact_lsp.companion.hook", imported="compact_lsp.evaluation.replay")
-    assert evaluation_importers(graph) == {"compact_lsp.companion.hook"}
+    graph.add_import(importer="compact_lsp.agents.claude_code.hook", imported="compact_lsp.evaluation.replay")
+    assert evaluation_importers(graph) == {"compact_lsp.agents.claude_code.hook"}
 
 
 def lazy_upward_imports(graph: grimp.ImportGraph, module: str, source: str) -> list[str]:
@@ -166,13 +235,13 @@ def test_no_lazy_import_hides_an_upward_dependency(graph: grimp.ImportGraph) -> 
 
 
 def test_the_lazy_import_check_sees_one(graph: grimp.ImportGraph) -> None:
-    """The one lsp/sessions.py had: settings for followed sessions from the module that follows them."""
-    upward = "def update():\n    from compact_lsp.lsp.claude_code_follow import ClaudeCodeFollow\n"
-    downward = "def follow():\n    from compact_lsp.lsp.sessions import SessionSlot\n"
-    assert lazy_upward_imports(graph, "compact_lsp.lsp.sessions", upward) == [
-        "compact_lsp.lsp.sessions:2 imports compact_lsp.lsp.claude_code_follow"
+    """The one lsp/sessions/registry.py had: settings for followed sessions from the module that follows them."""
+    upward = "def update():\n    from compact_lsp.lsp.following.claude_code_follow import ClaudeCodeFollow\n"
+    downward = "def follow():\n    from compact_lsp.lsp.sessions.registry import SessionSlot\n"
+    assert lazy_upward_imports(graph, "compact_lsp.lsp.sessions.registry", upward) == [
+        "compact_lsp.lsp.sessions.registry:2 imports compact_lsp.lsp.following.claude_code_follow"
     ]
-    assert lazy_upward_imports(graph, "compact_lsp.lsp.claude_code_follow", downward) == []
+    assert lazy_upward_imports(graph, "compact_lsp.lsp.following.claude_code_follow", downward) == []
 
 
 EDITORS = PACKAGE.parents[1] / "editors"

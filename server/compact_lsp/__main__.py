@@ -24,12 +24,12 @@ if sys.argv[2:3] == ["hook"]:  # the agents' hooks start fresh on every compacti
 
     for _name in ("inspect", "traceback"):
         sys.modules[_name] = _ImportedOnUse(_name)
-    from compact_lsp.companion.hook_process import exit_now, hook_main
+    from compact_lsp.agents.hook_process import exit_now, hook_main
 
     code = hook_main(sys.argv[1:])
     if code is not None:
         exit_now(code)
 
-from compact_lsp.cli import main
+from compact_lsp.cli.main import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ them on runs in the process that answers, so a status is answered as soon as it 
 What the front answers itself: a ``compact/status`` request naming a session whose snapshot the engine sent, when
 no frame that may change a status as it is handled is still on its way (``needs_ack``: those the engine
 acknowledges once handled, the snapshots they withdrew or replaced sent before). That is what the engine would
-answer at once in its place (lsp/snapshots.py): the same bytes, sent by the engine after every change that moves
+answer at once in its place (snapshots.py): the same bytes, sent by the engine after every change that moves
 them (lsp/relay_channel.py). After ``shutdown`` the front answers nothing itself. Everything else, and every
 frame it cannot read, goes to the engine as it came, in order.
 
@@ -31,8 +31,7 @@ import sys
 import threading
 from typing import IO, Any, BinaryIO, NoReturn
 
-from compact_lsp.frames import FRAMING_EXIT_CODE, Frame, FramingError, frame_of, read_frame, result_body
-from compact_lsp.malloc_arena import share_malloc_arena
+from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE, Frame, FramingError, frame_of, read_frame, result_body
 from compact_lsp.relay_frames import (
     ACK,
     ENGINE_ENV,
@@ -42,6 +41,7 @@ from compact_lsp.relay_frames import (
     client_frame,
     session_of,
 )
+from compact_lsp.runtime.malloc_arena import share_malloc_arena
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class Front:
 def serve_front(args: list[str]) -> int:
     """Start the engine (``python -m compact_lsp`` with ``args``) and stand in front of it on stdio; returns
     only when the front cannot start its engine."""
-    share_malloc_arena()  # before its threads start (malloc_arena.py says why)
+    share_malloc_arena()  # before its threads start (runtime/malloc_arena.py says why)
     env = {**os.environ, ENGINE_ENV: str(os.getpid())}
     command = [sys.executable, "-m", "compact_lsp", *args]
     try:

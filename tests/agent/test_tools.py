@@ -20,7 +20,7 @@ from compact_lsp.agent.toolset import default_tools
 from compact_lsp.agent.writing import index_line, topic_slug
 from compact_lsp.engine.conversation.messages import result_text
 from compact_lsp.engine.session.session_status import status_of
-from compact_lsp.lsp.answers import status_answer
+from compact_lsp.lsp.protocol.answers import status_answer
 
 
 class Harness:

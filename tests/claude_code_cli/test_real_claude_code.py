@@ -15,10 +15,11 @@ from typing import Any
 
 from tests.support.messages_api_stub import reply
 
+from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
+from compact_lsp.agents.claude_code.reattached import predict_reattached
 from compact_lsp.engine.claude_code.compaction_view import reattached_files
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
-from compact_lsp.engine.compaction.hook_policy import HOOK_CHAR_LIMIT, predict_reattached
 from compact_lsp.engine.files.file_use_timeline import file_uses
 
 from .claude_cli import ClaudeCode, request_text

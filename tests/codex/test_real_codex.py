@@ -28,7 +28,7 @@ from tests.codex.codex_cli import (
 )
 from tests.codex.responses_stub import ResponsesStub, apply_patch, exec_command, message
 
-from compact_lsp.companion.codex_hook import CODEX_INLINE_LIMIT, HEADER
+from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.engine.codex.rollout import read_rollout
 
 pytestmark = needs_codex

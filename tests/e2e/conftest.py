@@ -20,7 +20,7 @@ from pytest_lsp.client import register_lsp_features
 from tests.support.fixtures import messages_api  # noqa: F401 - the loopback Messages API fixture
 from tests.support.protocol_schema import assert_no_protocol_problems, watch_client
 
-from compact_lsp.lsp.wire import json_converter
+from compact_lsp.lsp.protocol.wire import json_converter
 
 GUARD = 30.0
 """A hang guard for waits on notifications; they normally arrive within milliseconds."""

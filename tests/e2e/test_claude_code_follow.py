@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from pytest_lsp import LanguageClient
-from tests.companion.transcripts import corpus_session
+from tests.agents.claude_code.transcripts import corpus_session
 
-from compact_lsp.companion.live import project_directory
+from compact_lsp.agents.claude_code.live import project_directory
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_lsp import LanguageClient
-from tests.companion.rollouts import assistant, compaction, head, turn
+from tests.agents.codex.rollouts import assistant, compaction, head, turn
 
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import command, request

@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from tests.support.messages_api_stub import MessagesApiStub
 
-from compact_lsp.companion.live import project_directory
+from compact_lsp.agents.claude_code.live import project_directory
 
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import command, request

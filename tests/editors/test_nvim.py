@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.companion.transcripts import corpus_session
+from tests.agents.claude_code.transcripts import corpus_session
 from tests.editors.nvim_support.runner import (
     PLUGIN_DIR,
     NvimRun,
@@ -25,7 +25,7 @@ from tests.editors.nvim_support.runner import (
     server_command,
 )
 
-from compact_lsp.companion.live import project_directory
+from compact_lsp.agents.claude_code.live import project_directory
 
 pytestmark = pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed")
 

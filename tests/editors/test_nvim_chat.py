@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.companion.transcripts import corpus_session
+from tests.agents.claude_code.transcripts import corpus_session
 from tests.editors.nvim_support.runner import PLUGIN_DIR, SERVER_SRC, SUPPORT_DIR, nvim_executable
 from tests.editors.nvim_support.tui import Screen, clean_home_env, tmux_executable
 from tests.support.messages_api_stub import MessagesApiStub, reply
 
-from compact_lsp.companion.live import project_directory
+from compact_lsp.agents.claude_code.live import project_directory
 
 pytestmark = [
     pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.evaluation.session_log import SessionLog, words
 
-from compact_lsp.offline import main
+from compact_lsp.cli.offline import main
 
 SESSION = "proj_Users-dain-workspace-claude-code-log-sample/12a546d1-83a7-49a6-abba-5400db340b43.jsonl"
 RANKER_KEYS = {"name", "default", "points", "needed", "neededMisses", "neededMissRate", "strictMisses",

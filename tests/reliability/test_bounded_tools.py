@@ -96,7 +96,7 @@ def test_a_one_line_read_of_a_huge_file_stays_under_twice_the_resting_memory(tmp
 
 STUCK_READS = """
 import threading
-import compact_lsp.lsp.work as work
+import compact_lsp.lsp.work.in_session as work
 work.current_text = lambda *args, **kwargs: threading.Event().wait()  # a read that never comes back
 """
 

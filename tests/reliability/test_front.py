@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.frames import FRAMING_EXIT_CODE
+from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE
 from compact_lsp.relay_frames import ENGINE_ENV
 
 from .crash import read_round

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from compact_lsp.engine.conversation.messages import MAX_NESTING
-from compact_lsp.frames import FRAMING_EXIT_CODE
 from compact_lsp.lsp.app import create_server
+from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE
 
 from .rpc import RawServer, RpcError, Workspace
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.atomic_files import WriteFailed, replace_file
 from compact_lsp.engine.files.file_gate import AllowedRoots
+from compact_lsp.runtime.atomic_files import WriteFailed, replace_file
 from compact_lsp.tracking.reader import ReadRefused, read_text_file
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-WORKSPACE"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.lsp.test_protocol_schema import LEAVES
+from tests.lsp.protocol.test_protocol_schema import LEAVES
 
 from compact_lsp.engine.setting_ranges import Limit, setting_key
 from compact_lsp.lsp.settings import SECTIONS, SETTINGS

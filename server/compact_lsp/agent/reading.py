@@ -29,7 +29,7 @@ from compact_lsp.agent.tools import (
     path_arg,
     string_arg,
 )
-from compact_lsp.io_threads import run_io
+from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
 MAX_READ_CHARS = 100_000

@@ -19,7 +19,6 @@ from typing import Any
 from compact_lsp.agent.permissions import PermissionKind, PermissionRequest
 from compact_lsp.agent.prompts import DENIED_TOOL_RESULT, STALE_EDIT, UNREAD_EDIT
 from compact_lsp.agent.tools import Tool, ToolContext, ToolError, ToolOutput, bound, path_arg, string_arg
-from compact_lsp.atomic_files import WriteFailed, replace_file
 from compact_lsp.engine.files.file_gate import (
     MAX_READ_BYTES,
     AllowedRoots,
@@ -30,7 +29,8 @@ from compact_lsp.engine.files.file_gate import (
 )
 from compact_lsp.engine.files.memory_index import INDEX_FILE
 from compact_lsp.engine.files.read_record import Freshness
-from compact_lsp.io_threads import run_io
+from compact_lsp.runtime.atomic_files import WriteFailed, replace_file
+from compact_lsp.runtime.io_threads import run_io
 
 PREVIEW_LINES = 12
 SHELL_TIMEOUT = 120.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_FILES
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
-from compact_lsp.engine.compaction.hook_policy import CLAUDE_CODE_FILES
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.settings import MicrocompactSettings
 from compact_lsp.evaluation.cost import DEFAULT_TTL_SECONDS
@@ -16,7 +16,7 @@ CLAUDE_CODE_BUDGET = RehydrationSettings(max_files=5, token_budget=50_000, max_t
 CLAUDE_CODE_RULE = RehydrationSettings(
     max_files=CLAUDE_CODE_FILES, token_budget=10_000_000, max_tokens_per_file=10_000_000
 )
-"""Claude Code's rule as measured on the real CLI (engine/compaction/hook_policy.py, the hook's own model): the
+"""Claude Code's rule as measured on the real CLI (agents/character_fit.py, the hook's own model): the
 five most recent files touched by Read, Edit or Write, each whole."""
 TIGHT_BUDGET = RehydrationSettings(max_files=2, token_budget=10_000, max_tokens_per_file=5_000)
 
@@ -47,7 +47,7 @@ class RankerSpec:
     """Feed the logs' editor-focus notices to the read-file state (the live server learns them from the editor;
     ``compact-lsp compact`` and an import have no editor)."""
     claude_code_hook: bool = False
-    """Add what our hook adds after this policy's own files (engine/compaction/hook_policy.py; the Claude Code and
+    """Add what our hook adds after this policy's own files (agents/character_fit.py; the Claude Code and
     the Codex hook decide alike)."""
     own_files: bool = True
     """False: the agent re-attaches no files of its own after compacting (Codex CLI keeps only its summary and

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
-from compact_lsp.engine.compaction.hook_policy import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
 from compact_lsp.engine.compaction.rehydration import rehydration_candidates
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses

@@ -11,12 +11,12 @@ import logging
 import sys
 
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.io_threads import SWITCH_INTERVAL
-from compact_lsp.lsp.errors import quiet_refusals
 from compact_lsp.lsp.features import register_features
 from compact_lsp.lsp.framing import serve_stdio
+from compact_lsp.lsp.protocol.errors import quiet_refusals
 from compact_lsp.lsp.server import CompactLanguageServer
-from compact_lsp.malloc_arena import share_malloc_arena
+from compact_lsp.runtime.io_threads import SWITCH_INTERVAL
+from compact_lsp.runtime.malloc_arena import share_malloc_arena
 
 log = logging.getLogger(__name__)
 

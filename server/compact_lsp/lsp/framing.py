@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader
 
-from compact_lsp.frames import FRAMING_EXIT_CODE, READ_LIMIT, FramingError, add_header, body_length
-from compact_lsp.idle_collection import IdleCollector
+from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE, READ_LIMIT, FramingError, add_header, body_length
+from compact_lsp.lsp.protocol.wire import AnsweringProtocol
 from compact_lsp.lsp.relay_channel import RelayChannel
-from compact_lsp.lsp.wire import AnsweringProtocol
 from compact_lsp.relay_frames import ACK, RELAY_HEADER
+from compact_lsp.runtime.idle_collection import IdleCollector
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer

@@ -1,7 +1,7 @@
 """The engine's side of the front process (relay.py): after every change that moves what a session's
 ``compact/status`` is answered with at once, the front is sent that answer, or told to ask the engine again.
 
-What moves it, and where it is told: a status published after a change (lsp/snapshots.py ``publish``, in the
+What moves it, and where it is told: a status published after a change (lsp/sessions/snapshots.py ``publish``, in the
 change's worker thread, under the session's lock), the session's lock released or a change expected
 (``SessionLock``: a hold that published nothing leaves a status that must be measured), a full compaction
 claimed or let go (``ContextSession.on_compacting``), settings replaced (every session's snapshot dropped), a slot

@@ -17,17 +17,17 @@ from pygls.lsp.server import LanguageServer
 
 from compact_lsp import __version__
 from compact_lsp.agent.settings import AgentSettings
-from compact_lsp.companion.codex_live import CodexSettings
-from compact_lsp.companion.live import ClaudeCodeSettings
+from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
+from compact_lsp.agents.codex.live import CodexSettings
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
 from compact_lsp.engine.summarize.base import Summarizer
-from compact_lsp.lsp.chat_state import ChatState
-from compact_lsp.lsp.errors import request_failed
+from compact_lsp.lsp.protocol.errors import request_failed
+from compact_lsp.lsp.protocol.wire import AnsweringProtocol, json_converter
 from compact_lsp.lsp.relay_channel import RelayChannel
-from compact_lsp.lsp.sessions import SessionRegistry
-from compact_lsp.lsp.usage_notifier import UsageNotifier
-from compact_lsp.lsp.wire import AnsweringProtocol, json_converter
+from compact_lsp.lsp.sessions.chat_state import ChatState
+from compact_lsp.lsp.sessions.registry import SessionRegistry
+from compact_lsp.lsp.sessions.usage_notifier import UsageNotifier
 from compact_lsp.store.session_index import SessionSummary
 from compact_lsp.store.session_store import LoadReport
 from compact_lsp.tracking.watcher import FileWatcher
@@ -39,7 +39,7 @@ SummarizerFactory = Callable[[EngineSettings], Summarizer]
 
 
 class Follower(Protocol):
-    """A folder of another agent's transcripts followed read-only (lsp/claude_code_follow.py, lsp/codex_follow.py)."""
+    """A folder of another agent's transcripts followed read-only (lsp/following/)."""
 
     def stop(self) -> None: ...
 
@@ -88,11 +88,11 @@ class CompactLanguageServer(LanguageServer):
         self.claude_code_settings = ClaudeCodeSettings()
         """``claudeCode.*``: whether and where to follow Claude Code's transcripts."""
         self.claude_code: Follower | None = None
-        """The followed Claude Code project directory, when on (lsp/claude_code_follow.py)."""
+        """The followed Claude Code project directory, when on (lsp/following/claude_code_follow.py)."""
         self.codex_settings = CodexSettings()
         """``codex.*``: whether and where to follow Codex CLI's sessions."""
         self.codex: Follower | None = None
-        """The followed Codex sessions folder, when on (lsp/codex_follow.py)."""
+        """The followed Codex sessions folder, when on (lsp/following/codex_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
         self.session_items: dict[str, tuple[SessionSummary, EngineSettings, dict[str, Any]]] = {}

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from compact_lsp.agent.settings import AgentSettings
-from compact_lsp.companion.codex_live import CodexSettings
-from compact_lsp.companion.live import ClaudeCodeSettings
+from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
+from compact_lsp.agents.codex.live import CodexSettings
 from compact_lsp.engine.files.usable_path import path_problem
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.setting_ranges import SettingsError, check_setting

@@ -5,7 +5,7 @@ journal, its lines would interleave into a conversation the API rejects. So a se
 exclusive ``flock``, released by the OS when the process ends, however it ends) before its first write to a
 session and keeps it while it runs; the lock file names the holder (pid, host, since when). A second server
 that finds the lock taken refuses writes with ``SessionBusy``, naming that process, and follows the session
-read-only instead (lsp/following.py). Where ``fcntl`` does not exist (Windows) there is no lock.
+read-only instead (lsp/work/journal_follow.py). Where ``fcntl`` does not exist (Windows) there is no lock.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.atomic_files import fsync_directory
+from compact_lsp.runtime.atomic_files import fsync_directory
 from compact_lsp.store.session_lock import WriterLock
 
 log = logging.getLogger(__name__)

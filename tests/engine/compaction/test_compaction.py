@@ -17,7 +17,7 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
 from compact_lsp.engine.summarize.base import Summary, SummaryError, SummaryRequest
-from compact_lsp.lsp.answers import status_answer
+from compact_lsp.lsp.protocol.answers import status_answer
 
 COUNTER = TiktokenCounter()
 

@@ -6,7 +6,7 @@ import pytest
 
 from compact_lsp.engine.compaction.eviction import ClearedResult, EvictionRecord, ProtectedResult
 from compact_lsp.engine.utc import iso_utc
-from compact_lsp.lsp.answers import eviction_answer
+from compact_lsp.lsp.protocol.answers import eviction_answer
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from compact_lsp.engine.files.memory import ManagedMemory, make_preserve_read
 from compact_lsp.engine.session.journal import eviction_from_record, rewrite_record
 from compact_lsp.engine.setting_ranges import SettingsError
 from compact_lsp.engine.settings import MicrocompactSettings
-from compact_lsp.lsp.answers import eviction_answer
+from compact_lsp.lsp.protocol.answers import eviction_answer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "microcompact"
 

@@ -13,7 +13,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.lsp.answers import status_answer
+from compact_lsp.lsp.protocol.answers import status_answer
 
 
 def test_a_pinned_file_comes_back_first_and_the_pins_outlive_compaction_and_replay(

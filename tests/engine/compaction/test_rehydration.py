@@ -26,7 +26,7 @@ from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
-from compact_lsp.lsp.answers import rehydration_answer
+from compact_lsp.lsp.protocol.answers import rehydration_answer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rehydration"
 

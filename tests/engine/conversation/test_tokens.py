@@ -21,7 +21,7 @@ from compact_lsp.engine.conversation.tokens import (
 )
 from compact_lsp.engine.conversation.usage import UsageLedger, build_usage, reported_input_tokens
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings
-from compact_lsp.lsp.answers import usage_answer
+from compact_lsp.lsp.protocol.answers import usage_answer
 
 
 @pytest.fixture(scope="module")

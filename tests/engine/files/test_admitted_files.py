@@ -15,7 +15,7 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.lsp.answers import admitted_answer, status_answer
+from compact_lsp.lsp.protocol.answers import admitted_answer, status_answer
 
 
 class ListJournal:

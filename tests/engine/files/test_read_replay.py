@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compact_lsp.companion.hook_io import ReplayClock
+from compact_lsp.agents.character_fit import CharCounter
+from compact_lsp.agents.hook_io import ReplayClock
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
-from compact_lsp.engine.compaction.hook_policy import CharCounter
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.read_record import content_hash
 from compact_lsp.engine.files.read_state import ReadFileState

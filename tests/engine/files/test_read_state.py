@@ -16,7 +16,7 @@ from compact_lsp.engine.conversation.tokens import count_block_with
 from compact_lsp.engine.files.read_record import FileStat, Freshness, os_stat
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.files.read_status import status_records
-from compact_lsp.lsp.answers import read_file_answer
+from compact_lsp.lsp.protocol.answers import read_file_answer
 
 
 class WordCounter:

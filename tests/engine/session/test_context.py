@@ -25,7 +25,7 @@ from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
-from compact_lsp.lsp.answers import status_answer
+from compact_lsp.lsp.protocol.answers import status_answer
 
 
 class ListJournal:

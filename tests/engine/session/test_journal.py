@@ -23,8 +23,8 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.lsp import answers
-from compact_lsp.lsp.answers import status_answer
+from compact_lsp.lsp.protocol import answers
+from compact_lsp.lsp.protocol.answers import status_answer
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "journal" / "session-v1.jsonl"
 FIXTURE_ROOT = "/project"

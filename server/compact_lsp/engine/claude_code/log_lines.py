@@ -1,7 +1,7 @@
 """Lines of a Claude Code session log: parsing each into a record, and where Claude Code compacted.
 
 ``transcript_log.py`` beside it builds the conversation from these records; a live transcript is parsed a piece at a
-time (``companion/live.py``), hence line numbers that start where the last piece ended.
+time (``agents/claude_code/live.py``), hence line numbers that start where the last piece ended.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The artifact trail: every file a file tool read, edited or wrote in a stretch of conversation, with its last
 action. Built from the tool calls themselves, so it holds every such file by construction; the offline summary
-lists it and the Claude Code hook (companion/hook.py) re-attaches it."""
+lists it and the Claude Code hook (agents/claude_code/hook.py) re-attaches it."""
 
 from __future__ import annotations
 

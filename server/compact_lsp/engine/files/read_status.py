@@ -3,7 +3,7 @@ the editor that it never read.
 
 ``status_records`` stats every record first, as a status measured on request must. A published status stats only
 what no watcher follows (``restat_unwatched``): for a followed file the watcher's change event re-stats it
-(lsp/work.py), so an append does not cost a ``stat`` for every file the session has read.
+(lsp/work/in_session.py), so an append does not cost a ``stat`` for every file the session has read.
 """
 
 from __future__ import annotations

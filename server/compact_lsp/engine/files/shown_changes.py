@@ -4,7 +4,8 @@ A session that has read a thousand files publishes its status after every append
 entry each time made an append cost more the more files its session had read (issue 28). ``ReadFileState`` notes
 here every record it puts (new, or read again: it becomes the newest), evicts, or changes in place in a way the
 status shows (freshness, whether the model still has it, whether it is open or unsaved in the editor); the status
-keeps every other entry, in place, as it was (lsp/read_files_wire.py). One reader: the session's published status.
+keeps every other entry, in place, as it was (lsp/protocol/read_files_wire.py).
+One reader: the session's published status.
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``undo``: ``boundaryId``, the compaction it reverts (always the newest one still standing).
 - ``title``: ``title``, the session's new title (engine/conversation/titles.py); the newest one replaces the header's.
 
-The records are built and read here, key by key, never from the protocol's answers (lsp/answers.py): the protocol may
-grow a field without the disk format following it, and a journal written today still loads after a protocol
+The records are built and read here, key by key, never from the protocol's answers (lsp/protocol/answers.py): the
+protocol may grow a field without the disk format following it, and a journal written today still loads after a protocol
 change. tests/engine/test_journal.py pins the format.
 """
 

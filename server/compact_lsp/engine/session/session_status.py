@@ -1,4 +1,4 @@
-"""What ``compact/status`` reports of a session, as engine values (lsp/answers.py gives them their wire shape)."""
+"""What ``compact/status`` reports of a session, as engine values (lsp/protocol/answers.py: their wire shape)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ BIGGEST_ITEMS = 10
 
 def status_of(session: ContextSession, *, read_files: bool = True) -> SessionStatus:
     """The session's status; without ``read_files`` its ``read_files`` is left empty, for a caller that keeps
-    those entries itself (lsp/read_files_wire.py)."""
+    those entries itself (lsp/protocol/read_files_wire.py)."""
     history = session.state.history
     return SessionStatus(
         session_id=session.id,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.lsp.answers import admitted_answer
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.params import as_object, required_str
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.answers import admitted_answer
+from compact_lsp.lsp.protocol.params import as_object, required_str
+from compact_lsp.lsp.work.in_session import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer

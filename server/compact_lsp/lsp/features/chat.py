@@ -23,17 +23,17 @@ from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.toolset import default_tools
 from compact_lsp.engine.compaction.eviction import EvictionRecord
-from compact_lsp.lsp.answers import turn_answer
-from compact_lsp.lsp.compacting import compact_session, refresh_notes
-from compact_lsp.lsp.errors import request_failed
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.notify import did_microcompact
-from compact_lsp.lsp.params import as_object, required_str
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.answers import turn_answer
+from compact_lsp.lsp.protocol.errors import request_failed
+from compact_lsp.lsp.protocol.params import as_object, required_str
+from compact_lsp.lsp.work.compacting import compact_session, refresh_notes
+from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.lsp.work.notify import did_microcompact
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.session_slot import SessionSlot
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

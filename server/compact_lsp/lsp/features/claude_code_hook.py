@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.companion import codex_settings, hook_settings
-from compact_lsp.lsp.errors import invalid_params, request_failed
-from compact_lsp.lsp.handlers import command_handler
-from compact_lsp.lsp.params import command_argument, optional_str
+from compact_lsp.agents.claude_code import settings as hook_settings
+from compact_lsp.agents.codex import settings as codex_settings
+from compact_lsp.lsp.features.handlers import command_handler
+from compact_lsp.lsp.protocol.errors import invalid_params, request_failed
+from compact_lsp.lsp.protocol.params import command_argument, optional_str
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.session.session_compacting import UndoOutcome
 from compact_lsp.engine.utc import iso_utc
-from compact_lsp.lsp.answers import microcompaction_answer, undo_answer
-from compact_lsp.lsp.compacting import compact_session, outcome, rehydration_preview
+from compact_lsp.lsp.features.handlers import command_handler
 from compact_lsp.lsp.features.methods import session_status
-from compact_lsp.lsp.handlers import command_handler
-from compact_lsp.lsp.notify import did_compact, did_microcompact
-from compact_lsp.lsp.params import command_argument, optional_str
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.protocol.answers import microcompaction_answer, undo_answer
+from compact_lsp.lsp.protocol.params import command_argument, optional_str
+from compact_lsp.lsp.work.compacting import compact_session, outcome, rehydration_preview
+from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.lsp.work.notify import did_compact, did_microcompact
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.session_slot import SessionSlot
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 MICROCOMPACT = "compact.microcompact"
 COMPACT = "compact.compact"

@@ -10,12 +10,12 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from compact_lsp.engine.files.usable_path import path_problem
-from compact_lsp.lsp.handlers import notification_handler
+from compact_lsp.lsp.features.handlers import notification_handler
 
 if TYPE_CHECKING:
     from compact_lsp.engine.files.read_state import ReadFileState
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.session_slot import SessionSlot
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

@@ -11,11 +11,11 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.companion.importing import AlreadyImported, import_into_store
+from compact_lsp.agents.importing import AlreadyImported, import_into_store
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
-from compact_lsp.lsp.errors import invalid_params, request_failed
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.params import as_object, required_str
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.errors import invalid_params, request_failed
+from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.store.session_store import StoreError
 
 if TYPE_CHECKING:

@@ -15,24 +15,24 @@ from pygls.uris import to_fs_path
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.usable_path import path_problem, real_path, real_path_or_none
-from compact_lsp.io_threads import SessionThreads
-from compact_lsp.lsp.claude_code_follow import start_following, stop_following
-from compact_lsp.lsp.codex_follow import start_codex_following, stop_codex_following
 from compact_lsp.lsp.features.documents import open_documents_in
-from compact_lsp.lsp.following import follow
-from compact_lsp.lsp.handlers import notification_handler
-from compact_lsp.lsp.notify import sync_watches
-from compact_lsp.lsp.sessions import SessionRegistry
+from compact_lsp.lsp.features.handlers import notification_handler
+from compact_lsp.lsp.following.claude_code_follow import start_following, stop_following
+from compact_lsp.lsp.following.codex_follow import start_codex_following, stop_codex_following
+from compact_lsp.lsp.sessions.registry import SessionRegistry
+from compact_lsp.lsp.sessions.snapshots import answer_now
+from compact_lsp.lsp.sessions.usage_notifier import UsageNotifier
 from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
-from compact_lsp.lsp.snapshots import answer_now
-from compact_lsp.lsp.usage_notifier import UsageNotifier
-from compact_lsp.lsp.work import in_session, on_file_changed
+from compact_lsp.lsp.work.in_session import in_session, on_file_changed
+from compact_lsp.lsp.work.journal_follow import follow
+from compact_lsp.lsp.work.notify import sync_watches
+from compact_lsp.runtime.io_threads import SessionThreads
 from compact_lsp.store.session_store import SessionStore
 from compact_lsp.tracking.watcher import FileWatcher
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.session_slot import SessionSlot
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 

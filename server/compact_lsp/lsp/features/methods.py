@@ -12,21 +12,21 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
-from compact_lsp.io_threads import run_io
-from compact_lsp.lsp.answers import microcompaction_answer, read_result_answer, usage_answer
-from compact_lsp.lsp.compacting import compact_session, refresh_notes
-from compact_lsp.lsp.errors import invalid_params
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.notify import did_microcompact
-from compact_lsp.lsp.params import as_object, optional_int, optional_object, optional_str, required_str
-from compact_lsp.lsp.snapshots import compacting_snapshot, publish, published, published_json, status_wire
-from compact_lsp.lsp.wire import AnsweringProtocol, EncodedResult
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.answers import microcompaction_answer, read_result_answer, usage_answer
+from compact_lsp.lsp.protocol.errors import invalid_params
+from compact_lsp.lsp.protocol.params import as_object, optional_int, optional_object, optional_str, required_str
+from compact_lsp.lsp.protocol.wire import AnsweringProtocol, EncodedResult
+from compact_lsp.lsp.sessions.snapshots import compacting_snapshot, publish, published, published_json, status_wire
+from compact_lsp.lsp.work.compacting import compact_session, refresh_notes
+from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.lsp.work.notify import did_microcompact
+from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.tracking.reader import read_text_file
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
-    from compact_lsp.lsp.session_slot import SessionSlot
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +148,8 @@ def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any]
 
 
 def snapshot_status(slot: SessionSlot) -> dict[str, Any] | None:
-    """The status as published, when it answers a request now (lsp/snapshots.py), else None; during a compaction,
-    the snapshot marked ``compacting``."""
+    """The status as published, when it answers a request now (lsp/sessions/snapshots.py), else None; during a
+    compaction, the snapshot marked ``compacting``."""
     if slot.session.compacting:
         return compacting_snapshot(slot)
     return published(slot)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.pins import PinError
-from compact_lsp.lsp.answers import pinned_answer
-from compact_lsp.lsp.errors import invalid_params
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.params import as_object, optional_str, required_str
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.answers import pinned_answer
+from compact_lsp.lsp.protocol.errors import invalid_params
+from compact_lsp.lsp.protocol.params import as_object, optional_str, required_str
+from compact_lsp.lsp.work.in_session import in_session
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
-from compact_lsp.io_threads import run_io
-from compact_lsp.lsp.answers import usage_answer
-from compact_lsp.lsp.errors import invalid_params
-from compact_lsp.lsp.handlers import request_handler
-from compact_lsp.lsp.params import as_object, required_str
-from compact_lsp.lsp.transcript import transcript_entries
-from compact_lsp.lsp.work import in_session
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.answers import usage_answer
+from compact_lsp.lsp.protocol.errors import invalid_params
+from compact_lsp.lsp.protocol.params import as_object, required_str
+from compact_lsp.lsp.protocol.transcript import transcript_entries
+from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.runtime.io_threads import run_io
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer

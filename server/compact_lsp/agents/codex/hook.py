@@ -1,0 +1,96 @@
+"""Codex CLI's ``SessionStart`` hook after its own compaction: add what our ranking says is still needed.
+
+Codex compacts by asking the model for a summary and starting a new history from it and the user's own messages;
+every file the agent read or patched is gone from it. When Codex runs the hook (``source: "compact"``), the
+rollout already holds the ``compacted`` record. The hook reads the rollout, turns the history before that record
+into the engine's file uses (``engine/codex/file_uses.py``), ranks them with the rehydration the server runs
+after its own compactions, leaves out what Codex's new history holds verbatim, and answers with
+``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, which Codex sends to the
+model as a developer message.
+
+Codex delivers ``additionalContext`` whole only up to ``CODEX_INLINE_LIMIT`` characters (beyond it the model gets
+a head-and-tail preview): everything we add — files and slices (best ranked first), the artifact trail, the
+framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
+``allowed_roots`` and input are shared: ``agents/hook_io.py``).
+
+Files come only from the allowed roots: the session's ``cwd`` (never the home directory or ``/`` itself) and,
+outside it, exactly the files the rollout shows read or patched with success, file by file. Everything is re-read
+now through the file gate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compact_lsp.agents.character_fit import (
+    DEFAULT_BUDGET,
+    HOOK_CHAR_LIMIT,
+    CharCounter,
+    already_in_context,
+    hook_rehydration,
+)
+from compact_lsp.agents.hook_io import (
+    HookInput,
+    ReplayClock,
+    allowed_roots,
+    display_path,
+    fit,
+    instant_realpath,
+    instant_stat,
+)
+from compact_lsp.engine.codex.file_uses import file_use_view
+from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
+from compact_lsp.engine.compaction.rehydration import rehydrate
+from compact_lsp.engine.files.artifact_trail import artifact_trail
+from compact_lsp.engine.files.file_gate import gated_reader
+from compact_lsp.engine.files.file_use_timeline import file_uses
+from compact_lsp.engine.files.read_state import ReadFileState
+
+CODEX_INLINE_LIMIT = HOOK_CHAR_LIMIT
+"""Characters of ``additionalContext`` Codex delivers whole (10,000, as Claude Code; docs/codex.md)."""
+MAX_TRAIL_FILES = 60
+HEADER = (
+    "compact-lsp: files Codex's compaction dropped, re-read from disk just now (current content). "
+    "Use them instead of reading them again."
+)
+
+
+def build_context(
+    rollout: CodexRollout, cwd: str, *, budget: int = DEFAULT_BUDGET
+) -> tuple[str | None, dict[str, Any]]:
+    """The additional context after the rollout's last compaction (None: nothing to add), and log figures."""
+    compaction = rollout.last_compaction
+    if compaction is None:
+        return None, {"reason": "the rollout has no compaction"}
+    view = file_use_view(rollout.before_last_compaction(), cwd)
+    counter = CharCounter()
+    realpath = instant_realpath()
+    roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
+    state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
+    result = rehydrate(
+        read_state=state,
+        kept_messages=already_in_context([compaction.summary, *compaction.kept_texts]),
+        settings=hook_rehydration(budget),
+        counter=counter,
+        workspace_roots=list(roots.paths),
+        plan=None,
+        read_text=gated_reader(roots),
+        history=view,
+    )
+    parts = [a.text for a in result.attachments if a.kind in ("file", "file-deleted")]
+    trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(view, cwd)[:MAX_TRAIL_FILES]]
+    context = fit(parts, trail, CODEX_INLINE_LIMIT, header=HEADER)
+    figures = {"files": len(parts), "trail": len(trail), "chars": len(context or ""), "roots": list(roots.paths)}
+    return context, figures
+
+
+def context_for(
+    inp: HookInput, *, budget: int = DEFAULT_BUDGET, keep: list[object] | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """The additional context for one hook call (``companion/hook_process.run_hook`` with ``agent="codex"``; the
+    rollout left in ``keep`` when given, not freed)."""
+    rollout = read_rollout(inp.transcript_path)
+    if keep is not None:
+        keep.append(rollout)
+    return build_context(rollout, inp.cwd, budget=budget)

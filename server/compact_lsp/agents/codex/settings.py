@@ -1,0 +1,210 @@
+"""Install and remove our ``SessionStart`` hook in Codex CLI's ``config.toml``.
+
+Codex reads hooks from ``$CODEX_HOME/config.toml`` (the user's; ``~/.codex`` by default) and from a trusted
+project's ``.codex/config.toml``. Ours is::
+
+    [[hooks.SessionStart]]
+    matcher = "compact"
+    [[hooks.SessionStart.hooks]]
+    type = "command"
+    command = "... -m compact_lsp codex hook"
+
+The file is edited with tomlkit, so every other table, comment and layout is kept; our entry is replaced, never
+doubled. The first change backs the file up beside it (``config.toml.bak``, written by us from what we read);
+the write is atomic. A file (or its ``.codex`` folder) that is a symbolic link, or that resolves outside the
+folder it belongs to, is refused: a repository could point it at a file of the user's elsewhere.
+
+Codex runs a new or changed hook only after the user trusts it once (``/hooks`` in the Codex TUI); until then
+``codex exec`` skips it silently. Every change says so (``TRUST_NOTE``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from compact_lsp.agents.claude_code.settings import read_settings_text
+from compact_lsp.runtime.atomic_files import replace_file
+
+EVENT = "SessionStart"
+MATCHER = "compact"
+TIMEOUT_SECONDS = 30
+_MARKERS = ("compact_lsp codex hook", "compact-lsp codex hook", "compact-lsp/codex-hook")
+"""How our own entry is recognised, whichever way it was started (the launcher is ``…/compact-lsp/codex-hook``)."""
+MAX_CONFIG_BYTES = 4 << 20
+TRUST_NOTE = (
+    "Codex runs a new or changed hook only after you trust it: start Codex in this project, type /hooks and trust "
+    "the compact-lsp hook (once; again after any change to it)."
+)
+
+
+class ConfigFileError(Exception):
+    """The config file cannot be changed safely (not TOML, unexpected shapes, a link); left as it is."""
+
+
+@dataclass(frozen=True)
+class HookChange:
+    path: Path
+    changed: bool
+    backup: Path | None
+    message: str
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex"))
+
+
+def config_path(scope: str, project_dir: str) -> Path:
+    """``user``: ``$CODEX_HOME/config.toml``; ``project``: the project's ``.codex/config.toml``."""
+    if scope == "user":
+        return codex_home() / "config.toml"
+    return Path(project_dir) / ".codex" / "config.toml"
+
+
+def hook_command() -> str:
+    """The launcher (``agents/hook_launcher.py``): this server's Python with the path it needs, wherever it was
+    installed from (VS Code's bundled server too), checked by running it once; ``ConfigFileError`` if it fails."""
+    from compact_lsp.agents.hook_launcher import LauncherError, launcher_command
+
+    try:
+        return launcher_command("codex")
+    except LauncherError as exc:
+        raise ConfigFileError(str(exc)) from None
+
+
+def is_ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and any(m in str(hook.get("command", "")) for m in _MARKERS)
+
+
+def _check_not_linked(path: Path) -> None:
+    """Refuse a config file or folder that is a link, or a file that is not a regular one."""
+    for candidate in (path.parent, path):
+        try:
+            mode = os.lstat(candidate).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode):
+            raise ConfigFileError(f"{candidate} is a symbolic link; compact-lsp does not write through links")
+        if candidate == path and not stat.S_ISREG(mode):
+            raise ConfigFileError(f"{candidate} is not a regular file; left as it is")
+    real_parent = os.path.realpath(path.parent)
+    if os.path.exists(path.parent) and real_parent != os.path.abspath(path.parent):
+        raise ConfigFileError(f"{path.parent} resolves to {real_parent}; compact-lsp writes only where it was told")
+
+
+def _read(path: Path) -> str | None:
+    _check_not_linked(path)
+    return read_settings_text(path, MAX_CONFIG_BYTES, ConfigFileError)
+
+
+def _parse(path: Path, text: str | None) -> tomlkit.TOMLDocument:
+    try:
+        return tomlkit.parse(text or "")
+    except TOMLKitError as exc:
+        raise ConfigFileError(f"{path} is not valid TOML ({exc}); fix it or move it away, then try again") from None
+
+
+def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
+    hooks = doc.get("hooks")
+    if hooks is None:
+        if not create:
+            return None
+        hooks = tomlkit.table(is_super_table=True)
+        doc["hooks"] = hooks
+    if not isinstance(hooks, dict):
+        raise ConfigFileError(f"{path}: 'hooks' is not a table; left as it is")
+    entries = hooks.get(EVENT)
+    if entries is None:
+        if not create:
+            return None
+        entries = tomlkit.aot()
+        hooks[EVENT] = entries
+    if not isinstance(entries, list):
+        raise ConfigFileError(f"{path}: 'hooks.{EVENT}' is not an array of tables; left as it is")
+    return entries
+
+
+def _drop_ours(entries: Any) -> bool:
+    """Take our hook out of every entry (an entry left with no hooks goes too); True when something went."""
+    changed = False
+    for index in reversed(range(len(entries))):
+        entry = entries[index]
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        if not isinstance(inner, list):
+            continue
+        others = [h for h in inner if not is_ours(h)]
+        if len(others) == len(inner):
+            continue
+        changed = True
+        if others:
+            entry["hooks"] = others
+        else:
+            del entries[index]
+    return changed
+
+
+def _write(path: Path, doc: tomlkit.TOMLDocument, original: str | None) -> Path | None:
+    backup = None
+    if original is not None:
+        backup = path.with_name(path.name + ".bak")
+        _check_not_linked(backup)
+        replace_file(str(backup), original)
+    replace_file(str(path), tomlkit.dumps(doc).rstrip("\n") + "\n")
+    return backup
+
+
+def _ours(command: str) -> Any:
+    entry = tomlkit.table()
+    entry["matcher"] = MATCHER
+    hook = tomlkit.table()
+    hook.update({"type": "command", "command": command, "timeout": TIMEOUT_SECONDS})
+    inner = tomlkit.aot()
+    inner.append(hook)
+    entry["hooks"] = inner
+    return entry
+
+
+def _already(entries: Any, command: str) -> bool:
+    for entry in entries:
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        mine = isinstance(inner, list) and any(is_ours(h) and h.get("command") == command for h in inner)
+        if entry.get("matcher") == MATCHER and mine:
+            return True
+    return False
+
+
+def install_hook(path: Path, command: str | None = None) -> HookChange:
+    original = _read(path)
+    command = command or hook_command()
+    doc = _parse(path, original)
+    entries = _entries(doc, path, create=True)
+    if _already(entries, command):
+        return HookChange(path, False, None, f"the hook is already installed in {path}")
+    _drop_ours(entries)
+    entries.append(_ours(command))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = _write(path, doc, original)
+    return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}. {TRUST_NOTE}")
+
+
+def uninstall_hook(path: Path) -> HookChange:
+    original = _read(path)
+    if original is None:
+        return HookChange(path, False, None, f"nothing to remove: {path} does not exist")
+    doc = _parse(path, original)
+    entries = _entries(doc, path, create=False)
+    if entries is None or not _drop_ours(entries):
+        return HookChange(path, False, None, f"nothing to remove: the hook is not in {path}")
+    hooks = doc["hooks"]
+    if not entries:
+        del hooks[EVENT]
+    if not hooks:
+        del doc["hooks"]
+    backup = _write(path, doc, original)
+    return HookChange(path, True, backup, f"removed the compact-lsp hook from {path}")

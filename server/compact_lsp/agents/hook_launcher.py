@@ -1,0 +1,114 @@
+"""The command Claude Code (or Codex) runs for our hook: a small launcher script that finds this server wherever
+it lives.
+
+``hook_command()`` used to be ``<python> -m compact_lsp claude-code hook``, which fails outside VS Code when the
+server is the one bundled in the extension (it is importable only with the ``PYTHONPATH`` the extension sets).
+``write_launcher()`` writes ``<user data dir>/compact-lsp/<agent>-hook`` (``claude-code-hook``, ``codex-hook``;
+0700, atomically): it runs this
+Python with the ``PYTHONPATH`` this server needs, if any. An extension update moves the bundled server to a new
+versioned folder (``…/publisher.compact-lsp-1.2.3/bundled/libs``) and removes the old one, so for each such entry
+the launcher falls back to the newest sibling folder that exists. ``check_launcher()`` runs it once
+(``--check``, with none of this process's environment but PATH and HOME) before anyone says "installed".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from compact_lsp.runtime.atomic_files import replace_file
+
+AGENTS = ("claude-code", "codex")
+"""The agents whose hook we install: each is also the subcommand (``compact-lsp codex hook``)."""
+
+
+def ready(agent: str = "claude-code") -> str:
+    """What ``compact-lsp <agent> hook --check`` prints."""
+    return f"compact-lsp {agent} hook: ready"
+
+
+READY = ready("claude-code")
+_VERSIONED = re.compile(r"^(?P<head>.*/[^/]+?-)\d+(?:\.\d+)+(?P<tail>(?:/.*)?)$")
+CHECK_TIMEOUT = 30
+
+
+class LauncherError(Exception):
+    """The launcher could not be written, or does not run this server."""
+
+
+def launcher_path(agent: str = "claude-code") -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path("compact-lsp") / f"{agent}-hook"
+
+
+def _needed_pythonpath() -> list[str]:
+    """The ``PYTHONPATH`` entries this server was started with, when this Python cannot import it without."""
+    entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
+    if not entries:
+        return []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import compact_lsp"], env=env, capture_output=True, timeout=CHECK_TIMEOUT
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return entries
+    return [] if probe.returncode == 0 else entries
+
+
+def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code") -> str:
+    """The launcher script (POSIX sh)."""
+    assert agent in AGENTS
+    lines = [
+        "#!/bin/sh",
+        f"# Written by compact-lsp ({agent} install-hook): {agent} runs this after its compaction.",
+        "# It starts the compact-lsp hook with the Python and the server it was installed from.",
+    ]
+    names: list[str] = []
+    for n, entry in enumerate(pythonpath):
+        name = f"p{n}"
+        names.append(f"${name}")
+        lines.append(f"{name}={shlex.quote(entry)}")
+        versioned = _VERSIONED.match(entry)
+        if versioned:  # an extension update moved it: the newest sibling version that exists
+            pattern = shlex.quote(versioned["head"]) + "*" + shlex.quote(versioned["tail"])
+            lines.append(f'[ -d "${name}" ] || for d in {pattern}; do [ -d "$d" ] && {name}="$d"; done')
+    if names:
+        lines.append(f'PYTHONPATH="{os.pathsep.join(names)}"; export PYTHONPATH')
+    lines.append(f'exec {shlex.quote(python)} -m compact_lsp {agent} hook "$@"')
+    return "\n".join(lines) + "\n"
+
+
+def write_launcher(path: Path | None = None, *, agent: str = "claude-code") -> Path:
+    """Write (or refresh) the launcher for this server; its path."""
+    target = path or launcher_path(agent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(str(target), launcher_text(sys.executable, _needed_pythonpath(), agent))
+    os.chmod(target, 0o700)
+    return target
+
+
+def check_launcher(path: Path, agent: str = "claude-code") -> None:
+    """Run the launcher once as the agent would (no PYTHONPATH); ``LauncherError`` unless the hook answers."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    try:
+        done = subprocess.run(
+            [str(path), "--check"], env=env, capture_output=True, text=True, timeout=CHECK_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LauncherError(f"the hook launcher {path} did not run: {exc}") from None
+    if done.returncode != 0 or ready(agent) not in done.stdout:
+        why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LauncherError(f"the hook launcher {path} does not start compact-lsp ({why}); nothing was installed")
+
+
+def launcher_command(agent: str = "claude-code") -> str:
+    """Write the launcher, check that it runs, and give the command line for the agent's settings."""
+    path = write_launcher(agent=agent)
+    check_launcher(path, agent)
+    return shlex.quote(str(path))

@@ -1,0 +1,256 @@
+"""Offline subcommands: look at a real session without an editor.
+
+``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session and prints its context usage by kind and what
+microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
+``compact-lsp compact SESSION.jsonl [--turn N ...]`` previews full compaction (evaluation/compact_preview.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUnavailable
+from compact_lsp.engine.conversation.usage import ContextUsage, message_kind_tokens
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.lsp.protocol.answers import usage_answer
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp offline tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    inspect = sub.add_parser("inspect", help="context usage of a Claude Code session and what would be cleared")
+    inspect.add_argument("sessions", nargs="+", help="Claude Code session .jsonl files")
+    inspect.add_argument("--context-window", type=int, default=None,
+                         help="default: the window of the model the transcript names, else 200,000")  # fmt: skip
+    inspect.add_argument("--keep-recent", type=int, default=5)
+    inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
+    imp = sub.add_parser("import", help="import a Claude Code session into the session store")
+    imp.add_argument("sessions", nargs="+")
+    imp.add_argument("--workspace", default=".", help="the workspace the sessions belong to")
+    imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
+    ev = sub.add_parser("eval", help="replay real sessions: what compaction keeps and what gets re-read")
+    ev.add_argument("paths", nargs="+", help="session files or project folders")
+    ev.add_argument("--out", default=None, help="write the report (markdown), its JSON and a plot here")
+    ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
+    comp = sub.add_parser("compact", help="what full compaction (offline summary) leaves at assistant turn N")
+    comp.add_argument("session", help="a Claude Code session .jsonl file")
+    comp.add_argument("--turn", type=int, action="append", default=[],
+                      help="compact at this assistant turn (as inspect counts them; default the end); repeat to "
+                      "compact again, on the compacted conversation plus what followed")  # fmt: skip
+    comp.add_argument("--workspace", default=None, help="the session's folder (default: the log's cwd when it is "
+                      "on this machine; else the files are rebuilt from the log)")  # fmt: skip
+    comp.add_argument(
+        "--json",
+        action="store_true",
+        help="print {messages, rehydrated, tokensBefore, tokensAfter} of the last compaction",
+    )
+    from compact_lsp.cli.claude_code import add_parser as add_claude_code_parser
+    from compact_lsp.cli.codex import add_parser as add_codex_parser
+
+    add_claude_code_parser(sub)  # listed here for --help; cli.main runs it without this module's imports
+    add_codex_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    ns = _parser().parse_args(list(argv))
+    try:
+        if ns.command == "inspect":
+            return _inspect(ns)
+        if ns.command == "import":
+            from compact_lsp.agents.importing import import_sessions_command
+
+            return import_sessions_command(ns.sessions, workspace=ns.workspace, session_dir=ns.session_dir)
+        if ns.command == "eval":
+            from compact_lsp.evaluation import eval_command
+
+            return eval_command(ns.paths, out=ns.out, as_json=ns.json)
+        if ns.command == "compact":
+            return _compact(ns)
+    except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:
+        sys.stderr.write(f"compact-lsp {ns.command}: {exc}\n")
+        return 2
+    return 2
+
+
+def inspect_session(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """Usage and the forced-microcompaction preview of one session, as a JSON-able dict; without
+    ``window_given``, the window of the model the transcript names."""
+    imported = import_claude_code(path)
+    if not window_given and imported.context_window:
+        settings = dataclasses.replace(settings, context_window=imported.context_window)
+    session = ContextSession(
+        imported.session.id, settings=settings, counter=counter, title=imported.session.title,
+        workspace_root=imported.cwd or None,
+    )  # fmt: skip
+    session.append(imported.session.messages)
+    usage = _with_attachments(session.usage(), session.messages, imported.attachment_texts, counter)
+    plan = session.plan_microcompaction("forced")
+    return {
+        "path": path,
+        "sessionId": imported.session.id,
+        "title": imported.session.title,
+        "messages": len(session.messages),
+        "assistantTurns": sum(1 for m in imported.session.messages if m["role"] == "assistant"),
+        "problems": [f"line {p.line_no}: {p.reason}" for p in imported.problems],
+        "repairs": list(imported.repairs),
+        "model": imported.model,
+        "skippedRecords": imported.skipped_records,
+        "historyMessages": len(imported.history),
+        "compaction": _compaction_figures(imported.compaction),
+        "usage": usage_answer(usage),
+        "microcompaction": _microcompaction_preview(plan),
+    }
+
+
+def _microcompaction_preview(plan: Any) -> dict[str, Any] | None:
+    """What a forced microcompaction would clear and protect, or None when it would clear nothing."""
+    if plan is None:
+        return None
+    return {
+        "tokensBefore": plan.tokens_before,
+        "tokensAfter": plan.tokens_after,
+        "tokensSaved": plan.tokens_saved,
+        "cleared": [
+            {"toolUseId": c.tool_use_id, "tool": c.tool, "paths": list(c.paths), "tokens": c.tokens} for c in plan.clear
+        ],
+        "protected": [{"toolUseId": p.tool_use_id, "paths": list(p.paths)} for p in plan.protected],
+        "keptRecent": list(plan.kept_recent),
+    }
+
+
+def inspect_codex(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """``inspect_session`` for a Codex rollout: what the model holds now (since its last compaction)."""
+    from compact_lsp.engine.codex.rollout import read_rollout
+    from compact_lsp.engine.conversation.usage import reported_input_tokens
+    from compact_lsp.engine.conversation.validate import repair
+
+    rollout = read_rollout(path)
+    if not window_given and rollout.context_window:
+        settings = dataclasses.replace(settings, context_window=rollout.context_window)
+    fixed = repair(rollout.current_context())
+    session = ContextSession(
+        rollout.session_id or Path(path).stem, settings=settings, counter=counter, title=rollout.title or "",
+        workspace_root=rollout.cwd or None,
+    )  # fmt: skip
+    session.append(fixed.messages)
+    usage = session.usage()
+    reported = reported_input_tokens(rollout.usage)
+    if reported:
+        usage = dataclasses.replace(usage, reported=reported)
+    last = rollout.last_compaction
+    return {
+        "path": path,
+        "agent": "codex",
+        "sessionId": session.id,
+        "title": rollout.title or "",
+        "messages": len(session.messages),
+        "assistantTurns": sum(1 for m in rollout.messages if m["role"] == "assistant"),
+        "problems": [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else [],
+        "repairs": list(fixed.actions),
+        "model": rollout.model,
+        "skippedRecords": dict(rollout.skipped),
+        "historyMessages": last.index if last else 0,
+        "compaction": None if last is None else {"compactions": len(rollout.compactions)},
+        "usage": usage_answer(usage),
+        "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
+    }
+
+
+def _with_attachments(
+    usage: ContextUsage, messages: list[Message], attachment_texts: frozenset[str], counter: TiktokenCounter
+) -> ContextUsage:
+    """The usage with the text Claude Code attached (its ``attachment`` records) counted as attachments."""
+    if not attachment_texts:
+        return usage
+    by_kind = dict.fromkeys(usage.by_kind, 0)
+    for message in messages:
+        for kind, tokens in message_kind_tokens(counter, message, attachment_texts.__contains__).items():
+            by_kind[kind] = by_kind.get(kind, 0) + tokens
+    by_kind["system"] = usage.by_kind.get("system", 0)
+    by_kind["memory"] = usage.by_kind.get("memory", 0)
+    return dataclasses.replace(usage, by_kind=by_kind)
+
+
+def _compaction_figures(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Claude Code's own figures for its last compaction."""
+    if meta is None:
+        return None
+    return {k: meta.get(k) for k in ("trigger", "preTokens", "postTokens") if k in meta}
+
+
+def _inspect(ns: argparse.Namespace) -> int:
+    from compact_lsp.engine.settings import MicrocompactSettings
+
+    settings = EngineSettings(
+        context_window=ns.context_window or 200_000, microcompact=MicrocompactSettings(keep_recent=ns.keep_recent)
+    )
+    counter = TiktokenCounter()
+    given = ns.context_window is not None
+    from compact_lsp.engine.codex.rollout import is_rollout
+
+    reports = [
+        (inspect_codex if is_rollout(p) else inspect_session)(p, settings, counter, window_given=given)
+        for p in ns.sessions
+    ]
+    if ns.json:
+        sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
+    else:
+        for report in reports:
+            sys.stdout.write(format_report(report))
+    return 0
+
+
+def _compact(ns: argparse.Namespace) -> int:
+    from compact_lsp.evaluation.compact_preview import format_steps, preview_compactions
+
+    steps = preview_compactions(ns.session, ns.turn, TiktokenCounter(), workspace=ns.workspace)
+    if ns.json:
+        last = steps[-1].to_json()
+        last["compactions"] = [{k: v for k, v in s.to_json().items() if k not in ("messages", "rehydrated")}
+                               for s in steps]  # fmt: skip
+        sys.stdout.write(json.dumps(last, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_steps(steps))
+    return 0
+
+
+def format_report(report: dict[str, Any]) -> str:
+    usage = report["usage"]
+    lines = [
+        f"{Path(report['path']).name}  {report['title'][:70]}",
+        f"  messages: {report['messages']}   assistant turns: {report['assistantTurns']}\n"
+        f"  tokens: {usage['total']:,} / {usage['contextWindow']:,} "
+        f"({usage['percent']}%)   auto-compact at {usage['autoCompactThreshold']:,}   level: {usage['level']}",
+        "  by kind: " + ", ".join(f"{k} {v:,}" for k, v in usage["byKind"].items() if v),
+    ]
+    if report["problems"]:
+        lines.append(f"  import problems: {len(report['problems'])} (first: {report['problems'][0]})")
+    if report["repairs"]:
+        lines.append(f"  repaired: {'; '.join(report['repairs'][:3])}")
+    micro = report["microcompaction"]
+    if micro is None:
+        lines.append("  microcompaction (forced): nothing to clear")
+    else:
+        lines.append(
+            f"  microcompaction (forced): would clear {len(micro['cleared'])} results, "
+            f"{micro['tokensSaved']:,} tokens ({micro['tokensBefore']:,} -> {micro['tokensAfter']:,}); "
+            f"keeps {len(micro['keptRecent'])} recent, protects {len(micro['protected'])}"
+        )
+        for item in sorted(micro["cleared"], key=lambda c: -c["tokens"])[:8]:
+            where = f" {item['paths'][0]}" if item["paths"] else ""
+            lines.append(f"    - {item['tool']}{where}: {item['tokens']:,} tokens")
+    return "\n".join(lines) + "\n\n"

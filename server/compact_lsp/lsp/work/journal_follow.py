@@ -1,0 +1,92 @@
+"""Following a session another server writes: its records are applied here as they land on disk.
+
+Only one server may write a session (store/session_lock.py). Every other server that has the session loaded watches its
+file with the ``FileWatcher`` and applies the owner's new records (``ContextSession.follow``), so its usage,
+status and ``compact/didChangeUsage`` stay current; its own writes are refused with ``SessionBusy``, which names
+the owner. Once this server holds the lock (the owner went away and this one wrote), nobody else can append and
+following stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.lsp.sessions.snapshots import publish
+from compact_lsp.lsp.work.notify import changed
+from compact_lsp.store.session_store import SessionJournal, parse_lines
+
+if TYPE_CHECKING:
+    from compact_lsp.lsp.server import CompactLanguageServer
+    from compact_lsp.lsp.sessions.session_slot import SessionSlot
+
+log = logging.getLogger(__name__)
+
+
+def journal_of(slot: SessionSlot) -> SessionJournal | None:
+    journal = slot.session.journal
+    return journal if isinstance(journal, SessionJournal) else None
+
+
+def follow(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    """Watch the session's file while this server does not hold its write lock."""
+    journal = journal_of(slot)
+    if journal is None or journal.writer_lock.held or server.watcher is None or server.sessions is None:
+        return
+    real = server.watcher.track(str(journal.path))
+    server.sessions.following[real] = slot.session.id
+
+
+def unfollow(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    journal = journal_of(slot)
+    if journal is None or server.watcher is None or server.sessions is None:
+        return
+    for path, session_id in list(server.sessions.following.items()):
+        if session_id == slot.session.id:
+            del server.sessions.following[path]
+            server.watcher.untrack(path)
+
+
+def catch_up(slot: SessionSlot) -> int:
+    """Apply the records another server appended since we last read the file (in a worker thread, under the
+    session's lock); returns how many were read."""
+    journal = journal_of(slot)
+    if journal is None or journal.known_size is None:
+        return 0
+    data = journal.read_new()
+    if not data:
+        return 0
+    records, report = parse_lines(data, journal.path)
+    skipped = slot.session.follow(records)
+    for bad in skipped:
+        log.warning("session %s: skipped a record another server wrote: %s", slot.session.id, bad.reason)
+    if not report.clean:
+        log.warning("session %s: %s", slot.session.id, report.describe())
+    return len(records)
+
+
+def on_journal_changed(server: CompactLanguageServer, session_id: str) -> None:
+    registry = server.sessions
+    slot = registry.slots.get(session_id) if registry is not None else None
+    if slot is not None:
+        server.run_task(_caught_up(server, slot), name=f"follow session {session_id}")
+
+
+async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    def run() -> tuple[int, dict[str, Any] | None]:
+        count = catch_up(slot)
+        if not count:
+            return 0, None
+        if server.sessions is not None:  # the listing's entry and the status, as after a change of our own
+            server.sessions.index_slot(slot)
+        return count, publish(slot)["usage"]
+
+    async with slot.lock:
+        count, usage = await asyncio.to_thread(run)
+    journal = journal_of(slot)
+    if journal is not None and journal.writer_lock.held:
+        unfollow(server, slot)  # ours now: nobody else appends
+    if usage is not None:
+        log.info("session %s: followed %d record(s) another server wrote", slot.session.id, count)
+        changed(server, slot, usage)
