@@ -139,3 +139,46 @@ async def test_chat_compacts_between_rounds_and_goes_on(
     assert "SUMMARY-MARKER: read app.py and the log." in after
     assert "return 'hello ' + name" in after  # app.py re-attached
     assert any(e["kind"] == "status" and e["message"].startswith("Compacted") for e in side.events)
+
+
+@pytest.mark.parametrize(
+    "init_options",
+    [
+        pytest.param(
+            {"autoCompact": {"enabled": True, "threshold": 9000}, "agent": {"shell": True},
+             "rehydration": {"maxTokensPerFile": 1000}},
+            id="low-threshold-shell",
+        )
+    ],
+    indirect=True,
+)  # fmt: skip
+async def test_after_a_compaction_the_model_gets_the_ledger_of_what_it_did(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace, init_options: dict[str, Any]
+) -> None:
+    """Read, edit, a failing test run, then a compaction: the next request names the edit with its lines, the test's
+    status and its failing test, and the file someone else changed since the agent read it."""
+    ClientSide(client, ["Allow once"] * 4)
+    workspace.write("big.txt", "".join(f"line {i} of a long log file\n" for i in range(900)))
+    workspace.write("notes.md", "# notes\n")
+    session_id = await new_session(client)
+    failing = "printf 'FAILED tests/test_app.py::test_greet - assert hi\\n1 failed\\n'; exit 1"
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}, input_tokens=100),
+        tool_call("read_file", {"file_path": "notes.md"}, input_tokens=100),
+        tool_call("edit_file", {"file_path": "src/app.py", "old_string": "'hello '", "new_string": "'hi '"}),
+        tool_call("run_shell_command", {"command": f"pytest -q || ({failing})"}, input_tokens=100),
+        tool_call("read_file", {"file_path": "big.txt"}, input_tokens=100),
+        reply("<summary>SUMMARY-MARKER</summary>"),
+        reply("Done.", input_tokens=100),
+    )
+    did_compact = asyncio.ensure_future(client.wait_for_notification("compact/didCompact"))
+    result = await request(client, "compact/chat", {"sessionId": session_id, "text": "Say hi, run the tests."})
+    assert result["stopReason"] == "end_turn"
+    await asyncio.wait_for(did_compact, 10)
+    after = messages_api.bodies[-1]["messages"][0]["content"]
+    ledger = next(b["text"] for b in after if b["type"] == "text" and b["text"].startswith("<working-set>"))
+    lines = ledger.splitlines()
+    assert any(line.startswith("Last test: `pytest -q || (printf") and "exit 1: FAILED tests/test_app.py::test_greet"
+               in line for line in lines), ledger  # fmt: skip
+    assert "- src/app.py: edited, +1 −1 since you first saw it" in lines
+    assert "SUMMARY-MARKER" in json.dumps(after)

@@ -13,7 +13,8 @@ the file limit, once nothing after them can fit: the rest are only counted (``un
 preview cost what they return, not what the read-file state holds. A file over the per-file budget comes back as
 the ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
 
-Attachment order: plan, files (best ranked first), skills, then memory indexes last (they are usually in the
+Attachment order: the ledger (``ledger``: what the agent changed, what went stale, what it last ran; its tokens come
+off the files' budget), plan, files (best ranked first), skills, then memory indexes last (they are usually in the
 system prompt already; pass none in that case). The summary itself comes before all of them (``compaction``).
 A deleted-file notice takes one of the ``max_files`` slots: that keeps the output bounded however many files
 disappeared.
@@ -328,8 +329,9 @@ def rehydrate(
     system_prompt: str = "",
     pinned: Sequence[str] = (),
     listed: int = LISTED_PAST_BUDGET,
+    ledger: str = "",
 ) -> RehydrationResult:
-    """The attachments that follow the summary: plan, files, skills, memory indexes (see the module doc).
+    """The attachments that follow the summary: ledger, plan, files, skills, memory indexes (see the module doc).
 
     ``kept_messages`` are what stays after compaction (files already verbatim there are skipped); ``history``,
     optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
@@ -341,6 +343,10 @@ def rehydrate(
     haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
     tokens_used = 0
+    if ledger:
+        tokens_used = counter.count_text(ledger)
+        attachments.append(Attachment("ledger", ledger, None, {"tokens": tokens_used}))
+        settings = replace(settings, token_budget=max(0, settings.budget_tokens - tokens_used))
     if plan is not None and plan.text.strip():
         text = render_plan(plan)
         tokens = counter.count_text(text)

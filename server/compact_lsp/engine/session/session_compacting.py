@@ -24,6 +24,7 @@ from compact_lsp.engine.compaction.full_compaction import (
     run_compaction,
     run_pre_compact_hook,
 )
+from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import LISTED_PAST_BUDGET, RehydrationResult, rehydrate
 from compact_lsp.engine.compaction.skills import skill_roots, skills_from_read_state
 from compact_lsp.engine.conversation.messages import Message
@@ -99,6 +100,7 @@ def rehydration(
     """What would be re-attached after a compaction that keeps ``kept``, within ``room`` tokens when given (the
     budgets are shares of the window; disk reads: call off the loop); ``listed``: see ``rehydrate``."""
     state, allowed = session.state, session.allowed_roots
+    ledger = build_ledger(state.working_set, read_text=gated_reader(allowed), cwd=session.workspace_root or "")
     return rehydrate(
         read_state=state.read_state,
         kept_messages=kept,
@@ -115,6 +117,7 @@ def rehydration(
         system_prompt=session.system_prompt(),
         pinned=tuple(state.pins.paths),
         listed=listed,
+        ledger=ledger.text,
     )
 
 

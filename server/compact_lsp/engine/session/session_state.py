@@ -22,6 +22,7 @@ from compact_lsp.engine.conversation.usage import reported_input_tokens
 from compact_lsp.engine.files.admitted_files import TRANSCRIPT_SOURCES, AdmittedFiles
 from compact_lsp.engine.files.change_notices import ChangeNotices, SeenFiles, SeenText, absolute_path, attached_body
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.journal import eviction_from_record
 from compact_lsp.engine.session.record_checks import SkippedRecord, check_record
 from compact_lsp.engine.session.session_compactions import SessionCompactions
@@ -60,6 +61,9 @@ class SessionState:
         self.notices = ChangeNotices()
         self.seen = SeenFiles()
         """What the model saw of each file it read, for the 'changed since you read it' diff."""
+        self.working_set = WorkingSet(cwd=workspace_root or "")
+        """What the agent changed, read and ran this session, over every append (compactions do not reset it): the
+        ledger's facts (engine/files/working_set.py)."""
         self.compactions = SessionCompactions()
         self.denied_paths: set[str] = set()
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
@@ -168,6 +172,7 @@ class SessionState:
         # observe only what is new: the read-file state remembers the calls still awaiting results
         for read, block in self.read_state.observe(new):
             self.seen.remember_result(read, block)
+        self.working_set.observe(new)
         if any(m["role"] == "assistant" for m in new):
             self.last_assistant_at = at
         reported = reported_input_tokens(record.get("usage"))
