@@ -1,7 +1,8 @@
 """The real Claude Code CLI, offline: a pinned ``@anthropic-ai/claude-code`` against the loopback Messages API stub.
 
-``.ci/setup`` installs the CLI with npm into ``tests/claude_code_cli/.work`` (git-ignored; ``setup.sh`` beside
-this file). ``claude_binary()`` finds it, or says why not (the tier is then skipped with that reason).
+``.ci/setup-tests`` (run by ``.ci/test``) installs the CLI with npm into ``tests/claude_code_cli/.work``
+(git-ignored; ``setup.sh`` beside this file). ``claude_binary()`` finds it, or says why not (the tier is then skipped
+with that reason).
 
 ``ClaudeCode`` runs ``claude -p`` in print mode in a project under a temporary ``HOME``, with
 ``ANTHROPIC_BASE_URL`` pointing at a ``MessagesApiStub`` started for the test, a dummy key, and Claude Code's
@@ -35,7 +36,7 @@ def claude_binary() -> tuple[Path | None, str]:
         return BINARY, ""
     if reason_file.is_file():
         return None, reason_file.read_text(encoding="utf-8").strip()
-    return None, f"Claude Code {VERSION} is not installed in {WORK} (run bash .ci/setup)"
+    return None, f"Claude Code {VERSION} is not installed in {WORK} (run bash .ci/setup-tests)"
 
 
 def is_compaction(body: dict[str, Any]) -> bool:

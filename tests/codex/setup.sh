@@ -8,6 +8,9 @@ WORK="$PWD/.work"
 if [ -x "$WORK/node_modules/.bin/codex" ] && [ "$("$WORK/node_modules/.bin/codex" --version 2>/dev/null)" = "codex-cli $CODEX_VERSION" ]; then
   exit 0
 fi
+echo "== installing the Codex CLI $CODEX_VERSION (npm @openai/codex, ~420 MB)"
+start=$(date +%s)
 mkdir -p "$WORK" && echo '{"private": true}' > "$WORK/package.json"
 (cd "$WORK" && npm install --no-audit --no-fund --loglevel=error "@openai/codex@$CODEX_VERSION") >&2
 "$WORK/node_modules/.bin/codex" --version >&2
+echo "   the Codex CLI $CODEX_VERSION: $(( $(date +%s) - start )) s"
