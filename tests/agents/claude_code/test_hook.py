@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
-from compact_lsp.agents.claude_code.hook import context_for
+from compact_lsp.agents.claude_code.hook import MAX_TRAIL_FILES, context_for
 from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, predict_reattached
 from compact_lsp.agents.hook_io import allowed_roots, parse_hook_input
 from compact_lsp.agents.hook_launcher import ready
 from compact_lsp.agents.hook_process import hook_main
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
-from .transcripts import Compacted, compacted_transcript, corpus_session, hook_input
+from .transcripts import Compacted, boundary_records, compacted_transcript, corpus_session, hook_input
 
 SESSIONS = [
     pytest.param("7acd37a8-2745-4b58-a8a9-46164b22ad9e", id="jssoundrecorder"),
@@ -248,13 +249,73 @@ def test_parse_accepts_only_compact_session_start() -> None:
         parse_hook_input(json.dumps({**good, "transcript_path": "/a\x00b"}).encode())
 
 
-def test_no_compaction_in_the_transcript_still_uses_the_whole_history(tmp_path: Path) -> None:
-    """Claude Code may not have flushed its boundary yet: the whole transcript is what was compacted."""
+def _compacted_before(compacted: Compacted, at: float = 0.5) -> tuple[set[str], set[str]]:
+    """Put a boundary (with its summary and one re-attached file) at ``at`` of the transcript: the hook now runs at
+    the session's second compaction. The files used before it and after it (absolute paths)."""
+    records = [json.loads(line) for line in compacted.transcript.read_text().splitlines()]
+    prompts = [i for i, r in enumerate(records) if i >= len(records) * at and r.get("type") == "user"
+               and not any(b.get("type") == "tool_result" for b in r["message"]["content"]
+                           if isinstance(r["message"].get("content"), list) and isinstance(b, dict))]  # fmt: skip
+    cut = prompts[0]
+    first, second = records[:cut], records[cut:]
+    boundary, summary = boundary_records(compacted.session_id, str(compacted.cwd), first[-1].get("uuid"))
+    second[0] = {**second[0], "parentUuid": "summary-1"}
+    compacted.transcript.write_text("".join(json.dumps(r) + "\n" for r in [*first, boundary, summary, *second]))
+    root = str(compacted.cwd)
+
+    def used(part: list[dict[str, object]]) -> set[str]:
+        scratch = compacted.transcript.with_suffix(".part")
+        scratch.write_text("".join(json.dumps(r) + "\n" for r in part))
+        imported = import_claude_code(scratch, with_subagents=False)
+        uses = file_uses(imported.session.messages, root, imported.tool_results_side)
+        return {u.path for u in uses} | {e.path for e in artifact_trail(imported.session.messages, root)}
+
+    return used(first), used(second)
+
+
+@pytest.mark.parametrize(
+    ("name", "at"),
+    [
+        pytest.param("7acd37a8-2745-4b58-a8a9-46164b22ad9e", 0.5, id="jssoundrecorder"),
+        pytest.param("0d3a8e6f-290f-4105-a327-a2496e5e2a83", 0.2, id="claude-code-log"),
+    ],
+)
+def test_a_second_compaction_gets_the_files_touched_since_the_first(tmp_path: Path, name: str, at: float) -> None:
+    """Claude Code runs the hook before it writes this compaction's boundary: the last boundary on disk is the
+    previous compaction's, and the window after it is what the model held."""
+    compacted = compacted_transcript(corpus_session(name), tmp_path, fraction=1.0)
+    before, since = _compacted_before(compacted, at)
+    assert since - before, "the session used no new file after its first compaction"
+    context = context_of(run_hook(hook_input(compacted)))
+    trail = context.split("<artifact-trail", 1)[1]
+    named = {os.path.normpath(os.path.join(compacted.cwd, p)) for p in re.findall(r"^- (.+): ", trail, re.M)}
+    attached = {os.path.normpath(os.path.join(compacted.cwd, p)) for p in FILE_TAG.findall(context)}
+    assert named, "the trail names no file"
+    assert named <= since, f"the trail names files only the first window used: {sorted(named - since)}"
+    assert attached <= since, f"the hook attached files from before the first compaction: {attached - since}"
+    assert sorted(since - before)[0] in named or len(named) == MAX_TRAIL_FILES
+
+
+def test_a_transcript_compacted_before_is_read_from_its_last_boundary(tmp_path: Path) -> None:
+    """What came before the last boundary on disk costs nothing: not one line of it is parsed."""
+    compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path, 1.0)
+    _compacted_before(compacted)
+    whole = compacted.transcript.read_bytes()
+    at = whole.index(b'"compact_boundary"')
+    head = whole[: whole.rindex(b"\n", 0, at) + 1]
+    compacted.transcript.write_bytes(b"{not json\n" * 50_000 + head + whole[len(head) :])
+    keep: list[object] = []
+    context, _ = context_for(parse_hook_input(hook_input(compacted)), keep=keep)
+    records = keep[0][0]  # type: ignore[index]
+    assert context is not None
+    assert records[0].data.get("subtype") == "compact_boundary", "lines before the last boundary were parsed"
+
+
+def test_no_compaction_in_the_transcript_uses_the_whole_history(tmp_path: Path) -> None:
+    """A session's first compaction: nothing of it is on disk when the hook runs, the whole transcript is the window."""
     compacted = compacted_transcript(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), tmp_path)
-    lines = compacted.transcript.read_text().splitlines()[:-2]
-    compacted.transcript.write_text("\n".join(lines) + "\n")
-    inp = parse_hook_input(hook_input(compacted))
-    context, figures = context_for(inp)
+    assert b"compact_boundary" not in compacted.transcript.read_bytes()
+    context, figures = context_for(parse_hook_input(hook_input(compacted)))
     assert context is not None and figures["files"] > 0
 
 

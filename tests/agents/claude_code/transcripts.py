@@ -1,10 +1,12 @@
 """Real Claude Code transcripts from the corpus, cut at a synthetic compaction, with their files on disk.
 
-``compacted_transcript`` copies a corpus session into a temporary directory as Claude Code would have left it
-right after a compaction at a given point: the records before the point (paths moved under the temporary
-workspace), then a ``compact_boundary`` record and the summary record (shapes from shared/notes), and
-materialises the files as the log shows them before the point (``ReplayWorkspace``), so the hook re-reads real
-bytes from disk.
+``compacted_transcript`` copies a corpus session into a temporary directory as Claude Code leaves it when it runs
+its ``SessionStart(compact)`` hook at a given point: the records before the point (paths moved under the temporary
+workspace) and nothing of this compaction yet (2.1.332 writes its boundary, summary and re-attached files after
+the hook; ``written=True`` adds the ``compact_boundary`` and summary records, shapes from shared/notes, as they
+stand once written), and materialises the files as the log shows them before the point (``ReplayWorkspace``), so
+the hook re-reads real bytes from disk. ``compacted_again`` appends a second window after that boundary: the
+transcript at a second compaction.
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def _is_prompt(record: dict[str, Any]) -> bool:
     return not any(b.get("type") == "tool_result" for b in blocks_of(message))
 
 
-def compacted_transcript(source: Path, tmp: Path, fraction: float = 0.6, summary: str = SUMMARY) -> Compacted:
+def compacted_transcript(
+    source: Path, tmp: Path, fraction: float = 0.6, summary: str = SUMMARY, *, written: bool = False
+) -> Compacted:
     records = _records(source)
     cwd = next(str(r["cwd"]) for r in records if isinstance(r.get("cwd"), str))
     prompts = [i for i, r in enumerate(records) if _is_prompt(r) and i >= int(len(records) * fraction)]
@@ -75,8 +79,24 @@ def compacted_transcript(source: Path, tmp: Path, fraction: float = 0.6, summary
                       "sessionId": session_id, "cwd": root,
                       "message": {"role": "user", "content": [{"type": "text", "text": summary}]}}  # fmt: skip
     transcript = tmp / f"{source.stem}.jsonl"
-    transcript.write_text("".join(json.dumps(r) + "\n" for r in [*moved, boundary, summary_record]), encoding="utf-8")
+    tail = [boundary, summary_record] if written else []
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in [*moved, *tail]), encoding="utf-8")
     return Compacted(transcript, ws.root, session_id, cut)
+
+
+def boundary_records(session_id: str, cwd: str, last_uuid: str | None, n: int = 1) -> list[dict[str, Any]]:
+    """Claude Code's ``compact_boundary`` and summary records (uuids ``boundary-n``, ``summary-n``)."""
+    boundary = {
+        "type": "system", "subtype": "compact_boundary", "parentUuid": None, "uuid": f"boundary-{n}",
+        "logicalParentUuid": last_uuid, "sessionId": session_id, "cwd": cwd, "content": "Conversation compacted",
+        "compactMetadata": {"trigger": "manual", "preTokens": 150000},
+    }  # fmt: skip
+    summary = {
+        "type": "user", "isCompactSummary": True, "parentUuid": f"boundary-{n}", "uuid": f"summary-{n}",
+        "sessionId": session_id, "cwd": cwd, "isVisibleInTranscriptOnly": True,
+        "message": {"role": "user", "content": [{"type": "text", "text": SUMMARY}]},
+    }  # fmt: skip
+    return [boundary, summary]
 
 
 def hook_input(compacted: Compacted, **override: Any) -> bytes:

@@ -1,15 +1,17 @@
 """Claude Code's ``SessionStart`` hook after its own compaction: add what our ranking says is still needed.
 
 Claude Code re-attaches its five most recently touched files after a compaction and keeps its last assistant
-message (``agents/character_fit.py`` has the measured rule). This hook reads the transcript from its end
-back to the boundary before Claude Code's last one (``compaction_view.mapped_tail``), ranks every file the agent
-used with the same rehydration the server runs after its own compactions, leaves out what Claude Code's new
-context holds verbatim already (its summary, the preserved segment, the ``file`` attachments it wrote after the
-boundary, or the rule's prediction when it wrote none), and answers with
+message (``agents/claude_code/reattached.py`` has the measured rule). It runs this hook before it writes the
+compaction's boundary, summary and attachments, so the last boundary on disk is the previous compaction's: this hook
+reads the transcript from its end back to that boundary (``compaction_view.mapped_tail``, with the segment it
+preserved), the window the model held just before this compaction; ranks every file the agent used in it with the
+same rehydration the server runs after its own compactions; leaves out what Claude Code's new context will hold
+verbatim (the last assistant message, the files its rule predicts it puts back, counting those the previous
+compaction put back among the files it holds); and answers with
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, all of it within
 Claude Code's inline limit (``HOOK_CHAR_LIMIT``, 10,000 characters), best first:
 
-- the latest plan, when Claude Code's summary does not carry its open steps;
+- the latest plan, when it has open steps (the new summary is not written yet to be checked for them);
 - further files, or the slices of big files the agent read or edited, re-read from disk through the file gate;
 - a compact artifact trail: the files read, edited or written before the compaction, with their last action, as
   many as fit.
@@ -42,15 +44,10 @@ from compact_lsp.agents.hook_io import (
     instant_stat,
 )
 from compact_lsp.engine.claude_code.branch import conversation_of
-from compact_lsp.engine.claude_code.compaction_view import (
-    mapped_tail,
-    reattached_files,
-    split_at_last_compaction,
-    text_of,
-)
-from compact_lsp.engine.claude_code.log_lines import before_last_boundary, parse_log_lines
+from compact_lsp.engine.claude_code.compaction_view import mapped_tail, reattached_files, with_preserved
+from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.compaction.rehydration import rehydrate
-from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
@@ -68,34 +65,39 @@ HEADER = (
 
 @dataclass(eq=False)
 class ClaudeCodeContext:
-    """What Claude Code's new context already holds: the files it put back (path, text) and other verbatim text."""
+    """What Claude Code's new context will hold: the files it puts back (path, text) and other verbatim text."""
 
     files: list[tuple[str, str]]
     texts: list[str]
-    observed: bool
-    """True when ``files`` came from the transcript's ``file`` attachments, False when predicted by the rule."""
+
+
+@dataclass(frozen=True)
+class HeldFile:
+    """A file the previous compaction re-attached: in the model's context and Claude Code's read state since."""
+
+    path: str
+    tool: str = "Read"
 
 
 def claude_code_context(
-    records_after: list[tuple[str, str]], uses: Sequence[FileUse], roots: AllowedRoots, extra: Sequence[str]
+    uses: Sequence[FileUse], held: Sequence[str], roots: AllowedRoots, extra: Sequence[str]
 ) -> ClaudeCodeContext:
-    """Claude Code's re-attached files as its transcript shows them, else as its rule predicts (read now, whole,
-    as it reads them), plus the memory files it loads itself and ``extra`` (its summary, the preserved segment)."""
+    """Claude Code's re-attached files as its rule predicts them (read now, whole, as it reads them) from the
+    files it holds (``held``: what the previous compaction put back, then ``uses``), plus the memory files it
+    loads itself and ``extra`` (the message it keeps verbatim)."""
     read = gated_reader(roots)
-    files = list(records_after)
-    observed = bool(files)
-    if not observed:
-        for path in predict_reattached(uses):
-            try:
-                files.append((path, read(path).decode("utf-8", errors="replace")))
-            except OSError:
-                continue
+    files: list[tuple[str, str]] = []
+    for path in predict_reattached([*(HeldFile(p) for p in held), *uses]):
+        try:
+            files.append((path, read(path).decode("utf-8", errors="replace")))
+        except OSError:
+            continue
     for path in sorted({u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}):
         try:
             files.append((path, read(path).decode("utf-8", errors="replace")))
         except OSError:
             continue
-    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], observed)
+    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)])
 
 
 def _plan_lost(plan: PlanState | None, summary: str) -> bool:
@@ -107,26 +109,35 @@ def _plan_lost(plan: PlanState | None, summary: str) -> bool:
     return any(step and " ".join(step.split()) not in folded for step in steps)
 
 
+def _last_assistant_text(messages: Sequence[Message]) -> str:
+    """The text of the last assistant message: what Claude Code keeps verbatim after its summary."""
+    for message in reversed(messages):
+        if message["role"] == "assistant":
+            return "\n".join(str(b.get("text", "")) for b in blocks_of(message) if b.get("type") == "text")
+    return ""
+
+
 def build_context(
     messages: list[Message],
     side: dict[str, dict[str, Any]],
     cwd: str,
     *,
+    held: Sequence[str] = (),
     summary: str = "",
-    preserved: Sequence[str] = (),
-    reattached: Sequence[tuple[str, str]] = (),
     budget: int = DEFAULT_BUDGET,
 ) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for the conversation Claude Code compacted (None: nothing to add), and figures for
-    the log: ``messages`` and ``side`` as ``claude_code/branch.conversation_of`` gives them (the messages and the
-    results' side data); ``reattached``: the (path, text) of the ``file`` attachments it wrote after the boundary."""
+    """The additional context for the conversation Claude Code is compacting now (None: nothing to add), and
+    figures for the log: ``messages`` and ``side`` as ``claude_code/branch.conversation_of`` gives them (the
+    messages and the results' side data) for the window the model held; ``held``: the files the previous
+    compaction put back in it; ``summary``: Claude Code's new summary when it is known (it is not yet written when
+    the hook runs, so a plan with open steps comes back)."""
     counter = CharCounter()
     uses = file_uses(messages, cwd, side)
     realpath = instant_realpath()
     roots = allowed_roots(cwd, uses, realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
-    own = claude_code_context(list(reattached), uses, roots, [summary, *preserved])
+    own = claude_code_context(uses, held, roots, [_last_assistant_text(messages)])
     plan = extract_plan(messages)
     result = rehydrate(
         read_state=state,
@@ -148,7 +159,7 @@ def build_context(
         "fileChars": result.file_tokens,
         "chars": len(context or ""),
         "claudeCodeFiles": len(own.files),
-        "claudeCodeFilesFrom": "transcript" if own.observed else "rule",
+        "held": len(held),
         "trail": len(trail),
         "roots": list(roots.paths),
     }
@@ -158,23 +169,17 @@ def build_context(
 def context_for(
     inp: HookInput, *, budget: int = DEFAULT_BUDGET, keep: list[object] | None = None
 ) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for one hook call: the transcript read back from its end to the boundary before
-    Claude Code's last compaction (its records and messages left in ``keep`` when given, not freed)."""
+    """The additional context for one hook call: the window the model held just before this compaction, read
+    from the last boundary on disk (Claude Code runs the hook before it writes this compaction's boundary, so the
+    last one on disk is the previous compaction's, or there is none), with the segment it preserved (its records
+    and messages left in ``keep`` when given, not freed)."""
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Claude Code session log at {inp.transcript_path}")
-    with mapped_tail(inp.transcript_path, 2, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES) as (data, start, end):
+    with mapped_tail(inp.transcript_path, 1, max_bytes=MAX_TRANSCRIPT_TAIL_BYTES) as (data, start, end):
+        start = with_preserved(data, start, end)
         records, _ = parse_log_lines(data, start=start, end=end, copy=False, lean=True)  # nothing outlives the answer
-    before, summary = before_last_boundary(records)
-    split = split_at_last_compaction(records, [r for r in records if r.message is not None])
-    messages, side = conversation_of(before)
+    messages, side = conversation_of(records)
     if keep is not None:
         keep.append((records, messages, side))
-    return build_context(
-        messages,
-        side,
-        inp.cwd,
-        summary=summary or "",
-        preserved=[text_of(r) for r in split.preserved],
-        reattached=reattached_files(records),
-        budget=budget,
-    )
+    held = [path for path, _ in reattached_files(records)]
+    return build_context(messages, side, inp.cwd, held=held, budget=budget)

@@ -6,14 +6,17 @@ context is: the summary, the preserved segment (``compactMetadata.preservedMessa
 ``preservedSegment.headUuid``..``tailUuid``: the last assistant message, kept verbatim; its records stay where
 they were in the file), the ``file`` attachments Claude Code re-attached, then whatever followed.
 
-``read_tail`` reads a transcript from its end back to the boundary before the last one, so the hook's work is
-bounded by the last context, not by the whole history.
+``read_tail`` reads a transcript from its end back to the n-th boundary from its end, so the hook's work is
+bounded by the last context, not by the whole history; ``with_preserved`` steps back from a boundary's line over
+the records of the segment it preserved (they stay before it in the file).
 """
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +28,9 @@ from compact_lsp.engine.files.file_gate import open_regular
 
 TAIL_CHUNK = 1 << 20
 BOUNDARY_MARK = b'"compact_boundary"'
+PRESERVED_REACH = 4 << 20
+"""How far before a boundary its preserved segment's records are looked for (the last assistant message)."""
+_UUID_VALUE = re.compile(rb"^[0-9A-Za-z_-]{1,64}$")
 
 
 @dataclass(eq=False)
@@ -157,3 +163,27 @@ def _boundary_line_start(data: bytes | mmap.mmap, lo: int, size: int, boundaries
                 return start
         end = start
     return None
+
+
+def with_preserved(data: bytes | mmap.mmap, start: int, end: int) -> int:
+    """Where to start reading so that the boundary whose line starts at ``start`` comes with the records of the
+    segment it preserved: they stay where they were, before it. Looked for by their ``"uuid"`` within
+    ``PRESERVED_REACH`` bytes back; ``start`` itself when the boundary names none or they are not there."""
+    stop = data.find(b"\n", start, end)
+    line = bytes(data[start : stop if stop >= 0 else end])
+    if BOUNDARY_MARK not in line:
+        return start
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return start
+    meta = record.get("compactMetadata") if isinstance(record, dict) else None
+    lo, first = max(0, start - PRESERVED_REACH), start
+    for uuid in _preserved_uuids(meta) if isinstance(meta, dict) else []:
+        if not _UUID_VALUE.match(uuid.encode()):
+            continue
+        hit = data.rfind(b'"uuid":"' + uuid.encode() + b'"', lo, start)
+        newline = data.rfind(b"\n", lo, hit) if hit >= 0 else -1
+        if newline >= 0 or (hit >= 0 and lo == 0):  # a whole line only
+            first = min(first, newline + 1)
+    return first
