@@ -338,3 +338,23 @@ def test_anything_but_the_hooks_own_arguments_goes_to_the_parser(argv: list[str]
 def test_check_answers_without_the_parser(agent: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert hook_main([agent, "hook", "--budget=100", "--check"]) == 0
     assert capsys.readouterr().out == ready(agent) + "\n"
+
+
+def test_the_ledger_comes_first_and_names_every_file_the_agent_changed(tmp_path: Path) -> None:
+    """The ledger is the first part of the hook's answer, and names each file the transcript shows the agent
+    created or edited before the compaction, with its line counts; the last test's status is the log's."""
+    compacted = compacted_transcript(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"), tmp_path)
+    context = context_of(run_hook(hook_input(compacted)))
+    body = context.split("\n\n", 1)[1]
+    assert body.startswith("<working-set>\n")
+    ledger = body.split("</working-set>", 1)[0]
+    imported = import_claude_code(compacted.transcript, with_subagents=False, before_last_compaction=True)
+    changed = {
+        os.path.relpath(u.path, compacted.cwd)
+        for u in file_uses(imported.session.messages, str(compacted.cwd), imported.tool_results_side)
+        if u.tool in ("Edit", "MultiEdit", "Write")
+    }
+    assert changed
+    for path in changed:
+        assert re.search(rf"^- {re.escape(path)}: (created by you, \d+ lines|edited, \+\d+ −\d+ .*)$", ledger, re.M)
+    assert re.search(r"^Last test: `uv run pytest .*` — exit 0: 10 passed in 0\.\d+s$", ledger, re.M)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import pytest
 
 from compact_lsp.agents.codex.settings import ConfigFileError, install_hook, uninstall_hook
 from compact_lsp.agents.hook_process import run_hook
+
+from .rollouts import assistant, compaction, head, item, user
 
 USER_CONFIG = """# mine
 model = "gpt-5.5"
@@ -89,3 +92,35 @@ def test_the_hook_command_prints_only_json_or_nothing(tmp_path: Path) -> None:
         timeout=60,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == b""
+
+
+def test_the_ledger_names_the_patched_file_and_the_last_test_run(tmp_path: Path) -> None:
+    """A Codex session that patched a file and ran its tests (failing), compacted: the hook's answer starts with the
+    ledger, which names the patched file and the test command's exit code and failing test, from the rollout."""
+    (tmp_path / "app.py").write_text("a = 2\n")
+    test_call = json.dumps({"cmd": "pytest -q"})
+    failed = "Process exited with code 1\nOutput:\nFAILED test_app.py::test_a - assert 2 == 1\n1 failed in 0.01s"
+    lines = [
+        *head(tmp_path),
+        user("fix app.py"),
+        item(type="custom_tool_call", call_id="p1", name="apply_patch",
+             input="*** Begin Patch\n*** Update File: app.py\n"),
+        item(type="custom_tool_call_output", call_id="p1", output="Exit code: 0\nOutput:\nSuccess. Updated: M app.py"),
+        item(type="function_call", call_id="c1", name="exec_command", arguments=test_call),
+        item(type="function_call_output", call_id="c1", output=failed),
+        assistant("The test fails."),
+        compaction(),
+    ]  # fmt: skip
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_bytes(b"".join(lines))
+    stdin = json.dumps(
+        {"hook_event_name": "SessionStart", "source": "compact", "transcript_path": str(rollout), "cwd": str(tmp_path),
+         "session_id": "thread-1"}
+    ).encode()  # fmt: skip
+    out = io.StringIO()
+    assert run_hook(io.BytesIO(stdin), out, agent="codex") == 0
+    context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+    ledger = context.split("\n\n", 1)[1].split("</working-set>", 1)[0].splitlines()
+    assert ledger[0] == "<working-set>"
+    assert "Last test: `pytest -q` — exit 1: FAILED test_app.py::test_a - assert 2 == 1" in ledger
+    assert "- app.py: edited (1 change)" in ledger

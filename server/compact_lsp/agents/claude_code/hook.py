@@ -11,6 +11,8 @@ compaction put back among the files it holds); and answers with
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, all of it within
 Claude Code's inline limit (``HOOK_CHAR_LIMIT``, 10,000 characters), best first:
 
+- the ledger (engine/compaction/ledger.py): the files the agent changed and their lines, the files it read that
+  changed since, its last test, build and command with their exit status, checked against the disk now;
 - the latest plan, when it has open steps (the new summary is not written yet to be checked for them);
 - further files, or the slices of big files the agent read or edited, re-read from disk through the file gate;
 - a compact artifact trail: the files read, edited or written before the compaction, with their last action, as
@@ -46,6 +48,7 @@ from compact_lsp.agents.hook_io import (
 from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import mapped_tail, reattached_files, with_preserved
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
+from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.files.artifact_trail import artifact_trail
@@ -53,6 +56,7 @@ from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 from compact_lsp.engine.files.plan_state import PlanState, extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.working_set import WorkingSet
 
 MAX_TRAIL_FILES = 60
 MAX_TRANSCRIPT_TAIL_BYTES = 256 << 20
@@ -139,6 +143,9 @@ def build_context(
     state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
     own = claude_code_context(uses, held, roots, [_last_assistant_text(messages)])
     plan = extract_plan(messages)
+    work = WorkingSet(cwd=cwd)
+    work.observe(messages, side)
+    ledger = build_ledger(work, read_text=gated_reader(roots), cwd=cwd)
     result = rehydrate(
         read_state=state,
         kept_messages=already_in_context(own.texts),
@@ -149,11 +156,13 @@ def build_context(
         denied_paths=frozenset(os.path.realpath(path) for path, _ in own.files),
         read_text=gated_reader(roots),
         history=messages,
+        ledger=ledger.text,
     )
-    parts = [a.text for a in result.attachments if a.kind in ("plan", "file", "file-deleted")]
+    parts = [a.text for a in result.attachments if a.kind in ("ledger", "plan", "file", "file-deleted")]
     trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
     context = fit(parts, trail, header=HEADER)
     figures = {
+        "ledgerLines": len(ledger.lines),
         "files": sum(1 for a in result.attachments if a.kind == "file"),
         "plan": any(a.kind == "plan" for a in result.attachments),
         "fileChars": result.file_tokens,

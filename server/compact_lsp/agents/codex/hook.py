@@ -8,6 +8,9 @@ after its own compactions, leaves out what Codex's new history holds verbatim, a
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, which Codex sends to the
 model as a developer message.
 
+The ledger comes first (engine/compaction/ledger.py): the files the agent patched, the files it read that changed
+since, its last test, build and command with their exit status, and its open ``update_plan`` steps.
+
 Codex delivers ``additionalContext`` whole only up to ``CODEX_INLINE_LIMIT`` characters (beyond it the model gets
 a head-and-tail preview): everything we add — files and slices (best ranked first), the artifact trail, the
 framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
@@ -40,11 +43,14 @@ from compact_lsp.agents.hook_io import (
 )
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
+from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.file_use_timeline import file_uses
+from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.working_set import WorkingSet
 
 CODEX_INLINE_LIMIT = HOOK_CHAR_LIMIT
 """Characters of ``additionalContext`` Codex delivers whole (10,000, as Claude Code; docs/codex.md)."""
@@ -62,12 +68,18 @@ def build_context(
     compaction = rollout.last_compaction
     if compaction is None:
         return None, {"reason": "the rollout has no compaction"}
-    view = file_use_view(rollout.before_last_compaction(), cwd)
+    before = rollout.before_last_compaction()
+    view = file_use_view(before, cwd)
     counter = CharCounter()
     realpath = instant_realpath()
     roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
+    work = WorkingSet(cwd=cwd)
+    work.observe(view)  # the files, as the Read/Edit/Write calls they were
+    work.observe(before)  # the commands (exec_command, shell) and how they ended
+    plan = extract_plan(before)
+    ledger = build_ledger(work, read_text=gated_reader(roots), cwd=cwd, plan_text=plan.text if plan else None)
     result = rehydrate(
         read_state=state,
         kept_messages=already_in_context([compaction.summary, *compaction.kept_texts]),
@@ -77,11 +89,18 @@ def build_context(
         plan=None,
         read_text=gated_reader(roots),
         history=view,
+        ledger=ledger.text,
     )
-    parts = [a.text for a in result.attachments if a.kind in ("file", "file-deleted")]
+    parts = [a.text for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
     trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(view, cwd)[:MAX_TRAIL_FILES]]
     context = fit(parts, trail, CODEX_INLINE_LIMIT, header=HEADER)
-    figures = {"files": len(parts), "trail": len(trail), "chars": len(context or ""), "roots": list(roots.paths)}
+    figures = {
+        "ledgerLines": len(ledger.lines),
+        "files": len(parts),
+        "trail": len(trail),
+        "chars": len(context or ""),
+        "roots": list(roots.paths),
+    }
     return context, figures
 
 

@@ -152,7 +152,7 @@ def shown_command(command: str) -> str:
     return line
 
 
-def _status(text: str, is_error: bool, tool: str, side: Mapping[str, Any] | None) -> tuple[str, bool] | None:
+def _status(text: str, is_error: bool, tool: str) -> tuple[str, bool] | None:
     """(status, ok) as the result records it; None when it does not say."""
     stripped = text.strip()
     for pattern in _EXIT_CODE:
@@ -166,7 +166,7 @@ def _status(text: str, is_error: bool, tool: str, side: Mapping[str, Any] | None
         return None
     if tool != "Bash":  # only Claude Code's result says a success without a code
         return None
-    if side is not None and side.get("interrupted") is True:
+    if "interrupted by user" in stripped[:200]:
         return "interrupted", False
     if is_error:
         return None if _NOT_RUN.search(stripped[:400]) else ("failed", False)
@@ -199,9 +199,9 @@ def decisive_line(text: str, ok: bool) -> str:
     return _clip(lines[-1])
 
 
-def command_run(use: Block, result: Block, side: Mapping[str, Any] | None = None) -> CommandRun | None:
-    """The run of one shell tool call answered by ``result`` (with Claude Code's side data, when known); None when
-    it is no shell call, or its result does not record how it ended (refused, cleared, still running)."""
+def command_run(use: Block, result: Block) -> CommandRun | None:
+    """The run of one shell tool call answered by ``result``; None when it is no shell call, or its result does not
+    record how it ended (refused, cleared, still running)."""
     tool = str(use.get("name"))
     tool_input = use.get("input")
     if tool not in SHELL_TOOLS or not isinstance(tool_input, dict) or is_cleared(result):
@@ -210,7 +210,7 @@ def command_run(use: Block, result: Block, side: Mapping[str, Any] | None = None
     if command is None:
         return None
     text = result_text(result)
-    status = _status(text, bool(result.get("is_error")), tool, side)
+    status = _status(text, bool(result.get("is_error")), tool)
     if status is None:
         return None
     label, ok = status

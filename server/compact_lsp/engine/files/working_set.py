@@ -165,7 +165,8 @@ class WorkingSet:
     _clock: int = 0
 
     def observe(self, messages: Iterable[Message], side: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        """Learn from ``messages`` (after those already observed); ``side``: Claude Code's side data by tool_use id."""
+        """Learn from ``messages`` (after those already observed); ``side``: Claude Code's side data by tool_use id,
+        of which only a Write's ``type`` is read (``create``): what the hook's lean parse keeps."""
         for message in messages:
             role = message.get("role")
             for block in blocks_of(message):
@@ -181,7 +182,7 @@ class WorkingSet:
                         self._answer(use, block, side.get(use_id) if side is not None else None)
 
     def _answer(self, use: Block, result: Block, side: Mapping[str, Any] | None) -> None:
-        run = command_run(use, result, side)
+        run = command_run(use, result)
         if run is not None:
             self._ran(run)
             return
@@ -197,7 +198,7 @@ class WorkingSet:
         elif name in self.write_tools:
             self._write(work, tool_input, result, side)
         else:
-            self._edit(work, tool_input, side)
+            self._edit(work, tool_input)
         self._bound()
 
     def _ran(self, run: CommandRun) -> None:
@@ -244,10 +245,9 @@ class WorkingSet:
         work.edits += 1
         self._set(work, copy=text, seen=None)
 
-    def _edit(self, work: FileWork, tool_input: Mapping[str, Any], side: Mapping[str, Any] | None) -> None:
+    def _edit(self, work: FileWork, tool_input: Mapping[str, Any]) -> None:
         edits = _edits_of(tool_input)
-        original = (side or {}).get("originalFile")
-        before = work.copy if work.copy is not None else original if isinstance(original, str) else None
+        before = work.copy
         if before is not None and not work.baseline_known:
             self._set(work, baseline=before)
             work.baseline_known = True
