@@ -13,7 +13,7 @@ import pytest
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
 from compact_lsp.agents.claude_code.hook import MAX_TRAIL_FILES, context_for
-from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, predict_reattached
+from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, claude_code_reattachment
 from compact_lsp.agents.hook_io import allowed_roots, parse_hook_input
 from compact_lsp.agents.hook_launcher import ready
 from compact_lsp.agents.hook_process import hook_main
@@ -61,7 +61,8 @@ def test_adds_files_beyond_claude_codes_own_and_the_whole_artifact_trail(tmp_pat
     context = context_of(run_hook(hook_input(compacted)))
     assert len(context) <= HOOK_CHAR_LIMIT, "Claude Code would hand the model a preview, not the hook's context"
     uses = _before(compacted)
-    whole = set(predict_reattached(uses))  # no file attachments in these transcripts: the measured rule
+    theirs = claude_code_reattachment(uses, lambda p: Path(p).read_text() if os.path.isfile(p) else None)
+    whole = set(theirs.whole)  # what the measured rule says Claude Code puts back whole
     memory = {u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}
     attached = {os.path.normpath(os.path.join(compacted.cwd, p)) for p in FILE_TAG.findall(context)}
     if {u.path for u in uses if os.path.isfile(u.path)} - whole - memory:

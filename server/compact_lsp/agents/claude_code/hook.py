@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.agents.character_fit import DEFAULT_BUDGET, CharCounter, already_in_context, hook_rehydration
-from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, predict_reattached
+from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, claude_code_reattachment
 from compact_lsp.agents.hook_io import (
     HookInput,
     ReplayClock,
@@ -73,6 +73,8 @@ class ClaudeCodeContext:
 
     files: list[tuple[str, str]]
     texts: list[str]
+    by_name: list[str]
+    """Files Claude Code names only (past its size cut): the hook's to attach."""
 
 
 @dataclass(frozen=True)
@@ -86,22 +88,27 @@ class HeldFile:
 def claude_code_context(
     uses: Sequence[FileUse], held: Sequence[str], roots: AllowedRoots, extra: Sequence[str]
 ) -> ClaudeCodeContext:
-    """Claude Code's re-attached files as its rule predicts them (read now, whole, as it reads them) from the
-    files it holds (``held``: what the previous compaction put back, then ``uses``), plus the memory files it
-    loads itself and ``extra`` (the message it keeps verbatim)."""
+    """Claude Code's re-attached files as its rule predicts them (read now, whole, as it reads them; a file past its
+    size cut comes back by name only, so it is not counted as held) from the files it holds (``held``: what the
+    previous compaction put back, then ``uses``), plus the memory files it loads itself and ``extra`` (the message
+    it keeps verbatim)."""
     read = gated_reader(roots)
-    files: list[tuple[str, str]] = []
-    for path in predict_reattached([*(HeldFile(p) for p in held), *uses]):
-        try:
-            files.append((path, read(path).decode("utf-8", errors="replace")))
-        except OSError:
-            continue
+    texts: dict[str, str | None] = {}
+
+    def text_of(path: str) -> str | None:
+        if path not in texts:
+            try:
+                texts[path] = read(path).decode("utf-8", errors="replace")
+            except OSError:
+                texts[path] = None
+        return texts[path]
+
+    theirs = claude_code_reattachment([*(HeldFile(p) for p in held), *uses], text_of)
+    files = [(path, text) for path in theirs.whole if (text := text_of(path)) is not None]
     for path in sorted({u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}):
-        try:
-            files.append((path, read(path).decode("utf-8", errors="replace")))
-        except OSError:
-            continue
-    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)])
+        if (text := text_of(path)) is not None:
+            files.append((path, text))
+    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], theirs.by_name)
 
 
 def _plan_lost(plan: PlanState | None, summary: str) -> bool:
@@ -168,6 +175,7 @@ def build_context(
         "fileChars": result.file_tokens,
         "chars": len(context or ""),
         "claudeCodeFiles": len(own.files),
+        "claudeCodeByName": len(own.by_name),
         "held": len(held),
         "trail": len(trail),
         "roots": list(roots.paths),
