@@ -18,6 +18,8 @@ HOOK_CHAR_LIMIT = 10_000
 """Claude Code inlines a hook's ``additionalContext`` up to this many characters (measured); past it, a preview."""
 DEFAULT_BUDGET = 8_000
 """Characters of files and slices within the limit; the framing, the plan and the artifact trail take the rest."""
+CHARS_PER_TOKEN = 4
+"""Characters per token where the hook tells the model a size (Claude Code's own rough estimate for code)."""
 MAX_CHARS_PER_FILE = 4_000
 """A file longer than this comes back as the lines the agent read or edited (else its head)."""
 
@@ -34,6 +36,10 @@ class CharCounter:
 
     def count_message(self, message: Message) -> int:
         return sum(self.count_block(b) for b in blocks_of(message))
+
+    def tokens_in(self, chars: int) -> int:
+        """About how many tokens ``chars`` characters are (what a note to the model says: it thinks in tokens)."""
+        return -(-chars // CHARS_PER_TOKEN)
 
 
 def hook_rehydration(budget: int = DEFAULT_BUDGET) -> RehydrationSettings:

@@ -230,6 +230,13 @@ class Excerpt:
     reason: str
 
 
+def _as_tokens(counter: TokenCounter, amount: int) -> int:
+    """``amount`` of ``counter``'s unit in tokens, the unit the model is told sizes in: a counter of another unit
+    (the hooks' ``CharCounter`` counts characters) converts with its ``tokens_in``."""
+    convert = getattr(counter, "tokens_in", None)
+    return int(convert(amount)) if callable(convert) else amount
+
+
 def render_excerpt(
     path: str,
     text: str,
@@ -258,7 +265,9 @@ def render_excerpt(
     how = "over the per-file budget: the lines read or edited" if ranges else "over the per-file budget: its head"
     if not ranges:
         ranges = [(1, total)]
-    note = template.format(path=path, total_lines=total, tokens=full_tokens, cap=cap)
+    note = template.format(
+        path=path, total_lines=total, tokens=_as_tokens(counter, full_tokens), cap=_as_tokens(counter, cap)
+    )
     content_budget = budget - counter.count_text(render_file(path, "", lines="1-1", note=note, dirty=dirty))
     for _ in range(4):
         content, label = fit_ranges(lines, ranges, max(content_budget, 0), counter)
