@@ -182,3 +182,36 @@ async def test_after_a_compaction_the_model_gets_the_ledger_of_what_it_did(
                in line for line in lines), ledger  # fmt: skip
     assert "- src/app.py: edited, +1 −1 since you first saw it" in lines
     assert "SUMMARY-MARKER" in json.dumps(after)
+
+
+async def test_the_agents_own_edit_is_no_news_but_an_outside_change_is(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace
+) -> None:
+    """After the agent edits a file it read, the next request carries no "changed on disk" notice of its own edit;
+    a change someone else makes to a file it read still reaches the model, with its diff."""
+    ClientSide(client, ["Allow once"])
+    workspace.write("notes.md", "# notes\n")
+    session_id = await new_session(client)
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}),
+        tool_call("read_file", {"file_path": "notes.md"}),
+        tool_call("edit_file", {"file_path": "src/app.py", "old_string": "'hello '", "new_string": "'hi '"}),
+        reply("Edited."),
+    )
+    await request(client, "compact/chat", {"sessionId": session_id, "text": "Say hi."})
+    noticed = asyncio.ensure_future(_usage_with_attachments(client))
+    await asyncio.sleep(0)
+    workspace.write("notes.md", "# notes\nby someone else\n")
+    await asyncio.wait_for(noticed, 10)
+    messages_api.push(reply("Noted."))
+    await request(client, "compact/chat", {"sessionId": session_id, "text": "Anything new?"})
+    sent = json.dumps(messages_api.bodies[-1]["messages"])
+    assert "notes.md changed on disk since you read it" in sent and "+by someone else" in sent
+    assert "src/app.py changed on disk" not in sent
+
+
+async def _usage_with_attachments(client: LanguageClient) -> None:
+    while True:
+        params = await client.wait_for_notification("compact/didChangeUsage")
+        if params["usage"]["byKind"].get("attachments", 0) > 0:
+            return

@@ -4,7 +4,8 @@ Each asks permission after checking its input, so the user is never asked about 
 edit_file, and write_file over an existing file, refuse unless the file was read in this conversation and has
 not changed on disk since (read-before-write, from the session's read-file state). After a change the
 read-file state is told at once, so a second edit of the same file in the same response is not mistaken for
-a stale one.
+a stale one, and so is what the model saw of the file (``own_change``): the watcher's news of the agent's own
+change is no news.
 """
 
 from __future__ import annotations
@@ -143,7 +144,11 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         await _allowed(ctx, "edit", "edit_file", display, detail, real)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     await run_io(_write_text, real, updated, ctx.session.work_roots)
-    await ctx.runner.run(lambda: ctx.session.read_state.record_edit(real, ctx.tool_use_id or None))
+    def recorded() -> None:
+        ctx.session.read_state.record_edit(real, ctx.tool_use_id or None)
+        ctx.session.own_change(real, updated)
+
+    await ctx.runner.run(recorded)
     times = f"{count} occurrences" if replace_all and count > 1 else "1 occurrence"
     return ToolOutput(f"Edited {display}: replaced {times}.")
 
@@ -188,7 +193,11 @@ async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if not asked:
         await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
     await run_io(_write_text, real, content, ctx.session.work_roots)
-    await ctx.runner.run(lambda: ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content))
+    def recorded() -> None:
+        ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content)
+        ctx.session.own_change(real, content)
+
+    await ctx.runner.run(recorded)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} lines).")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,8 @@ def test_without_the_text_the_hash_tells_whether_it_changed(app: Path) -> None:
     session.append([{"role": "user", "content": "write it"}, {"role": "assistant", "content": [
         {"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {"file_path": str(app), "content": written}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_w", "content": "ok"}]}])  # fmt: skip
+    assert "-x = 1\n+x = 2" in (session.notice_for(str(app), "x = 2\n") or "")  # the written text, diffed
+    session.state.seen.discard(os.path.realpath(app))  # what the model saw forgotten (bounded): the hash is left
     assert session.notice_for(str(app), written) is None  # changed and changed back: the model's copy is right
     assert "read it again before editing it" in (session.notice_for(str(app), "x = 2\n") or "")
 
@@ -180,3 +183,30 @@ def test_notice_change_queues_the_notice_for_the_next_view(app: Path) -> None:
     assert session.notice_change(str(app), "def rate():\n    return 0.30\n") is True
     last = session.view()[-1]["content"][-1]["text"]
     assert "+    return 0.30" in last and "<system-reminder>" in last
+
+
+def test_the_agents_own_edit_is_what_it_saw_and_a_later_change_is_diffed_against_it(app: Path) -> None:
+    """An edit the agent made updates what it saw, live and after a reload: the text it wrote is no news; a change
+    on top of it is diffed against the edited text, not against the read before the edit."""
+    root = app.parent.parent
+    records: list[dict[str, Any]] = []
+
+    class Keep:
+        def write(self, record: dict[str, Any]) -> None:
+            records.append(json.loads(json.dumps(record)))
+
+    session = ContextSession(
+        "ses_seen", settings=EngineSettings(), counter=TiktokenCounter(), workspace_root=str(root), journal=Keep()
+    )
+    numbered = "     1→def rate():\n     2→    return 0.25\n"
+    edit = {"file_path": str(app), "old_string": "0.25", "new_string": "0.30"}
+    session.append([
+        {"role": "user", "content": "raise it"}, *_read("toolu_1", app, numbered),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "Edit", "input": edit}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "ok"}]},
+    ])  # fmt: skip
+    again = replay_session(records, settings=EngineSettings(), counter=TiktokenCounter(), workspace_root=str(root))
+    for copy in (session, again):
+        assert copy.notice_for(str(app), "def rate():\n    return 0.30\n") is None
+        later = copy.notice_for(str(app), "def rate():\n    return 0.35\n") or ""
+        assert "-    return 0.30" in later and "+    return 0.35" in later and "0.25" not in later

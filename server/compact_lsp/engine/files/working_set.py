@@ -164,9 +164,13 @@ class WorkingSet:
     _chars: int = 0
     _clock: int = 0
 
-    def observe(self, messages: Iterable[Message], side: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def observe(
+        self, messages: Iterable[Message], side: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[FileWork]:
         """Learn from ``messages`` (after those already observed); ``side``: Claude Code's side data by tool_use id,
-        of which only a Write's ``type`` is read (``create``): what the hook's lean parse keeps."""
+        of which only a Write's ``type`` is read (``create``): what the hook's lean parse keeps. Returns the files
+        the agent changed in ``messages``."""
+        changed: list[FileWork] = []
         for message in messages:
             role = message.get("role")
             for block in blocks_of(message):
@@ -178,20 +182,23 @@ class WorkingSet:
                 elif role == "user" and kind == "tool_result":
                     use_id = str(block.get("tool_use_id"))
                     use = self._pending.pop(use_id, None)
-                    if use is not None:
-                        self._answer(use, block, side.get(use_id) if side is not None else None)
+                    work = self._answer(use, block, side.get(use_id) if side is not None else None) if use else None
+                    if work is not None and work.change is not None:
+                        changed.append(work)
+        return changed
 
-    def _answer(self, use: Block, result: Block, side: Mapping[str, Any] | None) -> None:
+    def _answer(self, use: Block, result: Block, side: Mapping[str, Any] | None) -> FileWork | None:
+        """Learn from one answered call; the file it read or changed, if any."""
         run = command_run(use, result)
         if run is not None:
             self._ran(run)
-            return
+            return None
         name, tool_input = str(use.get("name")), use.get("input")
         if result.get("is_error") or is_cleared(result) or not isinstance(tool_input, dict):
-            return
+            return None
         path = input_path(tool_input)
         if path is None or name not in self.read_tools | self.edit_tools | self.write_tools:
-            return
+            return None
         work = self._file(os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path))))
         if name in self.read_tools:
             self._read(work, name, tool_input, result)
@@ -200,6 +207,7 @@ class WorkingSet:
         else:
             self._edit(work, tool_input)
         self._bound()
+        return work if name not in self.read_tools else None
 
     def _ran(self, run: CommandRun) -> None:
         self.runs.append(run)

@@ -44,7 +44,7 @@ from compact_lsp.engine.conversation.usage import ContextUsage, build_usage
 from compact_lsp.engine.conversation.validate import append_problems
 from compact_lsp.engine.files.admitted_files import AdmittedFile, Reason, admit_record
 from compact_lsp.engine.files.allowed_roots import work_roots
-from compact_lsp.engine.files.change_notices import display_path
+from compact_lsp.engine.files.change_notices import SeenText, display_path
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_tool_calls import check_input_paths
 from compact_lsp.engine.files.memory import ManagedMemory
@@ -319,6 +319,14 @@ class ContextSession:
         """Forget a pending notice: the change was the agent's own (its write or edit of that path)."""
         if self.state.notices.has(path, self.workspace_root):
             self.commit(pending_record(path, None, at=self.clock()))
+
+    def own_change(self, real_path: str, text: str) -> None:
+        """The agent itself just wrote ``text`` to ``real_path`` (a write, or an edit applied): that is what it knows
+        of the file now, so the watcher's news of this change is no news (a notice already queued for it, from the
+        watcher running before this, is withdrawn). The append of the call's result learns the same from the call
+        (``SessionState``'s working set), so a reload knows it too."""
+        self.state.seen.put(real_path, SeenText(text))
+        self.discard_change_notice(display_path(real_path, self.workspace_root))
 
     def add_change_notice(self, path: str, text: str) -> None:
         """A file the model saw changed on disk: tell it on the next view (one bounded notice per path). Journalled

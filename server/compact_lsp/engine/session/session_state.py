@@ -172,7 +172,9 @@ class SessionState:
         # observe only what is new: the read-file state remembers the calls still awaiting results
         for read, block in self.read_state.observe(new):
             self.seen.remember_result(read, block)
-        self.working_set.observe(new)
+        for work in self.working_set.observe(new):
+            if work.copy is not None:  # the agent's own change: what it knows of the file now, not news later
+                self.seen.put(self.read_state.resolve(work.path)[1], SeenText(work.copy))
         if any(m["role"] == "assistant" for m in new):
             self.last_assistant_at = at
         reported = reported_input_tokens(record.get("usage"))
