@@ -144,6 +144,7 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         await _allowed(ctx, "edit", "edit_file", display, detail, real)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     await run_io(_write_text, real, updated, ctx.session.work_roots)
+
     def recorded() -> None:
         ctx.session.read_state.record_edit(real, ctx.tool_use_id or None)
         ctx.session.own_change(real, updated)
@@ -193,6 +194,7 @@ async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if not asked:
         await _allowed(ctx, "write", "write_file", display, f"({verb})\n{_preview(content)}", real)
     await run_io(_write_text, real, content, ctx.session.work_roots)
+
     def recorded() -> None:
         ctx.session.read_state.record_write(real, ctx.tool_use_id or None, content)
         ctx.session.own_change(real, content)
