@@ -76,7 +76,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 def _one_case(workspace: Workspace, path: str, extra: dict[str, Any]) -> dict[str, Any]:
     """A fresh server per case, so memory one case kept does not hide the next one's peak."""
     with RawServer(workspace) as server:
-        pid = server.engine_pid  # the process that reads (the front only passes the answer on)
+        pid = server.proc.pid
         session_id = server.new_session()
         server.request("compact/readFile", {"sessionId": session_id, "path": "small.txt"})
         resting = _status_kib(pid, "VmRSS")

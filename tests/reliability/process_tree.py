@@ -6,7 +6,7 @@ same process, after its start-up: no second process's start-up (whose RSS varies
 runs) is subtracted. A thread samples the tree every ``interval`` seconds, so a child that appears later (its base
 is 0: all of it is what the work cost) or exits before the end is counted too, with the last peak seen of it.
 ``grown()`` is the sum over the tree of each process's own peak minus its base, so the figure stays right when a
-server becomes a front process with the engine in a child.
+process does its work in a child.
 """
 
 from __future__ import annotations

@@ -114,21 +114,6 @@ def workspace_beside_a_secret(tmp_path: Path) -> Workspace:
     return workspace
 
 
-def engine_pid(front: int, timeout: float = GUARD) -> int:
-    """The engine process a front process started (its one child), waiting for it to exist."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            children = Path(f"/proc/{front}/task/{front}/children").read_text().split()
-        except OSError:
-            children = []
-        if children:
-            return int(children[0])
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"process {front} started no engine within {timeout} s")
-        time.sleep(0.01)
-
-
 class RawServer:
     """``python -m compact_lsp --stdio`` with a Content-Length framed JSON-RPC client on its pipes."""
 
@@ -327,17 +312,9 @@ class RawServer:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    @property
-    def engine_pid(self) -> int:
-        """The engine process behind the front the test started (server/compact_lsp/relay.py): the one that holds
-        the sessions, writes their files and answers all but the status requests the front answers itself."""
-        return engine_pid(self.proc.pid)
-
     def kill(self) -> None:
-        """SIGKILL, engine and front: no shutdown, no flush, no atexit; what a crash or an OOM kill does."""
+        """SIGKILL: no shutdown, no flush, no atexit; what a crash or an OOM kill does."""
         if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError, TimeoutError):
-                os.kill(self.engine_pid, signal.SIGKILL)
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=GUARD)
         self._close_pipes()

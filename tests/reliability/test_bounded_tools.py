@@ -85,12 +85,12 @@ def test_a_one_line_read_of_a_huge_file_stays_under_twice_the_resting_memory(tmp
     with RawServer(workspace) as server:
         session_id = server.new_session()
         server.request("compact/readFile", {"sessionId": session_id, "path": "small.txt"})
-        resting = _rss_kib(server.engine_pid)
+        resting = _rss_kib(server.proc.pid)
         try:
             server.request("compact/readFile", {"sessionId": session_id, "path": path, "offset": 1, "limit": 1})
         except RpcError as refused:
             assert "binary" in refused.message  # the hole is NUL bytes
-        peak = _peak_kib(server.engine_pid)
+        peak = _peak_kib(server.proc.pid)
     assert peak < 2 * resting, f"peak {peak / 1024:.0f} MiB against {resting / 1024:.0f} MiB resting"
 
 

@@ -77,13 +77,13 @@ class FullDisk:
             self.filler = fill(self.workspace.sessions, leave=4096)
         else:  # a per-process file size limit: writes past it fail with EFBIG, as a full disk fails with ENOSPC
             size = self.workspace.session_file(self.session_id).stat().st_size
-            resource.prlimit(self.server.engine_pid, resource.RLIMIT_FSIZE, (size + 4096, resource.RLIM_INFINITY))
+            resource.prlimit(self.server.proc.pid, resource.RLIMIT_FSIZE, (size + 4096, resource.RLIM_INFINITY))
 
     def free(self) -> None:
         if self.filler is not None:
             self.filler.unlink()
         else:
-            resource.prlimit(self.server.engine_pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
+            resource.prlimit(self.server.proc.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
 
 
 @pytest.mark.parametrize("tmpfs", [pytest.param(True, id="tmpfs-full"), pytest.param(False, id="file-size-limit")])

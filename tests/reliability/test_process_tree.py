@@ -41,7 +41,7 @@ def test_a_peak_before_the_start_is_not_counted() -> None:
 
 
 def test_what_a_grandchild_grows_after_the_start_is_counted() -> None:
-    """A front process whose child does the work: the tree's figure is the child's growth."""
+    """A process whose child does the work: the tree's figure is the child's growth."""
     child = (
         "import subprocess, sys\n"
         f"g = subprocess.Popen([sys.executable, '-c', {GROW_LATER.format(mib=30)!r}], stdin=sys.stdin)\n"

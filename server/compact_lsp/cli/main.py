@@ -166,16 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     wants_help = any(a in ("-h", "--help") for a in args)
     ns = _server_parser(subcommands_help() if wants_help else None).parse_args(args)
     configure_logging(ns.verbose, ns.log_file, bodies=ns.log_bodies)
-    relayed = False
-    if ns.tcp is None:  # on stdio, a front process answers status requests while the engine works (relay.py)
-        from compact_lsp.relay import engine_started, serve_front
-
-        relayed = engine_started()
-        if not relayed:
-            _exit_now(serve_front(args))
     from compact_lsp.lsp.app import run
 
-    code = run(tcp=ns.tcp, relayed=relayed)
+    code = run(tcp=ns.tcp)
     _exit_now(code)
     return code  # not reached
 

@@ -29,9 +29,8 @@ def create_server(settings: EngineSettings | None = None) -> CompactLanguageServ
     return server
 
 
-def run(tcp: str | None = None, *, relayed: bool = False) -> int:
-    """Serve on stdio (as the engine of a front process when ``relayed``), or on ``HOST:PORT`` for debugging;
-    returns the exit code."""
+def run(tcp: str | None = None) -> int:
+    """Serve on stdio, or on ``HOST:PORT`` for debugging; returns the exit code."""
     share_malloc_arena()  # before the server starts a thread
     server = create_server()
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -42,7 +41,7 @@ def run(tcp: str | None = None, *, relayed: bool = False) -> int:
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
         return 0
-    code = serve_stdio(server, relayed=relayed)
+    code = serve_stdio(server)
     if server.sessions is not None:  # the client went without a shutdown: still leave the index current
         server.sessions.index.flush()
     return code

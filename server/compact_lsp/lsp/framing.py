@@ -30,8 +30,6 @@ from pygls.io_ import StdinAsyncReader
 
 from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE, READ_LIMIT, FramingError, add_header, body_length
 from compact_lsp.lsp.protocol.wire import AnsweringProtocol
-from compact_lsp.lsp.relay_channel import RelayChannel
-from compact_lsp.relay_frames import ACK, RELAY_HEADER
 from compact_lsp.runtime.idle_collection import IdleCollector
 
 if TYPE_CHECKING:
@@ -85,11 +83,9 @@ async def serve_frames(
     protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
     on_frame: Callable[[], None] | None = None,
-    ack: Callable[[], None] | None = None,
 ) -> None:
     """Read frames until end of input (or ``stop``), handing each message to ``protocol``; ``on_frame`` is told
-    of each frame as it is read, ``ack`` of each one the front process asked to hear about (relay.py), once it is
-    handled."""
+    of each frame as it is read."""
     while not stop.is_set():
         headers: dict[str, str] = {}
         while True:
@@ -112,9 +108,6 @@ async def serve_frames(
             log.exception("Unable to handle message")
             if on_error is not None:
                 on_error(exc, JsonRpcException)
-        finally:
-            if ack is not None and headers.get(RELAY_HEADER) == ACK:
-                ack()
 
 
 class BatchedStdout:
@@ -123,8 +116,8 @@ class BatchedStdout:
     pygls' ``StdoutWriter`` writes and flushes each frame; every write gives up the interpreter and waits for it
     back behind the sessions' threads (at 50-session load, 0.3 ms a frame on the loop). Frames keep their order; a
     write from another thread, or with no loop running, goes out at once, after what is pending. After ``close``
-    (the ``exit`` notification) nothing more is sent: the front's acknowledgement of that ``exit``, say, is dropped
-    rather than reported as a lost connection."""
+    (the ``exit`` notification) nothing more is sent: an answer after it is dropped rather than reported as a lost
+    connection."""
 
     def __init__(self, stdout: BinaryIO) -> None:
         self._stdout = stdout
@@ -172,24 +165,20 @@ async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol:
     collector = IdleCollector()
     collector.start()
     collecting = asyncio.create_task(collector.run(), name="idle full collections")
-    ack = server.relay.ack if server.relay is not None else None
     try:
-        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy, ack)
+        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy)
     finally:
         collecting.cancel()
 
 
-def serve_stdio(server: CompactLanguageServer, *, relayed: bool = False) -> int:
-    """pygls' ``start_io`` with strict framing; returns the exit code. ``relayed``: the server is the engine of a
-    front process (relay.py), which it keeps told of what status requests are answered with."""
+def serve_stdio(server: CompactLanguageServer) -> int:
+    """pygls' ``start_io`` with strict framing; returns the exit code."""
     stop = threading.Event()
     server._stop_event = stop
     protocol = server.protocol
     assert isinstance(protocol, AnsweringProtocol)  # create_server's protocol class
     writer = BatchedStdout(sys.stdout.buffer)
     protocol.set_writer(writer)
-    if relayed:
-        server.relay = RelayChannel(writer.write)
     code = 0
     try:
         asyncio.run(_serve(server, stop, protocol))

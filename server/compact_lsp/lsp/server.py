@@ -24,7 +24,6 @@ from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
 from compact_lsp.engine.summarize.base import Summarizer
 from compact_lsp.lsp.protocol.errors import request_failed
 from compact_lsp.lsp.protocol.wire import AnsweringProtocol, json_converter
-from compact_lsp.lsp.relay_channel import RelayChannel
 from compact_lsp.lsp.sessions.chat_state import ChatState
 from compact_lsp.lsp.sessions.registry import SessionRegistry
 from compact_lsp.lsp.sessions.usage_notifier import UsageNotifier
@@ -69,8 +68,6 @@ class CompactLanguageServer(LanguageServer):
         """Every workspace folder (multi-root), real paths: with ``additionalDirectories``, the allowed roots."""
         self.sessions: SessionRegistry | None = None
         """Loaded sessions and their store; set in ``initialize``."""
-        self.relay: RelayChannel | None = None
-        """The front process's channel, when the server is its engine (relay.py); set before the first frame."""
         self.watcher: FileWatcher | None = None
         """Watches the directories of files the model saw; set in ``initialize``."""
         self.usage_notifier: UsageNotifier | None = None

@@ -106,9 +106,8 @@ class ContextSession:
         self.workspace_root = workspace_root
         self.memory = memory or ManagedMemory.from_settings(settings.memory, workspace_root)
         self.created_at = created_at if created_at is not None else clock()
-        self._compacting = False
-        self.on_compacting: Callable[[], None] | None = None
-        """Told whenever ``compacting`` changes (the server re-publishes what a status request is answered with)."""
+        self.compacting = False
+        """A full compaction holds ``compaction_claim()`` (it may still be waiting for a server's lock)."""
         self._base_system = system
         self.read_state = ReadFileState(
             capacity=settings.read_state_capacity, clock=clock, read_tools=settings.read_tools,
@@ -138,17 +137,6 @@ class ContextSession:
         return self.state.follow(records, self.settings, first_index)
 
     # -- what the session holds (engine/session/session_state.py) ----------------------------------------------
-
-    @property
-    def compacting(self) -> bool:
-        """A full compaction holds ``compaction_claim()`` (it may still be waiting for a server's lock)."""
-        return self._compacting
-
-    @compacting.setter
-    def compacting(self, value: bool) -> None:
-        self._compacting = value
-        if self.on_compacting is not None:
-            self.on_compacting()
 
     @property
     def title(self) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -20,7 +19,6 @@ from compact_lsp.lsp.features.handlers import notification_handler
 from compact_lsp.lsp.following.claude_code_follow import start_following, stop_following
 from compact_lsp.lsp.following.codex_follow import start_codex_following, stop_codex_following
 from compact_lsp.lsp.sessions.registry import SessionRegistry
-from compact_lsp.lsp.sessions.snapshots import answer_now
 from compact_lsp.lsp.sessions.usage_notifier import UsageNotifier
 from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
 from compact_lsp.lsp.work.in_session import in_session, on_file_changed
@@ -66,9 +64,6 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
         on_load_report=server.report_load,
         on_loaded=lambda slot: session_loaded(server, slot),
     )
-    relay = server.relay
-    if relay is not None:
-        server.sessions.relay = lambda key, slot: relay.announce(key, functools.partial(answer_now, slot))
     server.usage_notifier = UsageNotifier(server.send_notification)
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()

@@ -17,7 +17,7 @@ from compact_lsp.lsp.protocol.answers import microcompaction_answer, read_result
 from compact_lsp.lsp.protocol.errors import invalid_params
 from compact_lsp.lsp.protocol.params import as_object, optional_int, optional_object, optional_str, required_str
 from compact_lsp.lsp.protocol.wire import AnsweringProtocol, EncodedResult
-from compact_lsp.lsp.sessions.snapshots import compacting_snapshot, publish, published, published_json, status_wire
+from compact_lsp.lsp.sessions.snapshots import at_once, at_once_json, publish, status_wire
 from compact_lsp.lsp.work.compacting import compact_session, refresh_notes
 from compact_lsp.lsp.work.in_session import in_session
 from compact_lsp.lsp.work.notify import did_microcompact
@@ -134,33 +134,22 @@ async def status(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
 
 def status_at_once(server: CompactLanguageServer, params: Any) -> dict[str, Any] | EncodedResult | None:
     """``compact/status`` of a loaded session answered as the frame is read (``AnsweringProtocol.at_once``), when
-    its snapshot answers it: as the JSON made when it was published, or (while it compacts) the snapshot marked
-    so; None leaves it to ``status`` (no session named, not loaded, bad params, a miss)."""
+    its published snapshot answers it (lsp/sessions/snapshots.py); None leaves it to ``status``."""
     registry = server.sessions
     session_id = params.get("sessionId") if isinstance(params, dict) else None
     slot = registry.slots.get(session_id) if registry is not None and isinstance(session_id, str) else None
     if slot is None:
         return None
-    if not slot.session.compacting:
-        encoded = published_json(slot)
-        return EncodedResult(encoded) if encoded is not None else None
-    return snapshot_status(slot)
-
-
-def snapshot_status(slot: SessionSlot) -> dict[str, Any] | None:
-    """The status as published, when it answers a request now (lsp/sessions/snapshots.py), else None; during a
-    compaction, the snapshot marked ``compacting``."""
-    if slot.session.compacting:
-        return compacting_snapshot(slot)
-    return published(slot)
+    encoded = at_once_json(slot)
+    return EncodedResult(encoded) if encoded is not None else at_once(slot)
 
 
 async def session_status(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
-    """``compact/status``: the snapshot published after the last change when it still holds or the session is
-    busy (``snapshot_status``); else measured: on the loop during a compaction, under the lock otherwise."""
-    snapshot = snapshot_status(slot)
-    if snapshot is not None:
-        return snapshot
+    """``compact/status``: the published snapshot when it answers (lsp/sessions/snapshots.py); else measured, on
+    the loop during a compaction, under the lock otherwise."""
+    answer = at_once(slot)
+    if answer is not None:
+        return answer
     if slot.session.compacting:
         return status_wire(slot)
     return await in_session(server, slot, lambda: publish(slot), changes=False)

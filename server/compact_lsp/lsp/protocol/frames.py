@@ -1,14 +1,12 @@
 """JSON-RPC frames as LSP carries them (``Content-Length`` headers, a blank line, the body), read strictly.
 
-One set of rules for every reader: the server's own (lsp/framing.py, on the event loop) and the front process's
-two directions (relay.py, blocking). A header that cannot be read is a ``FramingError``: the stream cannot be
+Read by lsp/framing.py, on the event loop. A header that cannot be read is a ``FramingError``: the stream cannot be
 trusted after it, resynchronising would mean guessing where a body of unknown length ends.
 """
 
 from __future__ import annotations
 
 import json
-from typing import IO, NamedTuple
 
 FRAMING_EXIT_CODE = 2
 """The exit code of a server whose client's stream could not be read: the editor restarts it."""
@@ -53,35 +51,5 @@ def frame_of(body: bytes) -> bytes:
 
 
 def result_body(msg_id: int | str, result: bytes) -> bytes:
-    """A response's JSON from ``result`` already encoded: an answer given at once, by the engine or its front."""
+    """A response's JSON from ``result`` already encoded: an answer given at once."""
     return b'{"id":%s,"jsonrpc":"2.0","result":%s}' % (json.dumps(msg_id).encode(), result)
-
-
-class Frame(NamedTuple):
-    """One frame as it came (a named tuple: this module loads in the front process, which starts in a blink)."""
-
-    headers: dict[str, str]
-    """Names lower-cased."""
-    head: bytes
-    """The header lines as they came, blank line included."""
-    body: bytes
-
-
-def read_frame(stream: IO[bytes]) -> Frame | None:
-    """The next frame of a blocking stream, or None at its end (a frame cut short ends it too)."""
-    headers: dict[str, str] = {}
-    lines: list[bytes] = []
-    while True:
-        line = stream.readline(READ_LIMIT + 1)
-        if not line:
-            return None
-        if len(line) > READ_LIMIT:
-            raise FramingError(f"a header line longer than {READ_LIMIT} bytes")
-        lines.append(line)
-        if add_header(headers, line):
-            break
-    length = body_length(headers)
-    body = stream.read(length) if length else b""
-    if len(body) < length:
-        return None
-    return Frame(headers, b"".join(lines), body)

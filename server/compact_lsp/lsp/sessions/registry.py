@@ -9,7 +9,6 @@ encoding): the counter's cache is not thread-safe, and sessions may work in para
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import time
@@ -25,6 +24,7 @@ from compact_lsp.engine.session.session_loading import replay_session
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.lsp.protocol.errors import invalid_params
 from compact_lsp.lsp.sessions.session_slot import SessionSlot
+from compact_lsp.lsp.sessions.snapshots import republish
 from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.store.session_index import (
     SessionIndex,
@@ -68,28 +68,15 @@ class SessionRegistry:
         self._on_load_report = on_load_report
         self._on_loaded = on_loaded
         """Called on the loop for each session created or loaded (open documents, watches)."""
-        self.relay: Callable[[str, SessionSlot], None] | None = None
-        """Tells the front process what a session's status is answered with now (lsp/relay_channel.py), when the
-        server has one."""
 
     def follow_slot(self, followed: FollowedSession | FollowedCodexSession) -> SessionSlot:
         """The slot of a followed Claude Code or Codex session (made on first use): listed, selectable, read-only."""
         slot = self.slots.get(followed.id)
         if slot is None:
             slot = SessionSlot(followed.session, followed=followed)
-            self._register(followed.id, slot)
+            self.slots[followed.id] = slot
             self.loaded(slot)
         return slot
-
-    def _register(self, key: str, slot: SessionSlot) -> None:
-        """``slot`` is the registry's for ``key`` now; the front process hears of it from now on."""
-        replaced = self.slots.get(key)
-        if replaced is not None:
-            replaced.relay = None
-        self.slots[key] = slot
-        if self.relay is not None:
-            slot.relay = functools.partial(self.relay, key)
-            slot.announce()
 
     def counter(self) -> TiktokenCounter:
         return self._counter()
@@ -119,7 +106,7 @@ class SessionRegistry:
             source=source,
         )
         slot = SessionSlot(session)
-        self._register(session_id, slot)
+        self.slots[session_id] = slot
         self.index_slot(slot)
         self.index.set_current(session_id)
         return slot
@@ -232,7 +219,7 @@ class SessionRegistry:
         """A followed session's entry: as published after its last update when that still holds or it is busy
         (lsp/sessions/snapshots.py), else measured under its lock."""
         snapshot = slot.summary_snapshot
-        if snapshot is not None and (snapshot[0] == slot.revision() or slot.lock.locked()):
+        if snapshot is not None and (snapshot[0] == slot.stamp() or slot.lock.locked()):
             return snapshot[1]
         async with slot.lock:
             return await asyncio.to_thread(self.publish_summary, slot)
@@ -240,7 +227,7 @@ class SessionRegistry:
     def publish_summary(self, slot: SessionSlot) -> SessionSummary:
         """Measure a followed session's entry and publish it; under its lock, right after it changed."""
         summary = self.summarize(slot)
-        slot.summary_snapshot = (slot.revision(), summary)
+        slot.summary_snapshot = (slot.stamp(), summary)
         return summary
 
     def _in_progress(self, session_id: str) -> SessionSummary | None:
@@ -286,7 +273,7 @@ class SessionRegistry:
             known = self.index.known(session_id)
             slot.first_request = known.title if known and known.title else first_request_in_records(records)
             del records
-            self._register(session_id, slot)
+            self.slots[session_id] = slot
             self.loaded(slot)
             async with slot.lock:
                 await asyncio.to_thread(self.index_slot, slot)
@@ -324,5 +311,4 @@ class SessionRegistry:
         self.settings = settings
         for slot in self.slots.values():
             slot.session.update_settings(passive(settings) if slot.followed is not None else settings)
-            slot.status_snapshot = None  # its window and thresholds were the old settings
-            slot.announce()
+            republish(slot)  # its window and thresholds were the old settings

@@ -1,13 +1,13 @@
-"""A loaded session as the server holds it (``SessionSlot``) and its lock (``SessionLock``), which says who held it
-since a status was published (lsp/sessions/snapshots.py)."""
+"""A loaded session as the server holds it (``SessionSlot``), its lock (``SessionLock``) and the stamp its published
+status carries (``Stamp``, lsp/sessions/snapshots.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from compact_lsp.agents.claude_code.live import FollowedSession
 from compact_lsp.agents.codex.live import FollowedCodexSession
@@ -18,42 +18,51 @@ from compact_lsp.store.session_store import LoadReport
 
 
 class SessionLock(asyncio.Lock):
-    """A session's lock, counting who took it: a status published under one hold is still the session's status
-    only while nobody has held the lock since (lsp/sessions/snapshots.py)."""
+    """A session's lock, counting who took it: whoever held it may have changed what the status shows without a
+    record (an editor's document, say), so a snapshot stamped before a hold no longer answers once it is over
+    (lsp/sessions/snapshots.py)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.generation = 0
-        self.on_change: Callable[[], None] | None = None
-        """Told after each release and ``expect``: whether the published status still answers may have changed
-        (lsp/relay_channel.py)."""
 
     async def acquire(self) -> Literal[True]:
         await super().acquire()
         self.generation += 1
         return True
 
-    def release(self) -> None:
-        super().release()
-        if self.on_change is not None:
-            self.on_change()
-
     def expect(self) -> None:
         """A change is on its way (a task that will take the lock, not started yet): the status published before
-        no longer answers at once, so a ``compact/status`` read after a ``didClose`` waits for it."""
+        no longer answers, so a ``compact/status`` read after a ``didClose`` waits for it."""
         self.generation += 1
-        if self.on_change is not None:
-            self.on_change()
 
     @contextlib.asynccontextmanager
     async def looking(self) -> AsyncIterator[None]:
         """Hold the lock for a look that changes nothing the status shows (is a notes update due?): the status
-        published before stays the answer, so ``compact/status`` still answers at once (lsp/sessions/snapshots.py)."""
+        published before stays the answer (lsp/sessions/snapshots.py)."""
         await asyncio.Lock.acquire(self)
         try:
             yield
         finally:
             self.release()
+
+
+class Stamp(NamedTuple):
+    """What a snapshot describes; it answers while the slot's stamp is the same (lsp/sessions/snapshots.py)."""
+
+    session: int
+    """The session object's identity: a session loaded again is another."""
+    revision: int
+    followed: int
+    """A followed transcript's or rollout's updates."""
+    settings: int
+    """The settings object's identity: replaced whole on a configuration change."""
+    holds: int
+    """``SessionLock.generation``."""
+
+
+Snapshot = tuple[Stamp, dict[str, Any], bytes]
+"""A published status: its stamp, the answer and the answer's JSON."""
 
 
 @dataclass
@@ -80,27 +89,14 @@ class SessionSlot:
     followed: FollowedSession | FollowedCodexSession | None = None
     """Set for a Claude Code transcript or Codex rollout followed read-only (lsp/following/claude_code_follow.py,
     lsp/following/codex_follow.py)."""
-    status_snapshot: tuple[tuple[int, int, int, int], dict[str, Any], bytes] | None = None
-    """``compact/status`` as published after the last change, with the revision it describes and its JSON
+    status_snapshot: Snapshot | None = None
+    """``compact/status`` as published after the last change, with its stamp and its JSON
     (lsp/sessions/snapshots.py)."""
-    summary_snapshot: tuple[tuple[int, int, int, int], SessionSummary] | None = None
+    summary_snapshot: tuple[Stamp, SessionSummary] | None = None
     """A followed session's ``compact/sessions`` entry, published after each update (it is in no index)."""
-    relay: Callable[[SessionSlot], None] | None = None
-    """Tells the front process what this session's status is answered with now (lsp/relay_channel.py); set while
-    the slot is the registry's."""
 
-    def __post_init__(self) -> None:
-        self.lock.on_change = self.announce
-        self.session.on_compacting = self.announce
-
-    def announce(self) -> None:
-        """What the slot's status request is answered with at once may have changed: tell the front, if any."""
-        if self.relay is not None:
-            self.relay(self)
-
-    def revision(self) -> tuple[int, int, int, int]:
-        """What a snapshot must match to describe the session as it is: the session, its revision, a followed
-        transcript's updates, and the lock's holds (whoever held it since may have changed what the status shows,
-        an editor's document say). Int reads: safe without the lock."""
-        versions = self.session.revision, getattr(self.followed, "version", 0)
-        return id(self.session), *versions, self.lock.generation
+    def stamp(self) -> Stamp:
+        """What a snapshot taken now describes. Int reads and identities: safe without the lock."""
+        session = self.session
+        followed = getattr(self.followed, "version", 0)
+        return Stamp(id(session), session.revision, followed, id(session.settings), self.lock.generation)
