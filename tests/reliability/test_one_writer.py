@@ -44,12 +44,12 @@ def test_a_second_server_follows_read_only_and_names_the_owner(tmp_path: Path) -
         with pytest.raises(RpcError) as refused:
             follower.append(session_id, turn(1))
         assert refused.value.code == REQUEST_FAILED
-        assert f"process {owner.engine_pid}" in refused.value.message
+        assert f"process {owner.proc.pid}" in refused.value.message
         assert "compact/newSession" in refused.value.message
         assert refused.value.data["kind"] == "read_only"
-        assert refused.value.data["owner"]["pid"] == owner.engine_pid
+        assert refused.value.data["owner"]["pid"] == owner.proc.pid
         workspace.write("src/b.py", "b = 2\n")
-        with pytest.raises(RpcError, match=f"process {owner.engine_pid}"):  # a served read is journalled too
+        with pytest.raises(RpcError, match=f"process {owner.proc.pid}"):  # a served read is journalled too
             follower.request("compact/readFile", {"sessionId": session_id, "path": "src/b.py"})
 
         # the owner appends: the follower applies it from the file and tells its client
