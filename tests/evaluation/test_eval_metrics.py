@@ -155,3 +155,30 @@ def test_only_lines_the_log_showed_count(attached: Attached, need: ReRead, expec
     assert (score.needed, score.strict_misses, score.undeterminable) == (1, expected == "miss", expected == "unknown")
     assert score.strict_miss_rate == (None if expected == "unknown" else float(expected == "miss"))
     assert score.strict_miss_rate_worst == float(expected != "hit")
+
+
+FILE_TEXT = "".join(f"line {n}\n" for n in range(1, 1001))
+OUTLINE = ((1, 99), (201, 400), (401, 2600))
+"""The outline of a slice of lines 100-200: its last entry is longer than one read shows."""
+
+
+@pytest.mark.parametrize(
+    ("need", "is_located"),
+    [
+        pytest.param(ReRead("/w/big.py", "Read", offset=250, limit=50), True, id="read-inside-one-entry"),
+        pytest.param(ReRead("/w/big.py", "Read", offset=380, limit=50), False, id="read-across-two-entries"),
+        pytest.param(ReRead("/w/big.py", "Read", offset=500, limit=100), False, id="entry-longer-than-one-read"),
+        pytest.param(ReRead("/w/big.py", "Read"), False, id="whole-file-read"),
+        pytest.param(ReRead("/w/big.py", "Edit", old_strings=("line 300\nline 301\n",)), True, id="edit-in-entry"),
+        pytest.param(ReRead("/w/big.py", "Edit", old_strings=("not there",)), False, id="edit-text-not-found"),
+    ],
+)
+def test_a_miss_the_outline_points_to_is_located_and_still_a_miss(need: ReRead, is_located: bool) -> None:
+    def attached(outline: tuple[tuple[int, int], ...]) -> Attached:
+        return Attached("/w/big.py", 900, True, "100-200", "line 150\n", total_lines=3000, outline=outline,
+                        outline_tokens=40 if outline else 0)  # fmt: skip
+
+    score = score_point([attached(OUTLINE)], [need], lambda path: FILE_TEXT)
+    assert (score.strict_misses, score.located_misses, score.outline_tokens) == (1, int(is_located), 40)
+    without = score_point([attached(())], [need], lambda path: FILE_TEXT)
+    assert (without.strict_misses, without.located_misses) == (1, 0)

@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("paths", nargs="+", help="session files or project folders")
     ev.add_argument("--out", default=None, help="write the report (markdown), its JSON and a plot here")
     ev.add_argument("--json", action="store_true", help="print the figures as JSON instead of the report")
+    ev.add_argument(
+        "--sweep", action="store_true", help="compare gap sizes, outlines and per-file caps for big files instead"
+    )
     comp = sub.add_parser("compact", help="what full compaction (offline summary) leaves at assistant turn N")
     comp.add_argument("session", help="a Claude Code session .jsonl file")
     comp.add_argument("--turn", type=int, action="append", default=[],
@@ -73,7 +76,7 @@ def main(argv: Sequence[str]) -> int:
         if ns.command == "eval":
             from compact_lsp.evaluation import eval_command
 
-            return eval_command(ns.paths, out=ns.out, as_json=ns.json)
+            return eval_command(ns.paths, out=ns.out, as_json=ns.json, sweep=ns.sweep)
         if ns.command == "compact":
             return _compact(ns)
     except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:

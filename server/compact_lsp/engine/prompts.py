@@ -145,22 +145,30 @@ FILE_DELETED_NOTE = "{path} was deleted since it was read."
 """The body of a ``<file deleted="true">`` attachment."""
 
 FILE_PARTIAL_NOTE = (
-    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
-    "showing only the lines read or edited; read the file for the rest"
+    "partial: {path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing only the lines read or edited (lines=...); to see more, read it with offset=FIRST limit=COUNT "
+    "(the omitted markers and the outline after the lines give both)"
 )
 """The ``note`` of a big file brought back as the lines the agent read or edited."""
 
 FILE_HEAD_NOTE = (
-    "{path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
-    "showing its beginning; read the file for the rest"
+    "partial: {path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "showing its beginning; to see more, read it with offset=FIRST limit=COUNT (the omitted markers and the "
+    "outline after the lines give both)"
 )
 """The ``note`` of a big file brought back as its beginning (the agent read it whole)."""
 
 FILE_DIRTY_NOTE = "unsaved editor buffer: the file on disk differs"
 """Added to the ``note`` of a file brought back from the editor's unsaved buffer."""
 
-FILE_OMITTED_LINES = "[... lines {first}-{last} omitted ...]"
-"""Stands for the lines left out between two excerpts of a big file."""
+FILE_OMITTED_LINES = "[... lines {first}-{last} omitted: offset={first} limit={count} ...]"
+"""Stands for the lines left out between two excerpts of a big file, with the read that shows them."""
+
+FILE_OUTLINE_HEADER = "[outline of the lines not shown: FIRST-LAST what is there; read one with offset=FIRST]"
+"""Heads the outline of a big file's other parts, after the lines shown (``file_outline``)."""
+
+FILE_OUTLINE_MORE = "[... {count} more outline entries]"
+"""Ends an outline cut to its budget."""
 
 PLAN_NOTE = "the task list as it stood when the conversation was compacted"
 """The ``note`` of the ``<plan>`` attachment."""

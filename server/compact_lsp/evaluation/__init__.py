@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from compact_lsp.evaluation.config import EvalConfig
+from compact_lsp.evaluation.config import EvalConfig, sweep_rankers
 from compact_lsp.evaluation.replay import replay_session
 from compact_lsp.evaluation.report import EvalReport, plot, render_markdown
 from compact_lsp.evaluation.sources import session_sources
@@ -55,10 +55,12 @@ def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> E
     return report
 
 
-def eval_command(paths: list[str], out: str | None, as_json: bool = False) -> int:
+def eval_command(paths: list[str], out: str | None, as_json: bool = False, sweep: bool = False) -> int:
     """The CLI entry: print the markdown report (``--json``: the figures as JSON); with ``out``, also write
-    evaluation.md/.json/.png there."""
-    report = evaluate(paths)
+    evaluation.md/.json/.png there. ``sweep``: the big-file policies of ``sweep_rankers`` instead of the usual ones
+    (no microcompaction, no repeated compactions)."""
+    config = EvalConfig(rankers=sweep_rankers(), micro=(), survival=False) if sweep else None
+    report = evaluate(paths, config)
     if not report.sessions:
         sys.stderr.write("compact-lsp eval: no session with at least two assistant turns under the given paths\n")
         return 2

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_FILES
+from compact_lsp.engine.compaction.file_excerpts import DEFAULT_EXCERPTS, EXCERPTS_BEFORE, ExcerptPolicy
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.settings import MicrocompactSettings
@@ -52,6 +53,8 @@ class RankerSpec:
     own_files: bool = True
     """False: the agent re-attaches no files of its own after compacting (Codex CLI keeps only its summary and
     the user's messages, docs/codex.md)."""
+    excerpts: ExcerptPolicy = DEFAULT_EXCERPTS
+    """How a file over its budget comes back (gaps filled, outline of the rest; engine/compaction/file_excerpts)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,32 @@ CLAUDE_CODE_NAME = "Claude Code: 5 most recent files (Read, Edit, Write), whole"
 WITH_HOOK_NAME = "Claude Code + our hook (10,000 characters)"
 CODEX_NAME = "Codex: no files (its summary and the user's messages)"
 CODEX_WITH_HOOK_NAME = "Codex + our hook (10,000 characters)"
+BEFORE_NAME = "budget 20k, 8k per file, slices only (before gap-fill and outlines)"
+
+SWEEP_GAPS = (0, 5, 10, 15, 20, 30, 50)
+"""Gap sizes (lines) the sweep tries (``eval --sweep``)."""
+SWEEP_CAPS = (2_000, 5_000, 8_000)
+"""Per-file caps the sweep tries them at (20k budget): the smaller the cap, the more files come back as slices."""
+
+
+def sweep_rankers() -> tuple[RankerSpec, ...]:
+    """``eval --sweep``: the product's policy at each per-file cap and gap size, with and without the outline and
+    the whole-file rule for a file the agent kept editing (docs/evaluation.md, "Big files": the defaults come from
+    this table)."""
+    specs: list[RankerSpec] = []
+    for cap in SWEEP_CAPS:
+        settings = budget(20_000, cap)
+        for gap in SWEEP_GAPS:
+            excerpts = replace(DEFAULT_EXCERPTS, gap_lines=gap, outline=False, worked_edits=0)
+            specs.append(RankerSpec(f"{cap // 1000}k per file, gap {gap}", recency_ranker, settings=settings,
+                                    excerpts=excerpts, default=settings == DEFAULT_SETTINGS and gap == 0))  # fmt: skip
+        gap = DEFAULT_EXCERPTS.gap_lines
+        for outline, worked in ((True, 0), (False, 2), (True, 2), (True, 3)):
+            excerpts = replace(DEFAULT_EXCERPTS, outline=outline, worked_edits=worked)
+            name = f"{cap // 1000}k per file, gap {gap}" + (", outline" if outline else "")
+            name += f", whole if edited {worked}+ times" if worked else ""
+            specs.append(RankerSpec(name, recency_ranker, settings=settings, excerpts=excerpts))
+    return tuple(specs)
 
 
 def default_rankers() -> tuple[RankerSpec, ...]:
@@ -84,11 +113,14 @@ def default_rankers() -> tuple[RankerSpec, ...]:
         RankerSpec(WITH_HOOK_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, claude_code_hook=True),
         RankerSpec(CODEX_NAME, recency_ranker, slices=False, own_files=False),
         RankerSpec(CODEX_WITH_HOOK_NAME, recency_ranker, slices=False, own_files=False, claude_code_hook=True),
-        RankerSpec("Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False),
+        RankerSpec(
+            "Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False, excerpts=EXCERPTS_BEFORE
+        ),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),
         RankerSpec("budget 10k, 8k per file", recency_ranker, settings=budget(10_000, 8_000)),
         RankerSpec("budget 20k, 5k per file", recency_ranker, settings=budget(20_000)),
+        RankerSpec(BEFORE_NAME, recency_ranker, settings=ours, excerpts=EXCERPTS_BEFORE),
         RankerSpec("budget 20k, 8k per file", recency_ranker, settings=ours, default=True),
         RankerSpec("budget 30k, 8k per file", recency_ranker, settings=budget(30_000, 8_000)),
         RankerSpec("budget 20k, 12k per file", recency_ranker, settings=budget(20_000, 12_000)),

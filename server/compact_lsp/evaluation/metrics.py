@@ -18,9 +18,13 @@ Pure functions over small records, so the arithmetic is testable on a hand-made 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Literal
+
+READ_LIMIT_LINES = 2_000
+"""Lines one Read returns without a limit (Claude Code's and our agent's): an outline entry longer than this
+points to a region no single read shows, so a miss inside it is not "located"."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,10 @@ class Attached:
     """Lines of the file the log never showed (written as padding by the replay)."""
     total_lines: int = 0
     """The file's length in the replay (0: unknown)."""
+    outline: tuple[tuple[int, int], ...] = ()
+    """For a slice with an outline of the rest: each outline entry's line range."""
+    outline_tokens: int = 0
+    """What the outline costs (part of ``tokens``)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,11 @@ class PointScore:
     """Needs of files outside the workspace folder; part of ``needed``."""
     outside_misses: int = 0
     """... strictly missed."""
+    located_misses: int = 0
+    """Strict misses whose needed lines one outline entry of the slice attached points to (a region a single read
+    shows): the model knew where to look, but did not have the lines. Reported apart; never a hit."""
+    outline_tokens: int = 0
+    """Tokens of the outlines attached (part of ``attached_tokens``)."""
     rereads: int = 0
     """Needs whose first use is a Read (the old headline, kept as a second figure)."""
     misses: int = 0
@@ -126,6 +139,10 @@ class PointScore:
     def tokens_per_point(self) -> float | None:
         return self.attached_tokens / self.points if self.points else None
 
+    @property
+    def outline_tokens_per_point(self) -> float | None:
+        return self.outline_tokens / self.points if self.points else None
+
     def to_json(self) -> dict[str, float | int | None]:
         data: dict[str, float | int | None] = {f.name: getattr(self, f.name) for f in fields(self)}
         data.update(
@@ -136,6 +153,7 @@ class PointScore:
             strict_miss_rate=self.strict_miss_rate,
             strict_miss_rate_worst=self.strict_miss_rate_worst,
             tokens_per_point=self.tokens_per_point,
+            outline_tokens_per_point=self.outline_tokens_per_point,
         )
         return data
 
@@ -209,10 +227,44 @@ def verdict(hit: Attached | None, use: ReRead) -> Verdict:
     return "unknown" if needed & hit.unseen else "hit"
 
 
-def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointScore:
-    """Score one ranker's attachments at one compaction point against the needs that followed it."""
+def located(hit: Attached | None, use: ReRead, text: str | None) -> bool:
+    """Whether an outline entry of the slice attached points to every line the use needed: a Read's range, or
+    the lines of the file (``text``, as it was at the point) holding each of an Edit's old strings. A Read of the
+    whole file or a Write needs the whole file: no entry points to that."""
+    if hit is None or not hit.outline:
+        return False
+    if use.tool in ("Edit", "MultiEdit"):
+        if text is None or not use.old_strings:
+            return False
+        wanted: list[int] = []
+        for old in use.old_strings:
+            at = text.find(old) if old else -1
+            if at < 0:
+                return False
+            first = text.count("\n", 0, at) + 1
+            wanted += [first, first + old.count("\n")]
+    elif use.tool == "Read" and use.limit is not None and use.limit > 0:
+        first = max(1, use.offset or 1)
+        last = first + use.limit - 1
+        wanted = [first, min(last, hit.total_lines) if hit.total_lines else last]
+    else:
+        return False
+    low, high = min(wanted), max(wanted)
+    return any(a <= low and high <= b and b - a < READ_LIMIT_LINES for a, b in hit.outline)
+
+
+def score_point(
+    attached: Sequence[Attached], needs: Iterable[ReRead], file_text: Callable[[str], str | None] | None = None
+) -> PointScore:
+    """Score one ranker's attachments at one compaction point against the needs that followed it; ``file_text``
+    gives a file's text at the point (to place an Edit's old strings for ``located``)."""
     by_path = {a.path: a for a in attached}
-    score = PointScore(points=1, attached_files=len(attached), attached_tokens=sum(a.tokens for a in attached))
+    score = PointScore(
+        points=1,
+        attached_files=len(attached),
+        attached_tokens=sum(a.tokens for a in attached),
+        outline_tokens=sum(a.outline_tokens for a in attached),
+    )
     used: set[str] = set()
     for use in needs:
         used.add(use.path)
@@ -222,6 +274,8 @@ def score_point(attached: Sequence[Attached], needs: Iterable[ReRead]) -> PointS
         score.needed_misses += hit is None
         score.strict_misses += judged == "miss"
         score.undeterminable += judged == "unknown"
+        if judged == "miss" and hit is not None and hit.outline:
+            score.located_misses += located(hit, use, file_text(use.path) if file_text is not None else None)
         if use.where == "outside":
             score.outside_needs += 1
             score.outside_misses += judged == "miss"

@@ -21,11 +21,12 @@ from typing import Any
 from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
-from compact_lsp.engine.compaction.rehydration import rehydration_candidates
+from compact_lsp.engine.compaction.rehydration import Candidate, rehydration_candidates
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses, turns_of
+from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
@@ -270,22 +271,36 @@ def _score_point(
                 ranker=spec.ranker,
                 read_text=gated_reader(AllowedRoots.of(root) if spec.workspace_only else session.allowed_roots),
                 history=session.messages if spec.slices else (),
+                excerpts=spec.excerpts,
             )
             if spec.own_files
             else []  # an agent that re-attaches nothing itself (Codex)
         )
-        attached = [
-            Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
-            for c in candidates
-            if c.included and not c.deleted
-        ]
+        attached = [_attached(c, ws, counter) for c in candidates if c.included and not c.deleted]
         if spec.claude_code_hook:
             attached = _with_hook(plain, attached, counter, roots, ws)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
         for scores, horizon in horizons:
             needs = lookahead(uses, index, turn, horizon, known, workspace=[root])
-            scores[spec.name] = scores[spec.name] + score_point(attached, needs)
+            scores[spec.name] = scores[spec.name] + score_point(attached, needs, _disk_text)
+
+
+def _disk_text(path: str) -> str | None:
+    """A file of the stand-in workspace as it is at the point (where an Edit's old text was)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attached:
+    """A candidate rehydration included, as the metrics see it (with what its outline costs)."""
+    at = c.text.find(FILE_OUTLINE_HEADER) if c.outline else -1
+    outline_tokens = counter.count_text(c.text[at:]) if at >= 0 else 0
+    spans = tuple((e.first, e.last) for e in c.outline)
+    return Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath), spans, outline_tokens)
 
 
 def _with_hook(

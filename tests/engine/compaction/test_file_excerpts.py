@@ -68,12 +68,12 @@ def test_ranges_show_in_file_order_with_omitted_markers(counter: TiktokenCounter
     content, label = fit_ranges(numbered(10), [(6, 7), (2, 2)], budget=1000, counter=counter)
     assert label == "2-2,6-7"
     assert content.split("\n") == [
-        "[... lines 1-1 omitted ...]",
+        "[... lines 1-1 omitted: offset=1 limit=1 ...]",
         "value_2 = compute(2, scale=2)  # step 2",
-        "[... lines 3-5 omitted ...]",
+        "[... lines 3-5 omitted: offset=3 limit=3 ...]",
         "value_6 = compute(6, scale=2)  # step 6",
         "value_7 = compute(7, scale=2)  # step 7",
-        "[... lines 8-10 omitted ...]",
+        "[... lines 8-10 omitted: offset=8 limit=3 ...]",
     ]
 
 
@@ -88,12 +88,14 @@ def test_ranges_fill_in_priority_order_within_the_budget(counter: TiktokenCounte
     ("read_span", "uses", "note_start", "first_line"),
     [
         pytest.param(None, [], "showing its beginning", "value_1 "),
-        pytest.param((100, 109), [], "showing only the lines read or edited", "[... lines 1-99 omitted ...]"),
+        pytest.param(
+            (100, 109), [], "showing only the lines read or edited", "[... lines 1-99 omitted: offset=1 limit=99 ...]"
+        ),
         pytest.param(
             None,
             [{"new_string": "value_150 = compute(150, scale=2)"}],
             "showing only the lines read or edited",
-            "[... lines 1-146 omitted ...]",
+            "[... lines 1-146 omitted: offset=1 limit=146 ...]",
         ),
     ],
     ids=["head", "recorded-partial-read", "around-an-edit"],
@@ -119,7 +121,9 @@ def test_big_file_excerpt(
     )
     assert counter.count_text(excerpt.rendered) <= 400
     header, body = excerpt.rendered.split("\n", 1)
-    assert f'partial="true" note="big.py has 300 lines, about {counter.count_text(text)} tokens, over ' in header
+    assert (
+        f'partial="true" note="partial: big.py has 300 lines, about {counter.count_text(text)} tokens, over ' in header
+    )
     assert f"over the 400-token budget per file: {note_start}" in header
     assert body.startswith(first_line)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from compact_lsp.engine.compaction.file_excerpts import EXCERPTS_BEFORE
 from compact_lsp.engine.compaction.file_ranking import boosted_ranker
 from compact_lsp.engine.compaction.rehydration import (
     LISTED_PAST_BUDGET,
@@ -24,7 +25,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.plan_state import PlanState
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
+from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER, SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.lsp.protocol.answers import rehydration_answer
 
@@ -192,16 +193,69 @@ def test_total_token_budget(
 
 def test_big_file_comes_back_as_the_range_read(ws: Workspace, counter: TiktokenCounter) -> None:
     ws.write("big.py", numbered(2_000))
-    ws.read("big.py", start_line=500, num_lines=50, total_lines=2_000)
+    ws.read("big.py", start_line=500, num_lines=110, total_lines=2_000)
     result = ws.rehydrate()
     attachment = by_path(result, "big.py")
     assert attachment.meta["partial"] is True
-    assert 'lines="500-549" partial="true"' in attachment.text
-    assert "line_500 = " in attachment.text and "line_549 = " in attachment.text
-    assert "line_1 = " not in attachment.text and "line_550 = " not in attachment.text
-    assert "[... lines 1-499 omitted ...]" in attachment.text
-    assert "big.py has 2000 lines" in attachment.text
+    assert 'lines="500-609" partial="true"' in attachment.text
+    shown = attachment.text.split(FILE_OUTLINE_HEADER, 1)[0]
+    assert "line_500 = " in shown and "line_609 = " in shown
+    assert "line_1 = " not in shown and "line_610 = " not in shown
+    assert "[... lines 1-499 omitted: offset=1 limit=499 ...]" in attachment.text
+    assert "partial: big.py has 2000 lines" in attachment.text
     assert counter.count_text(attachment.text) <= RehydrationSettings().file_cap_tokens
+    # the outline of the rest says where to read next: anchors every 100 lines in a file without definitions
+    outline = attachment.text.split(FILE_OUTLINE_HEADER, 1)[1]
+    assert "\n1901-2000 line_1901 = compute_value(1901, scale=2) # step 1901" in outline
+    assert "\n401-500 " in outline and "\n601-700 " in outline
+    assert "501-600" not in outline  # an anchor wholly inside the lines shown is left out
+
+
+def _edit(ws: Workspace, rel: str, n: int, new: str) -> list[Message]:
+    """The agent replaces line ``n`` of ``rel`` by ``new``: the file on disk and the history that says so."""
+    text = (ws.root / rel).read_text()
+    ws.write(rel, text.replace(f"line_{n} = compute_value({n}, scale=2)  # step {n}\n", new + "\n"))
+    ws.state.record_edit(rel, f"toolu_edit_{n}")
+    call = {"file_path": str(ws.root / rel), "old_string": f"line_{n} = ", "new_string": new}
+    return [
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": f"toolu_edit_{n}", "name": "Edit", "input": call}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_edit_{n}", "content": "ok"}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edits", "lines", "whole"),
+    [
+        pytest.param(1, 600, False, id="edited-once-slices"),
+        pytest.param(2, 600, True, id="kept-working-on-whole"),
+        pytest.param(2, 900, False, id="kept-working-on-but-too-big"),
+    ],
+)
+def test_a_file_the_agent_kept_editing_comes_back_whole_when_it_fits(
+    ws: Workspace, counter: TiktokenCounter, edits: int, lines: int, whole: bool
+) -> None:
+    # about 11k tokens (600 lines) is over the 8k cap but within twice it; 900 lines (17k) is not
+    settings = RehydrationSettings(token_budget=40_000, max_tokens_per_file=8_000)
+    ws.read("big.py", numbered(lines))
+    history = [m for n in (100, 500)[:edits] for m in _edit(ws, "big.py", n, f"line_{n} = 0  # changed")]
+    attachment = by_path(ws.rehydrate(history=history, settings=settings), "big.py")
+    assert attachment.meta["partial"] is not whole
+    assert ("line_300 = " in attachment.text) is whole
+    assert "line_500 = 0  # changed" in attachment.text if edits == 2 else True
+
+
+def test_a_small_gap_between_two_slices_is_filled(ws: Workspace) -> None:
+    ws.write("big.py", numbered(2_000))
+    ws.read("big.py", start_line=500, num_lines=20, total_lines=2_000)
+    history = _edit(ws, "big.py", 560, "line_560 = 0  # changed")  # 3 lines of context: 557-563
+    default = by_path(ws.rehydrate(history=history), "big.py")
+    assert 'lines="500-563"' in default.text  # lines 520-556 (37 lines) filled
+    before = by_path(ws.rehydrate(history=history, excerpts=EXCERPTS_BEFORE), "big.py")
+    assert 'lines="500-519,557-563"' in before.text
+    assert FILE_OUTLINE_HEADER not in before.text
 
 
 def test_big_file_edited_comes_back_around_the_edit(ws: Workspace) -> None:

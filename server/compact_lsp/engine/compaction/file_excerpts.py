@@ -8,10 +8,12 @@ are prompt text and live in ``prompts``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from compact_lsp.engine.compaction.file_outline import OutlineEntry, outline
 from compact_lsp.engine.conversation.tokens import TokenCounter, count_joined
 from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.file_gate import MAX_READ_BYTES, FileTooLarge, NotRegularFile, OutsideRoots
@@ -21,6 +23,8 @@ from compact_lsp.engine.prompts import (
     FILE_DIRTY_NOTE,
     FILE_HEAD_NOTE,
     FILE_OMITTED_LINES,
+    FILE_OUTLINE_HEADER,
+    FILE_OUTLINE_MORE,
     FILE_PARTIAL_NOTE,
     PLAN_NOTE,
 )
@@ -32,6 +36,31 @@ EDIT_CONTEXT_LINES = 3
 
 MIN_PARTIAL_TOKENS = 200
 """Below this much budget left, a file is skipped rather than squeezed into a useless sliver."""
+
+
+@dataclass(frozen=True)
+class ExcerptPolicy:
+    """How a file over its budget comes back: which gaps between slices are filled, whether an outline of the
+    rest comes with them, and whether a file the agent kept working on comes back whole when the budget has room.
+
+    The defaults are what the evaluation chose (docs/evaluation.md, "Big files"); ``EXCERPTS_BEFORE`` is the
+    policy before them, kept for the evaluation's before/after rows."""
+
+    gap_lines: int = 50
+    """A gap of at most this many lines between two slices is filled (an edit's old text often spans one)."""
+    outline: bool = True
+    """Attach an outline of the lines not shown (``file_outline``) so the model can read exactly what it needs."""
+    outline_share: float = 0.15
+    """At most this share of the file's budget goes to the outline."""
+    worked_edits: int = 2
+    """A file the agent edited at least this often comes back whole, over the per-file cap, when it fits in
+    ``worked_factor`` times the cap and in what is left of the budget (0: never)."""
+    worked_factor: float = 2.0
+
+
+DEFAULT_EXCERPTS = ExcerptPolicy()
+EXCERPTS_BEFORE = ExcerptPolicy(gap_lines=0, outline=False, worked_edits=0)
+"""Slices only, no gap filled, no outline: the policy before issue 41."""
 
 
 # -- reading ------------------------------------------------------------------------------------------------
@@ -212,13 +241,68 @@ def fit_ranges(
     previous = 0
     for first, last in spans:
         if first > previous + 1:
-            parts.append(FILE_OMITTED_LINES.format(first=previous + 1, last=first - 1))
+            parts.append(FILE_OMITTED_LINES.format(first=previous + 1, last=first - 1, count=first - previous - 1))
         parts.append("\n".join(lines[first - 1 : last]))
         previous = last
     if spans and previous < total:
-        parts.append(FILE_OMITTED_LINES.format(first=previous + 1, last=total))
+        parts.append(FILE_OMITTED_LINES.format(first=previous + 1, last=total, count=total - previous))
     label = ",".join(f"{a}-{b}" for a, b in spans)
     return "\n".join(parts), label
+
+
+def gap_ranges(ranges: Sequence[tuple[int, int]], total: int, gap_lines: int) -> list[tuple[int, int]]:
+    """The gaps of at most ``gap_lines`` lines between the ranges (merged), smallest first."""
+    if gap_lines <= 0:
+        return []
+    merged = _merge(ranges, total)
+    gaps = [(a[1] + 1, b[0] - 1) for a, b in itertools.pairwise(merged) if b[0] - a[1] - 1 <= gap_lines]
+    return sorted(gaps, key=lambda gap: gap[1] - gap[0])
+
+
+def shown_spans(label: str) -> list[tuple[int, int]]:
+    """ "1-40,90-120" (``fit_ranges``' label) -> [(1, 40), (90, 120)]."""
+    spans: list[tuple[int, int]] = []
+    for piece in label.split(","):
+        first, _, last = piece.partition("-")
+        if first.isdigit() and last.isdigit():
+            spans.append((int(first), int(last)))
+    return spans
+
+
+def outline_rest(
+    entries: Sequence[OutlineEntry], shown: Sequence[tuple[int, int]], budget: int, counter: TokenCounter
+) -> tuple[str, list[OutlineEntry]]:
+    """The outline of what is not shown, within ``budget`` tokens: entries wholly inside the shown lines are left
+    out; when they do not all fit, the nested ones go first, then the list is cut with a count of what is left.
+    ("": nothing to say, or no room.)"""
+
+    def hidden(entry: OutlineEntry) -> bool:
+        return not any(a <= entry.first and entry.last <= b for a, b in shown)
+
+    rest = [e for e in entries if hidden(e)]
+    if not rest or budget <= 0:
+        return "", []
+    header = FILE_OUTLINE_HEADER
+    for keep in (rest, [e for e in rest if e.depth == 0] or rest):
+        rows = [f"{'  ' * e.depth}{e.first}-{e.last} {e.label}" for e in keep]
+        text = "\n".join([header, *rows])
+        if keep and counter.count_text(text) <= budget:
+            return text, list(keep)
+    used = counter.count_text(header) + 8  # the "more" line
+    chosen: list[OutlineEntry] = []
+    rows = []
+    for entry in keep:
+        row = f"{entry.first}-{entry.last} {entry.label}"
+        cost = counter.count_text(row + "\n")
+        if used + cost > budget:
+            break
+        used += cost
+        rows.append(row)
+        chosen.append(entry)
+    if not chosen:
+        return "", []
+    more = len(keep) - len(chosen)
+    return "\n".join([header, *rows, *([FILE_OUTLINE_MORE.format(count=more)] if more else [])]), chosen
 
 
 @dataclass(eq=False)
@@ -228,6 +312,8 @@ class Excerpt:
     rendered: str
     lines: str
     reason: str
+    outline: tuple[OutlineEntry, ...] = ()
+    """The outline entries attached after the lines shown (what the model can read next)."""
 
 
 def _as_tokens(counter: TokenCounter, amount: int) -> int:
@@ -248,10 +334,12 @@ def render_excerpt(
     cap: int,
     counter: TokenCounter,
     dirty: bool,
+    policy: ExcerptPolicy = DEFAULT_EXCERPTS,
 ) -> Excerpt:
     """A file over its budget as the lines the agent edited (``uses``, newest first), then the span of its
     recorded partial read (``read_span``, 1-based, open-ended when the last line is None), then other reads;
-    its head when there are none."""
+    its head when there are none. Small gaps between them are filled last (``policy.gap_lines``), and an outline
+    of the rest follows the lines shown (``policy.outline``), within the same budget."""
     lines = text.split("\n")
     if len(lines) > 1 and not lines[-1]:  # a final newline ends the last line; it does not start another
         lines.pop()
@@ -265,19 +353,28 @@ def render_excerpt(
     how = "over the per-file budget: the lines read or edited" if ranges else "over the per-file budget: its head"
     if not ranges:
         ranges = [(1, total)]
+    ranges += gap_ranges(ranges, total, policy.gap_lines)
+    entries = outline(path, text) if policy.outline else []
     note = template.format(
         path=path, total_lines=total, tokens=_as_tokens(counter, full_tokens), cap=_as_tokens(counter, cap)
     )
-    content_budget = budget - counter.count_text(render_file(path, "", lines="1-1", note=note, dirty=dirty))
+    whole_budget = budget - counter.count_text(render_file(path, "", lines="1-1", note=note, dirty=dirty))
+    outline_budget = int(whole_budget * policy.outline_share) if entries else 0
+    content_budget = whole_budget - outline_budget
+    chosen: list[OutlineEntry] = []
     for _ in range(4):
         content, label = fit_ranges(lines, ranges, max(content_budget, 0), counter)
         if not label:  # not even one line fits (a minified file): cut the first range's text itself
             first = ranges[0][0]
             content = truncate_to_tokens("\n".join(lines[first - 1 :]), max(content_budget, 1), counter)
             label = f"{first}-{first + content.count(chr(10))}"
-        rendered = render_file(path, content, lines=label, note=note, dirty=dirty)
+        body = content
+        if entries:
+            rest, chosen = outline_rest(entries, shown_spans(label), outline_budget, counter)
+            body = f"{content}\n{rest}" if rest else content
+        rendered = render_file(path, body, lines=label, note=note, dirty=dirty)
         over = counter.count_text(rendered) - budget
         if over <= 0:
-            return Excerpt(rendered, label, how)
+            return Excerpt(rendered, label, how, tuple(chosen))
         content_budget -= over + 8
-    return Excerpt(rendered, label, how)
+    return Excerpt(rendered, label, how, tuple(chosen))

@@ -11,7 +11,9 @@ a file the read-file state knows to be bigger is left out without being read. Ca
 (``ranked_files``) and the listing stops after the first ``LISTED_PAST_BUDGET`` files left out for the budget or
 the file limit, once nothing after them can fit: the rest are only counted (``unlisted``), so rehydration and its
 preview cost what they return, not what the read-file state holds. A file over the per-file budget comes back as
-the ranges the agent read or edited (else its head), marked partial; a deleted file comes back as a notice.
+the ranges the agent read or edited (else its head), small gaps between them filled, with an outline of the rest
+and how to read it, marked partial (``file_excerpts.ExcerptPolicy``), unless the agent kept editing it and it fits
+in twice the cap and in the budget left: then whole; a deleted file comes back as a notice.
 
 Attachment order: the ledger (``ledger``: what the agent changed, what went stale, what it last ran; its tokens come
 off the files' budget), plan, files (best ranked first), skills, then memory indexes last (they are usually in the
@@ -32,7 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from compact_lsp.engine.compaction.file_excerpts import (
+    DEFAULT_EXCERPTS,
     MIN_PARTIAL_TOKENS,
+    ExcerptPolicy,
     Source,
     estimate_tokens,
     file_parts,
@@ -43,6 +47,7 @@ from compact_lsp.engine.compaction.file_excerpts import (
     render_plan,
     render_tag,
 )
+from compact_lsp.engine.compaction.file_outline import OutlineEntry
 from compact_lsp.engine.compaction.file_ranking import RankedFile, Ranker, recency_ranker, resolved_roots, root_of
 from compact_lsp.engine.compaction.ranked_files import Entry, ranked_files
 from compact_lsp.engine.compaction.skills import PathText
@@ -75,6 +80,7 @@ class Candidate:
     lines: str | None = None
     realpath: str = ""
     text: str = field(default="", repr=False)  # what was attached, for the evaluation; not on the wire
+    outline: tuple[OutlineEntry, ...] = field(default=(), repr=False)  # a slice's outline of the rest, likewise
 
 
 @dataclass
@@ -137,6 +143,7 @@ def _pack_one(
     haystack: str,
     real_roots: Sequence[str],
     denied: set[str],
+    excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
 ) -> _Packed:
     act = item.activity
     estimate = act.record.tokens if act.record is not None else 0
@@ -150,7 +157,6 @@ def _pack_one(
     if current in denied:
         return skipped("access denied by permissions")
     loaded = load_text(act.realpath, act.document, read_text)
-
     if loaded.skip is not None:
         return skipped(loaded.skip)
     if loaded.deleted or loaded.text is None:
@@ -162,29 +168,42 @@ def _pack_one(
     rendered = render_file(act.path, content, dirty=dirty)
     tokens = estimate_tokens(rendered, counter, cap, file_parts(rendered, content))
     lines_label: str | None = None
+    outline: tuple[OutlineEntry, ...] = ()
     reason = "fits the budget"
-    if tokens > min(cap, allowed):
+    if _whole_anyway(act.uses, tokens, cap, allowed, excerpts):
+        reason = f"over the per-file budget, whole: edited {excerpts.worked_edits} times or more, and it fits"
+    elif tokens > min(cap, allowed):
         budget = min(cap, allowed)
         if budget < MIN_PARTIAL_TOKENS:
             return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
         read_span = act.record.line_span() if act.record is not None and act.record.is_partial else None
         excerpt = render_excerpt(
             act.path, content, uses=act.uses, read_span=read_span, full_tokens=tokens, budget=budget, cap=cap,
-            counter=counter, dirty=dirty,
+            counter=counter, dirty=dirty, policy=excerpts,
         )  # fmt: skip
-        rendered, lines_label = excerpt.rendered, excerpt.lines
+        rendered, lines_label, outline = excerpt.rendered, excerpt.lines, excerpt.outline
         tokens = counter.count_text(rendered)
-        cut = "" if budget == cap else f", cut to the {allowed} tokens left in the total budget"
-        reason = excerpt.reason + cut
+        reason = excerpt.reason + ("" if budget == cap else f", cut to the {allowed} tokens left in the total budget")
     if dirty:
         reason += "; from the unsaved editor buffer"
     partial = lines_label is not None
     meta = {"tokens": tokens, "partial": partial, "source": loaded.source, "lines": lines_label, "score": item.score}
     candidate = Candidate(
         act.path, item.score, tokens, True, reason, partial=partial, source=loaded.source, lines=lines_label,
-        realpath=act.realpath, text=rendered,
+        realpath=act.realpath, text=rendered, outline=outline,
     )  # fmt: skip
     return _Packed(Attachment("file", rendered, act.path, meta), candidate)
+
+
+def _whole_anyway(
+    uses: Sequence[dict[str, object]], tokens: int, cap: int, allowed: int, excerpts: ExcerptPolicy
+) -> bool:
+    """A file over the cap comes back whole all the same: the agent edited it at least ``worked_edits`` times in
+    the summarised history, and it fits in ``worked_factor`` times the cap and in what is left of the budget."""
+    if excerpts.worked_edits <= 0 or tokens <= min(cap, allowed) or tokens > min(allowed, cap * excerpts.worked_factor):
+        return False
+    edits = sum(1 for u in uses if "old_string" in u or "edits" in u or "content" in u)
+    return edits >= excerpts.worked_edits
 
 
 # -- the entry points ---------------------------------------------------------------------------------------
@@ -234,6 +253,7 @@ def _pack_files(
     history: Sequence[Message],
     pinned: Sequence[str] = (),
     listed: int = LISTED_PAST_BUDGET,
+    excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
 ) -> _FilePack:
     reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
     ranked = ranked_files(
@@ -263,15 +283,9 @@ def _pack_files(
             )
             continue
         packed = _pack_one(
-            item,
-            allowed=allowed,
-            cap=settings.file_cap_tokens,
-            counter=counter,
-            read_text=reader,
-            haystack=haystack,
-            real_roots=real_roots,
-            denied=denied,
-        )
+            item, allowed=allowed, cap=settings.file_cap_tokens, counter=counter, read_text=reader, haystack=haystack,
+            real_roots=real_roots, denied=denied, excerpts=excerpts,
+        )  # fmt: skip
         candidate = (
             replace(packed.candidate, reason=f"pinned; {packed.candidate.reason}") if item.pinned else packed.candidate
         )
@@ -296,6 +310,7 @@ def rehydration_candidates(
     history: Sequence[Message] = (),
     system_prompt: str = "",
     pinned: Sequence[str] = (),
+    excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
 ) -> list[Candidate]:
     """Every file considered, best first, each with whether it would be included and why (the preview)."""
     return _pack_files(
@@ -309,6 +324,7 @@ def rehydration_candidates(
         read_text=read_text,
         history=history,
         pinned=pinned,
+        excerpts=excerpts,
     ).candidates
 
 
@@ -330,6 +346,7 @@ def rehydrate(
     pinned: Sequence[str] = (),
     listed: int = LISTED_PAST_BUDGET,
     ledger: str = "",
+    excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
 ) -> RehydrationResult:
     """The attachments that follow the summary: ledger, plan, files, skills, memory indexes (see the module doc).
 
@@ -337,8 +354,8 @@ def rehydrate(
     optional, is what was summarised away: it tells which line ranges of a big file the agent read or edited.
     Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again. ``pinned`` files (real
     paths, ``compact/pin``) come first, before the ranked ones, whether or not the agent ever read them.
-    ``listed``: how many files left out for the budget are listed with why (a compaction, which keeps only what
-    comes back, lists none: it stops once nothing after can fit, with the same attachments).
+    ``listed``: how many files left out for the budget are listed with why (none for a compaction: it stops once
+    nothing after can fit). ``excerpts``: how a file over its budget comes back (``file_excerpts``).
     """
     haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
@@ -355,19 +372,18 @@ def rehydrate(
     pack = _pack_files(
         read_state=read_state, haystack=haystack, settings=settings, counter=counter, workspace_roots=workspace_roots,
         denied_paths=denied_paths, ranker=ranker, read_text=read_text, history=history, pinned=pinned, listed=listed,
+        excerpts=excerpts,
     )  # fmt: skip
-    attachments += pack.attachments
-    tokens_used += pack.tokens
     skill_attachments = skill_attachments_for(skills, settings, counter, haystack)
     skill_tokens = sum(int(a.meta["tokens"]) for a in skill_attachments)
-    attachments += skill_attachments
-    tokens_used += skill_tokens
+    attachments += pack.attachments + skill_attachments
+    tokens_used += pack.tokens + skill_tokens
     for index in memory_indexes:
         if index.text.strip() and index.text not in haystack:
             text = render_tag("memory-index", index.text, path=index.path)
             tokens = counter.count_text(text)
             attachments.append(Attachment("memory-index", text, index.path, {"tokens": tokens}))
             tokens_used += tokens
-    files, skill_count = len(pack.attachments), len(skill_attachments)
-    log.info("rehydrated %d files (%d tokens), %d skills (%d tokens)", files, pack.tokens, skill_count, skill_tokens)
+    log.info("rehydrated %d files (%d tokens), %d skills (%d tokens)", len(pack.attachments), pack.tokens,
+             len(skill_attachments), skill_tokens)  # fmt: skip
     return RehydrationResult(attachments, pack.candidates, tokens_used, pack.tokens, skill_tokens, pack.unlisted)
