@@ -9,6 +9,12 @@ it answers with a queue of ``StubResponse`` (built by ``reply``, ``tool_call``, 
     ...
     assert stub.requests[0].body["messages"][-1]["role"] == "user"
 
+The stub is as strict as the API: a request the real service refuses (``messages_api_rules``: tool blocks
+without tools, a tool_result that does not follow its tool_use, empty text, roles out of turn, ``max_tokens``
+out of bounds, more than four cache breakpoints, malformed image or document blocks, thinking out of place,
+a prompt over ``context_window``) gets the API's 400 ``invalid_request_error`` with its words, before any
+scripted answer is used; ``refused`` lists those answers.
+
 Streaming requests (``"stream": true``) get server-sent events exactly as the API sends them:
 ``message_start``, ``content_block_start``, ``content_block_delta`` (``text_delta``, ``input_json_delta``,
 ``thinking_delta``), ``content_block_stop``, ``message_delta`` (stop_reason and usage) and ``message_stop``;
@@ -26,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.messages_api_rules import CONTEXT_WINDOW, refusal
 
 Block = dict[str, Any]
 
@@ -144,6 +152,10 @@ class MessagesApiStub:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.refused: list[tuple[RecordedRequest, str]] = []
+        """Every request the API's rules refused, with the API's message."""
+        self.context_window = CONTEXT_WINDOW
+        """The input limit (estimated tokens) past which a request is "prompt is too long"."""
         self.default: StubResponse | None = None
         self.responder: Callable[[dict[str, Any]], StubResponse | None] | None = None
         """Asked first with each /v1/messages body; None from it falls back to the queue (a client that sends
@@ -254,6 +266,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path.split("?")[0] != "/v1/messages":
             self._send_json(404, _error_body("not_found_error", f"no route {self.path}"))
+            return
+        if (refused := refusal(body, context_window=stub.context_window)) is not None:
+            stub.refused.append((stub.requests[-1], refused))
+            self._send_json(400, _error_body("invalid_request_error", refused))
             return
         response = stub._next(body)
         if response.hang:

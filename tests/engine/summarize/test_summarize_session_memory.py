@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from tests.support.messages_api_stub import MessagesApiStub, api_error, reply
 
 from compact_lsp.engine.prompts import NOTES_SECTIONS
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
@@ -21,7 +22,6 @@ from compact_lsp.engine.summarize.session_memory import (
     SessionNotes,
     parse_notes,
 )
-from support.messages_api_stub import MessagesApiStub, api_error, reply
 
 Message = dict[str, Any]
 KEY = "sk-ant-test-session-memory-key"
