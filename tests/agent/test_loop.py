@@ -385,3 +385,16 @@ async def test_compaction_due_at_turn_start_runs_before_the_new_question(make_ch
     first_user = body["messages"][0]["content"]
     assert "QUESTION-MARKER" not in first_user[0]["text"]  # not summarised away ...
     assert first_user[-1]["text"] == "QUESTION-MARKER: what did the log say?"  # ... but asked verbatim, last
+
+
+async def test_a_blank_text_before_a_call_never_reaches_the_next_request(make_chat) -> None:
+    """Models may write ``"\\n\\n"`` before a tool call; the API refuses a blank text block in every later request,
+    so the answer is kept without it and the turn goes on (the strict stub refuses what the API refuses)."""
+    chat: Chat = make_chat()
+    chat.stub.push(
+        tool_call("read_file", {"file_path": "src/app.py"}, text="\n\n", tool_id="toolu_read"), reply("Done.")
+    )
+    result = await chat.say("Read app.py")
+    assert result.stop_reason == "end_turn" and result.rounds == 2
+    assert chat.stub.refused == []
+    assert all(b["type"] != "text" or b["text"].strip() for m in chat.session.messages for b in m["content"])

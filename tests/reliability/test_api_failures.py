@@ -68,6 +68,23 @@ def start(tmp_path: Path, stub: MessagesApiStub, **options: Any) -> RawServer:
     return RawServer(workspace, workspace.options(**options), env=env)
 
 
+def test_compaction_with_a_key_gets_the_models_summary(tmp_path: Path, stub: MessagesApiStub) -> None:
+    """A session of tool calls, compacted with a key: the strict stub (as strict as the API) accepts the summary
+    request, and the model's summary is what replaces the history (issue 38: it was refused and fell back)."""
+    summary = "The user asked to fix the totals; m0.py to m5.py were read, nothing is changed yet."
+    with start(tmp_path, stub) as server:
+        session_id = server.new_session()
+        server.append(session_id, conversation())
+        stub.push(reply(f"<analysis>six reads</analysis><summary>{summary}</summary>"))
+
+        result = server.command("compact.compact", {"sessionId": session_id})
+
+        assert stub.refused == [] and len(stub.bodies) == 1
+        assert result["fallback"] is False and result["summarizer"] == "anthropic"
+        assert summary in str(server.messages(session_id)[0]["content"])
+        assert "[Tool call #6 read_file]" in str(stub.bodies[0]["messages"])
+
+
 TRUNCATED = reply("<summary>the first half of a summ", stop_reason="max_tokens")
 
 

@@ -26,8 +26,8 @@ from compact_lsp.agent.model_requests import (
     EPHEMERAL,
     AgentError,
     ClientFactory,
+    answer_blocks,
     api_failure,
-    block_param,
     stream_message,
     usage_dict,
     with_cache_breakpoint,
@@ -48,6 +48,7 @@ from compact_lsp.engine.files.usable_path import path_problem
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_microcompaction import AppendOutcome
 from compact_lsp.engine.summarize.base import Summarizer, redact
+from compact_lsp.engine.summarize.model_limits import capped_output
 from compact_lsp.tracking.reader import FileRead
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ class ChatLoop:
         )
         body = {
             "model": session.settings.model,
-            "max_tokens": self.settings.max_tokens,
+            "max_tokens": capped_output(session.settings.model, self.settings.max_tokens),
             "system": [{"type": "text", "text": system, "cache_control": EPHEMERAL}],
             "tools": self.tool_params,
             "messages": with_cache_breakpoint(session.view()),
@@ -148,7 +149,7 @@ class ChatLoop:
                     final = await self._cancellable(stream_message(client, body, self.emit), cancel)
                     rounds += 1
                     stop = final.stop_reason or "end_turn"
-                    content = [block_param(b) for b in final.content]
+                    content = answer_blocks(final.content)
                     if not content:
                         break
                     await self._append(

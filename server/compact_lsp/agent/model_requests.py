@@ -92,6 +92,13 @@ def block_param(block: Any) -> Block:
     return dumped
 
 
+def answer_blocks(content: Sequence[Any]) -> list[Block]:
+    """The answer's blocks as request blocks, without blank text (the model may send ``"\n\n"`` before a call;
+    the API refuses it in every later request: "text content blocks must contain non-whitespace text")."""
+    blocks = [block_param(b) for b in content]
+    return [b for b in blocks if b["type"] != "text" or b["text"].strip()]
+
+
 def usage_dict(usage: Any) -> dict[str, Any] | None:
     """The response usage as plain ints (what the session journals with the answer)."""
     if usage is None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, text_message
+from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.rounds import group_rounds
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.prompts import COMPACTION_SYSTEM_PROMPT, compaction_prompt
@@ -26,7 +26,9 @@ from compact_lsp.engine.summarize.base import (
     run_cancellable,
     summary_from_output,
 )
+from compact_lsp.engine.summarize.model_limits import capped_output
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.engine.summarize.summary_request import summary_request_messages
 
 if TYPE_CHECKING:
     from compact_lsp.engine.settings import EngineSettings
@@ -39,11 +41,6 @@ MIN_OUTPUT_TOKENS = 1_024
 
 ROUND_DROP_FRACTION = 0.2
 """When the API does not say by how much the prompt is too long, drop this share of the oldest rounds."""
-
-TRUNCATION_NOTE = "[Earlier parts of this conversation were left out of this summary request to fit the window.]"
-
-CONVERSATION_START = "(The conversation begins.)"
-"""Put before a history that starts with an assistant turn: the API wants a user turn first."""
 
 _TOO_LONG = re.compile(r"prompt is too long:?\s*(\d+)\s*tokens?\s*>\s*(\d+)", re.IGNORECASE)
 
@@ -97,9 +94,10 @@ class AnthropicSummarizer:
         return self._count([message], "")
 
     def output_budget(self, request: SummaryRequest, input_tokens: int) -> int:
-        """min(requested output, what the window leaves after the input), at least ``MIN_OUTPUT_TOKENS``."""
+        """min(requested output, what the window leaves after the input), at least ``MIN_OUTPUT_TOKENS``, and
+        never more than the model takes."""
         room = request.context_window - input_tokens
-        return max(MIN_OUTPUT_TOKENS, min(request.max_output_tokens, room))
+        return capped_output(self.model, max(MIN_OUTPUT_TOKENS, min(request.max_output_tokens, room)))
 
     async def summarize(self, request: SummaryRequest) -> Summary:
         return await self.complete(request, compaction_prompt(request.instructions), summary_from_output)
@@ -228,99 +226,6 @@ def drop_oldest_rounds(
         n = max(1, n)
     n = min(n, len(rounds) - 1)
     return list(messages[rounds[n].start :]), n
-
-
-def summary_request_messages(history: Sequence[Message], prompt: str, *, truncated: bool = False) -> list[Message]:
-    """The messages of a summary request: the history made valid for the API, then the prompt as a user turn.
-
-    Thinking blocks are left out (they cost tokens and carry signatures), images and documents become
-    placeholders, empty text is removed, a tool call without its result gets a placeholder result, a result
-    without its call is dropped, and same-role neighbours are merged so roles alternate from a user turn.
-    """
-    cleaned: list[Message] = []
-    for message in history:
-        role = message.get("role")
-        blocks = [b for b in (_clean_block(b) for b in blocks_of(message)) if b is not None]
-        if blocks and role in ("user", "assistant"):
-            cleaned.append({"role": role, "content": blocks})
-    merged = _merge_roles(cleaned)
-    _pair_tool_calls(merged)
-    merged = [m for m in merged if m["content"]]
-    if truncated:
-        merged.insert(0, text_message("user", TRUNCATION_NOTE))
-    if merged and merged[0]["role"] != "user":
-        merged.insert(0, text_message("user", CONVERSATION_START))
-    out = _merge_roles(merged)
-    prompt_block: Block = {"type": "text", "text": prompt}
-    if out and out[-1]["role"] == "user":
-        out[-1]["content"].append(prompt_block)
-    else:
-        out.append({"role": "user", "content": [prompt_block]})
-    return out
-
-
-def _merge_roles(messages: Sequence[Message]) -> list[Message]:
-    """Neighbours with the same role become one message (the API wants roles to alternate)."""
-    out: list[Message] = []
-    for message in messages:
-        if out and out[-1]["role"] == message["role"]:
-            out[-1]["content"].extend(message["content"])
-        else:
-            out.append({"role": message["role"], "content": list(message["content"])})
-    return out
-
-
-def _clean_block(block: Block) -> Block | None:
-    kind = block.get("type")
-    if kind in ("thinking", "redacted_thinking"):
-        return None
-    if kind == "text":
-        return _without_cache_control(block) if str(block.get("text", "")).strip() else None
-    if kind == "image":
-        return {"type": "text", "text": "[image]"}
-    if kind == "document":
-        return {"type": "text", "text": "[document]"}
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            inner = [c for c in (_clean_block(c) for c in content if isinstance(c, dict)) if c is not None]
-            content = inner
-        cleaned = {k: v for k, v in block.items() if k not in ("content", "cache_control")}
-        cleaned["content"] = content
-        return cleaned
-    return _without_cache_control(block)
-
-
-def _without_cache_control(block: Block) -> Block:
-    """The block without its cache breakpoint: the API allows only a few per request."""
-    return {k: v for k, v in block.items() if k != "cache_control"}
-
-
-def _pair_tool_calls(messages: list[Message]) -> None:
-    """Give every tool_use a tool_result in the next user turn, and drop results whose call is gone."""
-    for i, message in enumerate(messages):
-        if message["role"] == "assistant":
-            ids = [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
-            if not ids:
-                continue
-            if i + 1 >= len(messages) or messages[i + 1]["role"] != "user":
-                messages.insert(i + 1, {"role": "user", "content": []})
-            following = messages[i + 1]["content"]
-            answered = {b.get("tool_use_id") for b in following if b.get("type") == "tool_result"}
-            missing = [
-                {"type": "tool_result", "tool_use_id": tid, "content": "[no result was recorded]"}
-                for tid in ids
-                if tid not in answered
-            ]
-            following[:0] = missing
-        else:
-            previous = messages[i - 1] if i > 0 and messages[i - 1]["role"] == "assistant" else None
-            calls = {b["id"] for b in previous["content"] if b.get("type") == "tool_use"} if previous else set()
-            kept = [b for b in message["content"] if b.get("type") != "tool_result" or b.get("tool_use_id") in calls]
-            # Results go first in a user turn, as the API requires.
-            results = [b for b in kept if b.get("type") == "tool_result"]
-            others = [b for b in kept if b.get("type") != "tool_result"]
-            message["content"] = results + others
 
 
 def summarizer_from_settings(settings: EngineSettings, env: Mapping[str, str] | None = None) -> Summarizer:
