@@ -30,7 +30,6 @@ from pygls.io_ import StdinAsyncReader
 
 from compact_lsp.lsp.protocol.frames import FRAMING_EXIT_CODE, READ_LIMIT, FramingError, add_header, body_length
 from compact_lsp.lsp.protocol.wire import AnsweringProtocol
-from compact_lsp.runtime.idle_collection import IdleCollector
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
@@ -82,10 +81,8 @@ async def serve_frames(
     reader: Reader,
     protocol: AnsweringProtocol,
     on_error: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
-    on_frame: Callable[[], None] | None = None,
 ) -> None:
-    """Read frames until end of input (or ``stop``), handing each message to ``protocol``; ``on_frame`` is told
-    of each frame as it is read."""
+    """Read frames until end of input (or ``stop``), handing each message to ``protocol``."""
     while not stop.is_set():
         headers: dict[str, str] = {}
         while True:
@@ -98,8 +95,6 @@ async def serve_frames(
         body = await reader.readexactly(length)
         if len(body) < length:
             return
-        if on_frame is not None:
-            on_frame()
         try:
             message = protocol.decode(body)
             if message is not None:
@@ -162,13 +157,7 @@ async def _serve(server: CompactLanguageServer, stop: threading.Event, protocol:
     reader: Reader | None = await loop_reader(sys.stdin.buffer)
     if reader is None:
         reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
-    collector = IdleCollector()
-    collector.start()
-    collecting = asyncio.create_task(collector.run(), name="idle full collections")
-    try:
-        await serve_frames(stop, reader, protocol, server.report_server_error, collector.busy)
-    finally:
-        collecting.cancel()
+    await serve_frames(stop, reader, protocol, server.report_server_error)
 
 
 def serve_stdio(server: CompactLanguageServer) -> int:

@@ -53,8 +53,6 @@ class LazyThreads:
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self.in_flight = 0
-        """Calls submitted and not finished (counted on the loop)."""
 
     def pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -77,13 +75,4 @@ async def run_engine(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) ->
     """``call(*args, **kwargs)`` on the engine threads, in a copy of the caller's context (as ``to_thread``)."""
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
-    _ENGINE.in_flight += 1
-    try:
-        return await loop.run_in_executor(_ENGINE.pool(), functools.partial(context.run, call, *args, **kwargs))
-    finally:
-        _ENGINE.in_flight -= 1
-
-
-def engine_busy() -> bool:
-    """Whether an engine call is under way (runtime/idle_collection.py waits for none)."""
-    return _ENGINE.in_flight > 0
+    return await loop.run_in_executor(_ENGINE.pool(), functools.partial(context.run, call, *args, **kwargs))

@@ -2,11 +2,9 @@
 
 glibc gives each thread an arena of its own (up to eight a core), and an arena keeps the pages it touched however
 little it still holds. In the engine, following a transcript in its thread cost some 1.5 MiB over the base for a
-0.5 MiB window that way (bench/bench_follow.py); in the one arena the same work reuses what start-up freed. In the
-front process (relay.py), the thread that passes the engine's frames on holds each session's snapshot while the
-next is read, and in a heap of its own that churn kept some three snapshots' worth of pages touched (+44 KiB for a
-14 kB snapshot at 1M records). The interpreter's lock already keeps threads from allocating at once, so they seldom
-wait for the arena's. Standard library only: the front imports it.
+0.5 MiB window that way (bench/bench_follow.py's peak-memory goal); in the one arena the same work reuses what
+start-up freed. The interpreter's lock already keeps threads from allocating at once, so they seldom wait for the
+arena's.
 """
 
 from __future__ import annotations
