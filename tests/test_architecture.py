@@ -78,7 +78,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "protocol",
     ),
     "agents": (
-        grimp.Layer("hook_process", "importing"),
+        grimp.Layer("hook_process", "importing", "doctor"),
         "codex",
         "claude_code",
         grimp.Layer("hook_io", "hook_launcher", "appended_lines"),

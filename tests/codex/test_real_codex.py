@@ -151,7 +151,8 @@ def test_uninstall_removes_the_hook_and_keeps_the_users_settings(codex_home: Pat
         write_config(codex_home, stub)
         before = (codex_home / "config.toml").read_text()
         install(codex_home, project)
-        launcher = codex_home.parent / ".local" / "share" / "compact-lsp" / "codex-hook"
+        launchers = codex_home.parent / ".local" / "share" / "compact-lsp" / "launchers"
+        (launcher,) = launchers.glob("codex-hook-*")  # this install's launcher, by a digest of what it runs
         assert str(launcher) in (codex_home / "config.toml").read_text()
         assert "-m compact_lsp codex hook" in launcher.read_text()  # the launcher Codex runs, checked before
         done = subprocess.run(

@@ -44,7 +44,9 @@ async def test_user_install_keeps_the_users_config_and_says_to_trust_it(
     assert first["changed"] is True and first["path"] == str(path) and first["backup"] == f"{path}.bak"
     assert "/hooks" in first["message"]
     text = path.read_text()
-    assert text.startswith(THEIRS) and "compact-lsp/codex-hook" in text  # the launcher, which was run once first
+    assert (
+        text.startswith(THEIRS) and "compact-lsp/launchers/codex-hook-" in text
+    )  # the launcher, which was run once first
     assert (await command(client, HOOK, {"scope": "user"}))["changed"] is False
     removed = await command(client, HOOK, {"scope": "user", "uninstall": True})
     assert removed["changed"] is True and path.read_text() == THEIRS

@@ -3,16 +3,23 @@ it lives.
 
 ``hook_command()`` used to be ``<python> -m compact_lsp claude-code hook``, which fails outside VS Code when the
 server is the one bundled in the extension (it is importable only with the ``PYTHONPATH`` the extension sets).
-``write_launcher()`` writes ``<user data dir>/compact-lsp/<agent>-hook`` (``claude-code-hook``, ``codex-hook``;
-0700, atomically): it runs this
-Python with the ``PYTHONPATH`` this server needs, if any. An extension update moves the bundled server to a new
-versioned folder (``…/publisher.compact-lsp-1.2.3/bundled/libs``) and removes the old one, so for each such entry
-the launcher falls back to the newest sibling folder that exists. ``check_launcher()`` runs it once
+``write_launcher()`` writes ``<user data dir>/compact-lsp/launchers/<agent>-hook-<id>`` (0700, atomically), one
+per install: ``<id>`` is a digest of what it runs (the agent, this Python, the ``PYTHONPATH`` this server needs), so
+installing from another Python or another server writes another launcher and never repoints one a project's
+settings name already; and the settings entry, which names the launcher, changes with what runs (Codex trusts a
+hook by a hash of its entry, so a change asks for trust again). An extension update moves the bundled server to a
+new versioned folder (``…/publisher.compact-lsp-1.2.3/bundled/libs``) and removes the old one, so for each such
+entry the launcher falls back to the newest sibling folder that exists. ``check_launcher()`` runs it once
 (``--check``, with none of this process's environment but PATH and HOME) before anyone says "installed".
+
+A launcher cannot fail silently: when its Python is gone, or the hook cannot start (the server's folder is gone),
+it says so on stderr, in words for the user, and exits ``LAUNCH_FAILED``, which the agents show (measured:
+docs/claude-code.md, docs/codex.md). ``compact-lsp doctor`` runs every installed launcher the same way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -34,16 +41,24 @@ def ready(agent: str = "claude-code") -> str:
 READY = ready("claude-code")
 _VERSIONED = re.compile(r"^(?P<head>.*/[^/]+?-)\d+(?:\.\d+)+(?P<tail>(?:/.*)?)$")
 CHECK_TIMEOUT = 30
+LAUNCH_FAILED = 2
+"""The launcher's status when the hook cannot start (its own status is always 0 once it runs)."""
 
 
 class LauncherError(Exception):
     """The launcher could not be written, or does not run this server."""
 
 
-def launcher_path(agent: str = "claude-code") -> Path:
+def launchers_dir() -> Path:
     from platformdirs import user_data_path
 
-    return user_data_path("compact-lsp") / f"{agent}-hook"
+    return user_data_path("compact-lsp") / "launchers"
+
+
+def launcher_path(agent: str = "claude-code", python: str | None = None, pythonpath: list[str] | None = None) -> Path:
+    """This install's launcher: named by a digest of what it runs."""
+    what = "\0".join([agent, python or sys.executable, *(pythonpath if pythonpath is not None else [])])
+    return launchers_dir() / f"{agent}-hook-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
 
 
 def _needed_pythonpath() -> list[str]:
@@ -62,12 +77,14 @@ def _needed_pythonpath() -> list[str]:
 
 
 def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code") -> str:
-    """The launcher script (POSIX sh)."""
+    """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr."""
     assert agent in AGENTS
+    again = f"run 'compact-lsp doctor', or 'compact-lsp {agent} install-hook' again from the compact-lsp you use"
     lines = [
         "#!/bin/sh",
         f"# Written by compact-lsp ({agent} install-hook): {agent} runs this after its compaction.",
         "# It starts the compact-lsp hook with the Python and the server it was installed from.",
+        f"py={shlex.quote(python)}",
     ]
     names: list[str] = []
     for n, entry in enumerate(pythonpath):
@@ -80,15 +97,23 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
             lines.append(f'[ -d "${name}" ] || for d in {pattern}; do [ -d "$d" ] && {name}="$d"; done')
     if names:
         lines.append(f'PYTHONPATH="{os.pathsep.join(names)}"; export PYTHONPATH')
-    lines.append(f'exec {shlex.quote(python)} -m compact_lsp {agent} hook "$@"')
+    gone = f"compact-lsp: the {agent} compaction hook cannot start: its Python $py is gone; {again}"
+    failed = f"compact-lsp: the {agent} compaction hook could not start (status $status, above); {again}"
+    lines += [  # the words are ours (AGENTS), in double quotes for $py and $status only
+        f'[ -x "$py" ] || {{ echo "{gone}" >&2; exit {LAUNCH_FAILED}; }}',
+        f'"$py" -m compact_lsp {agent} hook "$@"',
+        "status=$?",
+        f'[ "$status" -eq 0 ] || {{ echo "{failed}" >&2; exit {LAUNCH_FAILED}; }}',
+    ]
     return "\n".join(lines) + "\n"
 
 
 def write_launcher(path: Path | None = None, *, agent: str = "claude-code") -> Path:
-    """Write (or refresh) the launcher for this server; its path."""
-    target = path or launcher_path(agent)
+    """Write this install's launcher (the same file when it is already there); its path."""
+    pythonpath = _needed_pythonpath()
+    target = path or launcher_path(agent, sys.executable, pythonpath)
     target.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(str(target), launcher_text(sys.executable, _needed_pythonpath(), agent))
+    replace_file(str(target), launcher_text(sys.executable, pythonpath, agent))
     os.chmod(target, 0o700)
     return target
 

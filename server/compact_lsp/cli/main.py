@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from compact_lsp import __version__
 
-SUBCOMMANDS = ("inspect", "import", "eval", "compact", "claude-code", "codex")
+SUBCOMMANDS = ("inspect", "import", "eval", "compact", "doctor", "claude-code", "codex")
 
 
 def _server_parser(epilog: str | None = None) -> argparse.ArgumentParser:

@@ -56,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print {messages, rehydrated, tokensBefore, tokensAfter} of the last compaction",
     )
+    doctor = sub.add_parser("doctor", help="check that every compaction hook installed here still starts")
+    doctor.add_argument("--dir", default=".", help="the project directory (default: the current one)")
     from compact_lsp.cli.claude_code import add_parser as add_claude_code_parser
     from compact_lsp.cli.codex import add_parser as add_codex_parser
 
@@ -79,6 +81,10 @@ def main(argv: Sequence[str]) -> int:
             return eval_command(ns.paths, out=ns.out, as_json=ns.json, sweep=ns.sweep)
         if ns.command == "compact":
             return _compact(ns)
+        if ns.command == "doctor":
+            from compact_lsp.agents.doctor import doctor_command
+
+            return doctor_command(ns.dir)
     except (FileNotFoundError, ValueError, TokenizerUnavailable) as exc:
         sys.stderr.write(f"compact-lsp {ns.command}: {exc}\n")
         return 2

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import compact_lsp
 from compact_lsp.agents.claude_code.settings import SettingsFileError, install_hook, uninstall_hook
+from compact_lsp.agents.hook_launcher import LAUNCH_FAILED
 
 THEIRS = {
     "permissions": {"allow": ["Bash(npm test)"]},
@@ -33,7 +36,7 @@ def ours(data: dict) -> list[dict]:
         h
         for entry in data.get("hooks", {}).get("SessionStart", [])
         for h in entry["hooks"]
-        if "claude-code hook" in h["command"] or "compact-lsp/claude-code-hook" in h["command"]
+        if "claude-code hook" in h["command"] or "compact-lsp/launchers/claude-code-hook-" in h["command"]
     ]
 
 
@@ -50,7 +53,8 @@ def test_install_into_a_project_keeps_other_settings_and_is_idempotent(tmp_path:
     assert THEIRS["hooks"]["SessionStart"][0] in data["hooks"]["SessionStart"]
     (hook,) = ours(data)
     assert hook["type"] == "command"
-    assert f"exec {sys.executable} -m compact_lsp claude-code hook" in Path(hook["command"]).read_text()
+    assert f"py={sys.executable}" in Path(hook["command"]).read_text()
+    assert '"$py" -m compact_lsp claude-code hook "$@"' in Path(hook["command"]).read_text()
     compact = [e for e in data["hooks"]["SessionStart"] if e.get("matcher") == "compact"]
     assert len(compact) == 1
     assert json.loads((settings.parent / "settings.local.json.bak").read_text()) == THEIRS
@@ -189,3 +193,67 @@ def test_a_launcher_that_cannot_start_the_server_is_never_installed(tmp_path: Pa
     )  # fmt: skip
     assert result.returncode == 1 and "nothing was installed" in result.stderr
     assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def _another_python(where: Path) -> tuple[Path, dict[str, str]]:
+    """Another interpreter (a link to this one, outside its venv) and the environment it imports the server with."""
+    python = where / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    server = str(Path(compact_lsp.__file__).resolve().parents[1])
+    return python, {**os.environ, "PYTHONPATH": os.pathsep.join([server, *site.getsitepackages()])}
+
+
+def test_each_install_has_its_own_launcher_and_never_repoints_another(tmp_path: Path) -> None:
+    """Two projects installed from two Pythons: each settings file names its own launcher, and the second install
+    leaves the first project's launcher as it was (running its own Python)."""
+    home = tmp_path / "home"
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    assert cli("install-hook", home=home, cwd=first).returncode == 0
+    other, env = _another_python(tmp_path / "venv2")
+    done = subprocess.run(
+        [str(other), "-m", "compact_lsp", "claude-code", "install-hook"],
+        capture_output=True, text=True, cwd=second, timeout=60, env={**env, "HOME": str(home)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (one,) = ours(json.loads((first / ".claude" / "settings.local.json").read_text()))
+    (two,) = ours(json.loads((second / ".claude" / "settings.local.json").read_text()))
+    assert one["command"] != two["command"], "the second install repointed the first project's launcher"
+    assert f"py={sys.executable}" in Path(one["command"]).read_text()
+    assert f"py={other}" in Path(two["command"]).read_text()
+
+
+def test_a_launcher_whose_python_is_gone_says_why_with_a_status_and_doctor_finds_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    python, env = _another_python(tmp_path / "venv")
+    done = subprocess.run(
+        [str(python), "-m", "compact_lsp", "claude-code", "install-hook"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, env={**env, "HOME": str(home)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (hook,) = ours(json.loads((tmp_path / ".claude" / "settings.local.json").read_text()))
+    doctor = [sys.executable, "-m", "compact_lsp", "doctor", "--dir", str(tmp_path)]
+    env = {**os.environ, "HOME": str(home)}
+    healthy = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
+    assert healthy.returncode == 0 and healthy.stdout.startswith("ok "), healthy.stdout
+    python.unlink()  # the virtual environment it was installed from is gone
+    run = subprocess.run(hook["command"], shell=True, input=b"{}", capture_output=True, env=env)
+    assert run.returncode == LAUNCH_FAILED and run.stdout == b""
+    assert f"its Python {python} is gone".encode() in run.stderr and b"compact-lsp doctor" in run.stderr
+    sick = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
+    assert sick.returncode == 1 and sick.stdout.startswith("BROKEN"), sick.stdout
+    assert f"its Python {python} is gone" in sick.stdout and "Fix: compact-lsp claude-code install-hook" in sick.stdout
+
+
+def test_doctor_never_runs_a_project_command_that_only_looks_like_ours(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    hook = {"type": "command", "command": f"touch {marker}; compact-lsp claude-code hook"}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [hook]}]}}))
+    env = {**os.environ, "HOME": str(tmp_path / "h")}
+    doctor = [sys.executable, "-m", "compact_lsp", "doctor", "--dir", str(tmp_path)]
+    done = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
+    assert not marker.exists()
+    assert done.returncode == 1 and "BROKEN" in done.stdout

@@ -30,7 +30,12 @@ EVENT = "SessionStart"
 MATCHER = "compact"
 HOOK_ARGS = ("claude-code", "hook")
 TIMEOUT_SECONDS = 30
-_MARKERS = ("compact_lsp claude-code hook", "compact-lsp claude-code hook", "compact-lsp/claude-code-hook")
+_MARKERS = (
+    "compact_lsp claude-code hook",
+    "compact-lsp claude-code hook",
+    "compact-lsp/claude-code-hook",
+    "compact-lsp/launchers/claude-code-hook-",
+)
 MAX_SETTINGS_BYTES = 1 << 20
 """How our own entry is recognised in a settings file, whichever way it was started."""
 
@@ -173,6 +178,21 @@ def install_hook(path: Path, command: str | None = None, *, project_dir: str | N
     data["hooks"][EVENT] = wanted
     backup = _write(path, data, original)
     return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}")
+
+
+def installed_commands(path: Path) -> list[str]:
+    """The commands of our hook in a settings file (none when it is missing or not ours to read)."""
+    try:
+        data = _load(path, _read_original(path))
+    except (SettingsFileError, OSError):
+        return []
+    hooks = data.get("hooks")
+    entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
+    found: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        found += [str(h["command"]) for h in inner if is_ours(h)] if isinstance(inner, list) else []
+    return found
 
 
 def uninstall_hook(path: Path, *, project_dir: str | None = None) -> HookChange:

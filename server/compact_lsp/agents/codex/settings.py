@@ -35,7 +35,12 @@ from compact_lsp.runtime.atomic_files import replace_file
 EVENT = "SessionStart"
 MATCHER = "compact"
 TIMEOUT_SECONDS = 30
-_MARKERS = ("compact_lsp codex hook", "compact-lsp codex hook", "compact-lsp/codex-hook")
+_MARKERS = (
+    "compact_lsp codex hook",
+    "compact-lsp codex hook",
+    "compact-lsp/codex-hook",
+    "compact-lsp/launchers/codex-hook-",
+)
 """How our own entry is recognised, whichever way it was started (the launcher is ``…/compact-lsp/codex-hook``)."""
 MAX_CONFIG_BYTES = 4 << 20
 TRUST_NOTE = (
@@ -191,6 +196,19 @@ def install_hook(path: Path, command: str | None = None) -> HookChange:
     path.parent.mkdir(parents=True, exist_ok=True)
     backup = _write(path, doc, original)
     return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}. {TRUST_NOTE}")
+
+
+def installed_commands(path: Path) -> list[str]:
+    """The commands of our hook in a config file (none when it is missing or not ours to read)."""
+    try:
+        entries = _entries(_parse(path, _read(path)), path, create=False)
+    except (ConfigFileError, OSError):
+        return []
+    found: list[str] = []
+    for entry in entries or []:
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        found += [str(h["command"]) for h in inner if is_ours(h)] if isinstance(inner, list) else []
+    return found
 
 
 def uninstall_hook(path: Path) -> HookChange:

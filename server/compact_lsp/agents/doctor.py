@@ -1,0 +1,100 @@
+"""``compact-lsp doctor``: does every compaction hook we installed still start?
+
+A hook that cannot start is shown by the agents only in passing (Claude Code records a hook error beside the
+compaction; Codex prints "SessionStart Failed"), and the model just goes without our context. The doctor looks at
+each place ``install-hook`` writes (Claude Code's user and project settings, Codex's user and project config), and
+runs each of our launchers found there once, as the agent would (``--check``, no ``PYTHONPATH``), saying for each
+what is wrong and the command that fixes it.
+
+Only our own launchers are run (a file in ``launchers_dir()``, or the fixed launcher path of older installs): a
+project's settings are the repository's, and a command there that merely looks like ours is never executed; a
+``python -m compact_lsp ... hook`` entry is checked by its interpreter being there, without running it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from compact_lsp.agents.hook_launcher import LauncherError, check_launcher, launchers_dir
+
+
+@dataclass(frozen=True)
+class HookHealth:
+    """One installed hook: where, what runs, and whether it starts (``problem`` None: it does)."""
+
+    agent: str
+    place: Path
+    command: str
+    problem: str | None
+    fix: str
+
+
+def _own_launcher(command: str) -> Path | None:
+    """The launcher a command names when it is one of ours (one word, a file in our launchers folder)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) != 1:
+        return None
+    path = Path(words[0])
+    ours = {os.path.realpath(launchers_dir()), os.path.realpath(launchers_dir().parent)}
+    return path if os.path.realpath(path.parent) in ours else None
+
+
+def _health(agent: str, place: Path, command: str, fix: str) -> HookHealth:
+    launcher = _own_launcher(command)
+    if launcher is not None:
+        if not launcher.is_file():
+            return HookHealth(agent, place, command, f"its launcher {launcher} is gone", fix)
+        try:
+            check_launcher(launcher, agent)
+        except LauncherError as exc:
+            return HookHealth(agent, place, command, str(exc).replace("; nothing was installed", ""), fix)
+        return HookHealth(agent, place, command, None, fix)
+    try:
+        python = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return HookHealth(agent, place, command, "its command cannot be read", fix)
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        return HookHealth(agent, place, command, f"its Python {python} is gone", fix)
+    return HookHealth(agent, place, command, None, fix)
+
+
+def hook_health(project_dir: str) -> list[HookHealth]:
+    """Every hook of ours installed for ``project_dir`` and for the user, checked."""
+    from compact_lsp.agents.claude_code import settings as claude_code
+    from compact_lsp.agents.codex import settings as codex
+
+    places: list[tuple[str, Path, Callable[[Path], list[str]], str]] = []
+    for scope in ("user", "project"):
+        flag = f" --{scope}" + (f" --dir {shlex.quote(project_dir)}" if scope == "project" else "")
+        places.append(("claude-code", claude_code.settings_path(scope, project_dir), claude_code.installed_commands,
+                       f"compact-lsp claude-code install-hook{flag}"))  # fmt: skip
+        places.append(("codex", codex.config_path(scope, project_dir), codex.installed_commands,
+                       f"compact-lsp codex install-hook{flag}, then trust it in Codex (/hooks)"))  # fmt: skip
+    return [_health(agent, place, command, fix) for agent, place, read, fix in places for command in read(place)]
+
+
+def _write_line(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def doctor_command(project_dir: str, out: Callable[[str], object] = _write_line) -> int:
+    """Print each installed hook's health; 1 when one cannot start."""
+    found = hook_health(os.path.abspath(project_dir))
+    if not found:
+        out("compact-lsp doctor: no compact-lsp hook is installed here or for this user "
+            "(compact-lsp claude-code install-hook, compact-lsp codex install-hook)")  # fmt: skip
+        return 0
+    for h in found:
+        if h.problem is None:
+            out(f"ok      {h.agent} hook in {h.place}: it starts ({h.command})")
+        else:
+            out(f"BROKEN  {h.agent} hook in {h.place}: {h.problem}. Fix: {h.fix}")
+    return 1 if any(h.problem for h in found) else 0
