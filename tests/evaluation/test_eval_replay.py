@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 from tests.evaluation.session_log import SessionLog, numbered, words
 
+from compact_lsp.agents.claude_code.reattached import REATTACH_MAX_TOKENS
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.compaction.file_ranking import recency_ranker
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.settings import MicrocompactSettings
-from compact_lsp.evaluation.config import EvalConfig, MicroSpec, RankerSpec
+from compact_lsp.evaluation.config import CLAUDE_CODE_NAME, CLAUDE_CODE_RULE, EvalConfig, MicroSpec, RankerSpec
 from compact_lsp.evaluation.replay import replay_session
 from compact_lsp.evaluation.timeline import compaction_points
 
@@ -212,3 +213,21 @@ def test_a_read_of_lines_the_log_never_showed_is_undeterminable_not_a_hit(
     score = replay_session(import_claude_code(log.write(tmp_path)), config(spec), counter).rankers["default"]
     assert (score.needed, score.strict_misses, score.undeterminable, score.full_hits) == (1, 0, 1, 0)
     assert score.strict_miss_rate is None and score.strict_miss_rate_worst == 1.0
+
+
+def test_claude_codes_size_cut_sends_a_big_file_by_name_only(tmp_path: Path, counter: TiktokenCounter) -> None:
+    huge = numbered(900)
+    assert counter.count_text(huge) > REATTACH_MAX_TOKENS  # past Claude Code's cut: by name only
+    log = SessionLog()
+    log.read("huge.py", huge)
+    log.read("small.py", SMALL_BEFORE)
+    for n in range(3):  # five turns before the point
+        log.read(f"note{n}.txt", f"note {n}\n")
+    log.read("huge.py", huge)
+    log.read("small.py", SMALL_BEFORE)
+    log.say("Done.")
+    cut = RankerSpec(CLAUDE_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, size_cut=True)
+    uncut = RankerSpec("uncut", recency_ranker, slices=False, settings=CLAUDE_CODE_RULE)
+    result = replay_session(import_claude_code(log.write(tmp_path)), config(cut, uncut), counter)
+    assert (result.rankers[CLAUDE_CODE_NAME].needed, result.rankers[CLAUDE_CODE_NAME].strict_misses) == (2, 1)
+    assert (result.rankers["uncut"].needed, result.rankers["uncut"].strict_misses) == (2, 0)

@@ -55,6 +55,9 @@ class RankerSpec:
     the user's messages, docs/codex.md)."""
     excerpts: ExcerptPolicy = DEFAULT_EXCERPTS
     """How a file over its budget comes back (gaps filled, outline of the rest; engine/compaction/file_excerpts)."""
+    size_cut: bool = False
+    """Apply Claude Code's size cut to its five files (``agents/claude_code/reattached.claude_code_reattachment``,
+    measured on the real CLI): a file past it comes back by name only, which the metrics count as not attached."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,8 @@ class MicroSpec:
     style: Literal["engine", "qwen"] = "engine"
 
 
-CLAUDE_CODE_NAME = "Claude Code: 5 most recent files (Read, Edit, Write), whole"
+CLAUDE_CODE_NAME = "Claude Code: 5 most recent files (Read, Edit, Write), whole up to its size cut"
+CLAUDE_CODE_UNCUT_NAME = "Claude Code without its size cut (as modelled before)"
 WITH_HOOK_NAME = "Claude Code + our hook (10,000 characters)"
 CODEX_NAME = "Codex: no files (its summary and the user's messages)"
 CODEX_WITH_HOOK_NAME = "Codex + our hook (10,000 characters)"
@@ -109,8 +113,16 @@ def sweep_rankers() -> tuple[RankerSpec, ...]:
 def default_rankers() -> tuple[RankerSpec, ...]:
     ours = DEFAULT_SETTINGS
     return (
-        RankerSpec(CLAUDE_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE),
-        RankerSpec(WITH_HOOK_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, claude_code_hook=True),
+        RankerSpec(CLAUDE_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, size_cut=True),
+        RankerSpec(
+            WITH_HOOK_NAME,
+            recency_ranker,
+            slices=False,
+            settings=CLAUDE_CODE_RULE,
+            claude_code_hook=True,
+            size_cut=True,
+        ),
+        RankerSpec(CLAUDE_CODE_UNCUT_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE),
         RankerSpec(CODEX_NAME, recency_ranker, slices=False, own_files=False),
         RankerSpec(CODEX_WITH_HOOK_NAME, recency_ranker, slices=False, own_files=False, claude_code_hook=True),
         RankerSpec(

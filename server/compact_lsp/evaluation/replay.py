@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
+from compact_lsp.agents.claude_code.reattached import claude_code_reattachment
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
 from compact_lsp.engine.compaction.rehydration import Candidate, rehydration_candidates
@@ -277,6 +278,8 @@ def _score_point(
             else []  # an agent that re-attaches nothing itself (Codex)
         )
         attached = [_attached(c, ws, counter) for c in candidates if c.included and not c.deleted]
+        if spec.size_cut:
+            attached = _claude_code_cut(attached, counter)
         if spec.claude_code_hook:
             attached = _with_hook(plain, attached, counter, roots, ws)
         if spec.default:
@@ -284,6 +287,21 @@ def _score_point(
         for scores, horizon in horizons:
             needs = lookahead(uses, index, turn, horizon, known, workspace=[root])
             scores[spec.name] = scores[spec.name] + score_point(attached, needs, _disk_text)
+
+
+@dataclass(frozen=True)
+class _Touch:
+    path: str
+    tool: str = "Read"
+
+
+def _claude_code_cut(attached: list[Attached], counter: TokenCounter) -> list[Attached]:
+    """Claude Code's five files with its size cut (``claude_code_reattachment``, measured on the real CLI): a file
+    past it reaches the model by name only, so it is left out here. Its tokens are counted as the rest of the
+    evaluation counts them (the hook's own estimate is set high on purpose, to attach rather than lose a file)."""
+    oldest_first = [_Touch(a.path) for a in reversed(attached)]
+    whole = set(claude_code_reattachment(oldest_first, _disk_text, counter.count_text, len(attached)).whole)
+    return [a for a in attached if a.path in whole]
 
 
 def _disk_text(path: str) -> str | None:
