@@ -134,3 +134,30 @@ def test_the_model_predicts_claude_codes_second_re_attachment(twice: TwiceCompac
     predicted = claude_code_reattachment(uses, lambda p: Path(p).read_text())
     assert [os.path.basename(p) for p in predicted.whole] == twice.reattached(1)
     assert [os.path.basename(p) for p in predicted.by_name] == twice.reattached(1, "compact_file_reference")
+
+
+def test_a_manual_compaction_after_an_automatic_one_gets_the_window_since(claude_code: ClaudeCode) -> None:
+    """Claude Code compacts by itself mid-turn (the stub reports 990,000 input tokens of its 1,000,000 window), the
+    turn goes on, then the user runs /compact: the second hook's window is what followed the automatic boundary."""
+    cc, project = claude_code, claude_code.project
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (project / name).write_text(source(name[:-3], 120))
+    install_hook(cc)
+    cc.push(
+        tool_call("Read", {"file_path": str(project / "a.py")}),
+        tool_call("Read", {"file_path": str(project / "b.py")}, input_tokens=990_000),
+        tool_call("Read", {"file_path": str(project / "c.py")}),
+        tool_call("Read", {"file_path": str(project / "d.py")}),
+        reply("Read all four."),
+    )
+    session = cc.run("Read the four modules")["session_id"]
+    cc.compact(session)
+    records = cc.records(session)
+    triggers = [r["compactMetadata"]["trigger"] for r in records if r.get("subtype") == "compact_boundary"]
+    assert triggers[0] == "auto" and triggers[-1] == "manual", triggers
+    hooks = [r["attachment"] for r in records if r.get("type") == "attachment"
+             and r["attachment"].get("hookName") == "SessionStart:compact"]  # fmt: skip
+    auto, manual = (json.loads(h["stdout"])["hookSpecificOutput"]["additionalContext"] for h in hooks[:1] + hooks[-1:])
+    assert manual != auto
+    assert {"c.py", "d.py"} <= _trail(manual), _trail(manual)
+    assert "a.py" not in _trail(manual), "the manual hook named a file only the window before the automatic one used"
