@@ -3,8 +3,9 @@ to the agent's inline limit.
 
 Both agents run their ``SessionStart`` hook with the same JSON on stdin (``parse_hook_input``; another event or
 source is ``NotForUs``) and take the same answer (``hook_output``). Files come only from ``allowed_roots``: the
-transcript's ``cwd`` (never the home directory or ``/`` itself) and, outside it, the exact files the transcript
-shows read or edited with success, file by file. ``fit`` keeps the whole answer within the inline limit, best
+transcript's ``cwd`` (never what the server refuses as a root: ``/``, the home directory, a folder holding it)
+and, outside it, only when the user configured it, the exact files the transcript shows read or edited with
+success, file by file. ``fit`` keeps the whole answer within the inline limit, best
 first. The Claude Code specifics are in ``hook.py``, Codex's in ``codex_hook.py``: neither imports the other's
 transcript format.
 """
@@ -19,9 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
+from compact_lsp.engine.files.allowed_roots import too_wide
+from compact_lsp.engine.files.credential_files import is_credential_file
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_use_timeline import FileUse
 from compact_lsp.engine.files.read_record import StatFn, os_stat
+from compact_lsp.engine.files.usable_path import checked_path, real_path
 
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
@@ -55,20 +59,39 @@ def parse_hook_input(raw: bytes) -> HookInput:
         raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {HOOK_SOURCE!r} is ours")
     fields = {key: data.get(key) for key in ("session_id", "transcript_path", "cwd")}
     for key, value in fields.items():
-        if not isinstance(value, str) or not value or "\x00" in value:
+        if not isinstance(value, str) or not value:
             raise ValueError(f"hook input: {key!r} must be a non-empty string")
+        checked_path(value, f"hook input: {key!r}")  # the one check of a path from outside (usable_path.py)
     if not os.path.isabs(fields["transcript_path"] or "") or not os.path.isabs(fields["cwd"] or ""):
         raise ValueError("hook input: transcript_path and cwd must be absolute paths")
     return HookInput(str(fields["session_id"]), str(fields["transcript_path"]), str(fields["cwd"]), event, source)
 
 
-def allowed_roots(cwd: str, uses: Sequence[FileUse], realpath: Callable[[str], str] = os.path.realpath) -> AllowedRoots:
-    """The transcript's cwd (never the home directory or ``/``), plus, outside it, each exact file the agent read
-    or edited with success that is still a regular file and not a symlink now (its directory resolved): a file,
-    never its directory, and never what a link swapped in since points at."""
-    never = {realpath(os.path.expanduser("~")), realpath(os.sep)}
+OUTSIDE_FILES_ENV = "COMPACT_LSP_HOOK_OUTSIDE_FILES"
+"""Set to ``1`` in the hook's command or environment (the user's own setting) to let the hook re-attach files
+outside the cwd that the transcript shows used; without it a transcript never widens what the hook reads."""
+
+
+def outside_files_configured() -> bool:
+    return os.environ.get(OUTSIDE_FILES_ENV) == "1"
+
+
+def allowed_roots(
+    cwd: str,
+    uses: Sequence[FileUse],
+    realpath: Callable[[str], str] = real_path,
+    *,
+    outside_files: bool | None = None,
+) -> AllowedRoots:
+    """The transcript's cwd, unless the server would refuse it as a root (``/``, the home directory, a folder
+    holding it: ``too_wide``); and only when the user configured it (``outside_files``, by default
+    ``OUTSIDE_FILES_ENV``), each exact file outside it the agent read or edited with success that is, now, a
+    regular file reached through no link at all and not a credential file: a file, never its directory, never
+    what a link swapped in since points at. Nothing a transcript says admits an outside file by itself."""
     real_cwd = realpath(cwd)
-    base = AllowedRoots.of(real_cwd) if real_cwd not in never else AllowedRoots()
+    base = AllowedRoots.of(real_cwd) if too_wide(real_cwd) is None else AllowedRoots()
+    if not (outside_files_configured() if outside_files is None else outside_files):
+        return base
     files: list[str] = []
     seen: set[str] = set()
     named: set[str] = set()  # a file is used many times: its path is resolved once
@@ -76,11 +99,14 @@ def allowed_roots(cwd: str, uses: Sequence[FileUse], realpath: Callable[[str], s
         if use.creates or use.path in named:
             continue
         named.add(use.path)
-        real = os.path.join(realpath(os.path.dirname(use.path)), os.path.basename(use.path))
+        folder = os.path.dirname(use.path)
+        if realpath(folder) != folder:  # a link on the way: bound to nothing we could name now
+            continue
+        real = use.path
         if real in seen:
             continue
         seen.add(real)
-        if base.root_of(real) is not None:
+        if base.root_of(real) is not None or is_credential_file(real):
             continue
         try:
             if stat.S_ISREG(os.lstat(real).st_mode):
@@ -91,9 +117,10 @@ def allowed_roots(cwd: str, uses: Sequence[FileUse], realpath: Callable[[str], s
 
 
 def instant_realpath() -> Callable[[str], str]:
-    """``os.path.realpath`` remembered for one hook call: the disk is taken as it is at that instant (a file the
-    hook re-attaches is still resolved again where it is opened, through the file gate)."""
-    return functools.lru_cache(maxsize=None)(os.path.realpath)
+    """``real_path`` (``os.path.realpath`` that never raises for a swap) remembered for one hook call: the disk is
+    taken as it is at that instant (a file the hook re-attaches is still resolved again where it is opened, through
+    the file gate)."""
+    return functools.lru_cache(maxsize=None)(real_path)
 
 
 def instant_stat() -> StatFn:

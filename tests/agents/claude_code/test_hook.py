@@ -94,7 +94,10 @@ def test_roots_are_the_project_and_exact_files_outside_it_never_home(tmp_path: P
     (outside / "read.txt").write_text("read with success\n")
     (outside / "sibling.txt").write_text("never read\n")
     uses = [FileUse(0, 0, "Read", str(outside / "read.txt"), None, None)]
-    roots = allowed_roots(str(tmp_path / "project"), uses)
+    assert not allowed_roots(str(tmp_path / "project"), uses).admits(str(outside / "read.txt")), (
+        "a transcript admitted a file outside the cwd without the user's setting"
+    )
+    roots = allowed_roots(str(tmp_path / "project"), uses, outside_files=True)
     assert roots.admits(str(outside / "read.txt"))
     assert not roots.admits(str(outside / "sibling.txt")), "a directory became a root because one file was read"
     at_home = allowed_roots(str(home), [FileUse(0, 0, "Read", str(home / ".ssh" / "known_hosts"), None, None)])
@@ -246,8 +249,10 @@ def test_parse_accepts_only_compact_session_start() -> None:
     assert parse_hook_input(json.dumps(good).encode()).cwd == "/w"
     with pytest.raises(ValueError, match="absolute"):
         parse_hook_input(json.dumps({**good, "cwd": "relative"}).encode())
-    with pytest.raises(ValueError, match="non-empty string"):
+    with pytest.raises(ValueError, match="NUL"):
         parse_hook_input(json.dumps({**good, "transcript_path": "/a\x00b"}).encode())
+    with pytest.raises(ValueError, match="surrogate"):
+        parse_hook_input(json.dumps({**good, "cwd": "/w\ud800"}).encode())
 
 
 def _compacted_before(compacted: Compacted, at: float = 0.5) -> tuple[set[str], set[str]]:

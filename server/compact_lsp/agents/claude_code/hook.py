@@ -18,10 +18,10 @@ Claude Code's inline limit (``HOOK_CHAR_LIMIT``, 10,000 characters), best first:
 - a compact artifact trail: the files read, edited or written before the compaction, with their last action, as
   many as fit.
 
-Files come only from the transcript's ``cwd`` (never the home directory or ``/`` itself) and, outside it, the
-exact files the transcript shows read or edited with success (Claude Code asks before it works outside its
-directory), by realpath and still regular files; a directory never becomes a root because a file in it was read
-(``hook_io.allowed_roots``, shared with the Codex hook).
+Files come only from the transcript's ``cwd`` (never ``/``, the home directory or a folder holding it) and,
+outside it, only when the user configured it (``hook_io.OUTSIDE_FILES_ENV``), the exact files the transcript
+shows read or edited with success, reached through no link and never credential files; a directory never becomes
+a root because a file in it was read (``hook_io.allowed_roots``, shared with the Codex hook).
 
 The hook must never break Claude Code (``hook_process.run_hook``): any other input, and any failure, prints
 nothing and exits 0; why goes to stderr and the hook's log file, never to stdout.
@@ -56,6 +56,7 @@ from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 from compact_lsp.engine.files.plan_state import PlanState, extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.files.working_set import WorkingSet
 
 MAX_TRAIL_FILES = 60
@@ -160,7 +161,7 @@ def build_context(
         counter=counter,
         workspace_roots=list(roots.paths),
         plan=plan if _plan_lost(plan, summary) else None,
-        denied_paths=frozenset(os.path.realpath(path) for path, _ in own.files),
+        denied_paths=frozenset(real_path(path) for path, _ in own.files),
         read_text=gated_reader(roots),
         history=messages,
         ledger=ledger.text,

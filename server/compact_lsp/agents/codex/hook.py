@@ -16,9 +16,10 @@ a head-and-tail preview): everything we add — files and slices (best ranked fi
 framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
 ``allowed_roots`` and input are shared: ``agents/hook_io.py``).
 
-Files come only from the allowed roots: the session's ``cwd`` (never the home directory or ``/`` itself) and,
-outside it, exactly the files the rollout shows read or patched with success, file by file. Everything is re-read
-now through the file gate.
+Files come only from the allowed roots (``hook_io.allowed_roots``): the session's ``cwd`` (never ``/``, the home
+directory or a folder holding it) and, outside it, only when the user configured it, exactly the files the
+rollout shows read or patched with success, file by file. A read is a read only when the command exited 0 and
+printed the file (``engine/files/read_outcome.py``). Everything is re-read now through the file gate.
 """
 
 from __future__ import annotations

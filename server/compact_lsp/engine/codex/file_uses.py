@@ -11,6 +11,7 @@ a redirect) says nothing about files: it is left out rather than guessed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -125,6 +126,38 @@ def patch_changes(patch: str) -> list[tuple[str, str]]:
     return [(tool, path) for tool, path in changes if path and "\x00" not in path]
 
 
+_EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$")
+_OUTPUT_MARK = "Output:\n"
+_MAX_HEADER_LINES = 8
+
+
+def command_output(text: str) -> str | None:
+    """What a Codex command or patch printed, when its result shows it exited with code 0; None otherwise.
+
+    Codex heads a result with a few lines (``Chunk ID``, ``Wall time``, ``Process exited with code N`` or
+    ``Exit code: N``, ``Original token count``) then ``Output:`` and the output; the older ``shell`` tool answers
+    ``{"output": ..., "metadata": {"exit_code": N}}``. A result without an exit line of 0 in its head is no
+    success: a command still running (``Process running with session ID 3``), one the user rejected (``exec
+    command rejected by user``, ``patch rejected by user``), a sandbox denial, anything else."""
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        meta = value.get("metadata") if isinstance(value, dict) else None
+        output = value.get("output") if isinstance(value, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        return output if code == 0 and not isinstance(code, bool) and isinstance(output, str) else None
+    head, mark, body = text.partition(_OUTPUT_MARK)
+    if not mark:
+        head, body = text, ""
+    lines = head.splitlines()
+    if len(lines) > _MAX_HEADER_LINES:
+        return None
+    codes = [m.group(1) for m in map(_EXIT_LINE.match, lines) if m is not None]
+    return body if codes == ["0"] else None
+
+
 def _uses_of(block: Block, cwd: str) -> list[Use]:
     name, tool_input = block.get("name"), block.get("input")
     if not isinstance(tool_input, dict):
@@ -149,11 +182,21 @@ def _uses_of(block: Block, cwd: str) -> list[Use]:
     return uses
 
 
+def _answer(use_id: str, result: Block) -> Block:
+    """The result of one file use: what the command printed when it exited 0, else an error (read_outcome.py)."""
+    content = result.get("content", "")
+    output = command_output(content) if isinstance(content, str) and not result.get("is_error") else None
+    if output is None:
+        return {"type": "tool_result", "tool_use_id": use_id, "content": content, "is_error": True}
+    return {"type": "tool_result", "tool_use_id": use_id, "content": output}
+
+
 def file_use_view(messages: Sequence[Message], cwd: str) -> list[Message]:
     """The session's file reads and changes as ``Read``/``Edit``/``Write`` calls with their results, in order.
 
-    Each call gets the id ``<call id>#<n>``; its result is the original one (text and ``is_error``), and a call
-    with no result yet stays unanswered, as in the rollout.
+    Each call gets the id ``<call id>#<n>``; its result is what the command printed when it exited 0, else the
+    original text as an error (``command_output``: rejected, still running and failed commands are no reads), and
+    a call with no result yet stays unanswered, as in the rollout.
     """
     results = {str(b.get("tool_use_id")): b for m in messages for b in tool_results(m)}
     view: list[Message] = []
@@ -170,10 +213,7 @@ def file_use_view(messages: Sequence[Message], cwd: str) -> list[Message]:
                 use_id = f"{call_id}#{n}"
                 calls.append({"type": "tool_use", "id": use_id, "name": tool, "input": {"file_path": path, **extra}})
                 if result is not None:
-                    answer: Block = {"type": "tool_result", "tool_use_id": use_id, "content": result.get("content", "")}
-                    if result.get("is_error"):
-                        answer["is_error"] = True
-                    answers.append(answer)
+                    answers.append(_answer(use_id, result))
             view.append({"role": "assistant", "content": calls})
             if answers:
                 view.append({"role": "user", "content": answers})

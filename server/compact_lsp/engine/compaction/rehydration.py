@@ -28,7 +28,6 @@ renders it (cut to its budget), and the words the model reads around an attachme
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -54,9 +53,12 @@ from compact_lsp.engine.compaction.skills import PathText
 from compact_lsp.engine.compaction.skills import skill_attachments as skill_attachments_for
 from compact_lsp.engine.conversation.messages import Attachment, Message, blocks_of, result_text
 from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.credential_files import is_credential_file
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.plan_state import PlanState
+from compact_lsp.engine.files.read_outcome import lines_read
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import real_path, real_path_or_none
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 log = logging.getLogger(__name__)
@@ -133,6 +135,15 @@ def _deleted_notice(item: RankedFile, allowed: int, counter: TokenCounter) -> _P
     return _Packed(Attachment("file-deleted", text, path, meta), candidate)
 
 
+def _refusal(current: str, root: str | None, denied: set[str]) -> str | None:
+    """Why a file is never re-attached, whatever the budget (None: it may be)."""
+    if not current or root is None:
+        return "outside the workspace roots"
+    if current in denied:
+        return "access denied by permissions"
+    return "a credential file: never re-attached" if is_credential_file(current) else None
+
+
 def _pack_one(
     item: RankedFile,
     *,
@@ -151,30 +162,30 @@ def _pack_one(
     def skipped(reason: str, tokens: int = estimate, *, deleted: bool = False) -> _Packed:
         return _Packed(None, Candidate(act.path, item.score, tokens, False, reason, deleted=deleted))
 
-    current = os.path.realpath(act.realpath)  # a symlink on the way may point elsewhere now
-    if root_of(current, real_roots) is None:
-        return skipped("outside the workspace roots")
-    if current in denied:
-        return skipped("access denied by permissions")
+    current = real_path_or_none(act.realpath) or ""  # a symlink on the way may point elsewhere now
+    root = root_of(current, real_roots)
+    refusal = _refusal(current, root, denied)
+    if refusal is not None:
+        return skipped(refusal)
     loaded = load_text(act.realpath, act.document, read_text)
     if loaded.skip is not None:
         return skipped(loaded.skip)
     if loaded.deleted or loaded.text is None:
         return _deleted_notice(item, allowed, counter)
-    content = loaded.text
+    content, span = lines_read(act.record, loaded.text) if root == current else (loaded.text, None)
     dirty = loaded.source == "editor-buffer"
     if content.rstrip("\n") and content.rstrip("\n") in haystack:
         return skipped("already verbatim in the kept messages", estimate_tokens(content, counter, cap))
-    rendered = render_file(act.path, content, dirty=dirty)
+    rendered = render_file(act.path, content, lines=span, dirty=dirty)
     tokens = estimate_tokens(rendered, counter, cap, file_parts(rendered, content))
-    lines_label: str | None = None
+    lines_label: str | None = span
     outline: tuple[OutlineEntry, ...] = ()
-    reason = "fits the budget"
+    reason = "fits the budget" if span is None else "the lines read of a file admitted from outside"
     if _whole_anyway(act.uses, tokens, cap, allowed, excerpts):
         reason = f"over the per-file budget, whole: edited {excerpts.worked_edits} times or more, and it fits"
     elif tokens > min(cap, allowed):
         budget = min(cap, allowed)
-        if budget < MIN_PARTIAL_TOKENS:
+        if span is not None or budget < MIN_PARTIAL_TOKENS:  # the lines read of an outside file: those or none
             return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
         read_span = act.record.line_span() if act.record is not None and act.record.is_partial else None
         excerpt = render_excerpt(
@@ -260,7 +271,7 @@ def _pack_files(
         read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker, pinned=pinned
     )
     real_roots = resolved_roots(workspace_roots)
-    denied = {os.path.realpath(p) for p in denied_paths}
+    denied = {real_path(p) for p in denied_paths}
     budget, pack, past = settings.budget_tokens, _FilePack(), 0
     while (entry := ranked.next_entry()) is not None:
         allowed = budget - pack.tokens

@@ -11,10 +11,13 @@ passed their rule for the gate alone (``ContextSession.allowed_roots``).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from compact_lsp.engine.files.file_gate import AllowedRoots, is_inside
 from compact_lsp.engine.files.usable_path import real_path_or_none
-from compact_lsp.engine.settings import EngineSettings
+
+if TYPE_CHECKING:  # the hooks import ``too_wide`` and must not load the settings
+    from compact_lsp.engine.settings import EngineSettings
 
 
 def too_wide(path: str) -> str | None:

@@ -9,7 +9,8 @@ stores symlinks; a FIFO or a device can appear anywhere). Every such read goes t
   descriptor (``/proc/self/fd``) so a symlink swapped in between the check and the open is caught too;
 - anything but a regular file (``NotRegularFile``): the open is ``O_NONBLOCK`` and ``fstat`` decides, so a FIFO
   or a device never blocks a worker thread;
-- a file over the size cap (``FileTooLarge``): nothing beyond the cap is ever read.
+- a file over the size cap (``FileTooLarge``): nothing beyond the cap is ever read;
+- a credential-class file (``CredentialFile``; the list is ``credential_files.py``), whatever the roots.
 
 The allowed roots are a value (``AllowedRoots``) the caller builds from what it trusts: the workspace folders,
 the managed-memory roots that passed their rule (``memory.ManagedMemory``), further folders the user configured,
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from compact_lsp.engine.files.credential_files import is_credential_file
 from compact_lsp.engine.files.usable_path import real_path, real_path_or_none
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -48,6 +50,10 @@ class NotRegularFile(GateRefused):
 
 class FileTooLarge(GateRefused):
     """Over the size cap."""
+
+
+class CredentialFile(GateRefused):
+    """A credential-class file (``credential_files.py``): never re-read on the server's own, whatever the roots."""
 
 
 def is_inside(path_real: str, root_real: str) -> bool:
@@ -82,7 +88,7 @@ class AllowedRoots:
 
     def plus_files(self, *paths: str) -> AllowedRoots:
         """These roots and the single files ``paths`` (realpaths, admitted exactly)."""
-        files = dict.fromkeys([*self.files, *(os.path.realpath(p) for p in paths if p)])
+        files = dict.fromkeys([*self.files, *(real_path(p) for p in paths if p)])
         return AllowedRoots(self.paths, tuple(files))
 
     def root_of(self, real: str) -> str | None:
@@ -114,7 +120,7 @@ def describe_kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _opened_path(fd: int) -> str | None:
+def opened_path(fd: int) -> str | None:
     """Where the open descriptor really points (Linux: ``/proc/self/fd``); None where that is not known."""
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
@@ -129,7 +135,7 @@ def open_verified(real: str, roots: AllowedRoots, *, shown: str | None = None) -
     Returns the descriptor (the caller closes it) and its ``fstat``."""
     fd = os.open(real, _OPEN_FLAGS | _NOFOLLOW)
     try:
-        opened = _opened_path(fd)
+        opened = opened_path(fd)
         if opened is not None and opened.startswith("/") and roots.root_of(opened) is None:
             raise OutsideRoots(f"{shown or real} was swapped for a link to {opened}, outside the allowed folders")
         return fd, os.fstat(fd)
@@ -139,14 +145,19 @@ def open_verified(real: str, roots: AllowedRoots, *, shown: str | None = None) -
 
 
 @contextlib.contextmanager
-def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_READ_BYTES) -> Iterator[BinaryIO]:
-    """Open ``path`` for reading through the gate (see the module doc); ``max_bytes=None`` skips the size cap.
+def open_gated(
+    path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_READ_BYTES, named_by_user: bool = False
+) -> Iterator[BinaryIO]:
+    """Open ``path`` for reading through the gate (see the module doc); ``max_bytes=None`` skips the size cap;
+    ``named_by_user``: a file the user named (``open_regular``), which the credential rule does not cover.
 
     Raises ``GateRefused`` (an ``OSError``) or the ``OSError`` of the open itself (``FileNotFoundError``, ...).
     """
     real = real_path(path)
     if roots.root_of(real) is None:
         raise OutsideRoots(f"{path} resolves to {real}, outside the allowed folders")
+    if not named_by_user and is_credential_file(real):
+        raise CredentialFile(f"{path} is a credential file; compact-lsp never re-reads one on its own")
     fd, st = open_verified(real, roots, shown=path)
     try:
         if not stat.S_ISREG(st.st_mode):
@@ -165,7 +176,8 @@ def open_gated(path: str, roots: AllowedRoots, *, max_bytes: int | None = MAX_RE
 def open_regular(path: str, *, max_bytes: int | None = None) -> Iterator[BinaryIO]:
     """A file the user named, wherever it is: ``open_gated`` with its own folder as the root, so only the
     regular-file check (never blocking on a FIFO or a device) and the size cap apply."""
-    with open_gated(path, AllowedRoots.of(os.path.dirname(os.path.realpath(path))), max_bytes=max_bytes) as f:
+    folder = AllowedRoots.of(os.path.dirname(real_path(path)))
+    with open_gated(path, folder, max_bytes=max_bytes, named_by_user=True) as f:
         yield f
 
 

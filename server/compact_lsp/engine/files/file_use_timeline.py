@@ -12,6 +12,7 @@ from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, tool_results, tool_uses
 from compact_lsp.engine.files.file_tool_calls import input_path
+from compact_lsp.engine.files.read_outcome import shows_content, succeeded
 
 NEED_TOOLS = ("Read", "Edit", "MultiEdit", "Write")
 """Tools whose use of a file after compaction means the agent needed its text (a Write only of an existing
@@ -64,13 +65,16 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
     """
     side = side or {}
     failed: set[str] = set()
+    empty: set[str] = set()  # succeeded without content: a use for an edit, never a read (read_outcome.py)
     answered: set[str] = set()
     for m in messages:  # one pass over the results for both sets (the hook's passes are over a million tokens)
         for b in tool_results(m):
             use_id = str(b.get("tool_use_id"))
             answered.add(use_id)
-            if b.get("is_error"):
+            if not succeeded(b):
                 failed.add(use_id)
+            elif not shows_content(b):
+                empty.add(use_id)
     turns = turns_of(messages)
     uses: list[FileUse] = []
     absolute: dict[str, str] = {}  # each path as named, joined to the root once (a file is used many times)
@@ -80,7 +84,7 @@ def file_uses(messages: Sequence[Message], root: str, side: dict[str, dict[str, 
             if name not in NEED_TOOLS or not isinstance(tool_input, dict):
                 continue
             call_id = use.get("id")
-            if call_id in failed or call_id not in answered:
+            if call_id in failed or call_id not in answered or (name == "Read" and call_id in empty):
                 continue
             path = input_path(tool_input)
             if path is None:

@@ -1,13 +1,11 @@
 """Read-file state: which files the model has seen, whether they changed since, and whether it still has them.
 
-Reads, writes and edits are learnt from the conversation (``observe``) or told by the server's own reader
-(``record_read``). A tool result is tied to its path only through its request's tool_use id; an id used with
-several paths, or a result whose request cannot be found, is flagged and never guessed
-(file_tool_calls.py). Records (``ReadRecord``, read_record.py) are keyed by realpath and bounded (least
-recently touched evicted first).
-
-The point of ``in_history``: once microcompaction clears a read, or full compaction drops the history, the
-model no longer has that content, so ``can_skip_reread`` must say False even though the file is unchanged.
+Reads, writes and edits are learnt from the conversation (``observe``; what counts: read_outcome.py) or told by
+the server's own reader (``record_read``). A tool result is tied to its path only through its request's tool_use
+id; an id used with several paths, or a result whose request cannot be found, is flagged and never guessed
+(file_tool_calls.py). Records (``ReadRecord``) are keyed by realpath and bounded (least recent evicted first).
+``in_history``: once microcompaction clears a read, or compaction drops the history, the model no longer has that
+content, so ``can_skip_reread`` must say False even though the file is unchanged.
 """
 
 from __future__ import annotations
@@ -19,11 +17,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, KeysView, Sequence
 from typing import Any
 
-from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, is_empty_result, result_text
+from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, result_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.files.editor_documents import EditorDocument, EditorDocuments, display_path
 from compact_lsp.engine.files.file_tool_calls import FileToolCalls, ReadFlag
 from compact_lsp.engine.files.read_order import ReadOrder
+from compact_lsp.engine.files.read_outcome import shows_content, succeeded
 from compact_lsp.engine.files.read_record import (
     Freshness,
     ReadRecord,
@@ -38,6 +37,7 @@ from compact_lsp.engine.files.read_record import (
     shared,
 )
 from compact_lsp.engine.files.shown_changes import ShownChanges
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.tool_names import DEFAULT_EDIT_TOOLS, DEFAULT_READ_TOOLS, DEFAULT_WRITE_TOOLS
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class ReadFileState:
         cwd: str | None = None,
         counter: TokenCounter | None = None,
         stat: StatFn = os_stat,
-        realpath: Callable[[str], str] = os.path.realpath,
+        realpath: Callable[[str], str] = real_path,
     ) -> None:
         if capacity < 1:
             raise ValueError("read-file state capacity must be at least 1")
@@ -64,7 +64,7 @@ class ReadFileState:
         self.clock = clock
         self.cwd = cwd or os.getcwd()
         self._realpath = realpath
-        """``os.path.realpath``, or a cache of it where the disk is taken as it is at one instant (the hook)."""
+        """``real_path``, or a cache of it where the disk is taken as it is at one instant (the hook)."""
         kinds: dict[str, RecordKind] = {name: "edit" for name in edit_tools}
         kinds.update({name: "write" for name in write_tools})
         kinds.update({name: "read" for name in read_tools})
@@ -131,11 +131,11 @@ class ReadFileState:
         if use is None or use.path is None:
             return None
         use_id = use.tool_use_id
-        if block.get("is_error"):
+        if not succeeded(block):
             self._note_error(use.path, result_text(block), use.kind)
+        elif use.kind == "read" and not shows_content(block):
+            return None
         elif use.kind == "read":
-            if is_empty_result(block):
-                return None
             later = self._unsettled is not None
             record = self._store_read(
                 use.path,
