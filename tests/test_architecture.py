@@ -410,3 +410,15 @@ def test_every_name_is_imported_from_the_module_that_defines_it() -> None:
                 if alias.name not in defined and not submodule:
                     shims.append(f"{path.relative_to(root)}:{node.lineno} imports {alias.name} from {module}")
     assert shims == []
+
+
+def test_realpath_only_through_the_retrying_helper() -> None:
+    """``os.path.realpath`` raises for a path swapped mid-resolution (EINVAL from ``readlink``) and for one that
+    cannot name a file: every caller goes through ``usable_path.real_path`` (round 4, docs/reliability.md)."""
+    server = Path(__file__).resolve().parents[1] / "server" / "compact_lsp"
+    offenders = [
+        str(path.relative_to(server))
+        for path in server.rglob("*.py")
+        if path.name != "usable_path.py" and "os.path.realpath(" in path.read_text()
+    ]
+    assert offenders == []

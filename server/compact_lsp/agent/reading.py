@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import fnmatch
 import os
 from collections.abc import Iterator, Mapping
@@ -29,6 +30,8 @@ from compact_lsp.agent.tools import (
     path_arg,
     string_arg,
 )
+from compact_lsp.engine.files.file_gate import AllowedRoots, opened_path
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
@@ -52,7 +55,7 @@ def _inside(real: str, roots: list[str]) -> bool:
 
 
 def _allowed_roots(ctx: ToolContext) -> list[str]:
-    return [os.path.realpath(r) for r in (ctx.workspace_root, *ctx.read_roots) if r]
+    return [real_path(r) for r in (ctx.workspace_root, *ctx.read_roots) if r]
 
 
 # -- read_file ---------------------------------------------------------------------------------------------
@@ -115,16 +118,31 @@ def read_file_tool() -> Tool:
 # -- list_directory ----------------------------------------------------------------------------------------
 
 
-def _list(real: str, display: str) -> str:
+def _list(real: str, display: str, roots: AllowedRoots) -> str:
+    """The folder's entries, listed through the descriptor the verified open holds: a folder swapped for a link
+    out of the roots after it was resolved is refused, never listed."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        entries = sorted(os.scandir(real), key=lambda e: e.name)
+        fd = os.open(real, flags)
     except NotADirectoryError:
         raise ToolError(f"{display} is a file, not a directory; read it with read_file") from None
     except FileNotFoundError:
         raise ToolError(f"{display}: no such directory") from None
     except PermissionError:
         raise ToolError(f"{display}: permission denied") from None
-    lines = [f"{e.name}/" if e.is_dir() else e.name for e in entries[:MAX_LIST_ENTRIES]]
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # swapped for a link since it was resolved
+            raise ToolError(f"{display} changed while it was opened (now a link); nothing was listed") from None
+        raise
+    try:
+        opened = opened_path(fd)
+        if opened is not None and opened.startswith("/") and roots.root_of(opened) is None:
+            raise ToolError(f"{display} was swapped for a link to a folder outside the workspace; nothing was listed")
+        with os.scandir(fd) as found:
+            entries = sorted(found, key=lambda e: e.name)
+        lines = [f"{e.name}/" if e.is_dir(follow_symlinks=False) else e.name for e in entries[:MAX_LIST_ENTRIES]]
+    finally:
+        os.close(fd)
     if len(entries) > MAX_LIST_ENTRIES:
         lines.append(f"[... {len(entries) - MAX_LIST_ENTRIES} more entries not shown]")
     return bound("\n".join(lines) if lines else f"[{display} is empty]")
@@ -133,7 +151,7 @@ def _list(real: str, display: str) -> str:
 async def _list_directory(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     path = path_arg(args) or "."
     display, real = ctx.resolve(path)
-    return ToolOutput(await run_io(_list, real, display))
+    return ToolOutput(await run_io(_list, real, display, AllowedRoots(tuple(_allowed_roots(ctx)))))
 
 
 def list_directory_tool() -> Tool:
@@ -183,10 +201,10 @@ def _glob(ctx: ToolContext, base_real: str, pattern: str) -> str:
         raise ToolError(f"'pattern' may use '**' at most {MAX_GLOB_RECURSIONS} times; one '**' already matches "
                         "any number of folders")  # fmt: skip
     roots = _allowed_roots(ctx)
-    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else base_real
+    workspace = real_path(ctx.workspace_root) if ctx.workspace_root else base_real
     matches: list[str] = []
     for match in _walk_matching(base_real, Path(pattern).parts):
-        real = os.path.realpath(match)  # a file link counts when it resolves inside the roots
+        real = real_path(match)  # a file link counts when it resolves inside the roots
         if not _inside(real, roots) or not os.path.isfile(real):
             continue
         matches.append(os.path.relpath(match, workspace) if _inside(match, [workspace]) else match)
@@ -271,11 +289,11 @@ def grep_tool(ripgrep: str | None = None) -> Tool:
         ignore_case = bool(args.get("ignore_case", False))
         display, real = ctx.resolve(path_arg(args) or ".")
         if ripgrep and ctx.workspace_root:
-            cwd = os.path.realpath(ctx.workspace_root)
+            cwd = real_path(ctx.workspace_root)
             target = os.path.relpath(real, cwd) if _inside(real, [cwd]) else real
             text = await _ripgrep(ripgrep, cwd, target, pattern, file_glob, ignore_case)
         else:
-            workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else real
+            workspace = real_path(ctx.workspace_root) if ctx.workspace_root else real
             try:
                 text = await python_grep.search(real, _allowed_roots(ctx), workspace, pattern, file_glob, ignore_case)
             except python_grep.GrepFailed as exc:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 from compact_lsp.agent.permissions import PermissionKind, PermissionRequest, Permissions
 from compact_lsp.agent.prompts import DENIED_TOOL_RESULT
 from compact_lsp.engine.conversation.messages import Block
+from compact_lsp.engine.files.usable_path import real_path_or_none
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.tracking.reader import FileRead, ReadRefused, resolve_inside
 
@@ -164,5 +165,5 @@ def outside_file(path: Any, workspace_root: str | None) -> str | None:
         return None
     if workspace_root is None and not os.path.isabs(path):
         return None
-    real = os.path.realpath(os.path.join(workspace_root or "", os.path.expanduser(path)))
-    return real if os.path.isfile(real) else None
+    real = real_path_or_none(os.path.join(workspace_root or "", os.path.expanduser(path)))
+    return real if real is not None and os.path.isfile(real) else None

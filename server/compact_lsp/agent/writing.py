@@ -11,6 +11,7 @@ change is no news.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
 import signal
@@ -25,11 +26,13 @@ from compact_lsp.engine.files.file_gate import (
     AllowedRoots,
     FileTooLarge,
     NotRegularFile,
-    open_regular,
+    OutsideRoots,
+    open_gated,
     read_gated,
 )
 from compact_lsp.engine.files.memory_index import INDEX_FILE
 from compact_lsp.engine.files.read_record import Freshness
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import WriteFailed, replace_file
 from compact_lsp.runtime.io_threads import run_io
 
@@ -82,16 +85,24 @@ def _resolved_if_different(ctx: ToolContext, target: str, real: str | None) -> s
     seeming = os.path.normpath(os.path.join(ctx.workspace_root or "", target))
     if seeming == real:
         return None
-    workspace = os.path.realpath(ctx.workspace_root) if ctx.workspace_root else None
+    workspace = real_path(ctx.workspace_root) if ctx.workspace_root else None
     if workspace and os.path.commonpath([real, workspace]) == workspace:
         return os.path.relpath(real, workspace)
     return real
 
 
-def _read_text(real: str, display: str) -> str:
-    """The file's whole text (CRLF kept): a regular file up to the read cap, never blocking on a FIFO."""
+def _write_roots(real: str, roots: AllowedRoots) -> AllowedRoots:
+    """Where a write of ``real`` may land: the work roots, or for a file outside them the user admitted, its own
+    folder (opened once)."""
+    return roots if roots.root_of(os.path.dirname(real)) is not None else AllowedRoots.of(os.path.dirname(real))
+
+
+def _read_text(real: str, display: str, roots: AllowedRoots) -> str:
+    """The file's whole text (CRLF kept): a regular file up to the read cap, never blocking on a FIFO, opened
+    with the verified open against the roots the write will use, so a file swapped for a link to one outside
+    since it was resolved is refused, never read and written back into the workspace."""
     try:
-        with open_regular(real, max_bytes=MAX_READ_BYTES) as f:
+        with open_gated(real, _write_roots(real, roots), max_bytes=MAX_READ_BYTES, named_by_user=True) as f:
             return f.read().decode("utf-8")
     except FileNotFoundError:
         raise ToolError(f"{display}: no such file") from None
@@ -100,6 +111,14 @@ def _read_text(real: str, display: str) -> str:
         raise ToolError(f"{display} is over {limit} MiB; edit_file works on files up to {limit} MiB") from None
     except NotRegularFile as exc:
         raise ToolError(f"{display}: {str(exc).rsplit(' is ', 1)[-1]}") from None
+    except OutsideRoots:
+        raise ToolError(
+            f"{display} changed while it was opened (now a link elsewhere); the file is unchanged"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the last part was swapped for a link since it was resolved
+            raise ToolError(f"{display} changed while it was opened (now a link); the file is unchanged") from None
+        raise
     except UnicodeDecodeError:
         raise ToolError(f"{display} is not UTF-8 text; it cannot be edited as text") from None
 
@@ -107,10 +126,8 @@ def _read_text(real: str, display: str) -> str:
 def _write_text(real: str, text: str, roots: AllowedRoots) -> None:
     """All or nothing (``atomic_files``): a full disk leaves the old file whole and says so. The folder is reached
     from the root holding it without following links, so a folder swapped for a link out meanwhile is refused."""
-    if roots.root_of(os.path.dirname(real)) is None:  # a file outside the user admitted: its own folder, opened once
-        roots = AllowedRoots.of(os.path.dirname(real))
     try:
-        replace_file(real, text, roots=roots)
+        replace_file(real, text, roots=_write_roots(real, roots))
     except WriteFailed as exc:
         raise ToolError(str(exc)) from None
 
@@ -128,7 +145,7 @@ async def _edit_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     detail = f"{_preview(old, '- ')}\n{_preview(new, '+ ')}"
     display, real, asked = await ctx.resolve_admitting(path, edit=True, detail=detail)
     await _require_fresh_read(ctx, display, real)
-    text = await run_io(_read_text, real, display)
+    text = await run_io(_read_text, real, display, ctx.session.work_roots)
     count = text.count(old)
     if count == 0:
         raise ToolError(
@@ -274,11 +291,11 @@ async def _remember(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     if memory.root_kind(topic_path) != "project" or memory.root_kind(index_path) != "project":
         raise ToolError(f"{topic_path} resolves outside the project memory folder; refusing to write it")
     display = os.path.relpath(topic_path, ctx.workspace_root) if ctx.workspace_root else topic_path
-    await _allowed(ctx, "memory", "remember", display, _preview(content), os.path.realpath(topic_path))
-    topic_real = os.path.realpath(topic_path)
+    await _allowed(ctx, "memory", "remember", display, _preview(content), real_path(topic_path))
+    topic_real = real_path(topic_path)
     folder = AllowedRoots.of(os.path.dirname(topic_real))
     await run_io(_write_text, topic_real, f"# {name}\n\n{content.strip()}\n", folder)
-    await run_io(_update_index, os.path.realpath(index_path), slug, index_line(name, slug, description))
+    await run_io(_update_index, real_path(index_path), slug, index_line(name, slug, description))
     # the absolute path: memory reads are protected from microcompaction by their resolved path
     return ToolOutput(f"Saved memory '{name}' to {topic_path} and listed it in {INDEX_FILE}; read it by this path.")
 

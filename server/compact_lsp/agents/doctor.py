@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compact_lsp.agents.hook_launcher import LauncherError, check_launcher, launchers_dir
+from compact_lsp.engine.files.usable_path import real_path
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,8 @@ def _own_launcher(command: str) -> Path | None:
     if len(words) != 1:
         return None
     path = Path(words[0])
-    ours = {os.path.realpath(launchers_dir()), os.path.realpath(launchers_dir().parent)}
-    return path if os.path.realpath(path.parent) in ours else None
+    ours = {real_path(str(launchers_dir())), real_path(str(launchers_dir().parent))}
+    return path if real_path(str(path.parent)) in ours else None
 
 
 def _health(agent: str, place: Path, command: str, fix: str) -> HookHealth:

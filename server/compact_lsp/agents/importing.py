@@ -7,7 +7,6 @@ conversation happened under compact-lsp.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.conversation.validate import repair
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
@@ -111,7 +111,7 @@ def _read_log(path: str | Path) -> _Log:
 
 def import_sessions_command(paths: Sequence[str], *, workspace: str, session_dir: str | None) -> int:
     """``compact-lsp import``: one line per session on stdout; problems on stderr; non-zero if any failed."""
-    workspace_root = os.path.realpath(workspace)
+    workspace_root = real_path(workspace)
     settings = EngineSettings(session_dir=session_dir)
     store = SessionStore(session_dir, workspace_root)
     counter = TiktokenCounter()

@@ -21,6 +21,7 @@ from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
@@ -94,8 +95,8 @@ def compact_imported(
     root = workspace or imported.cwd
     with tempfile.TemporaryDirectory(prefix="compact-lsp-compact-") as tmp:
         if root and os.path.isdir(root):
-            return _run(imported, chosen, counter, os.path.realpath(root), tmp, None)
-        return _run(imported, chosen, counter, None, os.path.realpath(tmp), ReplayWorkspace(tmp, imported.cwd))
+            return _run(imported, chosen, counter, real_path(root), tmp, None)
+        return _run(imported, chosen, counter, None, real_path(tmp), ReplayWorkspace(tmp, imported.cwd))
 
 
 def _run(

@@ -27,6 +27,7 @@ from compact_lsp.engine.conversation.messages import Message, blocks_of, result_
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses, turns_of
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
@@ -117,7 +118,7 @@ def replay_session(
 ) -> SessionResult:
     """Replay one imported session (not its sub-agents) and score it."""
     with tempfile.TemporaryDirectory(prefix="compact-lsp-eval-") as tmp:
-        return _replay(imported, config, counter, os.path.realpath(tmp), cwd or imported.cwd)
+        return _replay(imported, config, counter, real_path(tmp), cwd or imported.cwd)
 
 
 def _replay(

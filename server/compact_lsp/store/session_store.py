@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import fsync_directory
 from compact_lsp.store.session_lock import WriterLock
 
@@ -56,7 +57,7 @@ def workspace_key(workspace_root: str | None) -> str:
     """A short, stable, readable directory name for a workspace: ``<name>-<hash of the real path>``."""
     if not workspace_root:
         return "no-workspace"
-    real = os.path.realpath(workspace_root)
+    real = real_path(workspace_root)
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", os.path.basename(real.rstrip(os.sep)) or "root").strip("-")[:40]
     return f"{name or 'workspace'}-{digest}"

@@ -21,6 +21,8 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from compact_lsp.engine.files.usable_path import real_path
+
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.05
@@ -132,7 +134,7 @@ class FileWatcher:
     def track(self, path: str, real: str | None = None) -> str:
         """Start watching ``path`` (refcounted); returns the real path events will be reported under. ``real``:
         the caller resolved it already, off the loop."""
-        real = os.path.realpath(path) if real is None else real
+        real = real_path(path) if real is None else real
         count = self._file_counts.get(real, 0)
         self._file_counts[real] = count + 1
         if count == 0:
@@ -147,7 +149,7 @@ class FileWatcher:
         return real in self._tracked and entry is not None and entry[0] is not None
 
     def untrack(self, path: str) -> None:
-        real = os.path.realpath(path)
+        real = real_path(path)
         count = self._file_counts.get(real, 0)
         if count <= 0:
             return

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
 EVENT = "SessionStart"
@@ -72,8 +73,8 @@ def check_project_path(path: Path, project_dir: str) -> None:
                 f"{part} is a symbolic link; compact-lsp does not write Claude Code settings through a link "
                 "(a repository may commit one). Replace it with a real file or folder, then try again"
             )
-    real_project = os.path.realpath(project_dir)
-    real = os.path.realpath(path)
+    real_project = real_path(project_dir)
+    real = real_path(str(path))
     if os.path.commonpath([real, real_project]) != real_project:
         raise SettingsFileError(f"{path} resolves to {real}, outside the project {project_dir}; left as it is")
 

@@ -46,6 +46,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.session.session_status import SessionStatus
 from compact_lsp.store.session_lock import SessionBusy
@@ -110,7 +111,7 @@ def ownership(path: Path, workspace_root: str) -> bool | None:
     cwd, whole = _first_line_cwd(path)
     if cwd is None:
         return False if whole else None
-    return os.path.realpath(cwd) == os.path.realpath(workspace_root)
+    return real_path(cwd) == real_path(workspace_root)
 
 
 def belongs_to(path: Path, workspace_root: str) -> bool:

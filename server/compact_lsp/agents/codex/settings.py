@@ -30,6 +30,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from compact_lsp.agents.claude_code.settings import read_settings_text
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
 EVENT = "SessionStart"
@@ -98,7 +99,7 @@ def _check_not_linked(path: Path) -> None:
             raise ConfigFileError(f"{candidate} is a symbolic link; compact-lsp does not write through links")
         if candidate == path and not stat.S_ISREG(mode):
             raise ConfigFileError(f"{candidate} is not a regular file; left as it is")
-    real_parent = os.path.realpath(path.parent)
+    real_parent = real_path(str(path.parent))
     if os.path.exists(path.parent) and real_parent != os.path.abspath(path.parent):
         raise ConfigFileError(f"{path.parent} resolves to {real_parent}; compact-lsp writes only where it was told")
 

@@ -19,7 +19,7 @@ from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.usable_path import instant_realpaths
+from compact_lsp.engine.files.usable_path import instant_realpaths, real_path
 
 
 @dataclass
@@ -82,7 +82,7 @@ def boosted_ranker(edit_boost: float = 0.5, focus_boost: float = 0.5, frequency:
 
 def resolved_roots(roots: Iterable[str]) -> list[str]:
     """The roots' realpaths, what containment is checked against."""
-    return [os.path.realpath(r) for r in roots]
+    return [real_path(r) for r in roots]
 
 
 def root_of(path: str, roots: Sequence[str]) -> str | None:
@@ -155,7 +155,7 @@ def file_activities(
     """Every file the read-file state or the editor knows, ranked best first, with exclusions marked; the
     ``pinned`` real paths first (in pin order), including pinned files the agent never read."""
     real_roots = resolved_roots(workspace_roots)
-    denied = {os.path.realpath(p) for p in denied_paths}
+    denied = {real_path(p) for p in denied_paths}
     activities = _activities(read_state, workspace_roots, history_uses(read_state, history), pinned)
     scores = ranker(activities)
     pin_order = {real: i for i, real in enumerate(pinned)}

@@ -19,7 +19,6 @@ Any other ranker (the evaluation's) scores every file: ``file_activities``, hand
 from __future__ import annotations
 
 import operator
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +35,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import real_path
 
 _Raw = tuple[int, ReadRecord | None, EditorDocument | None, str, bool]
 """A candidate not yet made: its recency rank, record or document (neither: a pin never seen), realpath, pinned."""
@@ -104,7 +104,7 @@ def ranked_files(
     """What ``file_activities`` answers, handed out one by one (see the module doc)."""
     uses = history_uses(read_state, history)
     maker = ActivityMaker.of(read_state, workspace_roots, uses)
-    denied = {os.path.realpath(p) for p in denied_paths}
+    denied = {real_path(p) for p in denied_paths}
     if not isinstance(ranker, RecencyRanker):
         ranked = file_activities(
             read_state, workspace_roots, denied_paths=denied_paths, history=history, ranker=ranker, pinned=pinned

@@ -18,6 +18,7 @@ from compact_lsp.engine.conversation.messages import Attachment
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.prompts import SKILL_TRUNCATED_NOTE
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
@@ -89,7 +90,7 @@ def skills_from_read_state(
     them, a FIFO or an oversized file is left out.
     """
     reader = read_text or gated_reader(roots)
-    denied = {os.path.realpath(p) for p in denied_paths}
+    denied = {real_path(p) for p in denied_paths}
     skills: list[SkillFile] = []
     for real in read_state.order.skill_files():  # the records of files named SKILL.md, newest first
         record = read_state.by_realpath(real)

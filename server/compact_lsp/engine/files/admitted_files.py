@@ -25,6 +25,7 @@ from compact_lsp.engine.conversation.messages import Message, tool_results, tool
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.file_use_timeline import NEED_TOOLS
+from compact_lsp.engine.files.usable_path import real_path
 
 Reason = Literal["read", "edit", "transcript"]
 REASONS: tuple[Reason, ...] = ("read", "edit", "transcript")
@@ -51,7 +52,7 @@ def _target(use: Mapping[str, Any], cwd: str | None) -> str | None:
     if use.get("name") not in NEED_TOOLS or not isinstance(tool_input, dict):
         return None
     path = input_path(tool_input)
-    return os.path.realpath(os.path.join(cwd or os.sep, path)) if path else None
+    return real_path(os.path.join(cwd or os.sep, path)) if path else None
 
 
 class AdmittedFiles:

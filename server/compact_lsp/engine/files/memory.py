@@ -39,7 +39,7 @@ from typing import Literal
 
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.memory_index import IndexCache, MemoryIndex, RootKind, read_index
-from compact_lsp.engine.files.usable_path import real_path_or_none
+from compact_lsp.engine.files.usable_path import real_path, real_path_or_none
 from compact_lsp.engine.settings import MemorySettings
 
 log = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ def _candidates(settings: MemorySettings, workspace_root: str | None) -> list[tu
     if workspace_root:
         home = os.path.expanduser("~")
         repo = git_root(workspace_root)
-        spellings = dict.fromkeys([os.path.abspath(workspace_root), os.path.realpath(workspace_root)])
+        spellings = dict.fromkeys([os.path.abspath(workspace_root), real_path(workspace_root)])
         found = [os.path.join(home, ".claude", "projects", sanitized(p), "memory") for p in spellings]
         if repo is not None:
             found.append(os.path.join(home, ".qwen", "projects", sanitized(repo), "memory"))
@@ -174,9 +174,9 @@ class ManagedMemory:
         for kind, path, provider in _candidates(settings, workspace_root):
             reason = _root_problem(path, provider, workspace_root)
             if reason is not None:
-                ignored.append(IgnoredRoot(kind, path, os.path.realpath(path), reason))
+                ignored.append(IgnoredRoot(kind, path, real_path(path), reason))
                 log.debug("ignoring the %s memory root %s: %s", kind, path, reason)
-            elif all(os.path.realpath(r.path) != os.path.realpath(path) for r in roots):
+            elif all(real_path(r.path) != real_path(path) for r in roots):
                 roots.append(MemoryRoot(kind, path))
         memory = cls(roots=roots)
         memory.ignored = ignored
@@ -195,7 +195,7 @@ class ManagedMemory:
             return None
         best: tuple[int, RootKind] | None = None
         for root in self.roots:
-            root_real = os.path.realpath(root.path)
+            root_real = real_path(root.path)
             if _inside(real, root_real) and (best is None or len(root_real) > best[0]):
                 best = (len(root_real), root.kind)
         return best[1] if best else None
@@ -228,11 +228,11 @@ class ManagedMemory:
 
 def _root_problem(path: str, provider: Provider, workspace_root: str | None) -> str | None:
     """Why a root may not be used (see the module doc), or None when it may."""
-    real = os.path.realpath(path)
+    real = real_path(path)
     if provider == "repository":
         if not workspace_root:
             return "there is no workspace folder for it to lie in"
-        workspace_real = os.path.realpath(workspace_root)
+        workspace_real = real_path(workspace_root)
         if not _inside(real, workspace_real):
             return f"it resolves to {real}, outside the workspace {workspace_real}"
     if too_wide(real) is not None:
@@ -242,7 +242,7 @@ def _root_problem(path: str, provider: Provider, workspace_root: str | None) -> 
 
 def _contained_index(path: str, root: MemoryRoot) -> MemoryIndex | None:
     """The index at ``path``, read unless it resolves outside its root: a MEMORY.md symlinked out is not memory."""
-    if not _inside(os.path.realpath(path), os.path.realpath(root.path)):
+    if not _inside(real_path(path), real_path(root.path)):
         log.warning("ignoring %s: it resolves outside the %s memory root", path, root.kind)
         return None
     return read_index(path, root.kind)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from compact_lsp.engine.files.file_gate import AllowedRoots, open_gated
+from compact_lsp.engine.files.usable_path import real_path
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def _identity(path: str, root_path: str) -> Identity | None:
         target = os.stat(path)
     except (OSError, ValueError):  # a dangling or looping link: the uncached way says why
         return None
-    return _stamp(entry), _stamp(target), os.path.realpath(path), os.path.realpath(root_path)
+    return _stamp(entry), _stamp(target), real_path(path), real_path(root_path)
 
 
 def _settled(identity: Identity, now_ns: int) -> bool:

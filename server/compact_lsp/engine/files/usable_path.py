@@ -77,7 +77,7 @@ def real_path_or_none(path: str) -> str | None:
 
 
 def instant_realpaths() -> Callable[[str], str]:
-    """``os.path.realpath`` for a pass over many paths that takes the disk as it is at one instant (rehydration
+    """``real_path`` for a pass over many paths that takes the disk as it is at one instant (rehydration
     reading a summarised history): each folder is resolved once and each path once, so a file in a folder already
     seen costs one ``lstat`` of its name, not one per part of its path. A name that is a link, ``.`` or ``..``, or
     a relative path, is resolved in full, exactly as ``os.path.realpath`` does."""
@@ -90,15 +90,15 @@ def instant_realpaths() -> Callable[[str], str]:
             return found
         head, name = os.path.split(path)
         if not os.path.isabs(head) or name in ("", os.curdir, os.pardir):
-            found = os.path.realpath(path)
+            found = real_path(path)
         else:
             folder = folders.get(head)
             if folder is None:
-                folder = folders[head] = os.path.realpath(head)
+                folder = folders[head] = real_path(head)
             found = os.path.join(folder, name)
             try:
                 if stat.S_ISLNK(os.lstat(found).st_mode):
-                    found = os.path.realpath(path)
+                    found = real_path(path)
             except OSError:  # missing, or under a file: realpath keeps the name as it is too
                 pass
         paths[path] = found

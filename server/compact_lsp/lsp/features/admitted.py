@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.lsp.features.handlers import request_handler
 from compact_lsp.lsp.protocol.answers import admitted_answer
 from compact_lsp.lsp.protocol.params import as_object, required_str
@@ -25,7 +26,7 @@ async def revoke_file(server: CompactLanguageServer, params: Any) -> dict[str, A
     session = slot.session
 
     def change() -> list[dict[str, Any]]:
-        real = os.path.realpath(os.path.join(session.workspace_root or os.sep, os.path.expanduser(path)))
+        real = real_path(os.path.join(session.workspace_root or os.sep, os.path.expanduser(path)))
         session.admit(real, admitted=False)
         return admitted_answer(session.admitted_files)
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+
+from compact_lsp.engine.files.usable_path import real_path
 
 if TYPE_CHECKING:
     from compact_lsp.engine.compaction.eviction import EvictionRecord
@@ -76,7 +77,7 @@ class Watches:
 def watches_of(slot: SessionSlot) -> Watches:
     """What ``sync_watches`` needs; call under the session's lock (the loop alone changes ``slot.watched``)."""
     wanted = frozenset(slot.session.read_state.realpaths())
-    return Watches(wanted, {path: os.path.realpath(path) for path in wanted - slot.watched})
+    return Watches(wanted, {path: real_path(path) for path in wanted - slot.watched})
 
 
 def sync_watches(server: CompactLanguageServer, slot: SessionSlot, watches: Watches | None = None) -> None:
