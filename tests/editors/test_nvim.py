@@ -383,11 +383,11 @@ def test_chat_turn_typed_at_the_prompt_with_a_permission_prompt_then_qa(
     assert lines.count("You: Please write notes.md") == 1
     assert not any(line.startswith("> Please") for line in lines)  # the typed line is not shown twice
     assert "Claude: Writing." in lines
-    assert "  ⚙ write_file notes.md" in lines
+    assert "  ⚙ write_file `notes.md`" in lines  # a code span: Markdown keeps every character
     assert f"    → {answer}" in lines
     assert "Claude: Finished with the notes." in lines  # every text of the turn is labelled
-    end = next(line for line in lines if line.startswith("  ["))
-    assert re.fullmatch(r"  \[done · [\d.]+k?/200k tokens \([\d.]+%\) in context\]", end), end
+    end = next(line for line in lines if line.startswith("  `["))
+    assert re.fullmatch(r"  `\[done · [\d.]+k?/200k tokens \([\d.]+%\) in context\]`", end), end
     assert lines[-1] == "> "
     assert run.results["statusline"] != ""
 
@@ -473,7 +473,7 @@ def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -
     assert run.returncode == 0 and "error" not in run.results, run.explain()
     assert run.results["cancelled"]["data"]["cancelled"] is True
     after_cancel = run.results["lines_after_cancel"]
-    assert after_cancel[-3:] == ["  [cancelled]", "", "> "], after_cancel
+    assert after_cancel[-3:] == ["  `[cancelled]`", "", "> "], after_cancel
     second = run.results["second"]["data"]
     assert second.get("error") is None and second["result"]["stopReason"] == "end_turn"
     lines = run.results["lines"]
@@ -492,7 +492,7 @@ def test_chat_recovers_from_cancel_and_from_a_server_that_dies(tmp_path: Path) -
     # An API failure ends the turn as failed, the reason shown once, nothing left running.
     fifth = run.results["fifth"]["data"]
     assert fifth["result"]["stopReason"] == "error" and run.results["turns_left"] == 0
-    assert lines[-3].startswith("  [failed · ") and lines[-2:] == ["", "> "], lines[-4:]
+    assert lines[-3].startswith("  `[failed · ") and lines[-2:] == ["", "> "], lines[-4:]
     assert sum("prompt is too long" in line for line in lines) == 1, lines
 
 
@@ -622,7 +622,7 @@ def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path
     assert s["chat_name"] == "compact-lsp://chat/Login form, fixed"  # named by the session's title
     lines = s["chat_lines"]
     assert lines[0] == "You: Fix the login form"
-    assert "  ⚙ read_file login1.py" in lines
+    assert "  ⚙ read_file `login1.py`" in lines
     assert "Claude: Done with login." in lines
     marker = next(line for line in lines if line.startswith("  ── cleared"))
     assert re.fullmatch(r"  ── cleared 2 old tool results: [\d.]+k? → [\d.]+k? tokens ──", marker), marker
@@ -633,7 +633,7 @@ def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path
     shown = s["imported_lines"]
     assert any(line.startswith("You: ") for line in shown) and any(line.startswith("Claude: ") for line in shown)
     # Claude Code's terminal records are one short line each, not their markup
-    assert "  · /clear" in shown and "  $ uv run pytest test/test_project_display_name.py" in shown
+    assert "  · `/clear`" in shown and "  $ `uv run pytest test/test_project_display_name.py`" in shown
     assert not any("<command-name>" in line or "<bash-input>" in line or "Caveat: " in line for line in shown)
     assert s["new_chat_lines"] == ["> "]  # :CompactChat! is a new, empty chat
 

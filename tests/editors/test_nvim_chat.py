@@ -218,9 +218,9 @@ def test_a_claude_code_session_is_read_only_until_imported(tmp_path: Path) -> No
             screen.keys("q")
 
             screen.command("CompactChat")
-            screen.wait_for("read-only here, Claude Code owns it")
-            shown = screen.wait_for("You: ")  # its history, below
-            assert "Import to continue: :Compact import (your own copy)" in shown, shown
+            # its history, the end in sight (where Claude Code's next activity comes in), what it is above it
+            screen.wait_for("Claude Code's, read-only · :Compact import continues it")
+            shown = screen.wait_for('"Noise worklet loaded" in the console.')  # its last answer
             assert not any(line.strip("│ ").startswith("> ") for line in shown.splitlines()), shown  # no prompt
             shot(screen, "nvim-read-only.png")
             screen.keys("i")
@@ -253,5 +253,8 @@ def test_a_claude_code_session_is_read_only_until_imported(tmp_path: Path) -> No
             screen.command("Compact claude-hook")
             no_prompt(screen.wait_for("compact-lsp: installed the compact-lsp hook in .claude/settings.local.json"))
             screen.command("Compact claude-hook uninstall")
-            no_prompt(screen.wait_for("compact-lsp: removed the compact-l"))  # cut in the middle to one line
+            # cut to one line, the settings file it changed kept in it
+            shown = screen.wait_for(lambda s: s.rstrip().splitlines()[-1].startswith("compact-lsp: removed the "))
+            no_prompt(shown)
+            assert ".claude/settings.local.json" in shown.rstrip().splitlines()[-1], shown
             screen.command("qa!")

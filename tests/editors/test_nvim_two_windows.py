@@ -48,3 +48,7 @@ def test_the_second_window_follows_read_only_and_names_the_owner(tmp_path: Path)
     shown = [n["message"] for n in follower.results["notifications_after_refusal"]]
     assert [m for m in shown if "open in another editor" in m] == [refusal], shown  # shown once
     assert follower.results["followed_total"] == owner.results["total"]
+    # the chat says it in the same words, once, and no exception class or protocol method leaks into it
+    chat = "\n".join(follower.results["chat_lines"])
+    assert chat.count("read-only: open in another editor (process ") == 1, chat
+    assert "SessionBusy" not in chat and "compact/" not in chat and "agent failed" not in chat, chat

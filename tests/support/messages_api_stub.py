@@ -50,6 +50,8 @@ class StubResponse:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before answering (the server side of a client timeout)."""
+    gate: threading.Event | None = None
+    """Answer only once this is set (or the stub stops): the test acts while the request is held."""
     hang: bool = False
     """Never answer (until the stub stops): a request the client has to time out or cancel."""
     reset_after_events: int | None = None
@@ -276,6 +278,11 @@ class _Handler(BaseHTTPRequestHandler):
             stub._stopping.wait(timeout=60)
             self.close_connection = True
             return
+        if response.gate is not None:
+            while not response.gate.wait(timeout=0.05):
+                if stub._stopping.is_set():
+                    self.close_connection = True
+                    return
         if response.delay and stub._stopping.wait(timeout=response.delay):
             self.close_connection = True
             return

@@ -33,6 +33,7 @@ return {
   --- A running chat turn ends when its server goes (its answer will never come).
   on_exit = function(_, _, client_id)
     vim.schedule(function()
+      require('compact_lsp.client').gone(client_id)
       if package.loaded['compact_lsp.chat_turn'] then
         require('compact_lsp.chat_turn').client_gone(client_id)
       end

@@ -34,13 +34,13 @@ function M.open(text, opts)
       local pending = state.new_chat and vim.api.nvim_buf_is_valid(state.new_chat) and state.new_chat or nil
       buf = (not session_id and pending) or chat_buffer.create(session_id)
       if session_id then
-        chat_buffer.show(buf)
+        chat_buffer.show(buf, true)
         -- the history first, then what this command sends: "You: …" comes after it, in order
         return sessions.show_history(session_id, buf, then_send)
       end
       state.new_chat = buf
     end
-    chat_buffer.show(buf)
+    chat_buffer.show(buf, true)
     then_send()
   end
   if opts.new then
@@ -80,7 +80,8 @@ function M.send_range(first, last, question)
   M.open(text)
 end
 
---- Refresh a followed session's chat (Claude Code wrote to it): its history again, below the header.
+--- Refresh a followed session's chat (its agent wrote to it): its history again, below the header. A window that
+--- showed the end of it follows the new activity; one scrolled back stays where it was.
 ---@param session_id string
 function M.refresh_read_only(session_id)
   local buf = state.chat_buffer(session_id)
@@ -88,12 +89,25 @@ function M.refresh_read_only(session_id)
     return
   end
   vim.b[buf].compact_lsp_refreshing = true
+  local last = vim.api.nvim_buf_line_count(buf)
+  local kept = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local cursor = vim.api.nvim_win_get_cursor(win)
+    kept[win] = cursor[1] < last and cursor or false
+  end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, #chat_buffer.READ_ONLY_HEADER, -1, false, {})
   vim.bo[buf].modifiable = false
   require('compact_lsp.sessions').show_history(session_id, buf, function()
-    if vim.api.nvim_buf_is_valid(buf) then
-      vim.b[buf].compact_lsp_refreshing = false
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    vim.b[buf].compact_lsp_refreshing = false
+    local now = vim.api.nvim_buf_line_count(buf)
+    for win, cursor in pairs(kept) do
+      if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf then
+        pcall(vim.api.nvim_win_set_cursor, win, cursor or { now, 0 })
+      end
     end
   end)
 end

@@ -66,8 +66,7 @@ local function submit(buf, text)
   render.settle(buf)
   local session_id = vim.b[buf].compact_lsp_session
   if session_id then
-    render.append_lines(buf, render.you_lines(text))
-    return turn.send(session_id, text, true)
+    return turn.send(session_id, text)
   end
   render.append_lines(buf, render.you_lines(text))
   local title = title_for(text)
@@ -80,7 +79,7 @@ local function submit(buf, text)
     if state.new_chat == buf then
       state.new_chat = nil
     end
-    turn.send(new_id, text, true)
+    turn.start_echoed(new_id, text)
   end)
 end
 
@@ -98,6 +97,9 @@ M.READ_ONLY_HEADER = {
   'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' (your own copy)',
   '',
 }
+
+--- The window bar of a followed session's chat: what its header says, in sight however far it scrolls.
+M.READ_ONLY_WINBAR = "Claude Code's, read-only · :Compact import continues it"
 
 --- A chat of a followed Claude Code session: its history, no prompt, no input.
 ---@param session_id string
@@ -172,22 +174,34 @@ function M.create(session_id)
   return buf
 end
 
---- Show a chat buffer: focus its window, else open one at the right (wrapped, Markdown concealed).
+--- Show a chat buffer: focus its window, else open one at the right (wrapped, Markdown concealed). With
+--- `insert`, a chat with a prompt is in Insert mode at it, so that the first keys typed are the message, never
+--- Normal-mode commands.
 ---@param buf integer
-function M.show(buf)
+---@param insert boolean?
+function M.show(buf, insert)
   local win = vim.fn.bufwinid(buf)
   if win ~= -1 then
     vim.api.nvim_set_current_win(win)
-    return
+  else
+    vim.cmd('botright vsplit')
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.wo.wrap = true
+    vim.wo.linebreak = true
+    vim.wo.number = false
+    vim.wo.relativenumber = false
+    vim.wo.conceallevel = 2
+    vim.wo.concealcursor = 'nc'
   end
-  vim.cmd('botright vsplit')
-  vim.api.nvim_win_set_buf(0, buf)
-  vim.wo.wrap = true
-  vim.wo.linebreak = true
-  vim.wo.number = false
-  vim.wo.relativenumber = false
-  vim.wo.conceallevel = 2
-  vim.wo.concealcursor = 'nc'
+  if vim.bo[buf].buftype == 'prompt' then
+    if insert then
+      vim.cmd('startinsert!')
+    end
+  elseif vim.b[buf].compact_lsp_read_only then
+    -- at the end, where the followed session's activity comes in; what it is stays in sight above
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. M.READ_ONLY_WINBAR
+  end
 end
 
 --- Send `text` from a command (`:CompactChat text`) as if typed at the prompt.

@@ -34,6 +34,24 @@ local function cut(s, width)
   return vim.fn.strcharpart(s, 0, width - 1) .. '…'
 end
 
+--- `s` as a Markdown code span: shown as it is (`h11/__init__.py` keeps its underscores, `[done]` its brackets)
+--- by the chat's Markdown rendering, which conceals only the backticks around it. The fence is longer than any run
+--- of backticks in `s`.
+---@param s string
+---@return string
+function M.literal(s)
+  if s == '' then
+    return ''
+  end
+  local longest = 0
+  for run in s:gmatch('`+') do
+    longest = math.max(longest, #run)
+  end
+  local fence = string.rep('`', longest + 1)
+  local pad = (s:sub(1, 1) == '`' or s:sub(-1) == '`') and ' ' or ''
+  return fence .. pad .. s .. pad .. fence
+end
+
 --- The chat buffer is never "modified": it has no file, so `:qa` must not stop on it (E37/E162).
 ---@param buf integer
 function M.settle(buf)
@@ -52,7 +70,7 @@ local function highlight(buf, first, lines)
       or vim.startswith(line, M.claude) and 'CompactLspChatAgent'
       or line:match('^  [⚙↳✗]') and 'CompactLspChatTool'
       or line:match('^  [!]') and 'CompactLspChatError'
-      or line:match('^%s*[─%[]') and 'CompactLspChatMark'
+      or line:match('^%s*[─%[`]') and 'CompactLspChatMark'
       or nil
     if group then
       local width = (group == 'CompactLspChatUser' and #M.you) or (group == 'CompactLspChatAgent' and #M.claude) or #line
@@ -71,6 +89,7 @@ function M.append_lines(buf, lines)
     vim.api.nvim_buf_set_lines(buf, n, n, false, lines)
     vim.bo[buf].modifiable = false
     highlight(buf, n, lines)
+    M.follow(buf, n)
     return
   end
   vim.api.nvim_buf_set_lines(buf, n - 1, n - 1, false, lines)
@@ -88,7 +107,7 @@ function M.mark_read_only(buf, count)
   end
 end
 
---- Keep the prompt in view: windows whose cursor was on the prompt line (`prompt_line`) follow it down.
+--- Keep the newest in view: windows whose cursor was on the last line (the prompt, `prompt_line`) follow it down.
 ---@param buf integer
 ---@param prompt_line integer 1-based line of the prompt before the insert
 function M.follow(buf, prompt_line)
@@ -141,7 +160,7 @@ function M.describe_call(name, input)
     end
   end
   local label = name == 'run_shell_command' and '$' or (name or 'tool')
-  return string.format('  ⚙ %s %s', label, args)
+  return string.format('  ⚙ %s %s', label, M.literal(args))
 end
 
 --- A tool result's text (string or blocks), first line only, cut.
@@ -167,7 +186,7 @@ function M.event_lines(ev)
     return { M.describe_call(ev.name, ev.input) }
   elseif ev.kind == 'tool_result' then
     local failed = ev.isError or ev.is_error
-    return { string.format('  %s %s', failed and '✗' or '↳', M.describe_result(ev.summary or ev.content or ev.text)) }
+    return { string.format('  %s %s', failed and '✗' or '↳', M.literal(M.describe_result(ev.summary or ev.content or ev.text))) }
   elseif ev.kind == 'status' then
     return { '  · ' .. require('compact_lsp.words').figures(tostring(ev.message or ev.text or '')) }
   elseif ev.kind == 'error' then
@@ -186,7 +205,8 @@ local stop_words = {
   cancelled = 'cancelled',
 }
 
---- The mark that closes a turn: "[done · 12.3k/200k tokens in context]", "[cancelled]".
+--- The mark that closes a turn: "[done · 12.3k/200k tokens in context]", "[cancelled]" (a code span, so that
+--- Markdown keeps its brackets).
 ---@param stop_reason string?
 ---@param usage compact_lsp.Usage?
 ---@return string
@@ -195,7 +215,7 @@ function M.turn_end(stop_reason, usage)
   if type(usage) == 'table' and usage.total then
     table.insert(parts, format.usage(usage) .. ' in context')
   end
-  return '  [' .. table.concat(parts, ' · ') .. ']'
+  return '  ' .. M.literal('[' .. table.concat(parts, ' · ') .. ']')
 end
 
 --- Claude Code's records of what the user did in its terminal (slash commands, `!` shell commands), as they come
@@ -211,17 +231,17 @@ local function terminal_record(text)
   local command = text:match('^%s*<command%-name>(.-)</command%-name>')
   if command then
     local args = text:match('<command%-args>(.-)</command%-args>') or ''
-    return { '  · ' .. vim.trim(command .. ' ' .. args) }
+    return { '  · ' .. M.literal(vim.trim(command .. ' ' .. args)) }
   end
   local bash = text:match('^%s*<bash%-input>(.-)</bash%-input>')
   if bash then
-    return { '  $ ' .. cut((bash:gsub('\n.*', ' …'))) }
+    return { '  $ ' .. M.literal(cut((bash:gsub('\n.*', ' …')))) }
   end
   for _, tag in ipairs({ 'local%-command%-stdout', 'bash%-stdout', 'bash%-stderr', 'local%-command%-stderr' }) do
     local output = text:match('^%s*<' .. tag .. '>(.-)</' .. tag .. '>')
     if output then
       local first = output:match('^%s*([^\n]*)') or ''
-      return first ~= '' and { '  ↳ ' .. cut(first) } or {}
+      return first ~= '' and { '  ↳ ' .. M.literal(cut(first)) } or {}
     end
   end
   return nil
@@ -251,7 +271,7 @@ function M.message_lines(message)
       table.insert(lines, M.describe_call(block.name, block.input))
     elseif block.type == 'tool_result' then
       local mark = block.is_error and '✗' or '↳'
-      table.insert(lines, string.format('  %s %s', mark, M.describe_result(block.content)))
+      table.insert(lines, string.format('  %s %s', mark, M.literal(M.describe_result(block.content))))
     end
   end
   return lines

@@ -18,6 +18,31 @@ local function emit(pattern, data)
   require('compact_lsp.handlers').emit(pattern, data)
 end
 
+local queue_ns = vim.api.nvim_create_namespace('compact_lsp.chat.queue')
+
+--- Show the messages waiting for the running turn to end, as virtual lines just above the prompt: visible, and
+--- apart from the streamed answer (never glued onto it).
+---@param session_id string
+local function show_queue(session_id)
+  local buf = state.chat_buffer(session_id)
+  if not buf then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(buf, queue_ns, 0, -1)
+  local queued = state.queued[session_id] or {}
+  if #queued == 0 then
+    return
+  end
+  local lines = {}
+  for _, text in ipairs(queued) do
+    local first = text:match('^[^\n]*') or ''
+    table.insert(lines, { { '  ⧗ queued: ' .. first, 'CompactLspChatUser' } })
+  end
+  table.insert(lines, { { '    sent when the answer ends (<C-c> ends it now)', 'CompactLspChatMark' } })
+  local last = vim.api.nvim_buf_line_count(buf) - 1
+  vim.api.nvim_buf_set_extmark(buf, queue_ns, last, 0, { virt_lines = lines, virt_lines_above = true })
+end
+
 --- End a turn once, however it ended (answer, error, cancel, server gone): the turn state goes, a mark closes it.
 ---@param session_id string
 ---@param turn compact_lsp.ChatTurn
@@ -49,6 +74,16 @@ local function finish(session_id, turn, outcome)
     error = outcome.error,
     cancelled = outcome.cancelled or (result.stopReason == 'cancelled') or nil,
   })
+  -- What the user typed meanwhile goes now, as one message (however the turn ended: a cancel is often the
+  -- user stopping the agent to say something else).
+  local queued = state.queued[session_id]
+  if queued and #queued > 0 then
+    state.queued[session_id] = nil
+    show_queue(session_id)
+    vim.schedule(function()
+      M.send(session_id, table.concat(queued, '\n\n'))
+    end)
+  end
 end
 
 --- The path a tool call writes or reads, absolute.
@@ -113,6 +148,9 @@ function M.on_event(ev)
     turn.open_text = false
   end
   render.append_lines(buf, render.event_lines(ev))
+  if state.queued[ev.sessionId] then
+    show_queue(ev.sessionId)
+  end
 end
 
 --- Send `text` as one user turn of `session_id` (whose buffer already shows it).
@@ -156,22 +194,33 @@ local function request_turn(session_id, text, started)
   end
 end
 
---- Send one user turn. `echoed`: the prompt line already shows the text (typed at the `> ` prompt).
+--- Send one user turn: "You: …" in the chat, then the request. While the agent still answers, the text waits
+--- in a queue shown above the prompt and goes when the answer ends.
 ---@param session_id string
 ---@param text string
----@param echoed boolean?
-function M.send(session_id, text, echoed)
+function M.send(session_id, text)
   if text:match('^%s*$') then
     return
   end
   if state.turns[session_id] then
-    vim.notify('compact-lsp: the agent is still answering (<C-c> cancels)', vim.log.levels.WARN)
+    state.queued[session_id] = state.queued[session_id] or {}
+    table.insert(state.queued[session_id], text)
+    show_queue(session_id)
+    emit('CompactLspQueued', { session_id = session_id, text = text })
     return
   end
   local buf = state.chat_buffer(session_id)
-  if buf and not echoed then
+  if buf then
     render.append_lines(buf, render.you_lines(text))
   end
+  M.start_echoed(session_id, text)
+end
+
+--- Start the turn of `text`, which the chat already shows (a new chat's first message, shown while its session
+--- was being created).
+---@param session_id string
+---@param text string
+function M.start_echoed(session_id, text)
   ---@type compact_lsp.ChatTurn
   local turn = { open_text = false, calls = {} }
   state.turns[session_id] = turn

@@ -71,7 +71,47 @@ function M.ensure()
       return nil, 'compact-lsp: the server did not finish starting; :checkhealth compact_lsp says why (its log: ' .. vim.lsp.log.get_filename() .. ')'
     end
   end
+  M.adopt(client)
   return client
+end
+
+--- A server new to this Neovim (the first, or one started after the last died) gets what the last one had: every
+--- open file buffer attached (Neovim attaches only the buffer that started it, or none for the chat), and the
+--- current session and its usage asked again, so that the status line shows this server's figures.
+---@param client vim.lsp.Client
+function M.adopt(client)
+  local state = require('compact_lsp.state')
+  if state.adopted[client.id] or not client.initialized then
+    return
+  end
+  state.adopted[client.id] = true
+  local enabled = not vim.lsp.is_enabled or vim.lsp.is_enabled(M.name)
+  for _, buf in ipairs(enabled and vim.api.nvim_list_bufs() or {}) do
+    if
+      vim.api.nvim_buf_is_loaded(buf)
+      and vim.bo[buf].buftype == ''
+      and vim.api.nvim_buf_get_name(buf) ~= ''
+      and not vim.lsp.buf_is_attached(buf, client.id)
+    then
+      vim.lsp.buf_attach_client(buf, client.id)
+    end
+  end
+  local sessions = require('compact_lsp.sessions')
+  local known = state.session_id
+  sessions.refresh(function(err)
+    if not err and known and state.session_id == known then
+      sessions.select(known) -- the server reports this session's usage again
+    end
+  end)
+end
+
+--- A server went away: its figures go with it (the status line shows none until the next one reports).
+---@param client_id integer
+function M.gone(client_id)
+  local state = require('compact_lsp.state')
+  state.adopted[client_id] = nil
+  state.usage = {}
+  vim.cmd.redrawstatus({ bang = true })
 end
 
 --- A server error as one line for the user, in Neovim's terms, prefixed once with "compact-lsp: ".

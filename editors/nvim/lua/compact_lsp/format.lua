@@ -69,6 +69,62 @@ function M.fit(s, width)
   return vim.fn.strcharpart(s, 0, head) .. '…' .. vim.fn.strcharpart(s, n - tail, tail)
 end
 
+--- Whether a word of a message is one the user needs (a path, a file name, a command or a key to press).
+---@param word string
+---@return boolean
+local function key_word(word)
+  return word:find('/', 1, true) ~= nil
+    or word:match('^[:<]') ~= nil
+    or word:match('%w%.%a%a+[%p]*$') ~= nil
+end
+
+--- `s` cut to `width` display cells by leaving out ordinary words nearest its middle (each gap an '…'): its
+--- first words (what happened), paths, file names and commands stay. `fit` when even those do not fit.
+---@param s string
+---@param width integer
+---@return string
+function M.fit_words(s, width)
+  if vim.fn.strdisplaywidth(s) <= width then
+    return s
+  end
+  local words = vim.split(s, ' ', { plain = true })
+  local dropped = {}
+  local candidates = {}
+  for i, word in ipairs(words) do
+    if i > 3 and not key_word(word) then
+      table.insert(candidates, i)
+    end
+  end
+  local middle = (#words + 1) / 2
+  table.sort(candidates, function(a, b)
+    return math.abs(a - middle) < math.abs(b - middle)
+  end)
+  local function joined()
+    local out, gap = {}, false
+    for i, word in ipairs(words) do
+      if dropped[i] then
+        if not gap then
+          table.insert(out, '…')
+        end
+        gap = true
+      else
+        table.insert(out, word)
+        gap = false
+      end
+    end
+    return table.concat(out, ' ')
+  end
+  local text = s
+  for _, i in ipairs(candidates) do
+    dropped[i] = true
+    text = joined()
+    if vim.fn.strdisplaywidth(text) <= width then
+      return text
+    end
+  end
+  return M.fit(text, width)
+end
+
 --- A path relative to the current directory, cut in the middle to `width`.
 ---@param path string?
 ---@param width integer

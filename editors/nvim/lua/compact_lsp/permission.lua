@@ -81,6 +81,9 @@ function M.ask(err, params, ctx)
   local message = params.message or ''
   local warning = unsaved_warning(turn)
   M.show_question(session_id, warning and (message .. '\n⚠ ' .. warning) or message)
+  -- The diff is on screen before the choice is asked: the picker (inputlist by default) takes the screen
+  -- until answered, and Neovim would only draw the chat after it.
+  vim.cmd('redraw')
   local prompt = (message:match('^[^\n]*') or '') .. (warning and (' (⚠ ' .. warning .. ')') or '') .. ': '
   vim.ui.select(params.actions or {}, {
     prompt = prompt,

@@ -79,13 +79,14 @@ local function autocommands()
       return true -- checked once
     end,
   })
-  -- When a server starts: learn its current session (persisted by the server) and the session list.
+  -- When a server starts (the first, or a new one after the last died): every open file attached, its current
+  -- session (persisted by the server), the session list and the usage learnt again.
   vim.api.nvim_create_autocmd('LspAttach', {
     group = group,
     callback = function(ev)
       local client = vim.lsp.get_client_by_id(ev.data.client_id)
-      if client and client.name == 'compact_lsp' and not require('compact_lsp.state').session_id then
-        require('compact_lsp.sessions').refresh()
+      if client and client.name == 'compact_lsp' then
+        require('compact_lsp.client').adopt(client)
       end
     end,
   })

@@ -35,7 +35,17 @@ function M.echo(value, title)
     local message = value.message and value.message ~= title and (': ' .. value.message) or ''
     text = title .. percent .. message
   end
-  vim.api.nvim_echo({ { 'compact-lsp: ' .. text } }, value.kind == 'end', {})
+  if value.kind == 'end' and text:match('^Compaction did not happen') then
+    -- said by the command that asked (in the user's words), or by the server's warning for an automatic one
+    require('compact_lsp.handlers').emit('CompactLspProgressEcho', { text = text })
+    return
+  end
+  if value.kind == 'end' and #vim.api.nvim_list_uis() > 0 then
+    -- the end can be long ("did not happen: …"): cut to the line, whole in :messages, no hit-enter prompt
+    require('compact_lsp.words').echo_fitted('compact-lsp: ' .. text)
+  else
+    vim.api.nvim_echo({ { require('compact_lsp.format').fit('compact-lsp: ' .. text, math.max(vim.v.echospace, 20)) } }, value.kind == 'end', {})
+  end
   if value.kind == 'end' then
     require('compact_lsp.handlers').emit('CompactLspProgressEcho', { text = text })
   end

@@ -8,6 +8,8 @@
 ---@field chats table<string, integer> chat buffer per session id
 ---@field new_chat integer? a chat buffer whose first message will create its session
 ---@field turns table<string, compact_lsp.ChatTurn> the running chat turn per session id
+---@field adopted table<integer, boolean> clients given the open buffers and asked for the current session (client.adopt)
+---@field queued table<string, string[]> messages typed while the session's turn runs, sent when it ends
 ---@field cancelled_at table<string, integer> when the user last cancelled a turn, per session (vim.uv.now())
 ---@field watched table<string, compact_lsp.Watched> files the agent read, watched for changes on disk
 ---@field own_writes table<string, integer> last write by the agent or Neovim itself, per absolute path
@@ -20,6 +22,8 @@ local State = {
   chats = {},
   new_chat = nil,
   turns = {},
+  queued = {},
+  adopted = {},
   cancelled_at = {},
   watched = {},
   own_writes = {},

@@ -94,23 +94,60 @@ function M.bare(err)
   return (M.error(err):sub(#M.PREFIX + 1))
 end
 
+--- Outcomes said in the plugin's own words by `kind`, with what the user can do next.
+---@type table<string, fun(result: table): string>
+local outcome_by_kind = {
+  not_smaller = function(result)
+    local reason = tostring(result.reason or '')
+    local after = reason:match('compacted context %((%d+)')
+    local before = reason:match('current one %((%d+) tokens%)') or reason:match('get down to (%d+) tokens')
+    local figures = (after and before)
+        and string.format(' (%s tokens against %s now)', format.tokens(tonumber(after)), format.tokens(tonumber(before)))
+      or ''
+    return 'not compacted: a summary would not be smaller' .. figures .. '. :Compact micro clears old tool results'
+  end,
+}
+
 --- An outcome (`changed: false`: nothing to do, cancelled), in the user's words.
 ---@param result table
 ---@return string
 function M.outcome(result)
+  local mapped = outcome_by_kind[result.kind or '']
+  if mapped then
+    return mapped(result)
+  end
   local reason = tostring(result.reason or result.kind or 'nothing changed')
   return (plain(reason):gsub('%.$', ''))
 end
 
+--- Echo `msg` on the message line, cut to fit (its first words, paths and commands kept), with the whole of it
+--- in `:messages`; no hit-enter prompt. The whole goes into the history first, drawn with 'messagesopt' set not
+--- to wait, then the cut version replaces it on screen.
+---@param msg string
+function M.echo_fitted(msg)
+  local room = math.max(vim.v.echospace, 20)
+  local cut = format.fit_words(msg, room)
+  if cut == msg then
+    return vim.api.nvim_echo({ { msg } }, true, {})
+  end
+  local saved = vim.o.messagesopt
+  vim.o.messagesopt = 'wait:0,history:' .. (saved:match('history:(%d+)') or '500')
+  vim.api.nvim_echo({ { msg } }, true, {})
+  vim.cmd('redraw')
+  vim.o.messagesopt = saved
+  vim.api.nvim_echo({ { cut } }, false, {})
+end
+
 --- Show `msg` once, without a hit-enter prompt for information: with a screen, an informative message that
---- would not fit the message line is cut in the middle (warnings and errors are shown whole).
+--- would not fit the message line is cut to fit and kept whole in `:messages` (warnings and errors are shown
+--- whole).
 ---@param msg string
 ---@param level integer?
 function M.notify(msg, level)
   level = level or vim.log.levels.INFO
-  if level <= vim.log.levels.INFO and #vim.api.nvim_list_uis() > 0 then
-    local room = math.max(vim.v.echospace, 20)
-    msg = format.fit(msg, room)
+  local own = debug.getinfo(vim.notify, 'S').source:find('_editor.lua', 1, true) -- no notification plugin
+  if level <= vim.log.levels.INFO and #vim.api.nvim_list_uis() > 0 and own and vim.o.messagesopt then
+    return M.echo_fitted(msg)
   end
   vim.notify(msg, level)
 end

@@ -29,6 +29,7 @@ from compact_lsp.lsp.protocol.errors import request_failed
 from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.lsp.work.compacting import compact_session, refresh_notes
 from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.lsp.work.journal_follow import journal_of
 from compact_lsp.lsp.work.notify import did_microcompact
 
 if TYPE_CHECKING:
@@ -88,6 +89,9 @@ async def chat(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
             f"The agent is still answering in session {session.id}; wait for it, or cancel that request.",
             {"kind": "busy"},
         )
+    journal = journal_of(slot)
+    if journal is not None:  # a session another window writes: refused (read_only) before any model call
+        await in_session(server, slot, journal.writer_lock.acquire, changes=False)
     agent = server.agent_settings
     permissions = state.permissions.setdefault(session.id, Permissions(ask=functools.partial(ask_permission, server)))
 

@@ -1,0 +1,201 @@
+"""The chat through a day of use, in real Neovim's TUI in tmux against the real server and a loopback Messages API:
+what is typed while the agent answers, the edit approval, tool lines and marks as Markdown shows them, a full
+compaction that would not pay, long messages, a server that dies. Every assertion reads the screen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from tests.editors.nvim_support.runner import nvim_executable
+from tests.editors.nvim_support.tui import tmux_executable
+from tests.editors.test_nvim_chat import FOLLOWED, PRESS_ENTER, User, no_prompt, shot
+from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
+
+pytestmark = [
+    pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed"),
+    pytest.mark.skipif(tmux_executable() is None, reason="tmux is not installed"),
+    pytest.mark.timeout(300),
+]
+
+
+def chat_column(shown: str) -> list[str]:
+    """The chat window's lines (the right-hand window), stripped."""
+    return [line.split("│")[-1].strip() for line in shown.splitlines()]
+
+
+def test_typing_while_the_agent_answers_queues_the_message_and_tool_lines_keep_every_character(
+    tmp_path: Path,
+) -> None:
+    held = threading.Event()
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "proto/__init__.py"}, text="Reading the package first."),
+            reply("The package exports _readers.py helpers.", gate=held),
+            reply("Second answer, after the first."),
+        )
+        user = User(tmp_path, stub)
+        (user.project / "proto").mkdir()
+        (user.project / "proto" / "__init__.py").write_text("from proto._readers import READERS\n")
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat")
+            # the chat opens in Insert mode at its prompt: the first keys typed are the message
+            screen.wait_for(lambda s: "-- INSERT --" in s and "compact-lsp://chat/new" in s)
+            screen.keys("First question", "Enter")
+            shown = screen.wait_for("⚙ read_file ")
+            assert stub.wait_for_requests(2), "the model was not asked again after the read"
+            # typed while the agent still answers: queued in sight, nothing glued onto the answer
+            screen.keys("Second message", "Enter")
+            shown = screen.wait_for("⧗ queued: Second message")
+            assert "You: Second message" not in shown, shown
+            shot(screen, "nvim-chat-queued.png")
+            held.set()
+            shown = screen.wait_for("Second answer, after the first.")
+            lines = chat_column(shown)
+            first_end = next(i for i, line in enumerate(lines) if line.startswith("[done · "))
+            answer = next(i for i, line in enumerate(lines) if "exports _readers.py helpers." in line)
+            you = lines.index("You: Second message")
+            assert answer < first_end < you, lines
+            assert "queued:" not in shown, shown
+            # Markdown keeps tool lines and marks whole: underscores, brackets
+            assert "⚙ read_file proto/__init__.py" in shown, shown
+            assert all(not line.startswith("done · ") for line in lines), lines
+            assert "Second message" in json.dumps(stub.bodies[2]["messages"][-1])  # sent as its own turn
+            no_prompt(shown)
+            screen.command("qa!")
+
+
+def test_the_edit_approval_asks_after_the_diff_is_on_screen(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "main.py"}),
+            tool_call(
+                "edit_file",
+                {"file_path": "main.py", "old_string": 'print("hello")', "new_string": 'print("hello, world")'},
+                text="Editing.",
+            ),
+            reply("Edited."),
+        )
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat Make it greet the world")
+            shown = screen.wait_for("Allow once")
+            # the question is there when the choice is asked: the diff drawn in the chat above the picker
+            assert "The agent wants to edit" in shown and "hello, world" in shown, shown
+            screen.keys("1", "Enter")
+            shown = screen.wait_for("Claude: Edited.")
+            assert 'print("hello, world")' in (user.project / "main.py").read_text()
+            screen.command("qa!")
+
+
+def test_a_full_compaction_that_would_not_pay_says_so_plainly_and_long_messages_stay_whole(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        stub.push(reply("Short."), reply("A summary far longer than the chat itself. " * 60))
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat Hi")
+            screen.wait_for("Claude: Short.")
+            screen.command("Compact full")
+            shown = screen.wait_for(lambda s: s.rstrip().splitlines()[-1].startswith("compact-lsp: not compacted: "))
+            no_prompt(shown)
+            message = shown.rstrip().splitlines()[-1]
+            assert "not compacted: a summary would not be smaller" in message and ":Compact micro" in message, shown
+            assert "would not be smaller than the current one" not in shown, shown
+            screen.command("messages")
+            shown = screen.wait_for(lambda s: ":Compact micro clears old tool results" in s.replace("\n", ""))
+            screen.keys("Enter")
+
+            # a long message cut to the line keeps its path and command; :messages keeps all of it
+            path = ".codex/config.toml"
+            screen.command(
+                "lua require('compact_lsp.words').notify('compact-lsp: installed the compact-lsp hook for Codex "
+                "with its notify program and a backup of the previous settings kept beside it as instructed in "
+                f"{path}; :Compact codex-hook uninstall takes it out')"
+            )
+            shown = screen.wait_for(lambda s: s.rstrip().splitlines()[-1].startswith("compact-lsp: installed"))
+            no_prompt(shown)
+            message = shown.rstrip().splitlines()[-1]
+            assert ":Compact codex-hook uninstall" in message and "…" in message, message
+            screen.command("messages")
+            shown = screen.wait_for("backup of the previous settings")
+            assert "a backup of the previous settings kept beside it as instructed in" in shown.replace("\n", ""), shown
+            screen.keys("Enter")
+            screen.command("qa!")
+
+
+def server_pids(log_file: Path) -> list[int]:
+    """The processes of the server writing ``log_file`` (their command lines name it)."""
+    found = subprocess.run(["pgrep", "-f", "--", f"--log-file {log_file}"], capture_output=True, text=True, check=False)
+    pids = [int(p) for p in found.stdout.split()]
+    assert pids, found
+    return pids
+
+
+def test_a_server_that_dies_is_replaced_with_the_open_buffers_attached_and_the_gauge_refreshed(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        stub.push(reply("Before the crash."), reply("After the crash."))
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat Hello")
+            shown = screen.wait_for("Claude: Before the crash.")
+            screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])  # the gauge, in the status line
+            for pid in server_pids(user.state / "server.log"):  # the server this test started dies
+                os.kill(pid, signal.SIGKILL)
+            # the gauge of a server that is gone is not shown as if current
+            screen.wait_for(lambda s: "/200k" not in s.splitlines()[-2])
+            screen.keys("Escape")
+            screen.command("wincmd h")
+            screen.command("Compact status")  # any command starts a new server
+            screen.wait_for("Read files")
+            screen.keys("q")
+            screen.command(
+                "lua print('attached: ' .. "
+                "#vim.lsp.get_clients({ name = 'compact_lsp', bufnr = vim.fn.bufnr('main.py') }))"
+            )
+            shown = screen.wait_for("attached: ")
+            assert "attached: 1" in shown, shown
+            shown = screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])
+            assert PRESS_ENTER not in shown
+            screen.command("qa!")
+
+
+def test_a_followed_sessions_chat_follows_new_activity(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        (transcript,) = (tmp_path / "claude-projects").glob(f"*/{FOLLOWED}.jsonl")
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("Compact session claude-" + FOLLOWED)
+            screen.wait_for("current session: ")
+            screen.command("CompactChat")
+            screen.wait_for("read-only here, Claude Code owns it")
+            screen.wait_for("worklets should load automatically")  # the end of its history, in sight
+            # Claude Code answers again in its terminal: the chat shows it without a key pressed
+            last = json.loads(transcript.read_text().splitlines()[-1])
+            line = {
+                **last,
+                "uuid": str(uuid.uuid4()),
+                "parentUuid": last["uuid"],
+                "timestamp": last["timestamp"],
+                "message": {
+                    **last["message"],
+                    "id": "msg_new",
+                    "content": [{"type": "text", "text": "New activity from Claude Code, at the end."}],
+                },
+            }
+            with transcript.open("a") as out:
+                out.write(json.dumps(line) + "\n")
+            shown = screen.wait_for("New activity from Claude Code, at the end.")
+            no_prompt(shown)
+            screen.command("qa!")
