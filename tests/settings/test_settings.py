@@ -350,6 +350,19 @@ def test_partial_change_merges_nested_sections() -> None:
     assert base["microcompact"] == {"keepRecent": 3, "idleMinutes": 5}
 
 
+def test_a_setting_reset_in_the_editor_goes_back_to_its_default() -> None:
+    """VS Code sends every setting, an unset one as null: the low threshold set before must not stay in force."""
+    in_force = {"contextWindow": 100_000, "autoCompact": {"threshold": 3000, "enabled": True}}
+    before = parse_settings(in_force)
+    assert before.engine.auto_compact.threshold_tokens == 3000
+    change = {"contextWindow": None, "autoCompact": {"threshold": None, "enabled": True}, "compactionModel": None}
+    merged = merge_settings(in_force, change)
+    assert merged == {"autoCompact": {"enabled": True}}
+    after = parse_settings(merged, in_force)
+    assert after.problems == []
+    assert after.engine == parse_settings({}).engine  # every value back to its default
+
+
 @pytest.mark.parametrize(
     ("given", "expected"),
     [

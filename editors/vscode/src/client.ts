@@ -259,7 +259,7 @@ export class CompactClient implements vscode.Disposable {
       return;
     }
     const problems: string[] = [];
-    const settings = currentServerSettings(problems);
+    const settings = currentServerSettings(problems, "null"); // the whole of it: a reset setting goes as null
     for (const problem of problems) {
       this.log.warn(problem);
       void vscode.window.showWarningMessage(`Compact: ${problem}`);

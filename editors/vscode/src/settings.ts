@@ -12,8 +12,9 @@ export function configuration(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
 }
 
-export function currentServerSettings(problems: string[] = []): ServerSettings {
-  return toServerSettings(configuration(), problems);
+/** The settings for initializationOptions (unset values left out), or for a change (`unset: "null"`: reset). */
+export function currentServerSettings(problems: string[] = [], unset: "omit" | "null" = "omit"): ServerSettings {
+  return toServerSettings(configuration(), problems, unset);
 }
 
 /**

@@ -314,11 +314,17 @@ def unwrap_configuration(raw: Any) -> Any:
 
 
 def merge_settings(base: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
-    """A partial change on top of the last raw settings: nested sections merge, other values replace."""
+    """A partial change on top of the last raw settings: nested sections merge, other values replace, and a null
+    takes the key out, back to its default (JSON Merge Patch, RFC 7396): an editor whose user reset a setting sends
+    it as null, and the value set before must not stay in force."""
     merged = dict(base)
     for key, value in change.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
             merged[key] = merge_settings(merged[key], value)
+        elif isinstance(value, Mapping):
+            merged[key] = merge_settings({}, value)
         else:
             merged[key] = value
     return merged

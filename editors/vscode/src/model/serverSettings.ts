@@ -56,13 +56,22 @@ export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath"] as co
 /**
  * The settings object the server parses (docs/protocol.md). An unset, null or blank value is left out so the
  * server applies its own default (which may depend on the workspace, like memory.projectRoot); a value of the
- * wrong type is left out too, and reported in `problems`.
+ * wrong type is left out too, and reported in `problems`. With `unset: "null"` (a didChangeConfiguration, which the
+ * server merges onto the settings in force) an unset value goes as null instead, which puts the server's default
+ * back: a setting the user reset must not keep its old value until a restart.
  */
-export function toServerSettings(config: ConfigReader, problems: string[] = []): ServerSettings {
+export function toServerSettings(
+  config: ConfigReader,
+  problems: string[] = [],
+  unset: "omit" | "null" = "omit",
+): ServerSettings {
   const out: ServerSettings = {};
   for (const [key, kind] of SERVER_SETTING_KEYS) {
     const value = coerce(config.get<unknown>(key), kind);
     if (value === undefined) {
+      if (unset === "null") {
+        setPath(out, key.split("."), null);
+      }
       continue;
     }
     if (value === INVALID) {

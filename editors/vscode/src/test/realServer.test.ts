@@ -15,6 +15,8 @@ import type { ChatEvent, ChatResult, DidChangeUsageParams, MessagesView, Microco
 import { CLEARED_TOOL_RESULT, Methods, ServerCommands } from "../protocol";
 import { EMPTY_TRANSCRIPT, applyChatEvent, endTurn, startTurn } from "../model/chatModel";
 import { renderTranscript } from "../model/chatPage";
+import { didChangeConfigurationParams, toServerSettings } from "../model/serverSettings";
+import { config } from "./fixtures";
 import type { StubServer } from "./messagesApiStub";
 import { startMessagesApiStub } from "./messagesApiStub";
 
@@ -192,6 +194,22 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
     assert.equal(status.sessionId, sessionId);
     assert.equal(status.usage.total, appended.total);
     assert.equal(status.compacting, false);
+  });
+
+  test("a setting the user resets reaches the server without a restart (sent as null, the default again)", async () => {
+    // what initializationOptions set stays set; everything else is unset, as in a new user's settings.json
+    const kept = { sessionDir: path.join(workspace, ".state", "sessions"), "microcompact.keepRecent": 1 };
+    const push = (values: Record<string, unknown>) =>
+      connection.sendNotification(
+        "workspace/didChangeConfiguration",
+        didChangeConfigurationParams(toServerSettings(config({ ...kept, ...values }), [], "null")),
+      );
+    const threshold = async () => (await connection.sendRequest<Status>(Methods.status, { sessionId })).usage.autoCompactThreshold;
+    const byDefault = await threshold();
+    await push({ "autoCompact.threshold": 3000 });
+    assert.equal(await threshold(), 3000);
+    await push({}); // the user removed it from settings.json
+    assert.equal(await threshold(), byDefault);
   });
 
   test("compact/sessions lists it, most recent first", async () => {
