@@ -109,3 +109,39 @@ def test_no_storm_of_rewrites_at_any_window(
         # an automatic compaction that could not make room is tried again only after the context grew
         margin = AutoCompactSettings(threshold_percent=threshold_percent).retry_margin(window)
         assert all(b - a >= margin for a, b in itertools.pairwise(retry_growth)), retry_growth
+
+
+def test_an_api_report_that_stays_over_the_threshold_compacts_once_not_every_round() -> None:
+    """The API's reported usage holds the system prompt and the tools, which no compaction shrinks: with a threshold
+    below them, every tool round found the report over it and compacted again (7 summaries in one turn, each saving
+    27-116 tokens). After a compaction that freed almost nothing, the next waits for the history to grow."""
+    counter = CharCounter()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "src").mkdir()
+        window = 200_000
+        engine = EngineSettings(
+            context_window=window,
+            memory=MemorySettings(project_root=str(root / "memory"), user_root=str(root / "user")),
+            microcompact=MicrocompactSettings(keep_recent=3, idle_minutes=-1, size_threshold_tokens=-1),
+            auto_compact=AutoCompactSettings(threshold_tokens=6_000),
+        )
+        session = ContextSession("ses_report", settings=engine, counter=counter, workspace_root=str(root))
+        session.append([{"role": "user", "content": "Build the project and fix what fails."}])
+        for k in range(10):  # the work so far, under the threshold by the session's own count
+            session.append(tool_round(k, 150, root, 1))
+        compactions: list[tuple[int, int]] = []
+        failed = 0
+        for k in range(10, 22):  # twelve more tool rounds, each reported by the API over the threshold
+            report = {"input_tokens": 7_000 + session.usage().total}  # the system prompt and the tools: 7k
+            outcome = session.append(tool_round(k, 150, root, 1), report)
+            if outcome.compaction_due:
+                try:
+                    asyncio.run(session.compact(OfflineSummarizer(), trigger="auto"))
+                except CompactionError as exc:
+                    assert exc.kind == "not_smaller", exc
+                    failed += 1
+                    continue
+                last = session.state.compactions.last or {}
+                compactions.append((last.get("tokensBefore", 0), last.get("tokensAfter", 0)))
+        assert len(compactions) == 1 and failed == 0, (compactions, failed)

@@ -64,6 +64,11 @@ class CompactingSession(Protocol):
     def commit(self, record: dict[str, Any]) -> None: ...
 
 
+FREED_LITTLE_SHARE = 4
+"""An automatic compaction that frees less than the retry margin over this (1.25% of the window at least) freed
+almost nothing: the next automatic one waits for the context to grow by the margin."""
+
+
 def should_compact(session: CompactingSession, usage: ContextUsage, overhead: int = 0) -> bool:
     """The one automatic-compaction decision: on, not stopped by the circuit breaker, none under way, and the next
     request (``usage`` plus ``overhead``, tokens the session does not count such as an agent's tool list) or the
@@ -73,8 +78,10 @@ def should_compact(session: CompactingSession, usage: ContextUsage, overhead: in
     if not settings.enabled or blocked or session.compacting:
         return False
     size = max(usage.total + overhead, usage.reported or 0)
-    # after one that could not make room, the next waits for real growth (``SessionCompactions.no_room``)
-    return size >= usage.auto_compact_threshold and not session.state.compactions.waiting(size)
+    # after one that could not make room or freed almost nothing, the next waits for real growth, measured as the
+    # wait was set: the session's own count (the API's report also holds the system prompt and the tools, which no
+    # compaction shrinks, so it can stay over the threshold however small the history gets)
+    return size >= usage.auto_compact_threshold and not session.state.compactions.waiting(usage.total)
 
 
 @contextlib.contextmanager
@@ -167,6 +174,11 @@ async def compact(
                 raise no_room_error(exc, compactions, session.settings, session.usage().total) from exc
             raise
         compactions.finished(trigger, ok=True)
+        if trigger == "auto":
+            after = session.usage().total
+            margin = auto.retry_margin(window)
+            if snapshot.tokens_before - after < margin // FREED_LITTLE_SHARE:
+                compactions.freed_little(after, margin)
         return outcome
 
 

@@ -79,8 +79,14 @@ class SessionCompactions:
             self.auto_failures += 1
 
     def waiting(self, tokens: int) -> bool:
-        """Automatic compaction waits: the last one could not make room and the context has not grown enough."""
+        """Automatic compaction waits: the last one could not make room (or freed almost nothing) and the context,
+        counted as ``retry_at`` was (the session's own estimate), has not grown enough."""
         return self.retry_at is not None and tokens < self.retry_at
+
+    def freed_little(self, tokens: int, margin: int) -> None:
+        """An automatic compaction succeeded but freed almost nothing (what stays over the threshold is not history:
+        the system prompt, the tools): the next one waits for ``margin`` more than ``tokens``, without a word."""
+        self.retry_at = tokens + margin
 
     def no_room(self, tokens: int, margin: int) -> bool:
         """An automatic compaction could not make room at ``tokens``: wait for ``margin`` more; True the first time
