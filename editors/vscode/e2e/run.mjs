@@ -69,7 +69,7 @@ async function seedSession(dirs, files) {
   await connection.sendNotification("initialized", {});
   // Claude Code's session of this workspace, in its project folder under HOME: followed read-only by the server
   // that VS Code starts (listed with a lock; Import to continue makes a copy).
-  const projectDir = spawnSync(PYTHON, ["-c", "import sys; from compact_lsp.companion.live import project_directory; print(project_directory(None, sys.argv[1]))", dirs.workspace],
+  const projectDir = spawnSync(PYTHON, ["-c", "import sys; from compact_lsp.agents.claude_code.live import project_directory; print(project_directory(None, sys.argv[1]))", dirs.workspace],
     { encoding: "utf8", env: { ...process.env, HOME: dirs.home } }).stdout.trim();
   fs.mkdirSync(projectDir, { recursive: true });
   const log = path.join(projectDir, "0b5e2c1a-7d3f-4e8a-9c6b-2f1d0a9e8b7c.jsonl");
