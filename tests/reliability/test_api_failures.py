@@ -85,6 +85,32 @@ def test_compaction_with_a_key_gets_the_models_summary(tmp_path: Path, stub: Mes
         assert "[Tool call #6 read_file]" in str(stub.bodies[0]["messages"])
 
 
+def test_no_model_call_when_nothing_could_be_smaller(tmp_path: Path, stub: MessagesApiStub) -> None:
+    """A one-message conversation, and a conversation compacted a moment ago with nothing new: "not smaller" is
+    decided before a summary is paid for, and the stub records no request for either."""
+    stub.default = reply("<summary>never wanted</summary>")
+    with start(tmp_path, stub) as server:
+        short = server.new_session()
+        server.append(short, [{"role": "user", "content": [{"type": "text", "text": "Fix the totals."}]}])
+        first = server.command("compact.compact", {"sessionId": short})
+        assert first["changed"] is False and first["kind"] == "not_smaller"
+        assert "already smaller than a compacted context could be" in first["reason"]
+        assert stub.bodies == []
+
+        session_id = server.new_session()
+        server.append(session_id, conversation())
+        done = server.command("compact.compact", {"sessionId": session_id})
+        assert done["fallback"] is False and len(stub.bodies) == 1
+        again = server.command("compact.compact", {"sessionId": session_id})
+        assert again["changed"] is False and again["kind"] == "not_smaller"
+        assert "Nothing was added since the last compaction" in again["reason"]
+        assert len(stub.bodies) == 1
+
+        server.append(session_id, [{"role": "assistant", "content": [{"type": "text", "text": "Totals fixed."}]}])
+        server.command("compact.compact", {"sessionId": session_id})
+        assert len(stub.bodies) == 2  # something new: worth a summary again
+
+
 TRUNCATED = reply("<summary>the first half of a summ", stop_reason="max_tokens")
 
 
@@ -147,9 +173,9 @@ def test_chat_turn_reports_the_failure_kind_and_keeps_only_the_question(
 
 
 def test_automatic_compaction_that_cannot_get_smaller_waits_for_growth(tmp_path: Path, stub: MessagesApiStub) -> None:
-    """The API is down and the offline fallback cannot make this tiny context smaller: the first try says so, and
-    automatic compaction then waits until the context has grown by a real margin (a share of the window, issue
-    24), so neither the model nor the fallback is tried again on every append."""
+    """This tiny context is smaller than any compacted one could be: the first try says so without asking the
+    model (issue 38), and automatic compaction then waits until the context has grown by a real margin (a share of
+    the window, issue 24), so nothing is tried again on every append."""
     stub.default = api_error(500, "api_error", "down", headers=NO_RETRY)
     options = {"autoCompact": {"enabled": True, "threshold": 40}}
     with start(tmp_path, stub, **options) as server:
@@ -164,8 +190,8 @@ def test_automatic_compaction_that_cannot_get_smaller_waits_for_growth(tmp_path:
         tried = [i for i, r in enumerate(results) if "compactionError" in r]
         assert len(over) > 3
         assert tried == over[:1]  # the first append over the threshold tried, the later ones wait for growth
-        assert all("not be smaller" in results[i]["compactionError"] for i in tried)
-        assert len(stub.bodies) == 1  # and the model is not asked again either
+        assert all("already smaller than a compacted context" in results[i]["compactionError"] for i in tried)
+        assert stub.bodies == []  # the model is never asked
         assert len(server.messages(session_id)) == 12  # every append kept
 
         manual = server.command("compact.status", {"sessionId": session_id})

@@ -177,6 +177,7 @@ def test_a_held_claim_refuses_a_second_compaction_and_undo_and_changes_nothing()
                 attempt()
             assert info.value.kind == "in_progress"
         assert session.view() == view and session.revision == revision
+        session.append([{"role": "assistant", "content": [{"type": "text", "text": "More work. " * 40}]}])
         outcome = run(session.compact(FixedSummarizer("Again."), claimed=True))  # the holder compacts
         assert session.compacting  # the claim is the holder's to release
     assert not session.compacting and session.view() == outcome.view

@@ -135,6 +135,8 @@ class CompactionSnapshot:
     summary leaves below it, and an automatic compaction that cannot get there is refused as ``not_smaller``."""
     summary_tokens: int = 20_000
     """The summary's budget (a share of the window)."""
+    unchanged: bool = False
+    """Nothing was added since the last compaction: the history is that compaction's view, as it left it."""
 
 
 Rehydrate = Callable[[list[Message], "int | None"], "RehydrationResult"]
@@ -157,6 +159,24 @@ def _check_smaller(snapshot: CompactionSnapshot, tokens_after: int, trigger: str
             "not_smaller",
             f"The compacted context ({figures}) would not get down to {target} tokens, the room an automatic "
             "compaction must leave below the threshold; nothing changed.",
+        )
+
+
+def _check_worth_summarising(snapshot: CompactionSnapshot, split: CompactionSplit, count: TokenCounter) -> None:
+    """Refuse as ``not_smaller`` before any summary is paid for: when nothing was added since the last compaction,
+    or when the history is shorter than the summary's frame alone (the smallest result any summary could give)."""
+    if snapshot.unchanged:
+        raise CompactionError(
+            "not_smaller",
+            "Nothing was added since the last compaction: compacting again would not make the context smaller; "
+            "nothing changed.",
+        )
+    frame = sum(count.count_message(m) for m in build_compacted_view("", [], split.pending)) + snapshot.fixed_tokens
+    if frame >= snapshot.tokens_before:
+        raise CompactionError(
+            "not_smaller",
+            f"The conversation ({snapshot.tokens_before} tokens) is already smaller than a compacted context could "
+            f"be (the summary's frame alone: {frame} tokens); nothing changed.",
         )
 
 
@@ -188,6 +208,7 @@ async def run_compaction(
     split = split_for_compaction(snapshot.messages)
     if not split.history:
         raise CompactionError("empty", "There is nothing to compact yet: the conversation has no history.")
+    _check_worth_summarising(snapshot, split, count)
     report("Summarising the conversation", 10)
     request = SummaryRequest(
         split.history, snapshot.system, instructions, snapshot.context_window, snapshot.summary_tokens, cancel=cancel

@@ -27,14 +27,14 @@ from compact_lsp.engine.compaction.full_compaction import (
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import LISTED_PAST_BUDGET, RehydrationResult, rehydrate
 from compact_lsp.engine.compaction.skills import skill_roots, skills_from_read_state
-from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.session.journal import compaction_record
-from compact_lsp.engine.session.session_compactions import no_room_error
+from compact_lsp.engine.session.session_compactions import CompactionState, no_room_error
 from compact_lsp.engine.session.session_state import SessionState
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.base import Summarizer
@@ -128,6 +128,14 @@ def rehydration(
     )
 
 
+def unchanged_since_compaction(messages: list[Message], standing: list[CompactionState]) -> bool:
+    """Whether the view is the last compaction's, as it left it: no message after it, no user turn merged in."""
+    if not standing or not messages:
+        return False
+    last = standing[-1]
+    return len(messages) == last.post_len and len(blocks_of(messages[-1])) == last.last_blocks
+
+
 async def compact(
     session: CompactingSession,
     summarizer: Summarizer,
@@ -155,6 +163,7 @@ async def compact(
             snapshot = CompactionSnapshot(
                 list(session.messages), session.state.revision, session.system_prompt(), session.usage().total,
                 session.fixed_tokens(), window, auto.target_for(window), auto.summary_tokens(window),
+                unchanged_since_compaction(session.messages, compactions.standing),
             )  # fmt: skip
             outcome = await run_compaction(
                 # the files left out are listed for the preview alone: a compaction keeps what comes back
