@@ -1,10 +1,13 @@
-"""Files outside the workspace a Claude Code transcript used: admitted one by one on import, listed in status,
-re-attached by compaction, and revoked with compact/revokeFile (the folder around them never opens)."""
+"""Files outside the workspace a Claude Code transcript used: proposed on import in a prompt naming each, admitted
+only by the user's yes, listed in status, re-attached by compaction, and revoked with compact/revokeFile (the folder
+around them never opens)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tests.evaluation.session_log import SessionLog, words
 
@@ -36,9 +39,21 @@ async def test_an_imported_transcripts_outside_file_is_admitted_then_revoked(
     lib = sibling / "lib.py"
     lib.write_text("def helper():\n    return 1\n")
     (sibling / "secret.txt").write_text("never read\n")
+    prompts: list[str] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def on_prompt(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+        prompts.append(params.message)
+        return types.MessageActionItem(title="Let these files in")
+
     imported = await request(client, "compact/importSession", {"path": str(sibling_log(workspace, lib))})
     session_id = imported["sessionId"]
-    status = await request(client, "compact/status", {"sessionId": session_id})
+    for _ in range(200):  # the prompt runs beside the import: wait for the admission it makes
+        status = await request(client, "compact/status", {"sessionId": session_id})
+        if status["admittedFiles"]:
+            break
+        await asyncio.sleep(0.05)
+    assert len(prompts) == 1 and str(lib) in prompts[0] and "secret.txt" not in prompts[0]
     assert status["admittedFiles"] == [{"path": str(lib.resolve()), "reason": "transcript"}]
 
     compacted = await command(client, "compact.compact", {"sessionId": session_id})

@@ -199,7 +199,9 @@ class RawServer:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:  # a request from the server: answer it like a quiet client
-            self.server_requests.append(message)
+            with self._cond:
+                self.server_requests.append(message)
+                self._cond.notify_all()
             result: Any = None
             if message["method"] == "workspace/configuration":
                 result = [None for _ in message.get("params", {}).get("items", [])]
@@ -295,6 +297,19 @@ class RawServer:
     def notifications_of(self, method: str) -> list[Any]:
         with self._cond:
             return [n.get("params") for n in self.notifications if n.get("method") == method]
+
+    def wait_for_server_request(self, method: str, timeout: float = GUARD) -> dict[str, Any]:
+        """The first request the server sent with ``method`` (answered as ``_dispatch`` does), once it came."""
+
+        def found() -> dict[str, Any] | None:
+            return next((r for r in self.server_requests if r.get("method") == method), None)
+
+        with self._cond:
+            self._cond.wait_for(lambda: found() is not None or self._closed, timeout=timeout)
+            request = found()
+        if request is None:
+            raise TimeoutError(f"the server sent no {method} within {timeout} s")
+        return request
 
     def wait_for_notification(self, method: str, predicate: Callable[[Any], bool], timeout: float = GUARD) -> Any:
         def found() -> Any:

@@ -55,53 +55,73 @@ def used(tool: str, path: str, *, error: bool = False, use_id: str = "t1") -> li
 
 
 @pytest.mark.parametrize(
-    ("source", "error", "admitted"),
+    ("source", "error", "proposed"),
     [
         pytest.param("import", False, True, id="imported-transcript-read"),
         pytest.param("claude-code", False, True, id="followed-transcript-read"),
-        pytest.param("import", True, False, id="failed-read-admits-nothing"),
+        pytest.param("import", True, False, id="failed-read-proposes-nothing"),
         pytest.param("chat", False, False, id="our-chat-needs-an-approval"),
-        pytest.param("api", False, False, id="appended-messages-admit-nothing"),
+        pytest.param("api", False, False, id="appended-messages-propose-nothing"),
     ],
 )
-def test_a_transcript_admits_the_files_it_used_with_success(
-    layout: tuple[Path, Path], source: str, error: bool, admitted: bool
+def test_a_transcript_only_proposes_the_files_it_used_with_success(
+    layout: tuple[Path, Path], source: str, error: bool, proposed: bool
 ) -> None:
+    """Round 4: a transcript never admits an outside file by itself; the user's yes does (lsp/features/
+    outside_files.py). On main the transcript's read admitted the file."""
     ws, sibling = layout
     s = session(ws, source)
     s.append(used("Read", str(sibling / "lib.py"), error=error))
     lib = str((sibling / "lib.py").resolve())
-    assert admitted_answer(s.admitted_files) == ([{"path": lib, "reason": "transcript"}] if admitted else [])
-    assert status_answer(status_of(s))["admittedFiles"] == admitted_answer(s.admitted_files)
-    assert (lib in s.rehydration_roots) is admitted
+    assert s.admitted_files == [] and lib not in s.rehydration_roots
+    assert s.proposed_outside_files() == ([lib] if proposed else [])
+    if proposed:
+        s.admit(lib, "transcript")  # the user said yes
+        assert admitted_answer(s.admitted_files) == [{"path": lib, "reason": "transcript"}]
+        assert status_answer(status_of(s))["admittedFiles"] == admitted_answer(s.admitted_files)
+        assert lib in s.rehydration_roots and s.proposed_outside_files() == []
 
 
 def test_the_folder_of_an_admitted_file_stays_closed(layout: tuple[Path, Path]) -> None:
     ws, sibling = layout
     s = session(ws, "import")
     s.append(used("Read", str(sibling / "lib.py")))
+    s.admit(str(sibling / "lib.py"), "transcript")
     assert read_gated(str(sibling / "lib.py"), s.allowed_roots).startswith(b"def helper")
     with pytest.raises(OutsideRoots):
         read_gated(str(sibling / "secret.txt"), s.allowed_roots)
     assert str(sibling.resolve()) not in s.rehydration_roots
 
 
-def test_a_path_that_is_a_folder_here_is_never_admitted(layout: tuple[Path, Path]) -> None:
+def test_an_admitted_file_is_bound_to_the_file_it_was(layout: tuple[Path, Path]) -> None:
+    """Round 4: another file renamed over the admitted path, or a link there, is not the admitted file."""
+    ws, sibling = layout
+    s = session(ws, "chat")
+    lib = sibling / "lib.py"
+    s.admit(str(lib), "read")
+    assert read_gated(str(lib), s.allowed_roots).startswith(b"def helper")
+    (sibling / "other.py").write_text("SECRET = 1\n")
+    (sibling / "other.py").replace(lib)
+    with pytest.raises(OutsideRoots):
+        read_gated(str(lib), s.allowed_roots)
+
+
+def test_a_path_that_is_a_folder_here_is_never_proposed(layout: tuple[Path, Path]) -> None:
     ws, sibling = layout
     s = session(ws, "import")
     s.append(used("Read", str(sibling)))  # a log from another machine may name a folder of this one
-    assert s.admitted_files == []
+    assert s.admitted_files == [] and s.proposed_outside_files() == []
 
 
-def test_a_call_and_its_result_in_separate_appends_admit_the_file(layout: tuple[Path, Path]) -> None:
-    """A followed transcript arrives in pieces: the result admits the file once it comes."""
+def test_a_call_and_its_result_in_separate_appends_propose_the_file(layout: tuple[Path, Path]) -> None:
+    """A followed transcript arrives in pieces: the result proposes the file once it comes."""
     ws, sibling = layout
     s = session(ws, "claude-code")
     call, result = used("Edit", str(sibling / "lib.py"))[1:]
     s.append([{"role": "user", "content": "go"}, call])
-    assert s.admitted_files == []
+    assert s.proposed_outside_files() == []
     s.append([result])
-    assert [f.path for f in s.admitted_files] == [str((sibling / "lib.py").resolve())]
+    assert s.proposed_outside_files() == [str((sibling / "lib.py").resolve())] and s.admitted_files == []
 
 
 def test_an_approval_is_journalled_and_revocable(layout: tuple[Path, Path]) -> None:
@@ -127,7 +147,7 @@ def test_a_revoked_transcript_file_stays_out(layout: tuple[Path, Path]) -> None:
     s.append(used("Read", str(sibling / "lib.py")))
     s.admit(str((sibling / "lib.py").resolve()), admitted=False)
     s.append(used("Read", str(sibling / "lib.py"), use_id="t2"))
-    assert s.admitted_files == []
+    assert s.admitted_files == [] and s.proposed_outside_files() == []
 
 
 def test_an_exact_file_root_admits_nothing_below_it(tmp_path: Path) -> None:

@@ -71,6 +71,9 @@ class AllowedRoots:
     paths: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     """Single files admitted by their exact realpath (never a folder, never what lies below a path)."""
+    bindings: tuple[tuple[str, int, int], ...] = ()
+    """(path, device, inode) of admitted files bound to the file they were when admitted: read only while the path
+    holds no link at any component and opens that same file."""
 
     @classmethod
     def of(cls, *paths: str | None) -> AllowedRoots:
@@ -84,12 +87,20 @@ class AllowedRoots:
                 real = real_path_or_none(os.path.expanduser(path))
                 if real is not None and real not in out:
                     out.append(real)
-        return AllowedRoots(tuple(out), self.files)
+        return AllowedRoots(tuple(out), self.files, self.bindings)
 
     def plus_files(self, *paths: str) -> AllowedRoots:
         """These roots and the single files ``paths`` (realpaths, admitted exactly)."""
         files = dict.fromkeys([*self.files, *(real_path(p) for p in paths if p)])
-        return AllowedRoots(self.paths, tuple(files))
+        return AllowedRoots(self.paths, tuple(files), self.bindings)
+
+    def bound(self, identities: dict[str, tuple[int, int]]) -> AllowedRoots:
+        """These roots, the admitted files among ``identities`` bound to their (device, inode)."""
+        more = tuple((path, dev, ino) for path, (dev, ino) in identities.items())
+        return AllowedRoots(self.paths, self.files, self.bindings + more)
+
+    def binding_of(self, real: str) -> tuple[int, int] | None:
+        return next(((dev, ino) for path, dev, ino in self.bindings if path == real), None)
 
     def root_of(self, real: str) -> str | None:
         """The innermost root ``real`` (a realpath) lies in (an admitted file: itself), or None."""
@@ -160,6 +171,9 @@ def open_gated(
         raise CredentialFile(f"{path} is a credential file; compact-lsp never re-reads one on its own")
     fd, st = open_verified(real, roots, shown=path)
     try:
+        binding = roots.binding_of(real)
+        if binding is not None and (binding != (st.st_dev, st.st_ino) or real != os.path.abspath(path)):
+            raise OutsideRoots(f"{path} is no longer the file that was admitted (replaced, or reached through a link)")
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(f"{path} is {describe_kind(st.st_mode)}, not a regular file")
         if max_bytes is not None and st.st_size > max_bytes:

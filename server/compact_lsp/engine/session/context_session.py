@@ -42,7 +42,7 @@ from compact_lsp.engine.conversation.titles import check_title, title_record
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage
 from compact_lsp.engine.conversation.validate import append_problems
-from compact_lsp.engine.files.admitted_files import AdmittedFile, Reason, admit_record
+from compact_lsp.engine.files.admitted_files import AdmittedFile, Reason, admit_record, bindable
 from compact_lsp.engine.files.allowed_roots import work_roots
 from compact_lsp.engine.files.change_notices import SeenText, display_path
 from compact_lsp.engine.files.file_gate import AllowedRoots
@@ -181,7 +181,9 @@ class ContextSession:
     def allowed_roots(self) -> AllowedRoots:
         """Where the server may re-read on its own (the file gate): work, memory roots, admitted files (exactly)."""
         roots = self.work_roots.plus(*(root.path for root in self.memory.roots))
-        return roots.plus_files(*(f.path for f in self.admitted_files))
+        admitted = self.admitted_files
+        bindings = {f.path: f.identity for f in admitted if f.identity is not None}
+        return roots.plus_files(*(f.path for f in admitted)).bound(bindings)
 
     def system_prompt(self) -> str:
         section = self.memory.system_prompt_section()
@@ -283,10 +285,18 @@ class ContextSession:
             self.commit({"type": "deny", "path": real_path, "at": self.clock()})
 
     def admit(self, real_path: str, reason: Reason = "read", *, admitted: bool = True) -> None:
-        """The user let the agent use this file outside the work roots (``admitted=False``: revoke that)."""
+        """The user let the agent use this file outside the work roots (``admitted=False``: revoke that), bound to
+        the file it is now (``admitted_files.bindable``)."""
         now = next((f.reason for f in self.admitted_files if f.path == real_path), None)
-        if (now is not None) != admitted or (admitted and now != reason):
-            self.commit(admit_record(real_path, admitted=admitted, reason=reason, at=self.clock()))
+        revoking_more = not admitted and real_path not in self.state.admitted.revoked  # a proposal, say
+        if (now is not None) != admitted or (admitted and now != reason) or revoking_more:
+            identity = bindable(real_path) if admitted else None
+            record = admit_record(real_path, admitted=admitted, reason=reason, at=self.clock(), identity=identity)
+            self.commit(record)
+
+    def proposed_outside_files(self) -> list[str]:
+        """Files outside the work roots the transcript shows used, that only the user's yes can admit."""
+        return [path for path, _ in self.state.admitted.proposed(self.work_roots)]
 
     def rename(self, title: str) -> None:
         """Give the session a new title (``TitleError`` before anything is written when it is not one)."""

@@ -2,6 +2,8 @@
 
 Given a followed Claude Code session's id instead of a path ("Import to continue"), its transcript is imported;
 when that was done before, the earlier copy is opened (the user may have continued it) and nothing is written.
+Files outside the workspace the log used are admitted only by the user's answer to a prompt naming each one
+(``outside_files.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.agents.importing import AlreadyImported, import_into_store
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.features.outside_files import ask_about_outside_files
 from compact_lsp.lsp.protocol.errors import invalid_params, request_failed
 from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.store.session_store import StoreError
@@ -76,11 +79,13 @@ async def import_session(server: CompactLanguageServer, params: Any) -> dict[str
     wire = await asyncio.to_thread(run)
     if wire.get("alreadyImported"):
         slot = await registry.select(str(wire["sessionId"]), IMPORT_SESSION)
+        server.run_task(ask_about_outside_files(server, slot), f"outside files of {slot.session.id}")
         async with slot.lock:
             session = slot.session
             usage = await asyncio.to_thread(session.usage)
         title = session.title or slot.first_request or ""
         return {**wire, "title": title, "messages": len(session.messages), "tokens": usage.total,
                 "problems": [], "repairs": []}  # fmt: skip
-    await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
+    slot = await registry.select(str(wire["sessionId"]), IMPORT_SESSION)  # loaded like any saved session; now current
+    server.run_task(ask_about_outside_files(server, slot), f"outside files of {slot.session.id}")
     return wire
