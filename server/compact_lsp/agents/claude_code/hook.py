@@ -35,7 +35,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from compact_lsp.agents.character_fit import DEFAULT_BUDGET, CharCounter, already_in_context, hook_rehydration
-from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, claude_code_reattachment
+from compact_lsp.agents.claude_code.reattached import (
+    CLAUDE_CODE_FILES,
+    CLAUDE_CODE_MEMORY,
+    FileTouch,
+    claude_code_reattachment,
+)
 from compact_lsp.agents.hook_io import (
     HookInput,
     ReplayClock,
@@ -47,7 +52,7 @@ from compact_lsp.agents.hook_io import (
 )
 from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import mapped_tail, reattached_files, with_preserved
-from compact_lsp.engine.claude_code.log_lines import parse_log_lines
+from compact_lsp.engine.claude_code.log_lines import LogRecord, parse_log_lines
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.conversation.messages import Message, blocks_of
@@ -60,6 +65,13 @@ from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.files.working_set import WorkingSet
 
 MAX_TRAIL_FILES = 60
+TUI_ENTRYPOINT = "cli"
+"""The ``entrypoint`` Claude Code stamps on a session's records in its interactive TUI (print mode: ``sdk-cli``)."""
+UNSURE_NOTE = (
+    "<claude-code-choice>Claude Code put back up to five of these files whole just above (which five is not "
+    "predictable in its terminal UI), so they are not repeated here; read again any of them that is not above "
+    "before relying on it: {files}</claude-code-choice>"
+)
 MAX_TRANSCRIPT_TAIL_BYTES = 256 << 20
 """The most of a transcript the hook reads back from its end (far more than a 1M-token context)."""
 HEADER = (
@@ -76,6 +88,8 @@ class ClaudeCodeContext:
     texts: list[str]
     by_name: list[str]
     """Files Claude Code names only (past its size cut): the hook's to attach."""
+    unsure: list[str]
+    """Files Claude Code may or may not put back whole (its TUI's choice is not predictable): named, not sent."""
 
 
 @dataclass(frozen=True)
@@ -87,12 +101,18 @@ class HeldFile:
 
 
 def claude_code_context(
-    uses: Sequence[FileUse], held: Sequence[str], roots: AllowedRoots, extra: Sequence[str]
+    uses: Sequence[FileUse],
+    held: Sequence[str],
+    roots: AllowedRoots,
+    extra: Sequence[str],
+    *,
+    predictable: bool = True,
 ) -> ClaudeCodeContext:
     """Claude Code's re-attached files as its rule predicts them (read now, whole, as it reads them; a file past its
     size cut comes back by name only, so it is not counted as held) from the files it holds (``held``: what the
     previous compaction put back, then ``uses``), plus the memory files it loads itself and ``extra`` (the message
-    it keeps verbatim)."""
+    it keeps verbatim). Not ``predictable`` (its TUI): any file it holds under the size cut may be among its five,
+    so each is ``unsure``."""
     read = gated_reader(roots)
     texts: dict[str, str | None] = {}
 
@@ -104,12 +124,15 @@ def claude_code_context(
                 texts[path] = None
         return texts[path]
 
-    theirs = claude_code_reattachment([*(HeldFile(p) for p in held), *uses], text_of)
+    holds: list[FileTouch] = [*(HeldFile(p) for p in held), *uses]
+    theirs = claude_code_reattachment(holds, text_of, limit=CLAUDE_CODE_FILES if predictable else len(holds))
     files = [(path, text) for path in theirs.whole if (text := text_of(path)) is not None]
+    unsure = [] if predictable else [path for path, _ in files]
+    files = files if predictable else []
     for path in sorted({u.path for u in uses if os.path.basename(u.path) in CLAUDE_CODE_MEMORY}):
         if (text := text_of(path)) is not None:
             files.append((path, text))
-    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], theirs.by_name)
+    return ClaudeCodeContext(files, [*extra, *(text for _, text in files)], theirs.by_name, unsure)
 
 
 def _plan_lost(plan: PlanState | None, summary: str) -> bool:
@@ -137,6 +160,7 @@ def build_context(
     held: Sequence[str] = (),
     summary: str = "",
     budget: int = DEFAULT_BUDGET,
+    predictable: bool = True,
 ) -> tuple[str | None, dict[str, Any]]:
     """The additional context for the conversation Claude Code is compacting now (None: nothing to add), and
     figures for the log: ``messages`` and ``side`` as ``claude_code/branch.conversation_of`` gives them (the
@@ -149,7 +173,7 @@ def build_context(
     roots = allowed_roots(cwd, uses, realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
-    own = claude_code_context(uses, held, roots, [_last_assistant_text(messages)])
+    own = claude_code_context(uses, held, roots, [_last_assistant_text(messages)], predictable=predictable)
     plan = extract_plan(messages)
     work = WorkingSet(cwd=cwd)
     work.observe(messages, side)
@@ -161,12 +185,14 @@ def build_context(
         counter=counter,
         workspace_roots=list(roots.paths),
         plan=plan if _plan_lost(plan, summary) else None,
-        denied_paths=frozenset(real_path(path) for path, _ in own.files),
+        denied_paths=frozenset(real_path(path) for path in [*(p for p, _ in own.files), *own.unsure]),
         read_text=gated_reader(roots),
         history=messages,
         ledger=ledger.text,
     )
     parts = [a.text for a in result.attachments if a.kind in ("ledger", "plan", "file", "file-deleted")]
+    if own.unsure:
+        parts.insert(0, UNSURE_NOTE.format(files=", ".join(display_path(p, cwd) for p in own.unsure)))
     trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
     context = fit(parts, trail, header=HEADER)
     figures = {
@@ -177,6 +203,7 @@ def build_context(
         "chars": len(context or ""),
         "claudeCodeFiles": len(own.files),
         "claudeCodeByName": len(own.by_name),
+        "claudeCodeUnsure": len(own.unsure),
         "held": len(held),
         "trail": len(trail),
         "roots": list(roots.paths),
@@ -200,4 +227,11 @@ def context_for(
     if keep is not None:
         keep.append((records, messages, side))
     held = [path for path, _ in reattached_files(records)]
-    return build_context(messages, side, inp.cwd, held=held, budget=budget)
+    return build_context(messages, side, inp.cwd, held=held, budget=budget, predictable=_predictable(records))
+
+
+def _predictable(records: Sequence[LogRecord]) -> bool:
+    """Whether Claude Code's choice of files is its measured rule: not in its interactive TUI (the ``entrypoint``
+    of the session's last message record is ``cli``), where the same turn re-attached a different five each run."""
+    last = next((r for r in reversed(records) if r.message is not None and r.data.get("entrypoint")), None)
+    return last is None or last.data.get("entrypoint") != TUI_ENTRYPOINT
