@@ -206,3 +206,21 @@ def test_a_hook_cwd_that_holds_home_is_no_root(tmp_path: Path, agent: str) -> No
         path = claude_code_transcript(tmp_path, holder, reads)
     context = run_hook(agent, path, holder, home)
     assert "SECRET-DIARY-5" not in context
+
+
+def test_a_rollout_whose_cwd_cannot_name_a_folder_fails_nothing(tmp_path: Path) -> None:
+    """On main one such rollout under ``~/.codex/sessions`` made ``initialize`` fail in every workspace (-32603
+    UnicodeEncodeError: the ``session_meta`` cwd went to ``realpath`` unchecked)."""
+    from .rpc import RawServer, Workspace, server_env
+
+    workspace = Workspace(tmp_path / "w")
+    codex_home = tmp_path / "codex-home"
+    day = codex_home / "sessions" / "2026" / "12" / "05"
+    day.mkdir(parents=True)
+    meta = '{"timestamp": "2026-12-05T00:00:00Z", "type": "session_meta", "payload": {"id": "t", "cwd": "/w\\ud800"}}'
+    (day / "rollout-2026-12-05T00-00-00-t.jsonl").write_text(meta + "\n" + user("hi").decode())
+    good = day / "rollout-2026-12-05T00-00-01-u.jsonl"
+    good.write_bytes(b"".join([*head(workspace.root), user("a session of this workspace")]))
+    with RawServer(workspace, env=server_env(CODEX_HOME=str(codex_home), HOME=str(tmp_path))) as server:
+        listed = server.request("compact/sessions", {})
+        assert isinstance(listed, (dict, list))

@@ -46,7 +46,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
-from compact_lsp.engine.files.usable_path import real_path
+from compact_lsp.engine.files.usable_path import is_usable, real_path
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.session.session_status import SessionStatus
 from compact_lsp.store.session_lock import SessionBusy
@@ -102,7 +102,7 @@ def _first_line_cwd(path: Path) -> tuple[str | None, bool]:
         return None, first.endswith(b"\n") or len(first) >= MAX_META_BYTES
     payload = record.get("payload") if isinstance(record, dict) and record.get("type") == "session_meta" else None
     cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    return (cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None), True
+    return (cwd if is_usable(cwd) else None), True  # the one check of a path from outside (usable_path.py)
 
 
 def ownership(path: Path, workspace_root: str) -> bool | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from compact_lsp.engine.conversation.messages import Block, Message
 from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.engine.files.usable_path import is_usable
 
 MAX_ROLLOUT_BYTES = 512 << 20
 MAX_LINE_BYTES = 64 << 20
@@ -205,7 +206,8 @@ class RolloutBuilder:
         r = self.rollout
         for key, attr in (("id", "session_id"), ("session_id", "session_id"), ("cwd", "cwd"), ("model", "model")):
             value = payload.get(key)
-            if isinstance(value, str) and value and "\x00" not in value and getattr(r, attr) is None:
+            usable = is_usable(value) if key == "cwd" else isinstance(value, str) and "\x00" not in value
+            if isinstance(value, str) and value and usable and getattr(r, attr) is None:
                 setattr(r, attr, value)
         model = payload.get("model")
         if isinstance(model, str) and model:
