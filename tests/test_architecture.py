@@ -94,6 +94,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
     "evaluation": (
         "report",
         grimp.Layer("replay", "survival"),
+        "repeated_needs",
         grimp.Layer("compact_preview", "timeline", "config"),
         grimp.Layer("workspace", "metrics", "cost", "focus", "sources"),
     ),

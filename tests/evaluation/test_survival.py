@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from tests.evaluation.session_log import SessionLog, numbered
+
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.evaluation.survival import probe_facts, survival, survival_json, survival_lines, view_text
@@ -70,3 +73,36 @@ def test_the_probe_asks_for_the_users_longer_words_whole_and_what_decides_in_a_f
     assert ("failure", "src/a.py:3:5: SIM115 Use a context manager") in facts and ("failure", "SIM115") in facts
     cut = view_text(messages).replace("because three other services", "because")
     assert ("words", " ".join(constraint.split())) not in [f for f in facts if f[1] in cut]
+
+
+@pytest.mark.slow
+def test_needs_after_the_second_and_third_compaction_are_scored_apart(tmp_path: Path) -> None:
+    """Twelve turns compacted at 3, 6 and 9: after the 1st the agent re-reads the head of a big file (attached:
+    a hit), after the 2nd it reads far into it (not attached, but its outline points there: a located miss),
+    after the 3rd it edits a small file (attached whole: a hit)."""
+    big, small = numbered(2_000), "alpha = 1\nbeta = 2\n"
+    log = SessionLog()
+    log.read("big.py", big)  # whole: ~16k tokens, over the 8k per file: it comes back as its head
+    log.read("small.py", small)
+    log.read("one.txt", "one\n")
+    log.read("big.py", big, offset=1, limit=40)
+    log.read("two.txt", "two\n")
+    log.read("three.txt", "three\n")
+    log.read("big.py", big, offset=1510, limit=30)
+    log.read("four.txt", "four\n")
+    log.read("five.txt", "five\n")
+    log.edit("small.py", small, "beta = 2", "beta = 3")
+    log.read("six.txt", "six\n")
+    log.read("seven.txt", "seven\n")
+    log.say("Done.")
+    result = survival(import_claude_code(log.write(tmp_path)), TiktokenCounter())
+    assert result is not None and result.turns == [3, 6, 9] and all(result.compacted)
+    first, second, third = result.needs
+    assert first is not None and second is not None and third is not None
+    assert (first.needed, first.strict_misses) == (2, 0)  # big.py's head, then small.py's edit
+    assert (second.needed, second.strict_misses, second.located_misses) == (2, 1, 1)
+    assert (third.needed, third.strict_misses) == (1, 0)
+    assert second.outline_tokens > 0
+    totals = survival_json([result])["totals"]
+    assert [(t["needed"], t["strictMisses"], t["locatedMisses"]) for t in totals] == [(2, 0, 0), (2, 1, 1), (1, 0, 0)]
+    assert "### Needs after repeated compactions" in "\n".join(survival_lines([result]))

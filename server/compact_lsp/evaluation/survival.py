@@ -31,6 +31,8 @@ from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.summarize.offline import extract_facts
 from compact_lsp.engine.summarize.user_words import user_words
 from compact_lsp.evaluation.compact_preview import CompactionStep, assistant_turns, compact_imported, cut_after_turn
+from compact_lsp.evaluation.metrics import PointScore
+from compact_lsp.evaluation.repeated_needs import LOOKAHEAD_TURNS, needs_after_compactions
 
 _OPEN_STEP = re.compile(r"^- \[[ ~]\] (.+?) \((?:pending|in_progress)\)$")
 REQUEST_CHARS = 120
@@ -114,11 +116,15 @@ class SurvivalResult:
     one_shot_tokens: list[int] = field(default_factory=list)
     """The summary of a single compaction at the same turn."""
     lost: list[list[str]] = field(default_factory=list)
+    needs: list[PointScore | None] = field(default_factory=list)
+    """After each compaction: the files the agent used next, scored against what it re-attached
+    (``repeated_needs``; None: that compaction changed nothing)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "turns": self.turns, "compacted": self.compacted, "facts": self.facts,
                 "kept": self.kept, "summaryTokens": self.summary_tokens, "oneShotTokens": self.one_shot_tokens,
-                "lost": self.lost}  # fmt: skip
+                "lost": self.lost,
+                "needs": [n.to_json() if n is not None else None for n in self.needs]}  # fmt: skip
 
 
 def survival(imported: ImportedSession, counter: TokenCounter) -> SurvivalResult | None:
@@ -140,6 +146,7 @@ def survival(imported: ImportedSession, counter: TokenCounter) -> SurvivalResult
         result.lost.append(lost)
         result.summary_tokens.append(_summary_tokens(step, counter))
         result.one_shot_tokens.append(_summary_tokens(compact_imported(imported, [turn], counter)[0], counter))
+    result.needs = needs_after_compactions(imported, turns, steps, counter)
     return result
 
 
@@ -168,8 +175,45 @@ def survival_json(results: Sequence[SurvivalResult]) -> dict[str, Any]:
             "sizeVsFirstMin": min(ratios, default=None), "sizeVsFirstMax": max(ratios, default=None),
             "sizeVsFirstInRange": sum(0.8 <= x <= 1.2 for x in ratios), "sized": len(ratios),
             "sizeVsOneShotMax": max(shots, default=None),
+            **_needs_json(results, k),
         })  # fmt: skip
     return {"totals": totals, "sessions": [r.to_json() for r in results]}
+
+
+def _needs_json(results: Sequence[SurvivalResult], k: int) -> dict[str, Any]:
+    """The needs after the k-th compaction, summed over the sessions it changed."""
+    total = PointScore()
+    for r in results:
+        score = r.needs[k] if k < len(r.needs) else None
+        if score is not None:
+            total = total + score
+    return {"points": total.points, "needed": total.needed, "strictMisses": total.strict_misses,
+            "locatedMisses": total.located_misses, "strictMissRate": total.strict_miss_rate,
+            "meanTokens": total.tokens_per_point, "meanOutlineTokens": total.outline_tokens_per_point}  # fmt: skip
+
+
+def needs_lines(results: Sequence[SurvivalResult]) -> list[str]:
+    """The markdown table of needs after the 1st, 2nd and 3rd compaction of the same sessions."""
+    lines = [
+        "",
+        "### Needs after repeated compactions",
+        "",
+        f"The same sessions, the same three compactions (the product's policy, offline summary): the files the agent "
+        f"used in the {LOOKAHEAD_TURNS} assistant turns after each, against what that compaction re-attached. Each "
+        "compaction is scored apart; one that changed nothing is not counted.",
+        "",
+        "| after compaction | compactions scored | needed | strict misses | of them located | **strict miss rate** "
+        "| file tokens / compaction | of them outline |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in survival_json(results)["totals"]:
+        tokens, outline = t["meanTokens"], t["meanOutlineTokens"]
+        lines.append(
+            f"| {t['compaction']} | {t['points']} | {t['needed']} | {t['strictMisses']} | {t['locatedMisses']} | "
+            f"**{_rate(t['strictMisses'], t['needed'])}** | {f'{tokens:,.0f}' if tokens is not None else '–'} | "
+            f"{f'{outline:,.0f}' if outline is not None else '–'} |"
+        )
+    return lines
 
 
 def survival_lines(results: Sequence[SurvivalResult]) -> list[str]:
@@ -197,4 +241,4 @@ def survival_lines(results: Sequence[SurvivalResult]) -> list[str]:
             f"**{_rate(t['kept'], t['facts'])}** | {size} | {t['sizeVsFirstInRange']} of {t['sized']} | "
             f"{f'{shot:.2f}x' if shot is not None else '–'} |"
         )
-    return lines
+    return lines + needs_lines(results)
