@@ -117,6 +117,9 @@ def inspect_session(
         "model": imported.model,
         "skippedRecords": imported.skipped_records,
         "historyMessages": len(imported.history),
+        "subagents": len(imported.subagents),
+        "inlineSubagents": sum(1 for s in imported.subagents if s.inline),
+        "legacyCompactions": imported.legacy_compactions,
         "compaction": _compaction_figures(imported.compaction),
         "usage": usage_answer(usage),
         "microcompaction": _microcompaction_preview(plan),
@@ -246,6 +249,11 @@ def format_report(report: dict[str, Any]) -> str:
         f"({usage['percent']}%)   auto-compact at {usage['autoCompactThreshold']:,}   level: {usage['level']}",
         "  by kind: " + ", ".join(f"{k} {v:,}" for k, v in usage["byKind"].items() if v),
     ]
+    if report.get("inlineSubagents") or report.get("legacyCompactions"):
+        lines.append(
+            f"  Claude Code 1.0.x shapes: {report['inlineSubagents']} sub-agent(s) inline in the log (imported as "
+            f"their own conversations), {report['legacyCompactions']} compaction(s) without a boundary (read as one)"
+        )
     if report["problems"]:
         lines.append(f"  import problems: {len(report['problems'])} (first: {report['problems'][0]})")
     if report["repairs"]:

@@ -38,6 +38,7 @@ def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> E
             report.failures.append(f"{source.path}: {exc}")
             continue
         imported = contexts[-1]
+        report.legacy_compactions += imported.legacy_compactions
         replayed = [(c, f"{k} of {len(contexts)}" if len(contexts) > 1 else None) for k, c in enumerate(contexts, 1)]
         for session, context in [*replayed, *((s, None) for s in imported.subagents)]:
             if sum(1 for m in session.session.messages if m["role"] == "assistant") < 2:
@@ -47,6 +48,7 @@ def evaluate(paths: Sequence[str | Path], config: EvalConfig | None = None) -> E
             result = replay_session(session, config, counter, cwd=session.cwd or imported.cwd)
             result.orphan = source.orphan
             result.context = context
+            result.inline = session.inline
             report.sessions.append(result)
         if source.orphan is None and config.survival:
             repeated = survival(imported, counter)

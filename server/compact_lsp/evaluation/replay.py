@@ -58,6 +58,8 @@ class SessionResult:
     """Successful Reads whose log carries no file content: those files are missing from the workspace."""
     focus_signals: int = 0
     """``<ide_opened_file>`` and selection notices: the editor's focus, fed to the read-file state."""
+    inline: bool = False
+    """A sub-agent whose records were inline in its session's log (Claude Code 1.0.x), replayed on its own."""
     orphan: str | None = None
     """For a sub-agent log replayed on its own: why (its parent session is not in the folder)."""
     context: str | None = None
@@ -79,6 +81,7 @@ class SessionResult:
             "readsWithoutContent": self.reads_without_content,
             "focusSignals": self.focus_signals,
             "orphan": self.orphan,
+            "inline": self.inline,
             "context": self.context,
             "rankers": {k: v.to_json() for k, v in self.rankers.items()},
             "rankersToEnd": {k: v.to_json() for k, v in self.rankers_to_end.items()},

@@ -24,6 +24,8 @@ class EvalReport:
     """Orphan sub-agent logs not replayed, with the reason."""
     survival: list[SurvivalResult] = field(default_factory=list)
     """Repeated compactions of the sessions long enough (evaluation/survival.py)."""
+    legacy_compactions: int = 0
+    """Claude Code 1.0.x compactions (a summary without a boundary) read as boundaries, over the logs replayed."""
 
     def ranker_totals(self, *, to_end: bool = False) -> dict[str, PointScore]:
         """Scores summed over sessions; ``to_end``: with the look-ahead running to each session's end."""
@@ -81,6 +83,7 @@ class EvalReport:
             "skipped": self.skipped,
             "failures": self.failures,
             "repeatedCompactions": survival_json(self.survival),
+            "byContext": [{"compaction": k, **t.to_json()} for k, t in by_context(self).items()],
         }
 
     def corpus(self) -> dict[str, int]:
@@ -88,7 +91,9 @@ class EvalReport:
         return {
             "sessions": len({s.path for s in sessions}),  # a session Claude Code compacted: one per context
             "contexts": len(sessions),
-            "subagents": sum(1 for s in sessions if Path(s.path).name.startswith("agent-")),
+            "subagents": sum(1 for s in sessions if Path(s.path).name.startswith("agent-") or s.inline),
+            "inlineSubagents": sum(1 for s in sessions if s.inline),
+            "legacyCompactions": self.legacy_compactions,
             "orphans": sum(1 for s in sessions if s.orphan is not None),
             "skipped": len(self.skipped),
             "messages": sum(s.messages for s in sessions),
@@ -151,11 +156,12 @@ def render_markdown(report: EvalReport) -> str:
     lines = [
         "## Corpus",
         "",
-        "| sessions | of them sub-agents | orphan sub-agents replayed alone | orphans skipped "
-        "| contexts replayed (split at Claude Code's compactions) | messages "
-        "| assistant turns | compaction points | editor-focus notices | reads without content |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {c['sessions']} | {c['subagents']} | {c['orphans']} | {c['skipped']} | {c['contexts']} | "
+        "| sessions | of them sub-agents | inline (1.0.x) | orphan sub-agents replayed alone | orphans skipped "
+        "| contexts replayed (split at Claude Code's compactions) | of the compactions, 1.0.x (no boundary) "
+        "| messages | assistant turns | compaction points | editor-focus notices | reads without content |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {c['sessions']} | {c['subagents']} | {c['inlineSubagents']} | {c['orphans']} | {c['skipped']} | "
+        f"{c['contexts']} | {c['legacyCompactions']} | "
         f"{c['messages']:,} | {c['assistantTurns']:,} | {c['points']} | {c['focusSignals']} | "
         f"{c['readsWithoutContent']} |",
         "",
@@ -210,12 +216,50 @@ def render_markdown(report: EvalReport) -> str:
     ]
     for name, t in report.ranker_totals().items():
         lines.append(f"| {name} | {t.outside_needs} | {t.outside_misses} |")
+    lines += _by_context_lines(report)
     lines += _cost_lines(report) + (survival_lines(report.survival) if report.survival else []) + _session_lines(report)
     if report.skipped:
         lines += ["", "Orphan sub-agent logs not replayed:", *[f"- {s}" for s in report.skipped]]
     if report.failures:
         lines += ["", "Not evaluated:", *[f"- {f}" for f in report.failures]]
     return "\n".join(lines) + "\n"
+
+
+def by_context(report: EvalReport) -> dict[int, PointScore]:
+    """The product's policy, summed by how many of Claude Code's own compactions came before the points (the
+    context a point is in: 1 for a session it never compacted), the 3rd and later together."""
+    name = next((spec.name for spec in report.config.rankers if spec.default), None)
+    totals: dict[int, PointScore] = {}
+    for session in report.sessions:
+        if name is None or name not in session.rankers:
+            continue
+        k = min(3, int(session.context.split(" of ")[0])) if session.context else 1
+        totals[k] = totals.get(k, PointScore()) + session.rankers[name]
+    return dict(sorted(totals.items()))
+
+
+def _by_context_lines(report: EvalReport) -> list[str]:
+    rows = by_context(report)
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## After Claude Code's own compactions",
+        "",
+        "The product's policy at the points of each context: a point in the k-th context is the k-th compaction of "
+        "that session (Claude Code compacted it k-1 times before), so its needs are scored apart from the first's.",
+        "",
+        "| compaction of the session | points | needed | strict misses | of them located | undeterminable "
+        "| **strict miss rate** | mean tokens / point |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for k, t in rows.items():
+        label = {1: "1st (no compaction before)", 2: "2nd", 3: "3rd and later"}[k]
+        lines.append(
+            f"| {label} | {t.points} | {t.needed} | {t.strict_misses} | {t.located_misses} | {t.undeterminable} | "
+            f"**{_pct(t.strict_miss_rate)}** | {_num(t.tokens_per_point)} |"
+        )
+    return lines
 
 
 def _cost_lines(report: EvalReport) -> list[str]:

@@ -63,7 +63,8 @@ def split_at_last_compaction(records: list[LogRecord], selected: list[LogRecord]
     boundary = records[at]
     line = boundary.line_no
     history = [r for r in selected if r.line_no < line]
-    after = [r for r in selected if r.line_no > line]
+    # a boundary put in for a 1.0.x compaction shares its summary's line (legacy_shapes); no other message does
+    after = [r for r in selected if r.line_no >= line]
     summary = next((r for r in after if r.data.get("isCompactSummary") is True), None)
     meta = boundary.data.get("compactMetadata")
     wanted = _preserved_uuids(meta) if isinstance(meta, dict) else []

@@ -29,13 +29,14 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compact_lsp.engine.claude_code.branch import merge_records, select_branch, side_data
 from compact_lsp.engine.claude_code.compaction_view import split_at_last_compaction
+from compact_lsp.engine.claude_code.legacy_shapes import split_sidechains, with_legacy_boundaries
 from compact_lsp.engine.claude_code.log_lines import (
     BINARY_SNIFF_BYTES,
     LineProblem,
@@ -100,6 +101,10 @@ class ImportedSession:
     context_records: list[LogRecord] = field(default_factory=list)
     """The message records the messages were made from: the branch chosen, since the last compaction, those whose
     message ``repair`` dropped (an empty one) included."""
+    inline: bool = False
+    """A sub-agent whose records were inline in its session's own log (Claude Code 1.0.x, ``legacy_shapes``)."""
+    legacy_compactions: int = 0
+    """Claude Code 1.0.x compactions (a summary without a boundary) read as boundaries (``legacy_shapes``)."""
 
 
 def iter_session_files(directory: str | Path) -> Iterator[Path]:
@@ -122,22 +127,37 @@ def import_claude_code(
     """
     file = Path(path)
     records, problems = _read_records(file)
+    records, inline, legacy = _today_shape(records)
     summary: str | None = None
     if before_last_compaction:
         records, summary = before_last_boundary(records)
     imported = import_records(file, records, problems)
     imported.compact_summary = summary
+    imported.legacy_compactions = legacy
     if with_subagents:
-        _attach_subagents(file, imported)
+        _attach_subagents(file, imported, inline)
     return imported
 
 
-def _attach_subagents(file: Path, imported: ImportedSession) -> None:
-    """The sub-agents' logs of a session's own log (a sub-agent's log has none of its own), each imported alone."""
+def _today_shape(records: list[LogRecord]) -> tuple[list[LogRecord], list[list[LogRecord]], int]:
+    """A log's records as today's Claude Code writes them (``legacy_shapes``): the main chain with a boundary
+    before each 1.0.x compaction, its inline sub-agents' records apart, and how many boundaries were put in."""
+    main, inline = split_sidechains(records)
+    main, legacy = with_legacy_boundaries(main)
+    return main, inline, legacy
+
+
+def _attach_subagents(file: Path, imported: ImportedSession, inline: Sequence[list[LogRecord]] = ()) -> None:
+    """The sub-agents of a session: those inline in its own log (1.0.x), then those of their own logs (a sub-agent's
+    log has none of its own), each imported alone."""
+    found: list[ImportedSession] = []
+    for chain in inline:
+        sub = import_records(file, chain, [])
+        sub.inline = True
+        found.append(sub)
     if not file.name.startswith("agent-"):
-        imported.subagents = [
-            import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)
-        ]
+        found += [import_claude_code(p, with_subagents=False) for p in _subagent_files(file, imported.session.id)]
+    imported.subagents = found
 
 
 def import_contexts(path: str | Path, *, with_subagents: bool = True) -> list[ImportedSession]:
@@ -148,11 +168,13 @@ def import_contexts(path: str | Path, *, with_subagents: bool = True) -> list[Im
     everything the session did before Claude Code compacted it."""
     file = Path(path)
     records, problems = _read_records(file)
+    records, inline, legacy = _today_shape(records)
     cuts = [i for i, record in enumerate(records) if record.message is None and is_boundary(record)]
     parts = [import_records(file, records[:cut], []) for cut in cuts]
     whole = import_records(file, records, problems)
+    whole.legacy_compactions = legacy
     if with_subagents:
-        _attach_subagents(file, whole)
+        _attach_subagents(file, whole, inline)
     return [*parts, whole]
 
 
