@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from tests.codex.codex_cli import (
+    COMPACT_LIMIT,
     developer_texts,
     env_for,
     first_after_compaction,
@@ -26,7 +27,7 @@ from tests.codex.codex_cli import (
     turn_script,
     write_config,
 )
-from tests.codex.responses_stub import ResponsesStub, apply_patch, exec_command, message
+from tests.codex.responses_stub import ResponsesStub, apply_patch, exec_command, is_compaction, message
 
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.engine.codex.rollout import read_rollout
@@ -163,3 +164,40 @@ def test_uninstall_removes_the_hook_and_keeps_the_users_settings(codex_home: Pat
         assert (codex_home / "config.toml").read_text() == before  # byte for byte, comments included
     finally:
         stub.stop()
+
+
+def test_a_second_compaction_in_one_session_gets_the_files_read_since_the_first(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    """One turn, two automatic compactions: the second hook's context is the window since the first."""
+    for name in ("first_a.py", "first_b.py", "second_a.py", "second_b.py"):
+        (project / name).write_text("".join(f"def {name[:-3]}_{i}():\n    return {i}\n\n" for i in range(40)))
+    write_config(codex_home, stub)
+    install(codex_home, project)
+    calls = [[exec_command("c1", "cat first_a.py"), exec_command("c2", "cat first_b.py")],
+             [exec_command("c3", "cat second_a.py"), exec_command("c4", "cat second_b.py")]]  # fmt: skip
+    state = {"window": 0, "next": 0}
+
+    def script(request: dict[str, object]) -> tuple[list[dict[str, object]], int]:
+        if is_compaction(request):
+            state["window"] += 1
+            state["next"] = 0
+            return [message("Summary: the user asked to read the modules; some are read.")], 800
+        window, at = state["window"], state["next"]
+        if window >= len(calls) or at >= len(calls[window]):
+            return [message("All done.")], 3_000
+        state["next"] += 1
+        return [calls[window][at]], (COMPACT_LIMIT + 40_000) if at == len(calls[window]) - 1 else 4_000
+
+    stub.script = script
+    done = run_codex(codex_home, project, "read the modules")
+    assert done.returncode == 0, done.stderr[-2000:]
+    compactions = [i for i, r in enumerate(stub.requests) if is_compaction(r)]
+    assert len(compactions) == 2, "Codex did not compact twice"
+    first, second = (
+        next(t for t in developer_texts(stub.requests[i + 1]) if t.startswith(HEADER)) for i in compactions
+    )
+    assert "first_a.py" in first and "second_a.py" not in first
+    assert "second_a.py" in second and "second_b.py" in second, second
+    trail = second.split("<artifact-trail", 1)[-1]
+    assert "first_a.py" not in trail, "the second hook named a file only the window before the first one read"

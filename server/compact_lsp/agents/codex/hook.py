@@ -2,9 +2,10 @@
 
 Codex compacts by asking the model for a summary and starting a new history from it and the user's own messages;
 every file the agent read or patched is gone from it. When Codex runs the hook (``source: "compact"``), the
-rollout already holds the ``compacted`` record. The hook reads the rollout, turns the history before that record
-into the engine's file uses (``engine/codex/file_uses.py``), ranks them with the rehydration the server runs
-after its own compactions, leaves out what Codex's new history holds verbatim, and answers with
+rollout already holds the ``compacted`` record. The hook reads the rollout, turns the window before that record
+(since the compaction before it, when there was one: what the model worked with) into the engine's file uses
+(``engine/codex/file_uses.py``), ranks them with the rehydration the server runs after its own compactions, leaves
+out what Codex's new history holds verbatim, and answers with
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``, which Codex sends to the
 model as a developer message.
 
@@ -69,7 +70,7 @@ def build_context(
     compaction = rollout.last_compaction
     if compaction is None:
         return None, {"reason": "the rollout has no compaction"}
-    before = rollout.before_last_compaction()
+    before = rollout.window_before_last_compaction()  # a session compacted before: the window since then
     view = file_use_view(before, cwd)
     counter = CharCounter()
     realpath = instant_realpath()

@@ -71,6 +71,14 @@ class CodexRollout:
         last = self.last_compaction
         return self.messages[: last.index] if last else list(self.messages)
 
+    def window_before_last_compaction(self) -> list[Message]:
+        """The messages the model worked with just before the last compaction: those since the compaction before it
+        (whose summary and kept user messages Codex carries on), or all of them at the first."""
+        if not self.compactions:
+            return list(self.messages)
+        start = self.compactions[-2].index if len(self.compactions) > 1 else 0
+        return self.messages[start : self.compactions[-1].index]
+
     def current_context(self) -> list[Message]:
         """What the model holds now: after the last compaction, the history Codex kept (as user text) and what
         followed; the whole conversation when it never compacted."""
