@@ -48,12 +48,12 @@ sys.path.insert(0, str(ROOT))
 from tests.reliability.process_tree import TreeMemory, descendants  # noqa: E402
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
-from compact_lsp.agents.claude_code.live import FollowedSession, passive, project_directory  # noqa: E402
+from compact_lsp.agents.claude_code.live import FollowedSession, project_directory  # noqa: E402
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript  # noqa: E402
 from compact_lsp.agents.codex.live import FollowedCodexSession  # noqa: E402
 from compact_lsp.engine.conversation.tokens import TiktokenCounter  # noqa: E402
 from compact_lsp.engine.session.context_session import ContextSession  # noqa: E402
-from compact_lsp.engine.settings import EngineSettings  # noqa: E402
+from compact_lsp.engine.settings import EngineSettings, passive  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 SESSION = "0b5e2c1a-1111-4222-8333-944455556666"

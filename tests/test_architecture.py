@@ -66,7 +66,7 @@ PACKAGES = (
 """The packages, top first: each imports only the ones below it; those on one line import none of each other."""
 
 ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
-    "cli": ("main", "offline", grimp.Layer("claude_code", "codex")),
+    "cli": ("main", "offline", "agents"),
     "lsp": (
         "app",
         "framing",
@@ -79,9 +79,10 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
     ),
     "agents": (
         grimp.Layer("hook_process", "importing", "doctor"),
-        "codex",
-        "claude_code",
-        grimp.Layer("hook_io", "hook_launcher", "appended_lines"),
+        "registered",
+        grimp.Layer("claude_code", "codex"),
+        "agent",
+        grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files"),
         "character_fit",
     ),
     "agent": (
@@ -233,12 +234,12 @@ def test_no_lazy_import_hides_an_upward_dependency(graph: grimp.ImportGraph) -> 
 
 def test_the_lazy_import_check_sees_one(graph: grimp.ImportGraph) -> None:
     """The one lsp/sessions/registry.py had: settings for followed sessions from the module that follows them."""
-    upward = "def update():\n    from compact_lsp.lsp.following.claude_code_follow import ClaudeCodeFollow\n"
+    upward = "def update():\n    from compact_lsp.lsp.following.agent_follow import AgentFollow\n"
     downward = "def follow():\n    from compact_lsp.lsp.sessions.registry import SessionSlot\n"
     assert lazy_upward_imports(graph, "compact_lsp.lsp.sessions.registry", upward) == [
-        "compact_lsp.lsp.sessions.registry:2 imports compact_lsp.lsp.following.claude_code_follow"
+        "compact_lsp.lsp.sessions.registry:2 imports compact_lsp.lsp.following.agent_follow"
     ]
-    assert lazy_upward_imports(graph, "compact_lsp.lsp.following.claude_code_follow", downward) == []
+    assert lazy_upward_imports(graph, "compact_lsp.lsp.following.agent_follow", downward) == []
 
 
 EDITORS = PACKAGE.parents[1] / "editors"

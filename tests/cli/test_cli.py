@@ -68,11 +68,12 @@ def test_version() -> None:
 
 
 def test_help_lists_every_subcommand() -> None:
+    from compact_lsp.agents.registered import AGENTS
     from compact_lsp.cli.main import SUBCOMMANDS
 
     done = cli("--help")
     assert done.returncode == 0, done.stderr
     listed = done.stdout.split("subcommands:", 1)[1]
     names = {line.split()[0] for line in listed.strip().splitlines()}
-    assert names == {"serve", *SUBCOMMANDS}
+    assert names == {"serve", *SUBCOMMANDS, *(agent.name for agent in AGENTS)}
     assert "serve" in cli("serve", "--help").stdout  # 'serve' is accepted and takes the server's options

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from compact_lsp.agents import registered
 from compact_lsp.agents.hook_launcher import LauncherError, check_launcher, launchers_dir
 from compact_lsp.engine.files.usable_path import real_path
 
@@ -69,16 +70,12 @@ def _health(agent: str, place: Path, command: str, fix: str) -> HookHealth:
 
 def hook_health(project_dir: str) -> list[HookHealth]:
     """Every hook of ours installed for ``project_dir`` and for the user, checked."""
-    from compact_lsp.agents.claude_code import settings as claude_code
-    from compact_lsp.agents.codex import settings as codex
-
     places: list[tuple[str, Path, Callable[[Path], list[str]], str]] = []
     for scope in ("user", "project"):
         flag = f" --{scope}" + (f" --dir {shlex.quote(project_dir)}" if scope == "project" else "")
-        places.append(("claude-code", claude_code.settings_path(scope, project_dir), claude_code.installed_commands,
-                       f"compact-lsp claude-code install-hook{flag}"))  # fmt: skip
-        places.append(("codex", codex.config_path(scope, project_dir), codex.installed_commands,
-                       f"compact-lsp codex install-hook{flag}, then trust it in Codex (/hooks)"))  # fmt: skip
+        for agent in registered.AGENTS:
+            fix = f"compact-lsp {agent.name} install-hook{flag}{agent.after_install}"
+            places.append((agent.name, agent.settings_path(scope, project_dir), agent.installed_commands, fix))
     return [_health(agent, place, command, fix) for agent, place, read, fix in places for command in read(place)]
 
 

@@ -29,9 +29,6 @@ from pathlib import Path
 
 from compact_lsp.runtime.atomic_files import replace_file
 
-AGENTS = ("claude-code", "codex")
-"""The agents whose hook we install: each is also the subcommand (``compact-lsp codex hook``)."""
-
 
 def ready(agent: str = "claude-code") -> str:
     """What ``compact-lsp <agent> hook --check`` prints."""
@@ -78,7 +75,7 @@ def _needed_pythonpath() -> list[str]:
 
 def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code") -> str:
     """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr."""
-    assert agent in AGENTS
+    assert agent.replace("-", "").isalnum(), f"not an agent's name: {agent!r}"
     again = f"run 'compact-lsp doctor', or 'compact-lsp {agent} install-hook' again from the compact-lsp you use"
     lines = [
         "#!/bin/sh",

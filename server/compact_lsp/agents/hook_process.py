@@ -4,7 +4,7 @@
 none of the other subcommands' parsing; ``run_hook`` must never break the agent: whatever happens it exits 0,
 prints either one JSON object or nothing on stdout, and says why it printed nothing on stderr and in its log file
 (``hook_log_path()``, created 0600). A deadline (``HOOK_DEADLINE_SECONDS``) bounds it however big the transcript.
-The same input, output and rules serve Codex's hook (``agent="codex"``).
+The same input, output and rules serve every registered agent's hook (agents/registered.py), by its name.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import IO, Any, NoReturn
 
 from compact_lsp.agents.character_fit import DEFAULT_BUDGET
 from compact_lsp.agents.hook_io import NotForUs, hook_output, parse_hook_input
+from compact_lsp.agents.registered import agent_named
 
 log = logging.getLogger(__name__)
 
 MAX_INPUT_BYTES = 1 << 20
 HOOK_DEADLINE_SECONDS = 20.0
 """Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
-AGENTS = ("claude-code", "codex")
 LEFT_FOR_EXIT: list[object] = []
 """What the hook's process never frees: the transcript it parsed, dropped with the process by ``exit_now`` (freeing
 a million tokens' records one object at a time costs ~36M instructions, 2% of the hook's). Only ``hook_main``,
@@ -37,7 +37,7 @@ the process's own entry, fills it; ``run_hook`` called in-process frees as usual
 def hook_main(argv: Sequence[str]) -> int | None:
     """``<agent> hook [--budget N] [--check]`` run at once; None for anything else (help, a typo, another
     action), which the subcommand's argparse parser then answers as before."""
-    if len(argv) < 2 or argv[0] not in AGENTS or argv[1] != "hook":
+    if len(argv) < 2 or agent_named(argv[0]) is None or argv[1] != "hook":
         return None
     budget, check, rest = DEFAULT_BUDGET, False, list(argv[2:])
     while rest:
@@ -120,12 +120,10 @@ def run_hook(
     agent: str = "claude-code",
     keep: list[object] | None = None,
 ) -> int:
-    """Claude Code's hook (or Codex's, ``agent="codex"``): print the additional context or nothing; always exit 0.
+    """The named agent's hook (``claude-code``, ``codex``): print the additional context or nothing; always exit 0.
     ``keep``: where the parsed transcript is left instead of freed (``LEFT_FOR_EXIT``)."""
-    if agent == "codex":
-        from compact_lsp.agents.codex.hook import context_for
-    else:
-        from compact_lsp.agents.claude_code.hook import context_for
+    described = agent_named(agent)
+    assert described is not None, f"no agent named {agent!r} (agents/registered.py)"
     _log_to_file(agent)
     started = time.perf_counter()
     collecting = gc.isenabled()
@@ -137,7 +135,7 @@ def run_hook(
         if len(raw) > MAX_INPUT_BYTES:
             raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
         inp = parse_hook_input(raw)
-        context, figures = context_for(inp, budget=budget, keep=keep)
+        context, figures = described.hook_context(inp, budget=budget, keep=keep)
         signal.setitimer(signal.ITIMER_REAL, 0)
         elapsed = time.perf_counter() - started
         if context is None:

@@ -17,8 +17,10 @@ import sys
 from collections.abc import Sequence
 
 from compact_lsp import __version__
+from compact_lsp.agents.registered import agent_named
 
-SUBCOMMANDS = ("inspect", "import", "eval", "compact", "doctor", "claude-code", "codex")
+SUBCOMMANDS = ("inspect", "import", "eval", "compact", "doctor")
+"""The offline subcommands (cli/offline.py); each registered agent's name is one too (cli/agents.py)."""
 
 
 def _server_parser(epilog: str | None = None) -> argparse.ArgumentParser:
@@ -149,14 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = hook_main(args)
         if code is not None:
             return code
-    if args and args[0] == "claude-code":
-        from compact_lsp.cli.claude_code import main as claude_code_main
+    agent = agent_named(args[0]) if args else None
+    if agent is not None:
+        from compact_lsp.cli.agents import main as agent_main
 
-        return claude_code_main(args)
-    if args and args[0] == "codex":
-        from compact_lsp.cli.codex import main as codex_main
-
-        return codex_main(args)
+        return agent_main(args, agent)
     if args and args[0] in SUBCOMMANDS:
         from compact_lsp.cli.offline import main as offline_main
 

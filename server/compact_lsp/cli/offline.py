@@ -58,11 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     doctor = sub.add_parser("doctor", help="check that every compaction hook installed here still starts")
     doctor.add_argument("--dir", default=".", help="the project directory (default: the current one)")
-    from compact_lsp.cli.claude_code import add_parser as add_claude_code_parser
-    from compact_lsp.cli.codex import add_parser as add_codex_parser
+    from compact_lsp.cli.agents import add_parsers
 
-    add_claude_code_parser(sub)  # listed here for --help; cli.main runs it without this module's imports
-    add_codex_parser(sub)
+    add_parsers(sub)  # listed here for --help; cli.main runs them without this module's imports
     return parser
 
 

@@ -173,3 +173,14 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         check_limits(self)
+
+
+def passive(settings: EngineSettings) -> EngineSettings:
+    """A followed session's settings: the user's, with nothing that would act on its own (no triggers, no notes)."""
+    micro = replace(settings.microcompact, idle_minutes=-1, size_threshold_tokens=-1)
+    return replace(
+        settings,
+        microcompact=micro,
+        auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
+        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
+    )

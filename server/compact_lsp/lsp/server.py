@@ -17,8 +17,6 @@ from pygls.lsp.server import LanguageServer
 
 from compact_lsp import __version__
 from compact_lsp.agent.settings import AgentSettings
-from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
-from compact_lsp.agents.codex.live import CodexSettings
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.anthropic_api import summarizer_from_settings
 from compact_lsp.engine.summarize.base import Summarizer
@@ -82,14 +80,10 @@ class CompactLanguageServer(LanguageServer):
         """The event loop serving the client; worker threads hand results back through it."""
         self.chat = ChatState()
         """The built-in agent's permission answers and running turns, per session (``compact/chat``)."""
-        self.claude_code_settings = ClaudeCodeSettings()
-        """``claudeCode.*``: whether and where to follow Claude Code's transcripts."""
-        self.claude_code: Follower | None = None
-        """The followed Claude Code project directory, when on (lsp/following/claude_code_follow.py)."""
-        self.codex_settings = CodexSettings()
-        """``codex.*``: whether and where to follow Codex CLI's sessions."""
-        self.codex: Follower | None = None
-        """The followed Codex sessions folder, when on (lsp/following/codex_follow.py)."""
+        self.follow_settings: dict[str, Any] = {}
+        """Each agent's follow settings (``claudeCode.*``, ``codex.*``), by its name (agents/registered.py)."""
+        self.followers: dict[str, Follower] = {}
+        """The agents whose transcripts are followed now, by name (lsp/following/agent_follow.py)."""
         self.ignored_roots_warned: set[str] = set()
         """Memory roots already reported as ignored (``memory.IgnoredRoot``): each is warned about once."""
         self.session_items: dict[str, tuple[SessionSummary, EngineSettings, dict[str, Any]]] = {}

@@ -223,6 +223,10 @@ class ParsedSettings:
     claude_code: ClaudeCodeSettings = field(default_factory=ClaudeCodeSettings)
     codex: CodexSettings = field(default_factory=CodexSettings)
 
+    def follow_settings(self) -> dict[str, Any]:
+        """Each agent's follow settings, by its name (agents/registered.py)."""
+        return {"claude-code": self.claude_code, "codex": self.codex}
+
     def message(self) -> str | None:
         """What to tell the user (``window/showMessage``), or None."""
         if not self.problems:

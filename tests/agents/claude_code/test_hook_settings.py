@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 import compact_lsp
-from compact_lsp.agents.claude_code.settings import SettingsFileError, install_hook, uninstall_hook
+from compact_lsp.agents.claude_code.settings import install_hook, uninstall_hook
 from compact_lsp.agents.hook_launcher import LAUNCH_FAILED
+from compact_lsp.agents.settings_files import SettingsFileError
 
 THEIRS = {
     "permissions": {"allow": ["Bash(npm test)"]},

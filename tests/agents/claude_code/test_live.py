@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from tests.agents.claude_code.transcripts import CORPUS, corpus_session
 
-from compact_lsp.agents.claude_code.live import FollowedSession, passive, project_name
+from compact_lsp.agents.claude_code.live import FollowedSession, project_name
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.settings import EngineSettings, passive
 
 
 @pytest.mark.parametrize(

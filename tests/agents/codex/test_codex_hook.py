@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agents.codex.settings import ConfigFileError, install_hook, uninstall_hook
+from compact_lsp.agents.codex.settings import install_hook, uninstall_hook
 from compact_lsp.agents.hook_process import run_hook
+from compact_lsp.agents.settings_files import SettingsFileError
 
 from .rollouts import assistant, compaction, head, item, user
 
@@ -55,7 +56,7 @@ def test_a_linked_config_is_refused_and_its_target_untouched(tmp_path: Path, lin
         (project / ".codex" / "config.toml").symlink_to(secret)
     else:
         (project / ".codex").symlink_to(secret.parent)
-    with pytest.raises(ConfigFileError, match="symbolic link"):
+    with pytest.raises(SettingsFileError, match="symbolic link"):
         install_hook(project / ".codex" / "config.toml", "python -m compact_lsp codex hook")
     assert secret.read_text() == 'token = "do-not-copy"\n'
     assert sorted(p.name for p in secret.parent.iterdir()) == ["config.toml"]  # no .bak copied anywhere
@@ -64,7 +65,7 @@ def test_a_linked_config_is_refused_and_its_target_untouched(tmp_path: Path, lin
 def test_a_broken_config_is_left_alone_with_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("model = [unclosed\n")
-    with pytest.raises(ConfigFileError, match="not valid TOML"):
+    with pytest.raises(SettingsFileError, match="not valid TOML"):
         install_hook(path, "x -m compact_lsp codex hook")
     assert path.read_text() == "model = [unclosed\n"
 

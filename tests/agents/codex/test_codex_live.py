@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from tests.agents.codex.rollouts import assistant, compaction, head, turn, user
 
-from compact_lsp.agents.claude_code.live import passive
 from compact_lsp.agents.codex import live as codex_live
 from compact_lsp.agents.codex.live import FollowedCodexSession, ownership
 from compact_lsp.engine.codex.rollout import read_rollout
@@ -18,7 +17,7 @@ from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.settings import EngineSettings, passive
 
 COUNTER = TiktokenCounter()
 

@@ -23,21 +23,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.claude_code.window_marks import LoggedAt, SeenUuids
+from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
-from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.conversation.tokens import TokenCounter
-from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
-from compact_lsp.engine.session.session_status import SessionStatus, status_of
-from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, SessionMemorySettings
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "claude-code"
@@ -93,34 +89,15 @@ class OwnedByClaudeCode(SessionBusy):
         self.owner = {"agent": "Claude Code"}
 
 
-class FollowedJournal:
-    """The journal of a followed session: refuses every write except the follower's own updates."""
-
-    def __init__(self, session: str) -> None:
-        self.session = session
-        self._updating = False
-
-    @contextlib.contextmanager
-    def updating(self) -> Iterator[None]:
-        self._updating = True
-        try:
-            yield
-        finally:
-            self._updating = False
-
-    def write(self, record: dict[str, Any]) -> None:
-        if not self._updating:
-            raise OwnedByClaudeCode(self.session)
-
-
-class FollowedSession:
+class FollowedSession(FollowedTranscript):
     """A ``ContextSession`` kept in step with a ``LiveTranscript`` (see the module doc)."""
 
     def __init__(self, transcript: LiveTranscript, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = transcript
         self.id = session_id_for(transcript.path)
         self._make = make_session
-        self.journal = FollowedJournal(self.id)
+        self._refused = OwnedByClaudeCode
+        self.journal = FollowedJournal(self.id, OwnedByClaudeCode)
         self.title = ""
         self.cwd: str | None = None
         self.rebuilds = 0
@@ -140,27 +117,14 @@ class FollowedSession:
         self._head: tuple[tuple[int, int] | None, str | None] | None = None
         """The title at the file's start, and the file (its inode) it was read from."""
 
-    def _new_session(self, title: str) -> ContextSession:
-        session = self._make(self.id, title)
-        session.journal = self.journal
-        return session
-
     # -- what the model sees now ----------------------------------------------------------------------------
-
-    @property
-    def messages(self) -> list[Message]:
-        """The window's messages: the committed ones, then the open tail."""
-        return [*self.session.messages, *self._open.messages]
 
     @property
     def timestamps(self) -> list[str | None]:
         return [*self._stamps, *self._open.stamps]
 
-    def usage(self) -> ContextUsage:
-        return usage_with_tail(self.session, self._open, self._usage)
-
-    def status(self, read_files: bool = True) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._usage, read_files)
+    def _reported(self) -> dict[str, Any] | None:
+        return self._usage
 
     # -- keeping in step -----------------------------------------------------------------------------------
 
@@ -295,51 +259,6 @@ class FollowedSession:
         self._open = OpenTail(kept, messages[cut:], stamps[cut:], self.session.counter)
 
 
-class OpenTail:
-    """The messages that may still grow (the last assistant message and what follows it), the records they come
-    from, and their tokens; the session holds everything before them."""
-
-    def __init__(
-        self,
-        records: list[LogRecord] | None = None,
-        messages: list[Message] | None = None,
-        stamps: list[str | None] | None = None,
-        counter: TokenCounter | None = None,
-    ) -> None:
-        self.records = records or []
-        self.messages = messages or []
-        self.stamps = stamps or []
-        self.uuids = {r.uuid for r in self.records if r.uuid is not None}
-        linked = [r for r in self.records if r.uuid is not None and r.parent is not None]
-        self.forked = any(r.parent not in self.uuids and r.parent != linked[0].parent for r in linked[1:])
-        """Some record hangs off the history before the tail (a rewind the importer holds beside the branch
-        until its response comes): until that settles, only a fresh import of the window is right."""
-        self.tokens: dict[str, int] = {}
-        for message in self.messages:
-            assert counter is not None
-            for kind, tokens in message_kind_tokens(counter, message).items():
-                self.tokens[kind] = self.tokens.get(kind, 0) + tokens
-
-
-def usage_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> ContextUsage:
-    """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
-    agent last reported (``reported``, its API's own usage)."""
-    usage = session.usage()
-    by_kind = dict(usage.by_kind)
-    for kind, tokens in tail.tokens.items():
-        by_kind[kind] = by_kind.get(kind, 0) + tokens
-    return build_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported)
-
-
-def status_with_tail(
-    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, read_files: bool = True
-) -> SessionStatus:
-    """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
-    count = len(session.messages) + len(tail.messages)
-    status = status_of(session, read_files=read_files)
-    return replace(status, usage=usage_with_tail(session, tail, reported), message_count=count)
-
-
 ANCHOR_UUID = "compact-lsp:open-tail"
 
 
@@ -370,14 +289,3 @@ def transcripts_in(directory: Path) -> list[Path]:
     except OSError:
         return []
     return sorted(found, key=lambda p: p.stat().st_mtime if p.exists() else 0, reverse=True)
-
-
-def passive(settings: EngineSettings) -> EngineSettings:
-    """A followed session's settings: the user's, with nothing that would act on its own (no triggers, no notes)."""
-    micro = replace(settings.microcompact, idle_minutes=-1, size_threshold_tokens=-1)
-    return replace(
-        settings,
-        microcompact=micro,
-        auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
-        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
-    )

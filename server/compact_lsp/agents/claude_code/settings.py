@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
@@ -39,18 +38,6 @@ _MARKERS = (
 )
 MAX_SETTINGS_BYTES = 1 << 20
 """How our own entry is recognised in a settings file, whichever way it was started."""
-
-
-class SettingsFileError(Exception):
-    """The settings file cannot be changed safely (not JSON, not an object, unexpected shapes)."""
-
-
-@dataclass(frozen=True)
-class HookChange:
-    path: Path
-    changed: bool
-    backup: Path | None
-    message: str
 
 
 def settings_path(scope: str, project_dir: str) -> Path:
@@ -81,31 +68,7 @@ def check_project_path(path: Path, project_dir: str) -> None:
 
 def _read_original(path: Path) -> str | None:
     """The settings file's text (None: there is none), without following a link at its last component."""
-    return read_settings_text(path, MAX_SETTINGS_BYTES, SettingsFileError)
-
-
-def read_settings_text(path: Path, max_bytes: int, error: type[Exception]) -> str | None:
-    """A small settings file's UTF-8 text (None: there is none), opened without following a link at its last
-    component and checked to be a regular file of at most ``max_bytes``; anything else raises ``error``."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if path.is_symlink():
-            raise error(f"{path} is a symbolic link; left as it is") from None
-        raise exc
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise error(f"{path} is not a regular file; left as it is")
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise error(f"{path} is over {max_bytes} bytes; left as it is")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{path} is not UTF-8 text; fix it or move it away, then try again") from None
+    return read_settings_text(path, MAX_SETTINGS_BYTES)
 
 
 def is_ours(hook: Any) -> bool:

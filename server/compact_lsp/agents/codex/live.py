@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines, LineMark
-from compact_lsp.agents.claude_code.live import FollowedJournal, OpenTail, status_with_tail, usage_with_tail
+from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.codex.rollout import (
     MAX_LINE_BYTES,
     MAX_ROLLOUT_BYTES,
@@ -43,12 +43,10 @@ from compact_lsp.engine.codex.rollout import (
     title_of,
 )
 from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.usable_path import is_usable, real_path
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
-from compact_lsp.engine.session.session_status import SessionStatus
 from compact_lsp.store.session_lock import SessionBusy
 
 SOURCE = "codex"
@@ -147,20 +145,15 @@ class OwnedByCodex(SessionBusy):
         self.owner = {"agent": "Codex"}
 
 
-class CodexJournal(FollowedJournal):
-    def write(self, record: dict[str, Any]) -> None:
-        if not self._updating:
-            raise OwnedByCodex(self.session)
-
-
-class FollowedCodexSession:
+class FollowedCodexSession(FollowedTranscript):
     """A ``ContextSession`` kept in step with a Codex rollout as Codex appends to it (see the module doc)."""
 
     def __init__(self, path: Path, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES, COMPACTED, PIECE_BYTES)
         self.id = session_id_for(path)
         self._make = make_session
-        self.journal = CodexJournal(self.id)
+        self._refused = OwnedByCodex
+        self.journal = FollowedJournal(self.id, OwnedByCodex)
         self.rebuilds = 0
         """How often the window was committed afresh because an append could not simply extend it."""
         self.version = 0
@@ -180,24 +173,12 @@ class FollowedCodexSession:
         """Complete messages not committed yet: the last assistant message and what followed it."""
         self._open = OpenTail()
 
-    def _new_session(self, title: str) -> ContextSession:
-        session = self._make(self.id, title)
-        session.journal = self.journal
-        return session
-
-    @property
-    def messages(self) -> list[Message]:
-        return [*self.session.messages, *self._open.messages]
-
     @property
     def timestamps(self) -> list[str | None]:
         return [None] * (len(self.session.messages) + len(self._open.messages))
 
-    def usage(self) -> ContextUsage:
-        return usage_with_tail(self.session, self._open, self._rollout.usage)
-
-    def status(self, read_files: bool = True) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._rollout.usage, read_files)
+    def _reported(self) -> dict[str, Any] | None:
+        return self._rollout.usage
 
     def update(self) -> bool:
         """Read what Codex appended and apply it; True when the session changed."""

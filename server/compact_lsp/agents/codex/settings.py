@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from compact_lsp.agents.claude_code.settings import read_settings_text
+from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
@@ -50,18 +49,6 @@ TRUST_NOTE = (
 )
 
 
-class ConfigFileError(Exception):
-    """The config file cannot be changed safely (not TOML, unexpected shapes, a link); left as it is."""
-
-
-@dataclass(frozen=True)
-class HookChange:
-    path: Path
-    changed: bool
-    backup: Path | None
-    message: str
-
-
 def codex_home() -> Path:
     return Path(os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex"))
 
@@ -75,13 +62,13 @@ def config_path(scope: str, project_dir: str) -> Path:
 
 def hook_command() -> str:
     """The launcher (``agents/hook_launcher.py``): this server's Python with the path it needs, wherever it was
-    installed from (VS Code's bundled server too), checked by running it once; ``ConfigFileError`` if it fails."""
+    installed from (VS Code's bundled server too), checked by running it once; ``SettingsFileError`` if it fails."""
     from compact_lsp.agents.hook_launcher import LauncherError, launcher_command
 
     try:
         return launcher_command("codex")
     except LauncherError as exc:
-        raise ConfigFileError(str(exc)) from None
+        raise SettingsFileError(str(exc)) from None
 
 
 def is_ours(hook: Any) -> bool:
@@ -96,24 +83,24 @@ def _check_not_linked(path: Path) -> None:
         except FileNotFoundError:
             continue
         if stat.S_ISLNK(mode):
-            raise ConfigFileError(f"{candidate} is a symbolic link; compact-lsp does not write through links")
+            raise SettingsFileError(f"{candidate} is a symbolic link; compact-lsp does not write through links")
         if candidate == path and not stat.S_ISREG(mode):
-            raise ConfigFileError(f"{candidate} is not a regular file; left as it is")
+            raise SettingsFileError(f"{candidate} is not a regular file; left as it is")
     real_parent = real_path(str(path.parent))
     if os.path.exists(path.parent) and real_parent != os.path.abspath(path.parent):
-        raise ConfigFileError(f"{path.parent} resolves to {real_parent}; compact-lsp writes only where it was told")
+        raise SettingsFileError(f"{path.parent} resolves to {real_parent}; compact-lsp writes only where it was told")
 
 
 def _read(path: Path) -> str | None:
     _check_not_linked(path)
-    return read_settings_text(path, MAX_CONFIG_BYTES, ConfigFileError)
+    return read_settings_text(path, MAX_CONFIG_BYTES)
 
 
 def _parse(path: Path, text: str | None) -> tomlkit.TOMLDocument:
     try:
         return tomlkit.parse(text or "")
     except TOMLKitError as exc:
-        raise ConfigFileError(f"{path} is not valid TOML ({exc}); fix it or move it away, then try again") from None
+        raise SettingsFileError(f"{path} is not valid TOML ({exc}); fix it or move it away, then try again") from None
 
 
 def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
@@ -124,7 +111,7 @@ def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
         hooks = tomlkit.table(is_super_table=True)
         doc["hooks"] = hooks
     if not isinstance(hooks, dict):
-        raise ConfigFileError(f"{path}: 'hooks' is not a table; left as it is")
+        raise SettingsFileError(f"{path}: 'hooks' is not a table; left as it is")
     entries = hooks.get(EVENT)
     if entries is None:
         if not create:
@@ -132,7 +119,7 @@ def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
         entries = tomlkit.aot()
         hooks[EVENT] = entries
     if not isinstance(entries, list):
-        raise ConfigFileError(f"{path}: 'hooks.{EVENT}' is not an array of tables; left as it is")
+        raise SettingsFileError(f"{path}: 'hooks.{EVENT}' is not an array of tables; left as it is")
     return entries
 
 
@@ -203,7 +190,7 @@ def installed_commands(path: Path) -> list[str]:
     """The commands of our hook in a config file (none when it is missing or not ours to read)."""
     try:
         entries = _entries(_parse(path, _read(path)), path, create=False)
-    except (ConfigFileError, OSError):
+    except (SettingsFileError, OSError):
         return []
     found: list[str] = []
     for entry in entries or []:

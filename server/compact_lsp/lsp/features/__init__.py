@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from compact_lsp.lsp.features import (
     admitted,
+    agent_hooks,
     chat,
-    claude_code_hook,
     commands,
     documents,
     importing,
@@ -29,7 +29,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     admitted.register,
     session_picker.register,
     commands.register,
-    claude_code_hook.register,
+    agent_hooks.register,
     importing.register,
     chat.register,
 )

@@ -43,7 +43,7 @@ def _log_path(server: CompactLanguageServer, args: Mapping[str, Any]) -> tuple[s
         if slot is None or slot.followed is None:
             followed = "a Claude Code or Codex session followed here"
             raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not {followed}")
-        return str(slot.followed.transcript.path), True
+        return str(slot.followed.path), True
     path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
     if not os.path.isabs(path) and server.workspace_root:
         path = os.path.join(server.workspace_root, path)

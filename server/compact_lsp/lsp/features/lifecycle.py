@@ -16,8 +16,7 @@ from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.usable_path import path_problem, real_path, real_path_or_none
 from compact_lsp.lsp.features.documents import open_documents_in
 from compact_lsp.lsp.features.handlers import notification_handler
-from compact_lsp.lsp.following.claude_code_follow import start_following, stop_following
-from compact_lsp.lsp.following.codex_follow import start_codex_following, stop_codex_following
+from compact_lsp.lsp.following.agent_follow import follow_agents, stop_all
 from compact_lsp.lsp.sessions.registry import SessionRegistry
 from compact_lsp.lsp.sessions.usage_notifier import UsageNotifier
 from compact_lsp.lsp.settings import ParsedSettings, merge_settings, parse_settings, resolve_paths, unwrap_configuration
@@ -67,8 +66,7 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
     server.usage_notifier = UsageNotifier(server.send_notification)
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()
-    start_following(server, server.claude_code_settings)
-    start_codex_following(server, server.codex_settings)
+    follow_agents(server)
     log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
 
 
@@ -81,26 +79,20 @@ def did_change_configuration(server: CompactLanguageServer, params: types.DidCha
         server.show_warning("compact-lsp: settings must be an object; keeping the current settings")
         return
     old_dir = server.settings.session_dir
-    old_claude_code, old_codex = server.claude_code_settings, server.codex_settings
+    old_follow = dict(server.follow_settings)
     apply_settings(server, parse_settings(merge_settings(server.raw_settings, change), server.raw_settings))
     registry = server.sessions
     if registry is None:
         return
     registry.update_settings(server.settings)
-    if server.claude_code_settings != old_claude_code:
-        stop_following(server)
-        start_following(server, server.claude_code_settings)
-    if server.codex_settings != old_codex:
-        stop_codex_following(server)
-        start_codex_following(server, server.codex_settings)
+    follow_agents(server, old_follow)
     if server.settings.session_dir != old_dir:
         registry.use_store(SessionStore(server.settings.session_dir, server.workspace_root))
     server.run_task(usage_after_settings(server), name="usage after a settings change")
 
 
 def shutdown(server: CompactLanguageServer, params: Any = None) -> None:
-    stop_following(server)
-    stop_codex_following(server)
+    stop_all(server)
     if server.watcher is not None:
         server.watcher.stop()
     if server.usage_notifier is not None:
@@ -157,8 +149,7 @@ def apply_settings(server: CompactLanguageServer, parsed: ParsedSettings) -> Non
     settings = resolve_paths(parsed.engine, server.workspace_root)
     server.settings = replace(settings, workspace_folders=server.workspace_folders)
     server.agent_settings = parsed.agent
-    server.claude_code_settings = parsed.claude_code
-    server.codex_settings = parsed.codex
+    server.follow_settings = parsed.follow_settings()
     admitted_roots(server, server.settings.additional_directories, "additionalDirectories entry")
     for ignored in ManagedMemory.from_settings(server.settings.memory, server.workspace_root).ignored:
         if ignored.warning not in server.ignored_roots_warned:

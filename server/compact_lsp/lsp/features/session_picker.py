@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents.registered import agent_named
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
@@ -65,7 +66,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         "current": current,
         "damaged": summary.damaged_records > 0,
         "damagedRecords": summary.damaged_records,
-        "readOnly": summary.source in ("claude-code", "codex"),
+        "readOnly": agent_named(summary.source or "") is not None,
         "usage": usage_answer(usage),
     }
 

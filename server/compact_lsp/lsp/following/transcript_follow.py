@@ -1,8 +1,8 @@
-"""What following Claude Code's transcripts and Codex's rollouts have in common, server side: the watcher's events
-handed to the loop, and each changed file read where it cannot hold up the loop.
+"""Following any agent's transcripts, server side: the watcher's events handed to the loop, and each changed file
+read where it cannot hold up the loop.
 
 A file that changes is read at once, in the follower's own thread under its session's lock
-(``FollowedSession.update`` or ``FollowedCodexSession.update``, each reading only what was appended); a change
+(``Followed.update``, agents/agent.py, reading only what was appended); a change
 while it is being read makes one more read when it is done, so a burst costs two reads, not one a line. Right
 after a read that changed the session, in the same thread and under the same lock, its status and its
 ``compact/sessions`` entry are published (lsp/sessions/snapshots.py), so those requests answer without waiting for the
@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.claude_code.live import FollowedSession, passive
-from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.agents.agent import Followed
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.settings import passive
 from compact_lsp.lsp.sessions.snapshots import publish
 from compact_lsp.lsp.work.notify import changed
 
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
 
 log = logging.getLogger(__name__)
-
-Followed = FollowedSession | FollowedCodexSession
 
 OUR_READS = ("opened", "closed", "closed_no_write")
 """Watchdog events our own reads cause: nothing was written."""

@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.claude_code.live import FollowedSession, passive
-from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.agents.agent import Followed
 from compact_lsp.engine.conversation.messages import new_id
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_loading import replay_session
-from compact_lsp.engine.settings import EngineSettings
+from compact_lsp.engine.settings import EngineSettings, passive
 from compact_lsp.lsp.protocol.errors import invalid_params
 from compact_lsp.lsp.sessions.session_slot import SessionSlot
 from compact_lsp.lsp.sessions.snapshots import republish
@@ -69,7 +68,7 @@ class SessionRegistry:
         self._on_loaded = on_loaded
         """Called on the loop for each session created or loaded (open documents, watches)."""
 
-    def follow_slot(self, followed: FollowedSession | FollowedCodexSession) -> SessionSlot:
+    def follow_slot(self, followed: Followed) -> SessionSlot:
         """The slot of a followed Claude Code or Codex session (made on first use): listed, selectable, read-only."""
         slot = self.slots.get(followed.id)
         if slot is None:
@@ -167,11 +166,12 @@ class SessionRegistry:
             slot.first_request = first_request(session.messages)
         followed = slot.followed
         usage = followed.usage() if followed is not None else session.usage()
+        followed_source = session.source if followed is not None else None  # the agent's name; never on disk
         size, mtime_ns = self._stat(session.id)
         return SessionSummary(
             session_id=session.id,
             title=session.title or slot.first_request or "",
-            source=source_of({"source": session.source}, session.id),
+            source=followed_source or source_of({"source": session.source}, session.id),
             created_at=session.created_at,
             updated_at=session.state.updated_at,
             messages=len(followed.messages) if followed is not None else len(session.messages),

@@ -9,8 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from compact_lsp.agents.claude_code.live import FollowedSession
-from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.agents.agent import Followed
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.lsp.protocol.read_files_wire import ReadFilesWire
 from compact_lsp.store.session_index import SessionSummary
@@ -86,9 +85,8 @@ class SessionSlot:
     and records that were skipped."""
     first_request: str | None = None
     """The user's first own request, the title of a session that was given none (found once, kept)."""
-    followed: FollowedSession | FollowedCodexSession | None = None
-    """Set for a Claude Code transcript or Codex rollout followed read-only (lsp/following/claude_code_follow.py,
-    lsp/following/codex_follow.py)."""
+    followed: Followed | None = None
+    """Set for an agent's transcript followed read-only (lsp/following/)."""
     status_snapshot: Snapshot | None = None
     """``compact/status`` as published after the last change, with its stamp and its JSON
     (lsp/sessions/snapshots.py)."""

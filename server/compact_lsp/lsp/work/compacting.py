@@ -13,8 +13,6 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.claude_code.live import OwnedByClaudeCode
-from compact_lsp.agents.codex.live import FollowedCodexSession, OwnedByCodex
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
 from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
@@ -47,10 +45,8 @@ async def compact_session(
     keep.
     """
     session = slot.session
-    if isinstance(slot.followed, FollowedCodexSession):
-        raise OwnedByCodex(session.id)
     if slot.followed is not None:
-        raise OwnedByClaudeCode(session.id)
+        raise slot.followed.refusal()
     with session.compaction_claim():
         progress = CompactionProgress(server)
         try:

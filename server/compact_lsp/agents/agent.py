@@ -1,0 +1,130 @@
+"""The one contract every agent beside us implements (Claude Code, Codex): what the command line, the hook and the
+server need of it. Each agent's room (``agents/<name>/``) describes itself once, in its ``agent.py``, and
+agents/registered.py lists the descriptions: adding an agent is one room and one line there, and nothing above
+(cli/, lsp/) switches on which agent it is.
+
+A description is light: its heavy parts (the transcript reader, the hook) are imported when first used, so the
+hook, which starts fresh at every compaction, pays only for the one agent it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compact_lsp.agents.hook_io import HookInput
+    from compact_lsp.agents.settings_files import HookChange
+    from compact_lsp.engine.conversation.messages import Message
+    from compact_lsp.engine.conversation.usage import ContextUsage
+    from compact_lsp.engine.session.context_session import ContextSession
+    from compact_lsp.engine.session.session_status import SessionStatus
+    from compact_lsp.store.session_lock import SessionBusy
+
+MakeSession = Callable[[str, str], "ContextSession"]
+"""Makes the read-only ``ContextSession`` of a followed transcript: (session id, title)."""
+
+
+class Followed(Protocol):
+    """One of the agent's transcripts, read as it grows, as a read-only session (the server's side of it is
+    lsp/following/)."""
+
+    id: str
+    session: ContextSession
+    version: int
+    """Counts the updates that changed the session (what a published status describes)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def timestamps(self) -> list[str | None]: ...
+
+    def usage(self) -> ContextUsage: ...
+
+    def status(self, read_files: bool = True) -> SessionStatus: ...
+
+    def update(self) -> bool:
+        """Read what was appended; True when the session changed."""
+        ...
+
+    def refusal(self) -> SessionBusy:
+        """What a change to the session is refused with: the agent owns its context (say where to compact it)."""
+        ...
+
+
+@dataclass(frozen=True)
+class FollowedFolder:
+    """Where a workspace's transcripts of one agent are, and how to watch them."""
+
+    folder: Path
+    recursive: bool
+    levels_to_wait: int
+    """While ``folder`` does not exist, how many folders above it to watch for it (0: it must exist)."""
+    wanted: Callable[[str], bool]
+    """Whether a path written is one of the workspace's transcripts (called on the watcher's thread)."""
+    newest: Callable[[int], list[Path]]
+    """The newest transcripts, at most that many: read at start."""
+    open: Callable[[Path, MakeSession], Followed | None]
+    """A transcript as a followed session, or None when it is not one to follow (yet); blocking, off the loop."""
+
+
+class AgentBeside(Protocol):
+    """An agent beside us (see the module doc)."""
+
+    @property
+    def name(self) -> str:
+        """Its word on the command line (``compact-lsp <name> hook``), its hook log's name, its sessions'
+        source."""
+        ...
+
+    @property
+    def owner(self) -> str:
+        """Its name in what we say (``Claude Code``)."""
+        ...
+
+    @property
+    def settings_words(self) -> str:
+        """What its settings file is called in what we say."""
+        ...
+
+    @property
+    def scope_help(self) -> Mapping[str, str]:
+        """Where each install scope (``project``, ``user``) writes, for ``--help``."""
+        ...
+
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """Its hook's additional context after a compaction (what the agent does not re-attach itself, within
+        its hook's character limit), and figures for the log; None: nothing to add."""
+        ...
+
+    def settings_path(self, scope: str, project_dir: str) -> Path: ...
+
+    def install_hook(self, path: Path, project_dir: str | None) -> HookChange: ...
+
+    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange: ...
+
+    def installed_commands(self, path: Path) -> list[str]:
+        """The commands of our hook in its settings file at ``path`` (none when missing or not ours to read)."""
+        ...
+
+    @property
+    def after_install(self) -> str:
+        """What the user must still do after ``install-hook`` (``, then trust it in Codex (/hooks)``), or ``""``."""
+        ...
+
+    def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
+        """Its transcripts for the workspace, given its follow settings; None when there is nothing to watch."""
+        ...
+
+    def follows(self, settings: Any) -> bool | None:
+        """Its settings' ``follow``: True, False, or None (when its folder exists)."""
+        ...

@@ -1,0 +1,84 @@
+"""Claude Code as an agent beside us (agents/agent.py): its hook, its settings file, its transcripts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.agents.agent import FollowedFolder, MakeSession
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compact_lsp.agents.claude_code.live import FollowedSession
+    from compact_lsp.agents.hook_io import HookInput
+    from compact_lsp.agents.settings_files import HookChange
+
+LEVELS_TO_WAIT = 2
+"""Claude Code makes the project directory on its first run there: until then its projects folder and that
+folder's parent are watched for it."""
+
+
+class ClaudeCode:
+    name = "claude-code"
+    owner = "Claude Code"
+    after_install = ""
+    settings_words = "Claude Code's settings"
+    scope_help: Mapping[str, str] = (
+        {"project": "this project's .claude/settings.local.json (the default)", "user": "~/.claude/settings.json"}
+    )  # fmt: skip
+
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        from compact_lsp.agents.claude_code.hook import context_for
+
+        return context_for(inp, budget=budget, keep=keep)
+
+    def settings_path(self, scope: str, project_dir: str) -> Path:
+        from compact_lsp.agents.claude_code.settings import settings_path
+
+        return settings_path(scope, project_dir)
+
+    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        from compact_lsp.agents.claude_code.settings import install_hook
+
+        return install_hook(path, project_dir=project_dir)
+
+    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        from compact_lsp.agents.claude_code.settings import uninstall_hook
+
+        return uninstall_hook(path, project_dir=project_dir)
+
+    def installed_commands(self, path: Path) -> list[str]:
+        from compact_lsp.agents.claude_code.settings import installed_commands
+
+        return installed_commands(path)
+
+    def follows(self, settings: Any) -> bool | None:
+        follow: bool | None = settings.follow
+        return follow
+
+    def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
+        from compact_lsp.agents.claude_code.live import project_directory, transcripts_in
+
+        directory = project_directory(settings.projects_dir, workspace_root)
+
+        def wanted(path: str) -> bool:
+            return path.endswith(".jsonl") and not os.path.basename(path).startswith("agent-")
+
+        return FollowedFolder(
+            directory, recursive=False, levels_to_wait=LEVELS_TO_WAIT, wanted=wanted,
+            newest=lambda limit: transcripts_in(directory)[:limit], open=_open,
+        )  # fmt: skip
+
+
+def _open(path: Path, make_session: MakeSession) -> FollowedSession | None:
+    from compact_lsp.agents.claude_code.live import FollowedSession
+    from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
+
+    return FollowedSession(LiveTranscript(path), make_session) if path.is_file() else None
+
+
+CLAUDE_CODE = ClaudeCode()

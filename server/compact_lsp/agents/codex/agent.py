@@ -1,0 +1,87 @@
+"""Codex CLI as an agent beside us (agents/agent.py): its hook, its config.toml, its rollouts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.agents.agent import FollowedFolder, MakeSession
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compact_lsp.agents.codex.live import FollowedCodexSession
+    from compact_lsp.agents.hook_io import HookInput
+    from compact_lsp.agents.settings_files import HookChange
+
+
+class Codex:
+    name = "codex"
+    owner = "Codex"
+    after_install = ", then trust it in Codex (/hooks)"
+    settings_words = "Codex's config.toml"
+    scope_help: Mapping[str, str] = (
+        {"project": "this project's .codex/config.toml (default; read in trusted projects)",
+         "user": "$CODEX_HOME/config.toml (~/.codex/config.toml)"}
+    )  # fmt: skip
+
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        from compact_lsp.agents.codex.hook import context_for
+
+        return context_for(inp, budget=budget, keep=keep)
+
+    def settings_path(self, scope: str, project_dir: str) -> Path:
+        from compact_lsp.agents.codex.settings import config_path
+
+        return config_path(scope, project_dir)
+
+    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        from compact_lsp.agents.codex.settings import install_hook
+
+        return install_hook(path)
+
+    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        from compact_lsp.agents.codex.settings import uninstall_hook
+
+        return uninstall_hook(path)
+
+    def installed_commands(self, path: Path) -> list[str]:
+        from compact_lsp.agents.codex.settings import installed_commands
+
+        return installed_commands(path)
+
+    def follows(self, settings: Any) -> bool | None:
+        follow: bool | None = settings.follow
+        return follow
+
+    def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
+        from compact_lsp.agents.codex.live import rollouts_for, sessions_root
+
+        root = sessions_root(settings.home)
+        others: set[str] = set()
+        """Rollouts of other projects (looked at once)."""
+
+        def wanted(path: str) -> bool:
+            name = os.path.basename(path)
+            return name.startswith("rollout-") and name.endswith(".jsonl") and path not in others
+
+        def open_rollout(path: Path, make_session: MakeSession) -> FollowedCodexSession | None:
+            from compact_lsp.agents.codex.live import FollowedCodexSession, ownership
+
+            mine = ownership(path, workspace_root) if path.is_file() else False
+            if mine is False:
+                others.add(str(path))
+            if not mine:
+                return None  # another project's, or its first line is not written yet: the next write tells
+            return FollowedCodexSession(path, make_session)
+
+        return FollowedFolder(
+            root, recursive=True, levels_to_wait=0, wanted=wanted,
+            newest=lambda limit: rollouts_for(root, workspace_root, limit), open=open_rollout,
+        )  # fmt: skip
+
+
+CODEX = Codex()

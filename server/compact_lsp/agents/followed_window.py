@@ -1,0 +1,129 @@
+"""What a followed transcript's session is made of, whichever the agent: a journal that refuses every write but
+the follower's own, and the open tail (the last assistant message and what follows it, which may still grow)
+counted into its usage and status."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.engine.claude_code.log_lines import LogRecord
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.session_status import SessionStatus, status_of
+from compact_lsp.store.session_lock import SessionBusy
+
+
+class FollowedJournal:
+    """The journal of a followed session: refuses every write except the follower's own updates."""
+
+    def __init__(self, session: str, refusal: Callable[[str], SessionBusy]) -> None:
+        self.session = session
+        self._refusal = refusal
+        """What a write is refused with: the agent owns the session's context."""
+        self._updating = False
+
+    @contextlib.contextmanager
+    def updating(self) -> Iterator[None]:
+        self._updating = True
+        try:
+            yield
+        finally:
+            self._updating = False
+
+    def write(self, record: dict[str, Any]) -> None:
+        if not self._updating:
+            raise self._refusal(self.session)
+
+
+class OpenTail:
+    """The messages that may still grow (the last assistant message and what follows it), the records they come
+    from, and their tokens; the session holds everything before them."""
+
+    def __init__(
+        self,
+        records: list[LogRecord] | None = None,
+        messages: list[Message] | None = None,
+        stamps: list[str | None] | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.records = records or []
+        self.messages = messages or []
+        self.stamps = stamps or []
+        self.uuids = {r.uuid for r in self.records if r.uuid is not None}
+        linked = [r for r in self.records if r.uuid is not None and r.parent is not None]
+        self.forked = any(r.parent not in self.uuids and r.parent != linked[0].parent for r in linked[1:])
+        """Some record hangs off the history before the tail (a rewind the importer holds beside the branch
+        until its response comes): until that settles, only a fresh import of the window is right."""
+        self.tokens: dict[str, int] = {}
+        for message in self.messages:
+            assert counter is not None
+            for kind, tokens in message_kind_tokens(counter, message).items():
+                self.tokens[kind] = self.tokens.get(kind, 0) + tokens
+
+
+def usage_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> ContextUsage:
+    """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
+    agent last reported (``reported``, its API's own usage)."""
+    usage = session.usage()
+    by_kind = dict(usage.by_kind)
+    for kind, tokens in tail.tokens.items():
+        by_kind[kind] = by_kind.get(kind, 0) + tokens
+    return build_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported)
+
+
+def status_with_tail(
+    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, read_files: bool = True
+) -> SessionStatus:
+    """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
+    count = len(session.messages) + len(tail.messages)
+    status = status_of(session, read_files=read_files)
+    return replace(status, usage=usage_with_tail(session, tail, reported), message_count=count)
+
+
+class FollowedTranscript:
+    """What every agent's followed session shares (agents/agent.py ``Followed``): the session made afresh with the
+    refusing journal, the window (committed messages, then the open tail) and its usage and status. Each agent's
+    reader sets the attributes and says what the agent last reported (``_reported``)."""
+
+    id: str
+    session: ContextSession
+    journal: FollowedJournal
+    transcript: Any
+    """What it reads from; has the file's ``path``."""
+    _make: Callable[[str, str], ContextSession]
+    _open: OpenTail
+    _refused: Callable[[str], SessionBusy]
+
+    def _new_session(self, title: str) -> ContextSession:
+        session = self._make(self.id, title)
+        session.journal = self.journal
+        return session
+
+    def _reported(self) -> dict[str, Any] | None:
+        """The input tokens the agent's API last reported, its own usage."""
+        raise NotImplementedError
+
+    @property
+    def path(self) -> Path:
+        path: Path = self.transcript.path
+        return path
+
+    def refusal(self) -> SessionBusy:
+        return self._refused(self.id)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The window's messages: the committed ones, then the open tail."""
+        return [*self.session.messages, *self._open.messages]
+
+    def usage(self) -> ContextUsage:
+        return usage_with_tail(self.session, self._open, self._reported())
+
+    def status(self, read_files: bool = True) -> SessionStatus:
+        return status_with_tail(self.session, self._open, self._reported(), read_files)

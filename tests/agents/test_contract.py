@@ -1,0 +1,167 @@
+"""One contract for the agents beside us (agents/agent.py): an agent is one room and one registration. A fake agent
+registered here gets the command line (its install and its hook), the hook process, the server's install command
+and following its transcripts as read-only sessions, with nothing else changed."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from compact_lsp.agents import registered
+from compact_lsp.agents.agent import AgentBeside, FollowedFolder, MakeSession
+from compact_lsp.agents.claude_code.live import FollowedSession, OwnedByClaudeCode
+from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
+from compact_lsp.agents.hook_io import HookInput
+from compact_lsp.agents.hook_process import run_hook
+from compact_lsp.agents.settings_files import HookChange
+from compact_lsp.cli.main import main as cli_main
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
+from compact_lsp.lsp.app import create_server
+from compact_lsp.lsp.features import lifecycle, methods, session_picker
+from compact_lsp.lsp.features.agent_hooks import install_command
+from compact_lsp.lsp.following.agent_follow import follow_agents
+from compact_lsp.lsp.work.compacting import compact_session
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_code" / "split_assistant.jsonl"
+
+
+@dataclass(frozen=True)
+class FakeSettings:
+    follow: bool | None = True
+    folder: str = ""
+
+
+class FakeAgent:
+    """An agent that writes Claude Code's transcript format into a folder of its own, and a settings file of
+    one line."""
+
+    name = "fake-agent"
+    owner = "Fake Agent"
+    settings_words = "Fake Agent's settings"
+    after_install = ""
+    scope_help: Mapping[str, str] = {"project": "this project's .fake", "user": "~/.fake"}
+
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        return f"what {self.owner} lost in session {inp.session_id} ({budget} chars)", {"files": 0}
+
+    def settings_path(self, scope: str, project_dir: str) -> Path:
+        return Path(project_dir) / ".fake"
+
+    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        path.write_text("hook = compact-lsp fake-agent hook\n")
+        return HookChange(path, True, None, f"installed into {path}")
+
+    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        path.unlink()
+        return HookChange(path, True, None, f"removed from {path}")
+
+    def installed_commands(self, path: Path) -> list[str]:
+        return [path.read_text().partition(" = ")[2].strip()] if path.is_file() else []
+
+    def follows(self, settings: Any) -> bool | None:
+        follow: bool | None = settings.follow
+        return follow
+
+    def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
+        folder = Path(settings.folder)
+
+        def open_transcript(path: Path, make_session: MakeSession) -> FollowedSession | None:
+            return FollowedSession(LiveTranscript(path), make_session) if path.is_file() else None
+
+        return FollowedFolder(
+            folder, recursive=False, levels_to_wait=0, wanted=lambda p: p.endswith(".jsonl"),
+            newest=lambda limit: sorted(folder.glob("*.jsonl"))[:limit], open=open_transcript,
+        )  # fmt: skip
+
+
+FAKE = FakeAgent()
+
+
+@pytest.fixture
+def fake_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[AgentBeside]:
+    monkeypatch.setattr(registered, "AGENTS", [*registered.AGENTS, FAKE])
+    yield FAKE
+
+
+def test_the_registered_agents_keep_the_contract() -> None:
+    agents: list[AgentBeside] = list(registered.AGENTS)  # mypy holds each to the Protocol
+    assert [a.name for a in agents] == ["claude-code", "codex"]
+    assert len({a.owner for a in agents}) == len(agents)
+    assert all(registered.agent_named(a.name) is a for a in agents)
+
+
+def test_a_registered_agent_gets_the_command_line(
+    fake_registered: AgentBeside, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(["fake-agent", "install-hook", "--project", "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / ".fake").read_text() == "hook = compact-lsp fake-agent hook\n"
+    assert f"installed into {tmp_path / '.fake'}" in capsys.readouterr().out
+    assert cli_main(["fake-agent", "uninstall-hook", "--dir", str(tmp_path)]) == 0
+    assert not (tmp_path / ".fake").exists()
+
+
+def test_a_registered_agent_gets_the_hook_process(fake_registered: AgentBeside, tmp_path: Path) -> None:
+    hook_input = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path),
+                  "hook_event_name": "SessionStart", "source": "compact"}  # fmt: skip
+    out = io.StringIO()
+    assert run_hook(io.BytesIO(json.dumps(hook_input).encode()), out, budget=123, agent="fake-agent") == 0
+    answer = json.loads(out.getvalue())
+    assert answer["hookSpecificOutput"]["additionalContext"] == "what Fake Agent lost in session s1 (123 chars)"
+
+
+def test_a_registered_agent_is_followed_and_installed_by_the_server(
+    fake_registered: AgentBeside, tmp_path: Path
+) -> None:
+    transcripts = tmp_path / "fake-transcripts"
+    transcripts.mkdir()
+    shutil.copy(FIXTURE, transcripts / "5e55-0001.jsonl")
+    (tmp_path / "ws").mkdir()
+
+    async def example() -> None:
+        ls = create_server()
+        ls.send_notification = lambda method, params: None  # type: ignore[method-assign,assignment]
+        ls.show_warning = lambda message: None  # type: ignore[method-assign,assignment]
+        ls.summarizer_factory = lambda settings: OfflineSummarizer()
+        ls.protocol.client_capabilities = types.ClientCapabilities()
+        assert install_command(FAKE) == "compact.installFakeAgentHook" in ls.protocol.fm.commands
+        options = {"sessionDir": str(tmp_path / "sessions"), "claudeCode": {"follow": False},
+                   "codex": {"follow": False}}  # fmt: skip
+        lifecycle.initialize(
+            ls, types.InitializeParams(capabilities=types.ClientCapabilities(), root_path=str(tmp_path / "ws"),
+                                       initialization_options=options),
+        )  # fmt: skip
+        try:
+            ls.follow_settings[FAKE.name] = FakeSettings(folder=str(transcripts))
+            follow_agents(ls)
+            assert set(ls.followers) == {FAKE.name}
+            slot = None
+            for _ in range(500):  # the follower reads the transcript on its own thread
+                slot = next((s for s in ls.registry().slots.values() if s.followed is not None), None)
+                if slot is not None and slot.followed is not None and slot.followed.version:
+                    break
+                await asyncio.sleep(0.01)
+            assert slot is not None and slot.followed is not None
+            listed = await session_picker.list_sessions(ls, {})
+            entry = next(item for item in listed if item["sessionId"] == slot.session.id)
+            assert entry["source"] == FAKE.name and entry["readOnly"] is True
+            status = await methods.status(ls, {"sessionId": slot.session.id})
+            assert status["messageCount"] > 0
+            with pytest.raises(OwnedByClaudeCode):  # the transcript's owner refuses changes (its reader's words)
+                await compact_session(ls, slot, trigger="manual")
+        finally:
+            lifecycle.shutdown(ls)
+
+    asyncio.run(example())
+    assert os.path.isfile(transcripts / "5e55-0001.jsonl")
