@@ -17,3 +17,27 @@ quiet_pip() {
 _stamp_of() { { "$VENV_PYTHON" --version; cat "$@"; } 2>/dev/null | sha256sum | cut -d' ' -f1; }
 stamp_current() { local name=$1; shift; [ -f ".venv/.stamp-$name" ] && [ "$(cat ".venv/.stamp-$name")" = "$(_stamp_of "$@")" ]; }
 stamp_write() { local name=$1; shift; _stamp_of "$@" > ".venv/.stamp-$name"; }
+
+# npm_cached WHAT LINK KEY PACKAGE...: the real clients the test tiers drive (code-server and its Node, playwright-core,
+# the Codex and Claude Code CLIs) are installed by npm once per machine, in $COMPACT_CACHE_DIR/KEY
+# (~/.cache/compact-lsp/KEY; KEY names the pinned versions), and LINK in the clone points there, so a fresh clone
+# reuses them at once instead of downloading ~1.5 GB and building code-server's native modules again (488 s at
+# load 12). A half-done install (no .complete) is started over; two clones installing at once take turns (flock).
+# Says "== installing WHAT" and how long it took when it installs; nothing when the cache has it.
+npm_cached() {
+  local what=$1 link=$2 key=$3; shift 3
+  local cache=${COMPACT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/compact-lsp}
+  local dir="$cache/$key"
+  mkdir -p "$cache" "$(dirname "$link")"
+  (
+    flock 9
+    [ -f "$dir/.complete" ] && exit 0
+    echo "== installing $what"
+    local start; start=$(date +%s)
+    rm -rf "$dir" && mkdir -p "$dir" && echo '{"private": true}' > "$dir/package.json"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$@") >&2 || exit 1
+    touch "$dir/.complete"
+    echo "   $what: $(( $(date +%s) - start )) s"
+  ) 9>"$cache/$key.lock" || return 1
+  [ "$(readlink "$link" 2>/dev/null)" = "$dir" ] || { rm -rf "$link" && ln -s "$dir" "$link"; }
+}
