@@ -10,12 +10,42 @@ const target =
 const repoPython = path.resolve("../../.venv/bin/python");
 const python =
   process.env.PYTHON ?? (fs.existsSync(repoPython) ? repoPython : "python3");
-const run = (command, args) =>
-  execFileSync(command, args, { stdio: "inherit" });
+// A failed step has already said what failed (its own output, above): end there, without Node's stack trace.
+function run(command, args, step) {
+  try {
+    execFileSync(command, args, { stdio: "inherit" });
+  } catch (error) {
+    const how = error.code === "ENOENT" ? `${command} was not found` : `exit ${error.status ?? error.signal}`;
+    console.error(`npm run package: ${step} failed (${how}).`);
+    process.exit(1);
+  }
+}
+function need(ok, message) {
+  if (!ok) {
+    console.error(`npm run package: ${message}`);
+    process.exit(1);
+  }
+}
 
-run(python, ["scripts/bundle_server.py", target]);
-run(process.execPath, ["esbuild.mjs", "--production"]);
 const vsce = path.resolve("node_modules/@vscode/vsce/vsce");
+need(fs.existsSync(vsce), "the extension's Node packages are not installed: run `npm ci` in editors/vscode first.");
+let pythonVersion = "";
+try {
+  pythonVersion = execFileSync(python, ["-c", "import sys, pip; print(sys.version_info >= (3, 11))"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  }).trim();
+} catch {
+  // said below
+}
+need(
+  pythonVersion === "True",
+  `${python} is not a Python 3.11+ with pip, which bundles the server: run ../../.ci/setup (it makes ` +
+    "../../.venv) or name one with PYTHON=/path/to/python3.11.",
+);
+
+run(python, ["scripts/bundle_server.py", target], "bundling the server");
+run(process.execPath, ["esbuild.mjs", "--production"], "building the extension (esbuild)");
 const base =
   "https://github.com/compact-lsp/compact-lsp/raw/HEAD/editors/vscode";
 run(process.execPath, [
@@ -32,4 +62,4 @@ run(process.execPath, [
   base,
   "--out",
   "compact-lsp.vsix",
-]);
+], "packaging (vsce)");
