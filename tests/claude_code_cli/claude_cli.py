@@ -1,8 +1,8 @@
 """The real Claude Code CLI, offline: a pinned ``@anthropic-ai/claude-code`` against the loopback Messages API stub.
 
 ``.ci/setup-tests`` (run by ``.ci/test``) installs the CLI with npm into ``tests/claude_code_cli/.work``
-(git-ignored; ``setup.sh`` beside this file). ``claude_binary()`` finds it, or says why not (the tier is then skipped
-with that reason).
+(git-ignored; ``setup.sh`` beside this file). The session-scoped ``claude_code_binary`` fixture (tests/conftest.py,
+for any tier) finds it, or skips with the reason it is not there.
 
 ``ClaudeCode`` runs ``claude -p`` in print mode in a project under a temporary ``HOME``, with
 ``ANTHROPIC_BASE_URL`` pointing at a ``MessagesApiStub`` started for the test, a dummy key, and Claude Code's
@@ -19,24 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support import real_clients
 from tests.support.messages_api_stub import MessagesApiStub, RecordedRequest, StubResponse, reply
 
-HERE = Path(__file__).resolve().parent
-WORK = HERE / ".work"
-VERSION = (HERE / "VERSION").read_text(encoding="utf-8").strip()
-BINARY = WORK / "cc" / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+WORK = real_clients.CLAUDE_CODE_WORK
+VERSION = real_clients.CLAUDE_CODE_VERSION
+BINARY = real_clients.CLAUDE_CODE
 COMPACT_PROMPT = "CRITICAL: Respond with TEXT ONLY"
 RUN_TIMEOUT = 90
 
 
 def claude_binary() -> tuple[Path | None, str]:
-    """The pinned CLI, or None and why it is not there."""
-    reason_file = WORK / "setup-failed.txt"
-    if BINARY.is_file() and os.access(BINARY, os.X_OK):
-        return BINARY, ""
-    if reason_file.is_file():
-        return None, reason_file.read_text(encoding="utf-8").strip()
-    return None, f"Claude Code {VERSION} is not installed in {WORK} (run bash .ci/setup-tests)"
+    """The pinned CLI, or None and why it is not there (the ``claude_code_binary`` fixture asks this)."""
+    return real_clients.claude_code()
 
 
 def is_compaction(body: dict[str, Any]) -> bool:

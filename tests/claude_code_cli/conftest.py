@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from tests.support.messages_api_stub import MessagesApiStub, RecordedRequest, reply, tool_call
 
-from .claude_cli import ClaudeCode, claude_binary, is_compaction
+from .claude_cli import ClaudeCode, is_compaction
 
 SUB_AGENT_PROMPT = "Summarise g.py for me"
 USER_REQUEST = "Please make b3 return 33 and add new.py"
@@ -55,14 +55,6 @@ class Scripted:
         (success,) = [a for a in self.attachments("hook_success") if a.get("hookName") == "SessionStart:compact"]
         out = json.loads(success["stdout"])
         return str(out["hookSpecificOutput"]["additionalContext"])
-
-
-@pytest.fixture(scope="session")
-def claude_code_binary() -> Path:
-    binary, reason = claude_binary()
-    if binary is None:
-        pytest.skip(reason)
-    return binary
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from tests.codex.responses_stub import Reply, Request, ResponsesStub, is_compaction, message, texts
+from tests.support import real_clients
 
-CODEX = Path(__file__).resolve().parent / ".work" / "node_modules" / ".bin" / "codex"
+CODEX = real_clients.CODEX
 COMPACT_LIMIT = 50_000
-needs_codex = pytest.mark.skipif(
-    not CODEX.exists(), reason=f"the Codex CLI is not installed ({CODEX}); run tests/codex/setup.sh"
-)
+needs_codex = pytest.mark.skipif(not CODEX.exists(), reason=real_clients.codex()[1])
+"""For a module whose tests all drive Codex; a test can instead ask for the ``codex_binary`` fixture."""
 
 
 def turn_script(

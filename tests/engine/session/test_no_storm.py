@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ def tool_round(k: int, size: int, root: Path, parallel: int) -> list[Message]:
     return [{"role": "assistant", "content": calls}, {"role": "user", "content": results}]
 
 
+@pytest.mark.slow  # 30 examples up to a 1M window: 161 s at load 15, so it starts first (tests/conftest.py)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     window=st.sampled_from(WINDOWS),
