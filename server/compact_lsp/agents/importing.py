@@ -60,22 +60,28 @@ def import_into_store(
     workspace_root: str | None,
 ) -> ImportResult:
     """Import one Claude Code session file or Codex rollout; a session already imported under that id is refused,
-    not doubled."""
+    not doubled. All or nothing: the copy is written under a name never listed and renamed once complete, so a
+    crash mid-import leaves no copy (an empty one an older version left is replaced)."""
     log = _read_log(path)
     session_id = log.session_id
-    if store.exists(session_id):
+    if store.holds(session_id):
         raise AlreadyImported(path, session_id)
+    journal = store.partial_journal(session_id)  # all or nothing: written whole, then named (a rename)
     session = ContextSession(
         session_id,
         settings=settings,
         counter=counter,
         title=log.title or Path(path).stem,
         workspace_root=workspace_root,
-        journal=store.journal_for(session_id),
+        journal=journal,
         source="import",
     )
     if log.messages:
         session.append(log.messages)
+    try:
+        store.publish(session_id, journal)
+    except FileExistsError:
+        raise AlreadyImported(path, session_id) from None
     return ImportResult(
         session_id=session_id,
         title=session.title,

@@ -26,12 +26,14 @@ from typing import Any
 
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import fsync_directory
-from compact_lsp.store.session_lock import WriterLock
+from compact_lsp.store.session_lock import WriterLock, lock_path
 
 log = logging.getLogger(__name__)
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 SUFFIX = ".jsonl"
+PARTIAL_SUFFIX = ".partial"
+"""A session being written whole (an import) before it gets its name: never listed, never loaded."""
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -306,6 +308,33 @@ class SessionStore:
 
     def exists(self, session_id: str) -> bool:
         return self.path_for(session_id).is_file()
+
+    def holds(self, session_id: str) -> bool:
+        """A session file with something in it (an empty one, left by a crash, holds nothing and is never listed)."""
+        try:
+            return self.path_for(session_id).lstat().st_size > 0
+        except OSError:
+            return False
+
+    def partial_journal(self, session_id: str) -> SessionJournal:
+        """A journal for a session written whole before anyone may see it (an import): under a name that is never
+        listed or loaded (``<id>.partial``); what a crash left there before is thrown away first."""
+        self._ensure_directory()
+        partial = self.directory / f"{check_session_id(session_id)}{PARTIAL_SUFFIX}"
+        for leftover in (partial, lock_path(partial)):
+            leftover.unlink(missing_ok=True)
+        return SessionJournal(partial, self._write)
+
+    def publish(self, session_id: str, journal: SessionJournal) -> None:
+        """Give the complete ``partial_journal`` its session's name, all at once (a rename): a crash before leaves
+        no session, after it the whole one. ``FileExistsError`` when a session with content holds the name."""
+        journal.close()
+        final = self.path_for(session_id)
+        if self.holds(session_id):
+            raise FileExistsError(errno.EEXIST, "a session with that id exists", str(final))
+        os.replace(journal.path, final)
+        lock_path(journal.path).unlink(missing_ok=True)
+        fsync_directory(str(self.directory))
 
     def journal_for(self, session_id: str) -> SessionJournal:
         """The journal that appends to this session's file (created 0600 on the first record)."""
