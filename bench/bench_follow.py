@@ -423,10 +423,6 @@ def follow_row(
     return row
 
 
-def claude_code_follower(path: Path) -> FollowedSession:
-    return FollowedSession(LiveTranscript(path), make_session)
-
-
 def measure(records: int, result_bytes: int, window_bytes: int, ns: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-follow-") as tmp:
         path = Path(tmp) / "t.jsonl"

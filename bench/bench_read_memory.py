@@ -31,7 +31,6 @@ from tests.reliability.rpc import RawServer, RpcError, Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 MB = 1_000_000
-MIB = 1024 * 1024
 
 
 def _status_kib(pid: int, field: str) -> int:

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 Block = dict[str, Any]
 Message = dict[str, Any]
 
-PROJECT_ROOT = "/project"
 MEMORY_ROOT = "/project/memory"
 """A directory the tests can configure as a managed-memory root; PATHS holds files under it."""
 

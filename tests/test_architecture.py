@@ -424,3 +424,50 @@ def test_realpath_only_through_the_retrying_helper() -> None:
         if path.name != "usable_path.py" and "os.path.realpath(" in path.read_text()
     ]
     assert offenders == []
+
+
+TESTS = PACKAGE.parents[1] / "tests"
+ARCHITECTURE_DOC = PACKAGE.parents[1] / "docs" / "architecture.md"
+
+
+def imported_by_tests(tests: Path) -> set[str]:
+    """Our modules a test file imports (``from compact_lsp.x import y`` counts ``x`` and ``x.y``)."""
+    found: set[str] = set()
+    for path in tests.rglob("*.py"):
+        if ".work" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("compact_lsp"):
+                found |= {node.module or "", *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names if alias.name.startswith("compact_lsp")}
+    return found
+
+
+def untested_and_unnamed(package: Path, imported: set[str], doc: str) -> list[str]:
+    """Modules (as paths under ``package``) that no test imports and the doc's list does not name."""
+    named = doc.partition("## Modules no test imports")[2]
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if path.name == "__init__.py":
+            continue
+        module = ".".join(("compact_lsp", *relative.with_suffix("").parts))
+        if module not in imported and f"`{relative}`" not in named:
+            missing.append(str(relative))
+    return missing
+
+
+def test_every_module_is_tested_or_named() -> None:
+    """A module is imported by a test, or docs/architecture.md says why not ("Modules no test imports")."""
+    doc = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    assert untested_and_unnamed(PACKAGE, imported_by_tests(TESTS), doc) == []
+
+
+def test_the_module_check_sees_an_untested_module(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "room").mkdir(parents=True)
+    for name in ("room/__init__.py", "room/tested.py", "room/named.py", "room/forgotten.py"):
+        (tmp_path / "pkg" / name).write_text("")
+    doc = "## Modules no test imports\n\n- `room/named.py`: through the server.\n"
+    imported = {"compact_lsp.room.tested"}
+    assert untested_and_unnamed(tmp_path / "pkg", imported, doc) == ["room/forgotten.py"]

@@ -57,14 +57,6 @@ def field_keys() -> dict[str, tuple[type, dataclasses.Field[Any]]]:
 FIELDS = field_keys()
 
 
-def wire_fields() -> dict[str, set[str]]:
-    """The wire keys the parser reads, each with the field names it fills."""
-    found: dict[str, set[str]] = {}
-    for key in SETTINGS:
-        found[key] = set(SPLIT.get(key, ())) or {FIELDS[key][1].name} if key in FIELDS or key in SPLIT else set()
-    return found
-
-
 def _default(f: dataclasses.Field[Any]) -> Any:
     value = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
     return list(value) if isinstance(value, tuple) else value

@@ -35,7 +35,6 @@ def ready(agent: str = "claude-code") -> str:
     return f"compact-lsp {agent} hook: ready"
 
 
-READY = ready("claude-code")
 _VERSIONED = re.compile(r"^(?P<head>.*/[^/]+?-)\d+(?:\.\d+)+(?P<tail>(?:/.*)?)$")
 CHECK_TIMEOUT = 30
 LAUNCH_FAILED = 2

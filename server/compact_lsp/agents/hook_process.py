@@ -30,8 +30,9 @@ HOOK_DEADLINE_SECONDS = 20.0
 """Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
 LEFT_FOR_EXIT: list[object] = []
 """What the hook's process never frees: the transcript it parsed, dropped with the process by ``exit_now`` (freeing
-a million tokens' records one object at a time costs ~36M instructions, 2% of the hook's). Only ``hook_main``,
-the process's own entry, fills it; ``run_hook`` called in-process frees as usual."""
+a million tokens' records one object at a time is a measurable share of the hook's instructions;
+docs/claude-code.md). Only ``hook_main``, the process's own entry, fills it; ``run_hook`` called in-process
+frees as usual."""
 
 
 def hook_main(argv: Sequence[str]) -> int | None:
@@ -62,7 +63,7 @@ def hook_main(argv: Sequence[str]) -> int | None:
 
 def exit_now(code: int) -> NoReturn:
     """End the hook's process once its answer and its log are written, without the interpreter's teardown (every
-    module and the parsed transcript freed one object at a time: ~10 ms, a tenth of a 200k-token hook)."""
+    module and the parsed transcript freed one object at a time: a tenth of a 200k-token hook, docs/claude-code.md)."""
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):

@@ -21,7 +21,6 @@ from compact_lsp.engine.conversation.tokens import TokenCounter
 
 CACHE_READ = 0.1
 CACHE_WRITE = 1.25
-UNCACHED = 1.0
 DEFAULT_TTL_SECONDS = 5 * 60.0
 """The API's default (ephemeral) cache lifetime; the 1.25 write price is this lifetime's."""
 

@@ -363,10 +363,6 @@ def plot(report: EvalReport, path: str | Path) -> bool:
     return True
 
 
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
 def _wrap(name: str, width: int = 22) -> str:
     words, out, line = name.split(), [], ""
     for word in words:

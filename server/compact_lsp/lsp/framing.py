@@ -10,9 +10,9 @@ editor restarts it); resynchronising would mean guessing where a body of unknown
 
 Stdin is read on the event loop itself (``loop_reader``: an asyncio pipe transport, chunks of up to 256 KiB),
 not through pygls' ``StdinAsyncReader``, which hands every header line and every body to a worker thread and
-back: three thread hops a frame, each waiting for the interpreter while the sessions' threads hold it. Behind a
-wave of 50 pipelined appends a ``compact/status`` waited p50 162 ms to be read and then answered in 0.9 ms
-(bench/bench_load.py, docs/benchmarks.md "Load"). Stdin that is no pipe, socket or terminal (a regular file)
+back: three thread hops a frame, each waiting for the interpreter while the sessions' threads hold it: behind a
+wave of pipelined appends a ``compact/status`` waited far longer to be read than to be answered (bench/bench_load.py;
+docs/benchmarks.md, "Figures behind the code"). Stdin that is no pipe, socket or terminal (a regular file)
 keeps pygls' reader.
 """
 
@@ -109,7 +109,7 @@ class BatchedStdout:
     """Stdout for the protocol: the frames sent in one turn of the loop go out in one write, at the end of it.
 
     pygls' ``StdoutWriter`` writes and flushes each frame; every write gives up the interpreter and waits for it
-    back behind the sessions' threads (at 50-session load, 0.3 ms a frame on the loop). Frames keep their order; a
+    back behind the sessions' threads (docs/benchmarks.md, "Figures behind the code"). Frames keep their order; a
     write from another thread, or with no loop running, goes out at once, after what is pending. After ``close``
     (the ``exit`` notification) nothing more is sent: an answer after it is dropped rather than reported as a lost
     connection."""

@@ -114,12 +114,6 @@ def _path(key: str, value: Any) -> str:
     return os.path.expanduser(text)
 
 
-def _object(key: str, value: Any) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise SettingsError(f"{key}: expected an object, got {_describe(value)}")
-    return value
-
-
 def _threshold(key: str, value: Any) -> tuple[int | None, float | None]:
     """``autoCompact.threshold``: tokens (150000), a percent string ("80%"), or null for the default."""
     if value is None:

@@ -10,7 +10,7 @@ must not wait for good wraps it in ``asyncio.wait_for`` (the watcher does).
 Engine calls under a session's lock (``lsp/work/in_session.py`` ``in_session``) run on ``run_engine``'s pool of
 ``ENGINE_THREADS``: they are CPU work in the interpreter, so a third thread adds no speed on two cores, only
 another contender for the interpreter that the event loop must win back before it can read or answer the next
-request (bench/bench_load.py: status p50 46-49 ms with six threads, 31 with two, at load 9-12).
+request (bench/bench_load.py; docs/benchmarks.md, "Figures behind the code").
 
 ``SessionThreads`` is the default executor the server installs: it never waits for a stuck thread when the loop
 closes, so a client that closes stdin is never kept waiting on one (the process then ends with ``os._exit``,
@@ -31,8 +31,8 @@ IO_THREADS = 8
 ENGINE_THREADS = 2
 SWITCH_INTERVAL = 0.001
 """The server's ``sys.setswitchinterval`` (Python's default is 5 ms): how long the event loop may wait for the
-interpreter while an engine thread holds it, each time the loop wakes to read a frame or write an answer.
-bench/bench_load.py, 50 x 200, one window at load 4-5: status p50 11.5 ms at 1 ms, 13.0 at 5 ms."""
+interpreter while an engine thread holds it, each time the loop wakes to read a frame or write an answer
+(bench/bench_load.py; docs/benchmarks.md, "Figures behind the code")."""
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -1,10 +1,10 @@
 """One malloc arena for every thread of a process (glibc), set before its first thread starts.
 
 glibc gives each thread an arena of its own (up to eight a core), and an arena keeps the pages it touched however
-little it still holds. In the engine, following a transcript in its thread cost some 1.5 MiB over the base for a
-0.5 MiB window that way (bench/bench_follow.py's peak-memory goal); in the one arena the same work reuses what
-start-up freed. The interpreter's lock already keeps threads from allocating at once, so they seldom wait for the
-arena's.
+little it still holds: following a transcript in its thread cost over the base several times its window that way
+(bench/bench_follow.py's peak-memory goal; figures in docs/benchmarks.md); in the one arena the same work reuses
+what start-up freed. The interpreter's lock already keeps threads from allocating at once, so they seldom wait for
+the arena's.
 """
 
 from __future__ import annotations

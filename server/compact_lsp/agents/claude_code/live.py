@@ -36,7 +36,6 @@ from compact_lsp.engine.claude_code.transcript_log import ImportedSession, Messa
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.store.session_lock import SessionBusy
 
-SOURCE = "claude-code"
 HEAD_STEPS = (8 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)
 """How much of a compacted transcript's start is parsed for its title, in turn, until one is found: Claude Code's
 summaries and the first request are its first lines, and a head parsed and imported whole costs ~7x its bytes."""

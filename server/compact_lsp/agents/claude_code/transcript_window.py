@@ -27,15 +27,14 @@ MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
 """A transcript bigger than this is not followed."""
 SCAN_CHUNK = 64 * 1024
 """How much of the file is scanned for boundaries at a time, into one buffer (``scan_chunks``): under malloc's
-128 KiB threshold, so the buffer comes from the heap and not from a fresh mapping each first read (256 KiB did: a
-quarter MiB of pages touched at once, more than the 0.13 MiB window of a 1M-record transcript takes; the scan of
-its 435 MB costs the same CPU, 0.33-0.36 s)."""
+128 KiB threshold, so the buffer comes from the heap and not from a fresh mapping each first read (256 KiB did:
+more pages touched at once than a 1M-record transcript's window takes, for the same CPU; docs/benchmarks.md,
+"Figures behind the code")."""
 WINDOW_CHUNK = 4 * 1024
 """How much of the window's log is parsed at a time: its records take several times its bytes (~8x for short
-records), and they are what a first read holds for a moment beside the session (the 0.08 MiB window of a
-1M-record transcript: 0.43 MiB of Python objects at the peak with 16 KiB, 0.34 with 4 KiB, 0.31 held after; a
-line longer than the chunk is a chunk of its own, so a 2.5 MiB window of 8 KB tool results reads the same at 4 or
-16 KiB, 1.8 MiB at the peak; every corpus session's first read takes the same CPU at 4-16 KiB)."""
+records), and they are what a first read holds for a moment beside the session: a smaller chunk lowers that
+peak, and a line longer than the chunk is a chunk of its own, so big tool results read the same; every corpus
+session's first read takes the same CPU at 4-16 KiB (docs/benchmarks.md, "Figures behind the code")."""
 BOUNDARY_MARK = b'"compact_boundary"'
 HEAD_BYTES = 1024 * 1024
 """How much of the file's start is read for the session's title when the window starts at a boundary."""

@@ -49,7 +49,6 @@ from compact_lsp.engine.files.usable_path import is_usable, real_path
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.store.session_lock import SessionBusy
 
-SOURCE = "codex"
 ID_PREFIX = "codex-"
 MAX_META_BYTES = 1 << 20
 SCAN_LIMIT = 400
@@ -80,11 +79,6 @@ class CodexSettings:
 
 def sessions_root(home: str | None) -> Path:
     return Path(os.path.expanduser(home or os.environ.get("CODEX_HOME") or "~/.codex")) / "sessions"
-
-
-def rollout_cwd(path: Path) -> str | None:
-    """The ``cwd`` a rollout's ``session_meta`` names, or None (not a rollout, unreadable, not a regular file)."""
-    return _first_line_cwd(path)[0]
 
 
 def _first_line_cwd(path: Path) -> tuple[str | None, bool]:

@@ -138,12 +138,6 @@ class LogRecord:
         return value if isinstance(value, str) else None
 
     @property
-    def logical_parent(self) -> str | None:
-        """A compaction boundary's link to the record before it (its ``parentUuid`` is null)."""
-        value = self.data.get("logicalParentUuid")
-        return value if isinstance(value, str) else None
-
-    @property
     def is_attachment(self) -> bool:
         return self.data.get("type") == ATTACHMENT
 

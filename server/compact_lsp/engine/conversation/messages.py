@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -214,16 +213,6 @@ def is_empty_result(block: Block) -> bool:
     if isinstance(content, str):
         return not content.strip()
     return not content
-
-
-def tool_use_index(messages: Iterable[Message]) -> dict[str, Block]:
-    """Map every tool_use id to its block (the last one wins if an id repeats; validate reports that)."""
-    index: dict[str, Block] = {}
-    for message in messages:
-        if message.get("role") == "assistant":
-            for block in tool_uses(message):
-                index[block["id"]] = block
-    return index
 
 
 def canonical_json(value: Any) -> str:

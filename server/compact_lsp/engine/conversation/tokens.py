@@ -157,7 +157,7 @@ class TiktokenCounter:
     message's own string, so a text a session holds costs the cache an entry, not a copy; one no session holds
     any more (a compacted window, a closed session) is the cache's alone, and of those it keeps about
     ``UNHELD_CHARS`` characters, the most recently used (a followed transcript's old windows were kept to the last
-    of 65,536 entries: some 1.4 MiB more after each compaction of a 3 MiB window).
+    of 65,536 entries, growing with each compaction: docs/benchmarks.md, "Figures behind the code").
     """
 
     def __init__(self, encoding: tiktoken.Encoding | None = None, cache_size: int = 65_536) -> None:
@@ -170,10 +170,6 @@ class TiktokenCounter:
         """When ``_chars`` passes this, texts only the cache holds are forgotten (``_forget_unheld``)."""
         self.hits = 0
         self.misses = 0
-
-    @property
-    def encoding_name(self) -> str:
-        return self._encoding.name
 
     def count_text(self, text: str) -> int:
         if not text:

@@ -64,10 +64,6 @@ class ContextUsage:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def estimated(self) -> int:
-        return self.total
-
-    @property
     def percent(self) -> float:
         return round(100.0 * self.total / self.context_window, 1) if self.context_window else 0.0
 

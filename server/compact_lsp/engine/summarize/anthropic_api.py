@@ -80,10 +80,6 @@ class AnthropicSummarizer:
     def __repr__(self) -> str:  # never show the key
         return f"AnthropicSummarizer(model={self.model!r}, base_url={self.base_url!r})"
 
-    @property
-    def has_key(self) -> bool:
-        return self._api_key is not None
-
     def _count(self, messages: Sequence[Message], system: str) -> int:
         counter = self._counter
         if counter is None:

@@ -41,7 +41,8 @@ async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict
 
 def listed_items(server: CompactLanguageServer, summaries: list[SessionSummary], current: str | None) -> list[Any]:
     """Each summary's item, built once per summary and settings (a summary is replaced, never changed, and so are
-    the settings): 500 sessions' usages built anew on the loop for every listing were 10 ms of it."""
+    the settings): building every session's usage anew on the loop for every listing was most of a listing's
+    time (bench/bench_sessions_list.py)."""
     kept, settings = server.session_items, server.settings
     items: list[Any] = []
     for summary in summaries:

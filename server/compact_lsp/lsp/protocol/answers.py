@@ -18,7 +18,6 @@ from compact_lsp.engine.compaction.rehydration import Candidate, RehydrationResu
 from compact_lsp.engine.conversation.biggest import ContextItem
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.files.admitted_files import AdmittedFile
-from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.session.session_compacting import UndoOutcome
@@ -152,15 +151,6 @@ def read_file_answer(record: ReadRecord) -> Answer:
         "inHistory": record.in_history,
         "open": record.open,
         "dirty": record.dirty,
-    }
-
-
-def editor_document_answer(document: EditorDocument) -> Answer:
-    return {
-        "path": document.display_path or document.path,
-        "version": document.version,
-        "dirty": document.dirty,
-        "focusedAt": iso_utc(document.focused_at),
     }
 
 

@@ -153,8 +153,8 @@ class AnsweringProtocol(LanguageServerProtocol):
         super().__init__(server, converter)  # type: ignore[arg-type]
         self.at_once: dict[str, AtOnce] = {}
         """Requests answered as they are read, before anything queued on the loop, when the answer is at hand
-        (``compact/status`` from its published snapshot, lsp/sessions/snapshots.py): behind a wave of 50 pipelined
-        appends a status handler waited p50 36 ms for its turn on the loop and answered in well under 1 ms. None
+        (``compact/status`` from its published snapshot, lsp/sessions/snapshots.py): behind a wave of pipelined
+        appends a status handler waits for its turn on the loop far longer than it takes to answer. None
         from the function, or an exception, leaves the request to its handler, which answers it in full."""
 
     def decode(self, body: bytes) -> Any:

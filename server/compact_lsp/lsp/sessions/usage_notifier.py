@@ -19,11 +19,9 @@ class UsageNotifier:
         send: Callable[[str, dict[str, Any]], None],
         *,
         interval: float = USAGE_INTERVAL,
-        loop_time: Callable[[], float] | None = None,
     ) -> None:
         self._send = send
         self._interval = interval
-        self._loop_time = loop_time
         self._last_sent: dict[str, float] = {}
         self._latest: dict[str, dict[str, Any]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
