@@ -23,8 +23,6 @@ from tests.support import real_clients
 from tests.support.messages_api_stub import MessagesApiStub, RecordedRequest, StubResponse, reply
 
 WORK = real_clients.CLAUDE_CODE_WORK
-VERSION = real_clients.CLAUDE_CODE_VERSION
-BINARY = real_clients.CLAUDE_CODE
 COMPACT_PROMPT = "CRITICAL: Respond with TEXT ONLY"
 RUN_TIMEOUT = 90
 
