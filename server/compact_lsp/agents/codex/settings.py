@@ -10,8 +10,10 @@ project's ``.codex/config.toml``. Ours is::
     command = "... -m compact_lsp codex hook"
 
 The file is edited with tomlkit, so every other table, comment and layout is kept; our entry is replaced, never
-doubled. The first change backs the file up beside it (``config.toml.bak``, written by us from what we read);
-the write is atomic. A file (or its ``.codex`` folder) that is a symbolic link, or that resolves outside the
+doubled. Before anything is written the new text is read back by a strict parser and compared with the intended
+change (``_checked_text``): a layout of ``[hooks]`` that cannot be edited cleanly is refused with nothing changed.
+The first change backs the file up beside it (``config.toml.bak``, written by us from what we read); the write is
+atomic. A file (or its ``.codex`` folder) that is a symbolic link, or that resolves outside the
 folder it belongs to, is refused: a repository could point it at a file of the user's elsewhere.
 
 Codex runs a new or changed hook only after the user trusts it once (``/hooks`` in the Codex TUI); until then
@@ -20,13 +22,16 @@ Codex runs a new or changed hook only after the user trusts it once (``/hooks`` 
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import AoT
 
 from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
 from compact_lsp.engine.files.usable_path import real_path
@@ -118,7 +123,7 @@ def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
             return None
         entries = tomlkit.aot()
         hooks[EVENT] = entries
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise SettingsFileError(f"{path}: 'hooks.{EVENT}' is not an array of tables; left as it is")
     return entries
 
@@ -142,17 +147,70 @@ def _drop_ours(entries: Any) -> bool:
     return changed
 
 
-def _write(path: Path, doc: tomlkit.TOMLDocument, original: str | None) -> Path | None:
+def _expected(before: dict[str, Any], command: str | None) -> dict[str, Any]:
+    """What the file should say after the change, as plain data: ``before`` without our hook, plus ours when
+    ``command`` (install), or with emptied tables dropped (uninstall)."""
+    data = copy.deepcopy(before)
+    hooks = data.setdefault("hooks", {})
+    entries = []
+    for entry in hooks.get(EVENT, []):
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        if isinstance(inner, list) and any(is_ours(h) for h in inner):
+            others = [h for h in inner if not is_ours(h)]
+            if not others:
+                continue
+            entry = {**entry, "hooks": others}
+        entries.append(entry)
+    if command is not None:
+        hook = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+        entries.append({"matcher": MATCHER, "hooks": [hook]})
+    hooks[EVENT] = entries
+    if command is None and not entries:
+        del hooks[EVENT]
+    if not hooks:
+        del data["hooks"]
+    return data
+
+
+def _checked_text(path: Path, doc: tomlkit.TOMLDocument, original: str | None, command: str | None) -> str:
+    """The new file text, once a strict parser (the stdlib's) reads it back as exactly the intended change; any
+    other outcome refuses the change with nothing written (tomlkit can render some valid layouts of ``[hooks]``
+    into text no parser reads, or change what else the file says)."""
+    text = tomlkit.dumps(doc).rstrip("\n") + "\n"
+    try:
+        after = tomllib.loads(text)
+        wanted = _expected(tomllib.loads(original or ""), command)
+    except tomllib.TOMLDecodeError:
+        after, wanted = None, {}
+    if after != wanted:
+        raise SettingsFileError(
+            f"compact-lsp cannot change the [hooks] of {path} as it is laid out without changing what else it says; "
+            "nothing was changed. Add the hook by hand (docs/codex.md), or write hooks.SessionStart as "
+            "[[hooks.SessionStart]] tables and try again"
+        )
+    return text
+
+
+def _write(path: Path, doc: tomlkit.TOMLDocument, original: str | None, command: str | None) -> Path | None:
+    text = _checked_text(path, doc, original, command)
     backup = None
     if original is not None:
         backup = path.with_name(path.name + ".bak")
         _check_not_linked(backup)
         replace_file(str(backup), original)
-    replace_file(str(path), tomlkit.dumps(doc).rstrip("\n") + "\n")
+    replace_file(str(path), text)
     return backup
 
 
-def _ours(command: str) -> Any:
+def _ours(command: str, *, inline: bool = False) -> Any:
+    if inline:  # an inline array (``SessionStart = [...]``) takes only inline tables
+        hook_inline = tomlkit.inline_table()
+        hook_inline.update({"type": "command", "command": command, "timeout": TIMEOUT_SECONDS})
+        hooks_array = tomlkit.array()
+        hooks_array.append(hook_inline)
+        entry_inline = tomlkit.inline_table()
+        entry_inline.update({"matcher": MATCHER, "hooks": hooks_array})
+        return entry_inline
     entry = tomlkit.table()
     entry["matcher"] = MATCHER
     hook = tomlkit.table()
@@ -180,9 +238,9 @@ def install_hook(path: Path, command: str | None = None) -> HookChange:
     if _already(entries, command):
         return HookChange(path, False, None, f"the hook is already installed in {path}")
     _drop_ours(entries)
-    entries.append(_ours(command))
+    entries.append(_ours(command, inline=not isinstance(entries, AoT)))
     path.parent.mkdir(parents=True, exist_ok=True)
-    backup = _write(path, doc, original)
+    backup = _write(path, doc, original, command)
     return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}. {TRUST_NOTE}")
 
 
@@ -212,5 +270,5 @@ def uninstall_hook(path: Path) -> HookChange:
         del hooks[EVENT]
     if not hooks:
         del doc["hooks"]
-    backup = _write(path, doc, original)
+    backup = _write(path, doc, original, None)
     return HookChange(path, True, backup, f"removed the compact-lsp hook from {path}")
