@@ -161,3 +161,21 @@ def test_a_manual_compaction_after_an_automatic_one_gets_the_window_since(claude
     assert manual != auto
     assert {"c.py", "d.py"} <= _trail(manual), _trail(manual)
     assert "a.py" not in _trail(manual), "the manual hook named a file only the window before the automatic one used"
+
+
+def test_a_launcher_that_cannot_start_is_shown_with_why(claude_code: ClaudeCode) -> None:
+    """The Python the launcher names is gone: Claude Code records the hook's failure with our words (the TUI shows
+    them under "SessionStart:compact hook failed"), the compaction goes on without our context."""
+    cc = claude_code
+    (cc.project / "a.py").write_text(source("a", 40))
+    install_hook(cc)
+    settings = json.loads((cc.project / ".claude" / "settings.local.json").read_text())
+    launcher = Path(settings["hooks"]["SessionStart"][0]["hooks"][0]["command"])
+    launcher.write_text(re.sub(r"^py=.*$", "py=/gone/venv/bin/python", launcher.read_text(), flags=re.M))
+    cc.push(tool_call("Read", {"file_path": str(cc.project / "a.py")}), reply("Read it."))
+    session = cc.run("Read a.py")["session_id"]
+    cc.compact(session)
+    (failed,) = [r["attachment"] for r in cc.records(session) if r.get("type") == "attachment"
+                 and r["attachment"].get("hookName") == "SessionStart:compact"]  # fmt: skip
+    assert failed["type"] == "hook_non_blocking_error" and failed["exitCode"] == 2
+    assert "run 'compact-lsp doctor': its Python /gone/venv/bin/python is gone" in failed["stderr"]

@@ -75,7 +75,7 @@ def _needed_pythonpath() -> list[str]:
 def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code") -> str:
     """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr."""
     assert agent.replace("-", "").isalnum(), f"not an agent's name: {agent!r}"
-    again = f"run 'compact-lsp doctor', or 'compact-lsp {agent} install-hook' again from the compact-lsp you use"
+    again = f"or 'compact-lsp {agent} install-hook' again from the compact-lsp you use"
     lines = [
         "#!/bin/sh",
         f"# Written by compact-lsp ({agent} install-hook): {agent} runs this after its compaction.",
@@ -93,8 +93,8 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
             lines.append(f'[ -d "${name}" ] || for d in {pattern}; do [ -d "$d" ] && {name}="$d"; done')
     if names:
         lines.append(f'PYTHONPATH="{os.pathsep.join(names)}"; export PYTHONPATH')
-    gone = f"compact-lsp: the {agent} compaction hook cannot start: its Python $py is gone; {again}"
-    failed = f"compact-lsp: the {agent} compaction hook could not start (status $status, above); {again}"
+    gone = f"compact-lsp hook cannot start, run 'compact-lsp doctor': its Python $py is gone ({again})"
+    failed = f"compact-lsp hook could not start, run 'compact-lsp doctor': status $status, above ({again})"
     lines += [  # the words are ours (AGENTS), in double quotes for $py and $status only
         f'[ -x "$py" ] || {{ echo "{gone}" >&2; exit {LAUNCH_FAILED}; }}',
         f'"$py" -m compact_lsp {agent} hook "$@"',
