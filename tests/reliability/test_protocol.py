@@ -165,6 +165,16 @@ def test_a_frame_nested_too_deep_to_parse_is_answered_with_its_id_and_the_stream
         assert server.request("compact/sessions", {}) is not None  # the next frame is read as a frame
 
 
+def test_an_escaped_id_key_in_a_frame_nested_too_deep_is_answered(tmp_path: Path) -> None:
+    """Round 4: ``"i\\u0064"`` is the key ``id``; on main such a frame was never answered."""
+    with RawServer(Workspace(tmp_path)) as server:
+        server.write_frame(deep_frame(9002, id_first=True).replace(b'"id"', b'"i\\u0064"', 1))
+        with pytest.raises(RpcError) as refused:
+            server.wait(9002, timeout=15)
+        assert refused.value.code == INVALID_REQUEST
+        assert server.request("compact/sessions", {}) is not None
+
+
 def test_a_frame_whose_id_cannot_be_read_gets_a_parse_error_and_the_stream_stays_in_sync(tmp_path: Path) -> None:
     with RawServer(Workspace(tmp_path)) as server:
         server.write_frame(b'{"jsonrpc": "2.0", "id": ' + b"[" * DEEP + b"]" * DEEP + b', "method": "compact/status"}')

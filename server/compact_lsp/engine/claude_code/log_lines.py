@@ -153,7 +153,7 @@ def starts_with_json_line(data: bytes) -> bool:
     first = next((line for line in data[:BINARY_SNIFF_BYTES].split(b"\n") if line.strip()), b"")
     try:
         return isinstance(json.loads(first.decode("utf-8")), dict)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, a number too long to convert
         return False
 
 
@@ -192,6 +192,8 @@ def parse_log_lines(
             problem = f"not valid JSON ({e.msg} at column {e.colno})"
             if torn_last and line_no == first_line_no + data[start:end].count(b"\n"):
                 problem += "; the file ends mid-record (a torn last write)"
+        except (ValueError, RecursionError):  # a number too long to convert, nesting too deep: this line only
+            problem = "not readable JSON (a number too long to read, or nesting too deep)"
         else:
             if not isinstance(value, dict):
                 problem = f"a JSON {type(value).__name__}, expected an object with a 'type'"

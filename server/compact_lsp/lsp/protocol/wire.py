@@ -90,6 +90,9 @@ def frame_id(body: bytes) -> int | str | None:
                 end += 2 if text[end] == "\\" else 1
             if depth == 1 and key is None:
                 key = text[i + 1 : end]
+                if "\\" in key:  # an escaped key ("i\u0064" is "id"): decode this one string
+                    with contextlib.suppress(ValueError):
+                        key = decoder.raw_decode(text, i)[0]
             i = end + 1
             continue
         if ch in "{[":
