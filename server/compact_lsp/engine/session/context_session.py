@@ -69,7 +69,7 @@ from compact_lsp.engine.session.session_microcompaction import AppendOutcome, af
 from compact_lsp.engine.session.session_state import SessionState
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.base import Summarizer
-from compact_lsp.engine.summarize.session_memory import SessionMemory, notes_setup
+from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionMemorySummarizer, notes_setup
 
 log = logging.getLogger(__name__)
 
@@ -380,9 +380,11 @@ class ContextSession:
         claimed: bool = False,
     ) -> CompactionOutcome:
         """Replace history by a summary plus rehydrated essentials; a failure changes nothing
-        (``session_compacting.compact``)."""
+        (``session_compacting.compact``). Up-to-date session notes make the summary, whoever compacts (the server,
+        the agent's direct path, the CLI); ``summarizer`` is the one for when they cannot."""
+        notes_first = SessionMemorySummarizer(self.session_memory, summarizer)
         return await compact(
-            self, summarizer, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
+            self, notes_first, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
             claimed=claimed,
         )  # fmt: skip
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
-from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
 from compact_lsp.lsp.protocol.answers import compaction_answer, rehydration_answer, usage_answer
 from compact_lsp.lsp.work.in_session import in_session
 from compact_lsp.lsp.work.notify import CompactionProgress, changed, did_compact
@@ -52,10 +51,8 @@ async def compact_session(
         try:
             await progress.begin()
             async with slot.lock:
-                # up-to-date session notes make the summary instant; otherwise the model (or offline) summariser
-                summarizer = SessionMemorySummarizer(
-                    session.session_memory, server.summarizer_factory(session.settings)
-                )
+                # the model (or offline) summariser, for when the session's notes cannot make the summary
+                summarizer = server.summarizer_factory(session.settings)
                 outcome = await session.compact(
                     summarizer,
                     instructions=instructions,
