@@ -212,15 +212,20 @@ class SessionRegistry:
         if stored:
             self.index.forget(s.session_id for s in stored)
         for slot in [s for s in self.slots.values() if s.followed is not None]:
-            result.append(await self.followed_summary(slot))
+            summary = await self.followed_summary(slot)
+            if summary is not None:
+                result.append(summary)
         return sorted(result, key=lambda s: s.updated_at, reverse=True)
 
-    async def followed_summary(self, slot: SessionSlot) -> SessionSummary:
+    async def followed_summary(self, slot: SessionSlot) -> SessionSummary | None:
         """A followed session's entry: as published after its last update when that still holds or it is busy
-        (lsp/sessions/snapshots.py), else measured under its lock."""
+        (lsp/sessions/snapshots.py), else measured under its lock; None while its first read is still running (a
+        huge transcript): the list answers at once with what is ready, never waiting for a read."""
         snapshot = slot.summary_snapshot
         if snapshot is not None and (snapshot[0] == slot.stamp() or slot.lock.locked()):
             return snapshot[1]
+        if slot.lock.locked():
+            return None
         async with slot.lock:
             return await asyncio.to_thread(self.publish_summary, slot)
 
