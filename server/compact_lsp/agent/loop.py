@@ -257,7 +257,8 @@ class ChatLoop:
             if exc.kind != "not_smaller" or exc.notify:  # no room is said once; it waits for growth meanwhile
                 self._status(f"Automatic compaction did not happen: {exc}")
             return
-        self._status(f"Compacted the conversation: {result['tokensBefore']} → {result['tokensAfter']} tokens.")
+        boundary = result.boundary
+        self._status(f"Compacted the conversation: {boundary.tokens_before} → {boundary.tokens_after} tokens.")
 
     def _microcompacted(self, eviction: EvictionRecord) -> None:
         self.access.microcompacted(eviction)

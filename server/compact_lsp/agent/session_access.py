@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from compact_lsp.engine.compaction.eviction import EvictionRecord
-from compact_lsp.engine.compaction.full_compaction import CompactionError
+from compact_lsp.engine.compaction.full_compaction import CompactionError, CompactionOutcome
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.summarize.base import Summarizer
 
@@ -18,8 +18,8 @@ class SessionAccess(Protocol):
 
     async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T: ...
 
-    async def compact(self, trigger: str) -> dict[str, Any]:
-        """Compact now; the ``compact.compact`` result, or ``CompactionError``."""
+    async def compact(self, trigger: str) -> CompactionOutcome:
+        """Compact now; the engine's outcome, or ``CompactionError``."""
         ...
 
     def microcompacted(self, eviction: EvictionRecord) -> None: ...
@@ -35,11 +35,10 @@ class DirectAccess:
     async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
         return fn()
 
-    async def compact(self, trigger: str) -> dict[str, Any]:
+    async def compact(self, trigger: str) -> CompactionOutcome:
         if self.summarizer is None:
             raise CompactionError("no_summarizer", "no summariser was given, so the agent cannot compact")
-        outcome = await self.session.compact(self.summarizer, trigger=trigger)
-        return {"tokensBefore": outcome.boundary.tokens_before, "tokensAfter": outcome.boundary.tokens_after}
+        return await self.session.compact(self.summarizer, trigger=trigger)
 
     def microcompacted(self, eviction: EvictionRecord) -> None:
         return None

@@ -23,6 +23,7 @@ from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.permissions import ACTIONS, Decision, PermissionRequest, Permissions, decision_for
 from compact_lsp.agent.toolset import default_tools
 from compact_lsp.engine.compaction.eviction import EvictionRecord
+from compact_lsp.engine.compaction.full_compaction import CompactionOutcome
 from compact_lsp.lsp.features.handlers import request_handler
 from compact_lsp.lsp.protocol.answers import turn_answer
 from compact_lsp.lsp.protocol.errors import request_failed
@@ -54,7 +55,7 @@ class SlotAccess:
     async def run(self, fn: Callable[[], T], *, changes: bool = True) -> T:
         return await in_session(self.server, self.slot, fn, changes=changes)
 
-    async def compact(self, trigger: str) -> dict[str, Any]:
+    async def compact(self, trigger: str) -> CompactionOutcome:
         return await compact_session(self.server, self.slot, trigger=trigger)
 
     def microcompacted(self, eviction: EvictionRecord) -> None:

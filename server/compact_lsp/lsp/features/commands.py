@@ -14,7 +14,7 @@ from compact_lsp.engine.session.session_compacting import UndoOutcome
 from compact_lsp.engine.utc import iso_utc
 from compact_lsp.lsp.features.handlers import command_handler
 from compact_lsp.lsp.features.methods import session_status
-from compact_lsp.lsp.protocol.answers import microcompaction_answer, undo_answer
+from compact_lsp.lsp.protocol.answers import compaction_answer, microcompaction_answer, undo_answer
 from compact_lsp.lsp.protocol.params import command_argument, optional_str
 from compact_lsp.lsp.work.compacting import compact_session, outcome, rehydration_preview
 from compact_lsp.lsp.work.in_session import in_session
@@ -81,7 +81,7 @@ async def compact_command(server: CompactLanguageServer, args: tuple[object, ...
     slot, arg = await target(server, args, COMPACT)
     instructions = optional_str(arg, "instructions", COMPACT)
     try:
-        return await compact_session(server, slot, trigger="manual", instructions=instructions)
+        return compaction_answer(await compact_session(server, slot, trigger="manual", instructions=instructions))
     except CompactionError as exc:
         result = outcome(exc)
         if result is None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError
 from compact_lsp.lsp.features.handlers import request_handler
-from compact_lsp.lsp.protocol.answers import microcompaction_answer, read_result_answer, usage_answer
+from compact_lsp.lsp.protocol.answers import compaction_answer, microcompaction_answer, read_result_answer, usage_answer
 from compact_lsp.lsp.protocol.errors import invalid_params
 from compact_lsp.lsp.protocol.params import as_object, optional_int, optional_object, optional_str, required_str
 from compact_lsp.lsp.protocol.wire import AnsweringProtocol, EncodedResult
@@ -94,7 +94,7 @@ async def append(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
 async def _auto_compact(server: CompactLanguageServer, slot: SessionSlot) -> dict[str, Any]:
     """The automatic compaction after an append: its result, or why it did not happen (the append stands)."""
     try:
-        compaction = await compact_session(server, slot, trigger="auto")
+        compaction = compaction_answer(await compact_session(server, slot, trigger="auto"))
     except CompactionError as exc:
         log.warning("automatic compaction of %s did not happen: %s", slot.session.id, exc)
         return {"compactionError": str(exc)}

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.compaction.full_compaction import CompactionError, split_for_compaction
+from compact_lsp.engine.compaction.full_compaction import CompactionError, CompactionOutcome, split_for_compaction
 from compact_lsp.engine.session.session_notes import commit_notes, notes_job
 from compact_lsp.lsp.protocol.answers import compaction_answer, rehydration_answer, usage_answer
 from compact_lsp.lsp.work.in_session import in_session
@@ -37,8 +37,9 @@ def short_tokens(n: int) -> str:
 
 async def compact_session(
     server: CompactLanguageServer, slot: SessionSlot, *, trigger: str, instructions: str | None = None
-) -> dict[str, Any]:
-    """Compact now; returns the ``compact.compact`` result, or raises ``CompactionError`` (``in_progress`` at once).
+) -> CompactionOutcome:
+    """Compact now and tell the client (progress, ``compact/didCompact``); returns the engine's outcome (its wire
+    shape is ``compaction_answer``'s), or raises ``CompactionError`` (``in_progress`` at once).
 
     A followed Claude Code or Codex session is refused before anything runs: no model call for a summary it cannot
     keep.
@@ -75,7 +76,7 @@ async def compact_session(
     progress.end(f"Compacted: {short_tokens(result['tokensBefore'])} → {short_tokens(result['tokensAfter'])} tokens")
     changed(server, slot, usage)
     did_compact(server, session.id, "full", trigger, result["tokensBefore"], result["tokensAfter"], result)
-    return result
+    return outcome
 
 
 OUTCOME_KINDS = frozenset({"cancelled", "not_smaller", "empty", "nothing_to_undo"})
