@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,28 @@ def test_a_rollout_whose_cwd_cannot_name_a_folder_fails_nothing(tmp_path: Path) 
     with RawServer(workspace, env=server_env(CODEX_HOME=str(codex_home), HOME=str(tmp_path))) as server:
         listed = server.request("compact/sessions", {})
         assert isinstance(listed, (dict, list))
+
+
+def test_a_followed_codex_sessions_messages_match_its_status(tmp_path: Path) -> None:
+    """On main ``compact/messages`` of a followed Codex session left out its open tail (the last assistant message
+    and what followed it), which ``compact.status`` counts."""
+    from .rpc import RawServer, Workspace, server_env
+
+    workspace = Workspace(tmp_path / "w")
+    codex_home = tmp_path / "codex-home"
+    day = codex_home / "sessions" / "2026" / "12" / "05"
+    day.mkdir(parents=True)
+    calls = exec_call("c1", "cat main.py", ok("OPEN-TAIL-OUTPUT\n"))
+    lines = [*head(workspace.root), user("look at main.py"), *calls]
+    (day / "rollout-2026-12-05T00-00-00-t.jsonl").write_bytes(b"".join(lines))
+    options = workspace.options(codex={"home": str(codex_home)})
+    with RawServer(workspace, options, env=server_env(HOME=str(tmp_path))) as server:
+        found: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 60
+        while not found and time.monotonic() < deadline:  # each listing round trip is the wait
+            found = [s for s in server.request("compact/sessions", {}) if s["source"] == "codex"]
+        [listed] = found
+        status = server.command("compact.status", {"sessionId": listed["sessionId"]})
+        answer = server.request("compact/messages", {"sessionId": listed["sessionId"]})
+        assert "OPEN-TAIL-OUTPUT" in json.dumps(answer["messages"])
+        assert answer["usage"]["total"] == status["usage"]["total"]

@@ -43,6 +43,11 @@ def session(ws: Path, source: str | None, journal: ListJournal | None = None) ->
                           source=source, journal=journal)  # fmt: skip
 
 
+def proposed(s: ContextSession) -> list[str]:
+    """The outside files the session's transcript proposes (lsp/features/outside_files.py asks about them)."""
+    return [path for path, _ in s.state.admitted.proposed(s.work_roots)]
+
+
 def used(tool: str, path: str, *, error: bool = False, use_id: str = "t1") -> list[dict[str, Any]]:
     """An assistant tool call and the result that answers it."""
     return [
@@ -55,7 +60,7 @@ def used(tool: str, path: str, *, error: bool = False, use_id: str = "t1") -> li
 
 
 @pytest.mark.parametrize(
-    ("source", "error", "proposed"),
+    ("source", "error", "expected"),
     [
         pytest.param("import", False, True, id="imported-transcript-read"),
         pytest.param("claude-code", False, True, id="followed-transcript-read"),
@@ -65,7 +70,7 @@ def used(tool: str, path: str, *, error: bool = False, use_id: str = "t1") -> li
     ],
 )
 def test_a_transcript_only_proposes_the_files_it_used_with_success(
-    layout: tuple[Path, Path], source: str, error: bool, proposed: bool
+    layout: tuple[Path, Path], source: str, error: bool, expected: bool
 ) -> None:
     """Round 4: a transcript never admits an outside file by itself; the user's yes does (lsp/features/
     outside_files.py). On main the transcript's read admitted the file."""
@@ -74,12 +79,12 @@ def test_a_transcript_only_proposes_the_files_it_used_with_success(
     s.append(used("Read", str(sibling / "lib.py"), error=error))
     lib = str((sibling / "lib.py").resolve())
     assert s.admitted_files == [] and lib not in s.rehydration_roots
-    assert s.proposed_outside_files() == ([lib] if proposed else [])
-    if proposed:
+    assert proposed(s) == ([lib] if expected else [])
+    if expected:
         s.admit(lib, "transcript")  # the user said yes
         assert admitted_answer(s.admitted_files) == [{"path": lib, "reason": "transcript"}]
         assert status_answer(status_of(s))["admittedFiles"] == admitted_answer(s.admitted_files)
-        assert lib in s.rehydration_roots and s.proposed_outside_files() == []
+        assert lib in s.rehydration_roots and proposed(s) == []
 
 
 def test_the_folder_of_an_admitted_file_stays_closed(layout: tuple[Path, Path]) -> None:
@@ -110,7 +115,7 @@ def test_a_path_that_is_a_folder_here_is_never_proposed(layout: tuple[Path, Path
     ws, sibling = layout
     s = session(ws, "import")
     s.append(used("Read", str(sibling)))  # a log from another machine may name a folder of this one
-    assert s.admitted_files == [] and s.proposed_outside_files() == []
+    assert s.admitted_files == [] and proposed(s) == []
 
 
 def test_a_call_and_its_result_in_separate_appends_propose_the_file(layout: tuple[Path, Path]) -> None:
@@ -119,9 +124,9 @@ def test_a_call_and_its_result_in_separate_appends_propose_the_file(layout: tupl
     s = session(ws, "claude-code")
     call, result = used("Edit", str(sibling / "lib.py"))[1:]
     s.append([{"role": "user", "content": "go"}, call])
-    assert s.proposed_outside_files() == []
+    assert proposed(s) == []
     s.append([result])
-    assert s.proposed_outside_files() == [str((sibling / "lib.py").resolve())] and s.admitted_files == []
+    assert proposed(s) == [str((sibling / "lib.py").resolve())] and s.admitted_files == []
 
 
 def test_an_approval_is_journalled_and_revocable(layout: tuple[Path, Path]) -> None:
@@ -147,7 +152,7 @@ def test_a_revoked_transcript_file_stays_out(layout: tuple[Path, Path]) -> None:
     s.append(used("Read", str(sibling / "lib.py")))
     s.admit(str((sibling / "lib.py").resolve()), admitted=False)
     s.append(used("Read", str(sibling / "lib.py"), use_id="t2"))
-    assert s.admitted_files == [] and s.proposed_outside_files() == []
+    assert s.admitted_files == [] and proposed(s) == []
 
 
 def test_an_exact_file_root_admits_nothing_below_it(tmp_path: Path) -> None:

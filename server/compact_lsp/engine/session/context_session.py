@@ -294,10 +294,6 @@ class ContextSession:
             record = admit_record(real_path, admitted=admitted, reason=reason, at=self.clock(), identity=identity)
             self.commit(record)
 
-    def proposed_outside_files(self) -> list[str]:
-        """Files outside the work roots the transcript shows used, that only the user's yes can admit."""
-        return [path for path, _ in self.state.admitted.proposed(self.work_roots)]
-
     def rename(self, title: str) -> None:
         """Give the session a new title (``TitleError`` before anything is written when it is not one)."""
         self.commit(title_record(check_title(title), at=self.clock()))

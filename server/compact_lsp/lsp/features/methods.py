@@ -103,9 +103,15 @@ async def _auto_compact(server: CompactLanguageServer, slot: SessionSlot) -> dic
 
 async def messages(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     slot = await session_for(server, params, MESSAGES)
-    session = slot.session
+    session, followed = slot.session, slot.followed
 
     def view() -> dict[str, Any]:
+        if followed is not None:  # a followed agent's window: its committed messages and the open tail status counts
+            return {
+                "system": session.system_prompt(),
+                "messages": followed.messages,
+                "usage": usage_answer(followed.usage()),
+            }
         return {"system": session.system_prompt(), "messages": session.view(), "usage": usage_answer(session.usage())}
 
     return await in_session(server, slot, view, changes=False)

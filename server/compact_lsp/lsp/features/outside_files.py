@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.lsp.sessions.session_slot import SessionSlot
 from compact_lsp.lsp.work.in_session import in_session
 
@@ -23,6 +24,11 @@ LET_IN = "Let these files in"
 KEEP_OUT = "Keep them out"
 MAX_NAMED = 40
 """Files named in one prompt; only the files named can be let in by it."""
+
+
+def proposed(session: ContextSession) -> list[str]:
+    """Files outside the work roots the transcript shows used, that only the user's yes can admit."""
+    return [path for path, _ in session.state.admitted.proposed(session.work_roots)]
 
 
 def prompt_text(paths: list[str]) -> str:
@@ -40,7 +46,7 @@ def prompt_text(paths: list[str]) -> str:
 async def ask_about_outside_files(server: CompactLanguageServer, slot: SessionSlot) -> list[str]:
     """Ask the user about the session's proposed outside files; the files admitted (none unless they said so)."""
     session = slot.session
-    paths = await in_session(server, slot, session.proposed_outside_files, changes=False)
+    paths = await in_session(server, slot, lambda: proposed(session), changes=False)
     if not paths:
         return []
     params = types.ShowMessageRequestParams(
@@ -55,7 +61,7 @@ async def ask_about_outside_files(server: CompactLanguageServer, slot: SessionSl
     named = paths[:MAX_NAMED]
 
     def admit() -> list[str]:
-        still = set(session.proposed_outside_files())  # each bound to the file it is now, not when asked
+        still = set(proposed(session))  # each bound to the file it is now, not when asked
         for path in named:
             if path in still:
                 session.admit(path, "transcript")
