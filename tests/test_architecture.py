@@ -97,7 +97,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         grimp.Layer("replay", "survival"),
         "repeated_needs",
         grimp.Layer("compact_preview", "timeline", "config"),
-        grimp.Layer("workspace", "metrics", "cost", "focus", "sources"),
+        grimp.Layer("workspace", "metrics", "cost", "focus", "sources", "ledger_recall"),
     ),
     "store": ("session_store", grimp.Layer("session_lock", "session_index")),
     "tracking": (grimp.Layer("watcher", "reader"),),

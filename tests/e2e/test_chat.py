@@ -180,7 +180,7 @@ async def test_after_a_compaction_the_model_gets_the_ledger_of_what_it_did(
     lines = ledger.splitlines()
     assert any(line.startswith("Last test: `pytest -q || (printf") and "exit 1: FAILED tests/test_app.py::test_greet"
                in line for line in lines), ledger  # fmt: skip
-    assert "- src/app.py: edited, +1 −1 since you first saw it" in lines
+    assert "- src/app.py: +1 −1" in lines
     assert "SUMMARY-MARKER" in json.dumps(after)
 
 
@@ -215,3 +215,26 @@ async def _usage_with_attachments(client: LanguageClient) -> None:
         params = await client.wait_for_notification("compact/didChangeUsage")
         if params["usage"]["byKind"].get("attachments", 0) > 0:
             return
+
+
+async def test_a_re_read_of_an_unchanged_file_is_one_line_and_a_changed_one_is_read_again(
+    client: LanguageClient, messages_api: MessagesApiStub, workspace: Workspace
+) -> None:
+    ClientSide(client, [])
+    session_id = await new_session(client)
+    messages_api.push(
+        tool_call("read_file", {"file_path": "src/app.py"}),
+        tool_call("read_file", {"file_path": "src/app.py"}),
+        reply("Read twice."),
+    )
+    await request(client, "compact/chat", {"sessionId": session_id, "text": "Read app.py."})
+    second = messages_api.bodies[2]["messages"][-1]["content"][0]
+    assert second["content"] == (
+        "[src/app.py is unchanged since you last read it: its whole text is already in this conversation, above. "
+        "Use that copy.]"
+    )
+    workspace.write("src/app.py", "def greet(name):\n    return 'hey ' + name\n")
+    messages_api.push(tool_call("read_file", {"file_path": "src/app.py"}), reply("Read again."))
+    await request(client, "compact/chat", {"sessionId": session_id, "text": "And now?"})
+    third = json.dumps(messages_api.bodies[-1]["messages"][-1]["content"][0])
+    assert "return 'hey ' + name" in third

@@ -55,6 +55,12 @@ STALE_EDIT = (
     "against what is there now."
 )
 
+FILE_UNCHANGED = (
+    "[{path} is unchanged since you last read it: its whole text is already in this conversation, above. "
+    "Use that copy.]"
+)
+"""A whole re-read of a file whose whole current text the context already holds: one line, not the text again
+(Claude Code answers an unchanged re-read the same way)."""
 UNREAD_EDIT = "{path} has not been read in this conversation. Read it with read_file first, then edit it."
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agent import python_grep
+from compact_lsp.agent.prompts import FILE_UNCHANGED
 from compact_lsp.agent.python_grep import GREP_TIMEOUT, MAX_GREP_LINES, SKIPPED_DIRS
 from compact_lsp.agent.tools import (
     Tool,
@@ -32,6 +33,7 @@ from compact_lsp.agent.tools import (
 )
 from compact_lsp.engine.files.file_gate import AllowedRoots, opened_path
 from compact_lsp.engine.files.usable_path import real_path
+from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.tracking.reader import FileRead, ReadRefused, read_text_file
 
@@ -61,6 +63,21 @@ def _allowed_roots(ctx: ToolContext) -> list[str]:
 # -- read_file ---------------------------------------------------------------------------------------------
 
 
+def holds_whole(session: ContextSession, real: str, content: str) -> bool:
+    """The conversation still holds the whole of ``real`` as ``content`` (its last read or re-attachment showed
+    it whole, no microcompaction or compaction took it away since, and the file has not changed since)."""
+    record = session.read_state.get(real)
+    seen = session.state.seen.get(real)
+    return (
+        record is not None
+        and record.in_history
+        and seen is not None
+        and seen.start_line == 1
+        and seen.num_lines is None
+        and seen.text.rstrip("\n") == content.rstrip("\n")
+    )
+
+
 def _cap_read(read: FileRead) -> FileRead:
     if len(read.content) <= MAX_READ_CHARS:
         return read
@@ -81,6 +98,10 @@ async def _read_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     except ReadRefused as exc:
         raise ToolError(str(exc)) from None
     read = _cap_read(read)
+    if offset in (None, 1) and limit is None and not read.truncated and read.content:
+        session, content = ctx.session, read.content
+        if await ctx.runner.run(lambda: holds_whole(session, read.real_path, content), changes=False):
+            return ToolOutput(FILE_UNCHANGED.format(path=display))
     blocks: list[dict[str, Any]] = [{"type": "text", "text": read.content}] if read.content else []
     last = read.start_line + read.num_lines - 1
     if not read.content:

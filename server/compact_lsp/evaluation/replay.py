@@ -21,19 +21,23 @@ from typing import Any
 from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.agents.claude_code.reattached import claude_code_reattachment
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
+from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
 from compact_lsp.engine.compaction.rehydration import Candidate, rehydration_candidates
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
+from compact_lsp.engine.files.change_notices import attached_body
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses, turns_of
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
 from compact_lsp.evaluation.cost import CacheMeter
 from compact_lsp.evaluation.focus import focus_signals
+from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads, score_ledger
 from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, score_point
 from compact_lsp.evaluation.timeline import compaction_points, lookahead
 from compact_lsp.evaluation.workspace import ReplayWorkspace
@@ -53,6 +57,9 @@ class SessionResult:
     rankers_to_end: dict[str, PointScore] = field(default_factory=dict)
     """The same scores with the look-ahead running to the end of the session."""
     micro: dict[str, MicroScore] = field(default_factory=dict)
+    ledger: LedgerScore = field(default_factory=LedgerScore)
+    rereads: UnchangedRereads = field(default_factory=UnchangedRereads)
+    """What the ledger, the offline summary alone and Claude Code's rule state at each point (ledger_recall.py)."""
     files_materialised: int = 0
     reads_without_content: int = 0
     """Successful Reads whose log carries no file content: those files are missing from the workspace."""
@@ -86,6 +93,8 @@ class SessionResult:
             "rankers": {k: v.to_json() for k, v in self.rankers.items()},
             "rankersToEnd": {k: v.to_json() for k, v in self.rankers_to_end.items()},
             "micro": {k: v.to_json() for k, v in self.micro.items()},
+            "ledger": self.ledger.to_json(),
+            "unchangedRereads": self.rereads.to_json(),
         }
 
 
@@ -171,6 +180,7 @@ def _replay(
         if message["role"] == "assistant":
             if i in points:
                 _score_point(plain, focused, config, counter, ws, uses, i, turns[i], result)
+                result.ledger = result.ledger + _score_ledger(plain, messages[:i], [u for u in uses if u.index < i])
             for spec in config.micro:
                 session = micro_sessions[spec.name]
                 journal = journals[spec.name]
@@ -183,6 +193,7 @@ def _replay(
                 result.micro[spec.name].input_tokens_micro += session.usage().total
         else:
             _materialise(ws, message, requests, imported.tool_results_side, result)
+            _whole_rereads(result.rereads, message, requests, root, turns[i], counter)
             for path in focus_signals(message, ws.map_path):
                 if focused is not None:
                     _focus(focused, path, version)
@@ -288,6 +299,8 @@ def _score_point(
             attached = _with_hook(plain, attached, counter, roots, ws)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
+            whole = {a.path: attached_body(a.text) for a in attached if not a.partial}
+            result.rereads.attached(index, turn + config.lookahead_turns, whole)
         for scores, horizon in horizons:
             needs = lookahead(uses, index, turn, horizon, known, workspace=[root])
             scores[spec.name] = scores[spec.name] + score_point(attached, needs, _disk_text)
@@ -323,6 +336,37 @@ def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attac
     outline_tokens = counter.count_text(c.text[at:]) if at >= 0 else 0
     spans = tuple((e.first, e.last) for e in c.outline)
     return Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath), spans, outline_tokens)
+
+
+def _whole_rereads(
+    rereads: UnchangedRereads,
+    message: Message,
+    requests: dict[str, dict[str, Any]],
+    root: str,
+    turn: int,
+    counter: TokenCounter,
+) -> None:
+    """Each whole Read answered in ``message``, with the file as the replay just wrote it."""
+    for block in blocks_of(message):
+        request = requests.get(str(block.get("tool_use_id"))) if block.get("type") == "tool_result" else None
+        tool_input = request.get("input") if request is not None and request.get("name") == "Read" else None
+        if not isinstance(tool_input, dict) or block.get("is_error") or {"offset", "limit"} & tool_input.keys():
+            continue
+        path = os.path.realpath(os.path.join(root, str(tool_input.get("file_path", ""))))
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        rereads.read(turn, path, text, counter.count_text(result_text(block)))
+
+
+def _score_ledger(plain: ContextSession, before: list[Message], uses: Sequence[FileUse]) -> LedgerScore:
+    """The ledger the compaction would attach here (the disk as the replay has it now), scored beside the offline
+    summary of the same messages and Claude Code's rule."""
+    root = plain.workspace_root or ""
+    ledger = build_ledger(plain.state.working_set, read_text=gated_reader(plain.allowed_roots), cwd=root)
+    return score_ledger(before, uses, root, ledger, OfflineSummarizer().summarize_messages(before))
 
 
 def _with_hook(

@@ -18,6 +18,7 @@ from compact_lsp.agents.hook_io import allowed_roots, parse_hook_input
 from compact_lsp.agents.hook_launcher import ready
 from compact_lsp.agents.hook_process import hook_main
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.compaction.ledger import PACKED_PREFIX, packed_paths
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
@@ -362,6 +363,8 @@ def test_the_ledger_comes_first_and_names_every_file_the_agent_changed(tmp_path:
         if u.tool in ("Edit", "MultiEdit", "Write")
     }
     assert changed
+    packed = [p for line in ledger.splitlines() if line.startswith(PACKED_PREFIX) for p in packed_paths(line)]
     for path in changed:
-        assert re.search(rf"^- {re.escape(path)}: (created by you, \d+ lines|edited, \+\d+ −\d+ .*)$", ledger, re.M)
+        counts = r"(created, \d+ lines?|\+\d+ −\d+( by your edits)?)"
+        assert re.search(rf"^- {re.escape(path)}: {counts}$", ledger, re.M) or path in packed, path
     assert re.search(r"^Last test: `uv run pytest .*` — exit 0: 10 passed in 0\.\d+s$", ledger, re.M)

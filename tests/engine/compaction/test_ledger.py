@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from compact_lsp.engine.compaction.ledger import LEDGER_CHARS, build_ledger
+from compact_lsp.engine.compaction.ledger import (
+    CHANGED_HEADING,
+    LEDGER_CHARS,
+    PACKED_PREFIX,
+    build_ledger,
+    grouped,
+    packed_paths,
+)
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.command_runs import command_kind, decisive_line
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
@@ -64,19 +71,14 @@ def test_a_session_of_edits_reads_and_runs_as_the_disk_says_now(tmp_path: Path) 
     assert lines[0] == "<working-set>" and lines[-1] == "</working-set>"
     assert "Last test: `uv run pytest -q` — exit 1: FAILED tests/test_app.py::test_b - assert 3 == 2" in lines
     assert "Last command: `git status` — exit 0: On branch main" in lines
-    assert "- new.py: created by you, 2 lines" in lines
-    assert "- app.py: edited, +2 −1 since you first saw it" in lines
-    assert "- notes.md: now 27 bytes, 2 lines" in lines
-    assert lines.index("- new.py: created by you, 2 lines") < lines.index(
-        "- app.py: edited, +2 −1 since you first saw it"
-    )
+    assert "- new.py: created, 2 lines" in lines
+    assert "- app.py: +2 −1" in lines
+    assert "- notes.md: now 27 bytes" in lines
+    assert lines.index("- new.py: created, 2 lines") < lines.index("- app.py: +2 −1")
     assert len(text) <= LEDGER_CHARS
     app.write_text("a = 1\nb = 3\nc = 4\nd = 5\n")  # someone else, after the agent's edit
     again = ledger_of(tmp_path, messages)
-    assert (
-        "- app.py: edited, +3 −1 since you first saw it; changed by someone else since your last change — read it again"
-        in again
-    )
+    assert "- app.py: +3 −1; changed by someone else since your last change" in again
     assert again.index("app.py") < again.index("new.py")  # what must be read again comes first
 
 
@@ -105,23 +107,34 @@ def test_a_read_that_did_not_change_and_a_file_outside_the_roots_say_nothing(tmp
     ws.observe(messages)
     ledger = build_ledger(ws, read_text=gated_reader(AllowedRoots.of(str(inside))), cwd=str(inside))
     assert ledger.lines == [
-        "Changed by you (most recent first):",
-        f"- {outside / 'secret.txt'}: edited, +1 −1 in your changes",
+        CHANGED_HEADING,
+        f"- {outside / 'secret.txt'}: +1 −1 by your edits",
     ]
     assert "now different" not in ledger.text
 
 
-def test_the_cut_keeps_whole_lines_in_order_and_says_how_many_were_left_out(tmp_path: Path) -> None:
+def test_the_cut_keeps_whole_lines_in_order_then_names_the_rest_on_one_line(tmp_path: Path) -> None:
     messages: list[Message] = []
+    (tmp_path / "src").mkdir()
     for n in range(40):
-        messages += call("Write", "Created", file_path=f"src/module_{n:02}.py", content=f"n = {n}\n")
-    full = ledger_of(tmp_path, messages, max_chars=100_000)
-    cut = ledger_of(tmp_path, messages, max_chars=400)
-    assert len(cut) <= 400
-    kept = cut.splitlines()[2:-2]
-    assert kept and all(line in full.splitlines() for line in kept)
-    assert kept == full.splitlines()[2 : 2 + len(kept)]  # the most recent first, none skipped
-    assert cut.splitlines()[-2] == f"({40 - len(kept) + 1} more not listed)"
+        (tmp_path / f"src/module_{n:02}.py").write_text(f"n = {n}\n")
+        messages += call("Write", "Created src", file_path=f"src/module_{n:02}.py", content=f"n = {n}\n")
+    full = ledger_of(tmp_path, messages, max_chars=100_000).splitlines()
+    cut = ledger_of(tmp_path, messages, max_chars=600)
+    assert len(cut) <= 600
+    lines = cut.splitlines()
+    whole = [line for line in lines[3:-1] if not line.startswith(PACKED_PREFIX) and not line.endswith("not listed)")]
+    assert whole and whole == full[3 : 3 + len(whole)]  # the most recent first, none skipped, none cut mid-line
+    packed = next(line for line in lines if line.startswith(PACKED_PREFIX))
+    named = packed_paths(packed)
+    assert packed.startswith(f"{PACKED_PREFIX}src/{{module_") and named == [
+        f"src/module_{n:02}.py" for n in range(39 - len(whole), 39 - len(whole) - len(named), -1)
+    ]
+    left = 40 - len(whole) - len(named)
+    assert packed.endswith(f"(+{left} more)") and left > 0
+    roomy = ledger_of(tmp_path, messages, max_chars=1_500).splitlines()  # all named: details, then the rest
+    named = packed_paths(roomy[-2])
+    assert len(roomy) - 5 + len(named) == 40 and roomy[-2].startswith(PACKED_PREFIX)
 
 
 @pytest.mark.parametrize(
@@ -157,3 +170,10 @@ FAILURES = {
 @pytest.mark.parametrize(("output", "line"), [pytest.param(*pair, id=name) for name, pair in FAILURES.items()])
 def test_the_decisive_line_of_a_failure(output: str, line: str) -> None:
     assert decisive_line(output, ok=False) == line
+
+
+def test_a_packed_line_names_paths_by_folder_and_reads_back() -> None:
+    names = ["src/a/x.py", "README.md", "src/a/y.py", "src/b/z.py", "src/b/w.py"]
+    line = PACKED_PREFIX + grouped(names)
+    assert line == f"{PACKED_PREFIX}src/a/{{x.py, y.py}}, README.md, src/b/{{z.py, w.py}}"
+    assert sorted(packed_paths(line + " (+3 more)")) == sorted(names)

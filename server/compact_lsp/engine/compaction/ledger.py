@@ -29,11 +29,18 @@ from compact_lsp.engine.files.working_set import FileWork, WorkingSet, line_delt
 
 LEDGER_CHARS = 1_500
 """The ledger's own share of what comes back after a compaction, in characters (well under the hooks' 10,000)."""
-MAX_PATH_CHARS = 120
+MAX_PATH_CHARS = 240
+"""A path longer than this is shown by its tail (no real path comes near it; the replay's temporary ones can)."""
 MAX_OPEN_ITEMS = 10
 OPEN_TAG = "<working-set>"
 CLOSE_TAG = "</working-set>"
 INTRO = "What you did this session, from the log and checked against the disk just now:"
+CHANGED_HEADING = "Changed by you, most recent first (lines added/removed since you first saw each file):"
+PACKED_PREFIX = "- also changed by you: "
+MAX_PACKED = 400
+"""The most recently changed files the ledger weighs (the packing is quadratic in them); older ones are left out."""
+DETAILED_WHEN_PACKED = 3
+"""When not every changed file can be named, the most recent ones keep their line, the rest are named as fit."""
 _OPEN_ITEM = re.compile(r"^\s*- \[( |~)\] (.+)$")
 
 
@@ -101,21 +108,18 @@ def _changed_line(work: FileWork, now: str | None, known: bool, cwd: str) -> tup
     """(changed by someone else, the line) for a file the agent changed."""
     path = _shown(work.path, cwd)
     if known and now is None:
-        if work.change == "deleted":
-            return False, f"- {path}: deleted"
         return True, f"- {path}: {work.change} by you, not on disk now (deleted or moved since)"
-    if work.baseline is not None and now is not None:
+    if work.baseline == "" and now is not None:
+        counts = f"created, {_lines(now)} line{'s' if _lines(now) != 1 else ''}"
+    elif work.baseline is not None and now is not None:
         added, removed = line_delta(work.baseline, now)
-        since = (
-            "created by you" if work.baseline == "" else f"{work.change}, +{added} −{removed} since you first saw it"
-        )
-        counts = f"{since}{f', {_lines(now)} lines' if work.baseline == '' else ''}"
+        counts = f"+{added} −{removed}"
     elif work.counted:
-        counts = f"{work.change}, +{work.added} −{work.removed} in your changes"
+        counts = f"+{work.added} −{work.removed} by your edits"
     else:
         counts = f"{work.change} ({work.edits} change{'s' if work.edits != 1 else ''})"
     if now is not None and work.copy is not None and not _same(work.copy, now):
-        return True, f"- {path}: {counts}; changed by someone else since your last change — read it again"
+        return True, f"- {path}: {counts}; changed by someone else since your last change"
     return False, f"- {path}: {counts}"
 
 
@@ -128,7 +132,7 @@ def _stale_line(work: FileWork, now: str | None, known: bool, cwd: str) -> str |
         return f"- {path}: deleted since you read it"
     if _same(seen.text, seen.same_range_of(now)):
         return None
-    return f"- {path}: now {len(now.encode('utf-8')):,} bytes, {_lines(now)} lines"
+    return f"- {path}: now {len(now.encode('utf-8')):,} bytes"
 
 
 def open_items(plan_text: str | None) -> list[str]:
@@ -142,16 +146,30 @@ def open_items(plan_text: str | None) -> list[str]:
     return items[:MAX_OPEN_ITEMS]
 
 
-def ledger_lines(
+@dataclass(frozen=True)
+class Section:
+    """A heading and its lines; ``names``: when given, each line's path, so lines that do not fit are named."""
+
+    heading: str
+    lines: list[str]
+    names: list[str] | None = None
+
+
+def ledger_sections(
     ws: WorkingSet, *, read_text: Callable[[str], bytes], cwd: str, plan_text: str | None = None
-) -> list[list[str]]:
-    """The ledger's sections in order, each its heading and lines (empty sections left out)."""
+) -> list[Section]:
+    """The ledger's sections in order (empty ones left out)."""
     outside: list[str] = []
     changed: list[str] = []
+    names: list[str] = []
     for work in ws.changed():
         now, known = _on_disk(work.path, read_text)
         someone, line = _changed_line(work, now, known, cwd)
-        (outside if someone else changed).append(line)
+        if someone:
+            outside.append(line)
+        else:
+            changed.append(line)
+            names.append(_shown(work.path, cwd))
     stale = []
     for work in ws.read_only():
         now, known = _on_disk(work.path, read_text) if work.seen is not None else (None, False)
@@ -159,36 +177,114 @@ def ledger_lines(
         if stale_line is not None:
             stale.append(stale_line)
     sections = [
-        ["Commands:", *command_lines(ws)],
-        ["Changed by you, and by someone else since (read again before editing):", *outside],
-        ["Changed by you (most recent first):", *changed],
-        ["Read, and changed on disk since (read again before editing):", *stale],
-        ["Open plan items:", *open_items(plan_text)],
+        Section("Commands:", command_lines(ws)),
+        Section("Changed by you, then by someone else since (read them again before editing):", outside),
+        Section(CHANGED_HEADING, changed[:MAX_PACKED], names[:MAX_PACKED]),
+        Section("Read, and changed on disk since (read them again before editing):", stale),
+        Section("Open plan items:", open_items(plan_text)),
     ]
-    return [section for section in sections if len(section) > 1]
+    return [section for section in sections if section.lines]
 
 
-def cut(sections: Sequence[Sequence[str]], max_chars: int) -> Ledger:
-    """The sections within ``max_chars`` (tags and intro included), whole lines in order, and how many were left out."""
-    total = sum(len(section) - 1 for section in sections)
+def grouped(names: Sequence[str]) -> str:
+    """Paths as one list, those of a folder together (``src/a/{x.py, y.py}, README.md``), each folder where its first
+    path was, the paths in their order within it."""
+    folders: dict[str, list[str]] = {}
+    for name in names:
+        folder, _, base = name.rpartition("/")
+        folders.setdefault(folder, []).append(base)
+    parts = []
+    for folder, bases in folders.items():
+        if not folder or len(bases) == 1:  # the workspace's own files, or one file of its folder: named whole
+            parts += [f"{folder}/{base}" if folder else base for base in bases]
+        else:
+            parts.append(f"{folder}/{{{', '.join(bases)}}}")
+    return ", ".join(parts)
+
+
+def packed_paths(line: str) -> list[str]:
+    """The paths a packed line names (``grouped``'s list, after ``PACKED_PREFIX``, before a ``(+N more)``)."""
+    text = line[len(PACKED_PREFIX) :] if line.startswith(PACKED_PREFIX) else line
+    text = re.sub(r" \(\+\d+ more\)$", "", text)
+    paths: list[str] = []
+    for part in re.findall(r"[^,{]*\{[^}]*\}|[^,]+", text):
+        part = part.strip(" ,")
+        if part.endswith("}") and "{" in part:
+            prefix, _, bases = part[:-1].partition("{")
+            paths += [prefix + base.strip() for base in bases.split(",")]
+        elif part:
+            paths.append(part)
+    return paths
+
+
+def _packed_line(names: Sequence[str], rest: int) -> str:
+    return PACKED_PREFIX + grouped(names) + (f" (+{rest} more)" if rest else "")
+
+
+def _packed(names: Sequence[str], room: int) -> tuple[str, int] | None:
+    """The packed line naming as many of ``names`` (in order) as fit in ``room`` characters, and how many."""
+    count = 0
+    for i in range(1, len(names) + 1):
+        if len(_packed_line(names[:i], len(names) - i)) + 1 > room:
+            break
+        count = i
+    return (_packed_line(names[:count], len(names) - count), count) if count else None
+
+
+def _detailed(section: Section, room: int) -> int:
+    """How many of a packable section's lines to keep whole so that, with the rest named on one packed line, every
+    file is named within ``room`` (the most lines that allow it; -1: naming them all does not fit)."""
+    names = section.names or []
+    spent = [0]
+    for line in section.lines:
+        spent.append(spent[-1] + len(line) + 1)
+    for k in range(len(names), -1, -1):
+        packed = len(_packed_line(names[k:], 0)) + 1 if k < len(names) else 0
+        if spent[k] + packed <= room:
+            return k
+    return -1
+
+
+def _fit_section(section: Section, room: int) -> tuple[list[str], int]:
+    """The section's lines within ``room`` (its heading included): whole lines in order, then, for a section with
+    names, the rest named on one packed line; and how many of its items that lists."""
+    heading = len(section.heading) + 1
+    if section.names:
+        k = _detailed(section, room - heading)
+        if k == len(section.lines):
+            return [section.heading, *section.lines], k
+        if k >= 0:
+            return [section.heading, *section.lines[:k], _packed_line(section.names[k:], 0)], len(section.lines)
+    kept: list[str] = []
+    used = heading
+    for line in section.lines[: DETAILED_WHEN_PACKED if section.names else None]:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    if section.names and len(kept) < len(section.lines):
+        packed = _packed(section.names[len(kept) :], room - used)
+        if packed is not None:
+            return [section.heading, *kept, packed[0]], len(kept) + packed[1]
+    return ([section.heading, *kept], len(kept)) if kept else ([], 0)
+
+
+def cut(sections: Sequence[Section], max_chars: int) -> Ledger:
+    """The sections within ``max_chars`` (tags and intro included), in order, each with ``_fit_section``; once one
+    is cut, the later ones are left out; a last line says how many items were left out, when it fits."""
+    total = sum(len(section.lines) for section in sections)
     if not total:
         return Ledger()
     used = len(OPEN_TAG) + len(CLOSE_TAG) + len(INTRO) + 3
     kept: list[str] = []
     items = 0
     for section in sections:
-        for i, line in enumerate(section[1:]):
-            cost = len(line) + 1 + (len(section[0]) + 1 if i == 0 else 0)
-            if used + cost > max_chars:
-                break
-            if i == 0:
-                kept.append(section[0])
-            kept.append(line)
-            used += cost
-            items += 1
-        else:
-            continue
-        break
+        lines, listed = _fit_section(section, max_chars - used)
+        kept += lines
+        used += sum(len(line) + 1 for line in lines)
+        items += listed
+        if listed < len(section.lines):
+            break
     left = total - items
     note = f"({left} more not listed)"
     if left and used + len(note) + 1 <= max_chars:
@@ -208,4 +304,4 @@ def build_ledger(
     max_chars: int = LEDGER_CHARS,
 ) -> Ledger:
     """The ledger for ``ws`` against the disk now (see the module docstring)."""
-    return cut(ledger_lines(ws, read_text=read_text, cwd=cwd, plan_text=plan_text), max_chars)
+    return cut(ledger_sections(ws, read_text=read_text, cwd=cwd, plan_text=plan_text), max_chars)

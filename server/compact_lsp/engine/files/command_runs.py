@@ -25,9 +25,9 @@ SHELL_TOOLS: frozenset[str] = frozenset(
 )
 """Claude Code's, ours (and Qwen's, Gemini's), Codex's."""
 
-MAX_COMMAND_CHARS = 100
+MAX_COMMAND_CHARS = 80
 """A command as the ledger shows it: its first line, cut to this many characters."""
-MAX_DECISIVE_CHARS = 160
+MAX_DECISIVE_CHARS = 120
 
 CommandKind = Literal["test", "build"]
 
