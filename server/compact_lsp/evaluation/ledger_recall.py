@@ -22,11 +22,16 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from compact_lsp.agents.claude_code.reattached import predict_reattached
-from compact_lsp.engine.compaction.ledger import PACKED_PREFIX, Ledger, packed_paths
+from compact_lsp.engine.compaction.ledger import PACKED_PREFIX, Ledger, build_ledger, packed_paths
 from compact_lsp.engine.conversation.messages import Message, blocks_of, result_text
+from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.command_runs import SHELL_TOOLS, command_kind, command_of, shown_command
+from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.file_tool_calls import input_path
 from compact_lsp.engine.files.file_use_timeline import FileUse
+from compact_lsp.engine.files.usable_path import real_path_or_none
+from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.summarize.offline import OfflineSummarizer
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "NotebookEdit", "Write", "edit_file", "write_file"})
 _DID_NOT_RUN = re.compile(
@@ -207,3 +212,65 @@ class UnchangedRereads:
 
     def to_json(self) -> dict[str, int]:
         return {"rereads": self.rereads, "unchanged": self.unchanged, "unchangedTokens": self.unchanged_tokens}
+
+
+def whole_rereads(
+    rereads: UnchangedRereads,
+    message: Message,
+    requests: dict[str, dict[str, Any]],
+    root: str,
+    turn: int,
+    counter: TokenCounter,
+) -> None:
+    """Each whole Read answered in ``message``, with the file as the replay just wrote it."""
+    for block in blocks_of(message):
+        request = requests.get(str(block.get("tool_use_id"))) if block.get("type") == "tool_result" else None
+        tool_input = request.get("input") if request is not None and request.get("name") == "Read" else None
+        if not isinstance(tool_input, dict) or block.get("is_error") or {"offset", "limit"} & tool_input.keys():
+            continue
+        path = real_path_or_none(os.path.join(root, str(tool_input.get("file_path", ""))))
+        if path is None:
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        rereads.read(turn, path, text, counter.count_text(result_text(block)))
+
+
+def ledger_at(plain: ContextSession, before: list[Message], uses: Sequence[FileUse]) -> LedgerScore:
+    """The ledger the compaction would attach here (the disk as the replay has it now), scored beside the offline
+    summary of the same messages and Claude Code's rule."""
+    root = plain.workspace_root or ""
+    ledger = build_ledger(plain.state.working_set, read_text=gated_reader(plain.allowed_roots), cwd=root)
+    return score_ledger(before, uses, root, ledger, OfflineSummarizer().summarize_messages(before))
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def ledger_lines(t: LedgerScore, rereads: UnchangedRereads) -> list[str]:
+    """What the post-compaction context states of the work before each point (evaluation/ledger_recall.py)."""
+    recall, status = t.to_json()["editedRecall"], t.to_json()["lastTestStatus"]
+    chars = t.to_json()["ledgerCharsMean"]
+    return [
+        "",
+        "## The ledger: what the agent did, stated after the compaction",
+        "",
+        f"At {t.points} points: {t.edited} files edited before them (summed over points), a test command run before "
+        f"{t.test_points} of them. The ledger costs {chars or 0:,.0f} characters a point on average, "
+        f"{t.ledger_chars_max:,} at most; it left something out at {t.over_budget} points.",
+        "",
+        "| context after the compaction | edited files named | last test's status stated correctly |",
+        "|---|---:|---:|",
+        f"| ledger | {_percent(recall['ledger'])} | {_percent(status['ledger'])} |",
+        f"| offline summary alone | {_percent(recall['offlineSummary'])} | {_percent(status['offlineSummary'])} |",
+        f"| Claude Code's rule (5 most recent files) | {_percent(recall['claudeCodeRule'])} | "
+        f"{_percent(status['claudeCodeRule'])} |",
+        "",
+        f"Whole re-reads, within the look-ahead, of a file the default policy attached whole: {rereads.rereads}; of "
+        f"them unchanged since (the built-in agent answers those in one line): {rereads.unchanged}, "
+        f"{rereads.unchanged_tokens:,} tokens not sent again.",
+    ]

@@ -33,11 +33,10 @@ from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
-from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
 from compact_lsp.evaluation.cost import CacheMeter
 from compact_lsp.evaluation.focus import focus_signals
-from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads, score_ledger
+from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads, ledger_at, whole_rereads
 from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, score_point
 from compact_lsp.evaluation.timeline import compaction_points, lookahead
 from compact_lsp.evaluation.workspace import ReplayWorkspace
@@ -180,7 +179,7 @@ def _replay(
         if message["role"] == "assistant":
             if i in points:
                 _score_point(plain, focused, config, counter, ws, uses, i, turns[i], result)
-                result.ledger = result.ledger + _score_ledger(plain, messages[:i], [u for u in uses if u.index < i])
+                result.ledger = result.ledger + ledger_at(plain, messages[:i], [u for u in uses if u.index < i])
             for spec in config.micro:
                 session = micro_sessions[spec.name]
                 journal = journals[spec.name]
@@ -193,7 +192,7 @@ def _replay(
                 result.micro[spec.name].input_tokens_micro += session.usage().total
         else:
             _materialise(ws, message, requests, imported.tool_results_side, result)
-            _whole_rereads(result.rereads, message, requests, root, turns[i], counter)
+            whole_rereads(result.rereads, message, requests, root, turns[i], counter)
             for path in focus_signals(message, ws.map_path):
                 if focused is not None:
                     _focus(focused, path, version)
@@ -273,6 +272,8 @@ def _score_point(
     them is a miss like any other."""
     root = str(ws.root)
     known = {r.realpath for r in plain.read_state.ranked() if r.kind != "editor"}
+    # the product's own policy and our hook give the ledger its share of the budget, as `compact` does
+    ledger = build_ledger(plain.state.working_set, read_text=gated_reader(plain.allowed_roots), cwd=root).text
     horizons = ((result.rankers, config.lookahead_turns), (result.rankers_to_end, result.assistant_turns + 1))
     for spec in config.rankers:
         session = focused if spec.editor_focus and focused is not None else plain
@@ -288,6 +289,7 @@ def _score_point(
                 read_text=gated_reader(AllowedRoots.of(root) if spec.workspace_only else session.allowed_roots),
                 history=session.messages if spec.slices else (),
                 excerpts=spec.excerpts,
+                ledger=ledger if spec.default else "",
             )
             if spec.own_files
             else []  # an agent that re-attaches nothing itself (Codex)
@@ -296,7 +298,7 @@ def _score_point(
         if spec.size_cut:
             attached = _claude_code_cut(attached, counter)
         if spec.claude_code_hook:
-            attached = _with_hook(plain, attached, counter, roots, ws)
+            attached = _with_hook(plain, attached, counter, roots, ws, ledger)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
             whole = {a.path: attached_body(a.text) for a in attached if not a.partial}
@@ -338,40 +340,8 @@ def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attac
     return Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath), spans, outline_tokens)
 
 
-def _whole_rereads(
-    rereads: UnchangedRereads,
-    message: Message,
-    requests: dict[str, dict[str, Any]],
-    root: str,
-    turn: int,
-    counter: TokenCounter,
-) -> None:
-    """Each whole Read answered in ``message``, with the file as the replay just wrote it."""
-    for block in blocks_of(message):
-        request = requests.get(str(block.get("tool_use_id"))) if block.get("type") == "tool_result" else None
-        tool_input = request.get("input") if request is not None and request.get("name") == "Read" else None
-        if not isinstance(tool_input, dict) or block.get("is_error") or {"offset", "limit"} & tool_input.keys():
-            continue
-        path = os.path.realpath(os.path.join(root, str(tool_input.get("file_path", ""))))
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            continue
-        rereads.read(turn, path, text, counter.count_text(result_text(block)))
-
-
-def _score_ledger(plain: ContextSession, before: list[Message], uses: Sequence[FileUse]) -> LedgerScore:
-    """The ledger the compaction would attach here (the disk as the replay has it now), scored beside the offline
-    summary of the same messages and Claude Code's rule."""
-    root = plain.workspace_root or ""
-    ledger = build_ledger(plain.state.working_set, read_text=gated_reader(plain.allowed_roots), cwd=root)
-    return score_ledger(before, uses, root, ledger, OfflineSummarizer().summarize_messages(before))
-
-
-def _with_hook(
-    plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str], ws: ReplayWorkspace
-) -> list[Attached]:
+def _with_hook(plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str],
+               ws: ReplayWorkspace, ledger: str = "") -> list[Attached]:  # fmt: skip
     """Claude Code's own files plus what our hook adds, as the hook decides it (in characters, within its
     budget): files Claude Code put back whole are already in its context; for a big file it put back in part,
     the hook's slice joins it. Tokens are counted as the rest of the evaluation counts them."""
@@ -382,6 +352,7 @@ def _with_hook(
         counter=CharCounter(),
         workspace_roots=roots,
         history=plain.messages,
+        ledger=ledger,
     )
     by_path = {a.path: a for a in own}
     for c in candidates:

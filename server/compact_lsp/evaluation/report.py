@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.evaluation.config import EvalConfig
-from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads
+from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads, ledger_lines
 from compact_lsp.evaluation.metrics import MicroScore, PointScore
 from compact_lsp.evaluation.replay import SessionResult
 from compact_lsp.evaluation.survival import SurvivalResult, survival_json, survival_lines
@@ -232,7 +232,7 @@ def render_markdown(report: EvalReport) -> str:
     for name, t in report.ranker_totals().items():
         lines.append(f"| {name} | {t.outside_needs} | {t.outside_misses} |")
     lines += _by_context_lines(report)
-    lines += _ledger_lines(report.ledger_totals(), report.reread_totals())
+    lines += ledger_lines(report.ledger_totals(), report.reread_totals())
     lines += _cost_lines(report) + (survival_lines(report.survival) if report.survival else []) + _session_lines(report)
     if report.skipped:
         lines += ["", "Orphan sub-agent logs not replayed:", *[f"- {s}" for s in report.skipped]]
@@ -276,31 +276,6 @@ def _by_context_lines(report: EvalReport) -> list[str]:
             f"**{_pct(t.strict_miss_rate)}** | {_num(t.tokens_per_point)} |"
         )
     return lines
-
-
-def _ledger_lines(t: LedgerScore, rereads: UnchangedRereads) -> list[str]:
-    """What the post-compaction context states of the work before each point (evaluation/ledger_recall.py)."""
-    recall, status = t.to_json()["editedRecall"], t.to_json()["lastTestStatus"]
-    chars = t.to_json()["ledgerCharsMean"]
-    return [
-        "",
-        "## The ledger: what the agent did, stated after the compaction",
-        "",
-        f"At {t.points} points: {t.edited} files edited before them (summed over points), a test command run before "
-        f"{t.test_points} of them. The ledger costs {_num(chars)} characters a point on average, "
-        f"{t.ledger_chars_max:,} at most; it left something out at {t.over_budget} points.",
-        "",
-        "| context after the compaction | edited files named | last test's status stated correctly |",
-        "|---|---:|---:|",
-        f"| ledger | {_pct(recall['ledger'])} | {_pct(status['ledger'])} |",
-        f"| offline summary alone | {_pct(recall['offlineSummary'])} | {_pct(status['offlineSummary'])} |",
-        f"| Claude Code's rule (5 most recent files) | {_pct(recall['claudeCodeRule'])} | "
-        f"{_pct(status['claudeCodeRule'])} |",
-        "",
-        f"Whole re-reads, within the look-ahead, of a file the default policy attached whole: {rereads.rereads}; of "
-        f"them unchanged since (the built-in agent answers those in one line): {rereads.unchanged}, "
-        f"{rereads.unchanged_tokens:,} tokens not sent again.",
-    ]
 
 
 def _cost_lines(report: EvalReport) -> list[str]:

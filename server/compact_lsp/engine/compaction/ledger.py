@@ -22,10 +22,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.command_runs import CommandRun
 from compact_lsp.engine.files.working_set import FileWork, WorkingSet, line_delta
+from compact_lsp.engine.rehydration_settings import RehydrationSettings
 
 LEDGER_CHARS = 1_500
 """The ledger's own share of what comes back after a compaction, in characters (well under the hooks' 10,000)."""
@@ -305,3 +307,9 @@ def build_ledger(
 ) -> Ledger:
     """The ledger for ``ws`` against the disk now (see the module docstring)."""
     return cut(ledger_sections(ws, read_text=read_text, cwd=cwd, plan_text=plan_text), max_chars)
+
+
+def after_ledger(settings: RehydrationSettings, ledger: str, counter: TokenCounter) -> tuple[RehydrationSettings, int]:
+    """The settings with the ledger's tokens taken off the files' budget (its own share), and those tokens."""
+    tokens = counter.count_text(ledger) if ledger else 0
+    return replace(settings, token_budget=max(0, settings.budget_tokens - tokens)), tokens

@@ -15,11 +15,10 @@ the ranges the agent read or edited (else its head), small gaps between them fil
 and how to read it, marked partial (``file_excerpts.ExcerptPolicy``), unless the agent kept editing it and it fits
 in twice the cap and in the budget left: then whole; a deleted file comes back as a notice.
 
-Attachment order: the ledger (``ledger``: what the agent changed, what went stale, what it last ran; its tokens come
-off the files' budget), plan, files (best ranked first), skills, then memory indexes last (they are usually in the
-system prompt already; pass none in that case). The summary itself comes before all of them (``compaction``).
-A deleted-file notice takes one of the ``max_files`` slots: that keeps the output bounded however many files
-disappeared.
+Attachment order: the ledger (``ledger``, its tokens off the files' budget), plan, files (best ranked first), skills,
+then memory indexes last (they are usually in the system prompt already; pass none in that case). The summary
+itself comes before all of them (``compaction``). A deleted-file notice takes one of the ``max_files`` slots: that
+keeps the output bounded however many files disappeared.
 
 This module selects and packs; ``file_ranking`` says which files matter most, ``file_excerpts`` re-reads one and
 renders it (cut to its budget), and the words the model reads around an attachment are in ``prompts``.
@@ -48,6 +47,7 @@ from compact_lsp.engine.compaction.file_excerpts import (
 )
 from compact_lsp.engine.compaction.file_outline import OutlineEntry
 from compact_lsp.engine.compaction.file_ranking import RankedFile, Ranker, recency_ranker, resolved_roots, root_of
+from compact_lsp.engine.compaction.ledger import after_ledger
 from compact_lsp.engine.compaction.ranked_files import Entry, ranked_files
 from compact_lsp.engine.compaction.skills import PathText
 from compact_lsp.engine.compaction.skills import skill_attachments as skill_attachments_for
@@ -322,12 +322,13 @@ def rehydration_candidates(
     system_prompt: str = "",
     pinned: Sequence[str] = (),
     excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
+    ledger: str = "",
 ) -> list[Candidate]:
     """Every file considered, best first, each with whether it would be included and why (the preview)."""
     return _pack_files(
         read_state=read_state,
         haystack=_haystack(kept_messages, system_prompt),
-        settings=settings,
+        settings=after_ledger(settings, ledger, counter)[0],
         counter=counter,
         workspace_roots=workspace_roots,
         denied_paths=denied_paths,
@@ -372,9 +373,8 @@ def rehydrate(
     attachments: list[Attachment] = []
     tokens_used = 0
     if ledger:
-        tokens_used = counter.count_text(ledger)
+        settings, tokens_used = after_ledger(settings, ledger, counter)
         attachments.append(Attachment("ledger", ledger, None, {"tokens": tokens_used}))
-        settings = replace(settings, token_budget=max(0, settings.budget_tokens - tokens_used))
     if plan is not None and plan.text.strip():
         text = render_plan(plan)
         tokens = counter.count_text(text)
