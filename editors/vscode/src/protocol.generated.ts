@@ -153,6 +153,10 @@ export interface CompactLspProtocol {
       params: RevokeFileParams;
       result: RevokeFileResult;
     };
+    "compact/timeline"?: {
+      params: TimelineParams;
+      result: TimelineResult;
+    };
   };
   commands: {
     "compact.microcompact": {
@@ -718,6 +722,105 @@ export interface RevokeFileParams {
  */
 export interface RevokeFileResult {
   admittedFiles: AdmittedFile[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TimelineParams".
+ */
+export interface TimelineParams {
+  sessionId: SessionId;
+}
+/**
+ * compact/timeline: every compaction of a session, whatever agent ran it, one row each, oldest first. Read from the session's journal (ours) or the agent's transcript (Claude Code, Codex); nothing is written.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TimelineResult".
+ */
+export interface TimelineResult {
+  sessionId: SessionId;
+  /**
+   * Who compacted: our server, or the agent a followed session belongs to.
+   */
+  agent: "compact-lsp" | "claude-code" | "codex";
+  /**
+   * The automatic-compaction threshold configured now (ours); null for another agent's session.
+   */
+  thresholdTokens: number | null;
+  rows: TimelineRow[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TimelineRow".
+ */
+export interface TimelineRow {
+  /**
+   * A full compaction (a summary), a microcompaction (old tool results cleared), or the undo of a full one.
+   */
+  kind: "full" | "micro" | "undo";
+  /**
+   * When, ISO 8601 UTC; null when the record does not say.
+   */
+  at: string | null;
+  /**
+   * manual, auto, idle or size (ours); manual or auto (Claude Code's compactMetadata.trigger).
+   */
+  trigger: string;
+  tokensBefore?: number | null;
+  tokensAfter?: number | null;
+  /**
+   * The summary the model read instead of the earlier messages.
+   */
+  summary?: string | null;
+  /**
+   * Ours: which compaction of the session this is (opens its summary read-only).
+   */
+  summaryIndex?: number;
+  summarizer?: string | null;
+  fallback?: boolean;
+  /**
+   * A microcompaction's cleared tool results.
+   */
+  cleared?: TimelineCleared[];
+  /**
+   * Files the agent re-attached itself after the compaction (Claude Code's file attachments).
+   */
+  reattached?: string[];
+  /**
+   * What a SessionStart hook's context became in the agent's transcript after the compaction (read back, not what the hook sent).
+   */
+  receipts?: TimelineReceipt[];
+  /**
+   * Codex: the texts its compaction kept besides the summary (at most 20).
+   */
+  kept?: string[];
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TimelineCleared".
+ */
+export interface TimelineCleared {
+  toolUseId: string;
+  tool?: string;
+  path?: string;
+  tokens?: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "TimelineReceipt".
+ */
+export interface TimelineReceipt {
+  /**
+   * The hook's name as the transcript records it (SessionStart…).
+   */
+  hook: string;
+  /**
+   * Characters of context the transcript holds from it.
+   */
+  characters: number;
+  /**
+   * Saved to a file with a preview in the context (over Claude Code's 10,000-character inline limit).
+   */
+  spilled: boolean;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -16,6 +16,7 @@ from compact_lsp.lsp.features import (
     methods,
     pins,
     session_picker,
+    timeline,
 )
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     agent_hooks.register,
     importing.register,
     chat.register,
+    timeline.register,
 )
 
 

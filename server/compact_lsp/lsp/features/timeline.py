@@ -1,0 +1,131 @@
+"""``compact/timeline``: every compaction of a session, whatever agent ran it, one row each (docs/protocol.md).
+
+Ours come from the session's journal (full compactions, microcompactions, undos); a followed Claude Code session's
+from its transcript (each ``compact_boundary``, the summary, the files Claude Code re-attached, and what a
+``SessionStart`` hook's context became there: a receipt); a followed Codex session's from its rollout. It reads
+journals and transcripts, never writes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from compact_lsp.agents.claude_code.live import FollowedSession
+from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.engine.claude_code.log_lines import parse_log_lines
+from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
+from compact_lsp.engine.codex.rollout import read_rollout
+from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.lsp.features.handlers import request_handler
+from compact_lsp.lsp.protocol.params import as_object, required_str
+from compact_lsp.lsp.protocol.transcript import transcript_entries
+
+if TYPE_CHECKING:
+    from compact_lsp.lsp.server import CompactLanguageServer
+
+TIMELINE = "compact/timeline"
+
+MAX_TRANSCRIPT_BYTES = 256 << 20
+"""A Claude Code transcript read for its compactions, at most (as the hook reads one)."""
+
+
+def _our_rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    summaries = 0
+    for entry in entries:
+        kind = entry["kind"]
+        if kind == "compaction":
+            rows.append(
+                {
+                    "kind": "full",
+                    "at": entry.get("at"),
+                    "trigger": entry.get("trigger", "manual"),
+                    "tokensBefore": entry.get("tokensBefore"),
+                    "tokensAfter": entry.get("tokensAfter"),
+                    "summary": entry.get("summary"),
+                    "summaryIndex": summaries,
+                    "summarizer": entry.get("summarizer"),
+                    "fallback": bool(entry.get("fallback")),
+                }
+            )
+            summaries += 1
+        elif kind == "microcompaction":
+            cleared = [
+                {k: item[k] for k in ("toolUseId", "tool", "path", "tokens") if item.get(k) is not None}
+                for item in entry.get("cleared") or []
+                if isinstance(item, dict)
+            ]
+            rows.append(
+                {
+                    "kind": "micro",
+                    "at": entry.get("at"),
+                    "trigger": entry.get("trigger", "manual"),
+                    "tokensBefore": entry.get("tokensBefore"),
+                    "tokensAfter": entry.get("tokensAfter"),
+                    "cleared": cleared,
+                }
+            )
+        elif kind == "undo":
+            rows.append({"kind": "undo", "at": entry.get("at"), "trigger": "manual"})
+    return rows
+
+
+def _claude_code_rows(path: Path) -> list[dict[str, Any]]:
+    with open_regular(str(path), max_bytes=MAX_TRANSCRIPT_BYTES) as f:
+        data = f.read()
+    records, _problems = parse_log_lines(data, lean=True)
+    return [
+        {
+            "kind": "full",
+            "at": row.at,
+            "trigger": row.trigger,
+            "tokensBefore": row.tokens_before,
+            "tokensAfter": row.tokens_after,
+            "summary": row.summary,
+            "reattached": row.reattached,
+            "receipts": [{"hook": r.hook, "characters": r.characters, "spilled": r.spilled} for r in row.receipts],
+        }
+        for row in recorded_compactions(records)
+    ]
+
+
+def _codex_rows(path: Path) -> list[dict[str, Any]]:
+    rollout = read_rollout(str(path))
+    return [
+        {"kind": "full", "at": None, "trigger": "auto", "summary": c.summary or None, "kept": c.kept_texts[:20]}
+        for c in rollout.compactions
+    ]
+
+
+async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
+    args = as_object(params, TIMELINE)
+    session_id = required_str(args, "sessionId", TIMELINE)
+    registry = server.registry()
+    slot = registry.slots.get(session_id)
+    followed = slot.followed if slot is not None else None
+    if isinstance(followed, FollowedSession):
+        rows = await asyncio.to_thread(_claude_code_rows, Path(followed.transcript.path))
+        return {"sessionId": session_id, "agent": "claude-code", "thresholdTokens": None, "rows": rows}
+    if isinstance(followed, FollowedCodexSession):
+        rows = await asyncio.to_thread(_codex_rows, Path(followed.transcript.path))
+        return {"sessionId": session_id, "agent": "codex", "thresholdTokens": None, "rows": rows}
+
+    def read() -> list[dict[str, Any]]:
+        records, _report = registry.store.load(session_id)
+        return _our_rows(transcript_entries(records))
+
+    if slot is None:  # not loaded: nothing else writes it here
+        registry.require_stored(session_id, TIMELINE)
+        rows = await asyncio.to_thread(read)
+    else:
+        async with slot.lock:
+            rows = await asyncio.to_thread(read)
+    settings = server.settings
+    threshold = settings.auto_compact.threshold_for(settings.context_window)
+    return {"sessionId": session_id, "agent": "compact-lsp", "thresholdTokens": threshold, "rows": rows}
+
+
+def register(server: CompactLanguageServer) -> None:
+    server.feature(TIMELINE)(request_handler(server, timeline))
