@@ -201,3 +201,19 @@ async def test_an_imported_session_continues_with_its_whole_history(
         assert sent[-1]["role"] == "user"
     finally:
         await stop_server(lsp)
+
+
+async def test_a_threshold_set_at_start_and_reset_in_the_editor_goes_back_to_the_default(workspace: Workspace) -> None:
+    """VS Code's didChangeConfiguration after the user removed a threshold: every setting, the unset ones null."""
+    lsp = await start_server(workspace, workspace.options(autoCompact={"threshold": 12_000}, contextWindow=100_000))
+    try:
+        session_id = await new_session(lsp)
+        await append(lsp, session_id, start())
+        status = await command(lsp, "compact.status", {"sessionId": session_id})
+        assert status["usage"]["autoCompactThreshold"] == 12_000
+        change = {"contextWindow": 100_000, "autoCompact": {"enabled": True, "threshold": None}, "model": None}
+        lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"compactLsp": change}))
+        status = await command(lsp, "compact.status", {"sessionId": session_id})
+        assert status["usage"]["autoCompactThreshold"] == 67_000  # min(85% of 100k, 100k - 33k)
+    finally:
+        await stop_server(lsp)
