@@ -265,6 +265,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
         "rename",
         "session",
         "status",
+        "timeline",
         "undo",
         "unpin",
     ]

@@ -54,7 +54,7 @@ def test_typing_while_the_agent_answers_queues_the_message_and_tool_lines_keep_e
             assert stub.wait_for_requests(2), "the model was not asked again after the read"
             # typed while the agent still answers: queued in sight, nothing glued onto the answer
             screen.keys("Second message", "Enter")
-            shown = screen.wait_for("⧗ queued: Second message")
+            shown = screen.wait_for("» queued: Second message")
             assert "You: Second message" not in shown, shown
             shot(screen, "nvim-chat-queued.png")
             held.set()
@@ -198,4 +198,33 @@ def test_a_followed_sessions_chat_follows_new_activity(tmp_path: Path) -> None:
                 out.write(json.dumps(line) + "\n")
             shown = screen.wait_for("New activity from Claude Code, at the end.")
             no_prompt(shown)
+            screen.command("qa!")
+
+
+def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_receipts(tmp_path: Path) -> None:
+    from tests.e2e.test_timeline import compaction
+
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        (transcript,) = (tmp_path / "claude-projects").glob(f"*/{FOLLOWED}.jsonl")
+        last = json.loads(transcript.read_text().splitlines()[-1])["uuid"]
+        spilled = "<persisted-output>Output too large (24.1KB). Full output saved to: /tmp/x.txt\nPreview…"
+        with transcript.open("ab") as out:
+            out.write(compaction(1, last, "manual", 41_200, 9_800, "compact-lsp: files …" * 100, ["src/a.py"]))
+            out.write(compaction(2, "u1", "auto", 167_300, 12_400, spilled, ["src/a.py", "src/b.py"]))
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("Compact session claude-" + FOLLOWED)
+            screen.wait_for("current session: ")
+            screen.command("Compact timeline")
+            shown = screen.wait_for("Compaction timeline")
+            assert "2 compactions by Claude Code" in shown, shown
+            assert "compacted (manual): 41.2k → 9.8k tokens" in shown, shown
+            assert "hook delivered (SessionStart): 2000 characters, inline" in shown, shown
+            assert "compacted (auto): 167.3k → 12.4k tokens" in shown, shown
+            assert "re-attached by the agent: src/a.py, src/b.py" in shown, shown
+            assert "spilled to a file" in shown, shown
+            no_prompt(shown)
+            shot(screen, "nvim-timeline.png")
+            screen.keys("q")
             screen.command("qa!")

@@ -36,7 +36,7 @@ local function show_queue(session_id)
   local lines = {}
   for _, text in ipairs(queued) do
     local first = text:match('^[^\n]*') or ''
-    table.insert(lines, { { '  ⧗ queued: ' .. first, 'CompactLspChatUser' } })
+    table.insert(lines, { { '  » queued: ' .. first, 'CompactLspChatUser' } })
   end
   table.insert(lines, { { '    sent when the answer ends (<C-c> ends it now)', 'CompactLspChatMark' } })
   local last = vim.api.nvim_buf_line_count(buf) - 1
