@@ -127,11 +127,27 @@ export function renderChatEntry(entry: ChatEntry, compacted = false, boundary = 
 }
 
 /**
- * The whole transcript. Entries above the last compaction boundary are dimmed: the model no longer has them, only
- * the summary (they stay readable for the user).
+ * The last full compaction still standing (an undo reverts the newest standing one), or -1: what is above it the
+ * model no longer has.
+ */
+export function standingBoundary(entries: readonly ChatEntry[]): number {
+  const standing: number[] = [];
+  entries.forEach((entry, index) => {
+    if (entry.kind === "marker" && entry.compaction === "full") {
+      standing.push(index);
+    } else if (entry.kind === "marker" && entry.compaction === "undo") {
+      standing.pop();
+    }
+  });
+  return standing.length > 0 ? standing[standing.length - 1] : -1;
+}
+
+/**
+ * The whole transcript. Entries above the last compaction boundary still standing are dimmed: the model no longer
+ * has them, only the summary (they stay readable for the user). After an undo they are back in context, undimmed.
  */
 export function renderTranscript(transcript: ChatTranscript, activity?: string): string {
-  const boundary = transcript.entries.findLastIndex((entry) => entry.kind === "marker" && entry.compaction === "full");
+  const boundary = standingBoundary(transcript.entries);
   let fullMarkers = 0;
   const entries = transcript.entries.map((entry, index) => {
     const full = entry.kind === "marker" && entry.compaction === "full" ? fullMarkers++ : -1;

@@ -103,6 +103,8 @@ export function markerFromRecord(record: Record<string, unknown>): CompactionMar
 /** compact/transcript's entries (message / compaction / microcompaction / undo) as the chat draws them. */
 export function transcriptFromRecords(records: readonly unknown[]): ChatTranscript {
   const entries: ChatEntry[] = [];
+  /** The full compactions still standing, newest last: an undo reverts the newest (its figures, reversed). */
+  const standing: Record<string, unknown>[] = [];
   for (const raw of records) {
     if (typeof raw !== "object" || raw === null) {
       continue;
@@ -114,9 +116,20 @@ export function transcriptFromRecords(records: readonly unknown[]): ChatTranscri
         appendMessage(entries, message);
       }
     } else if (record.kind === "compaction" || record.kind === "microcompaction") {
+      if (record.kind === "compaction") {
+        standing.push(record);
+      }
       entries.push(markerFromRecord(record));
     } else if (record.kind === "undo") {
-      entries.push({ kind: "marker", compaction: "undo", trigger: "manual", tokensBefore: 0, tokensAfter: 0 });
+      const undone = standing.pop();
+      const figure = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+      entries.push({
+        kind: "marker",
+        compaction: "undo",
+        trigger: "manual",
+        tokensBefore: figure(undone?.tokensAfter),
+        tokensAfter: figure(undone?.tokensBefore),
+      });
     }
   }
   return { entries: settle(entries), status: undefined, busy: false };

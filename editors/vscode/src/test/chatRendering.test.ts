@@ -156,6 +156,25 @@ describe("a session restored from the server", () => {
     const html = renderTranscript(t);
     assert.match(html, /2 old tool results cleared \(on size\)/);
     assert.match(html, /offline summary, because the model failed: no API key/);
-    assert.match(html, /Compaction undone</);
+    assert.match(html, /Compaction undone: 20k → 150k \(\+130k\)</); // its figures, after a reload too
   });
+});
+
+test("after an undo the restored messages are not dimmed, and a reload keeps the undo marker's figures", () => {
+  const records = [
+    { kind: "message", message: { role: "user", content: "First question" } },
+    { kind: "message", message: { role: "assistant", content: [{ type: "text", text: "First answer" }] } },
+    { kind: "compaction", trigger: "manual", summarizer: "offline", fallback: false, tokensBefore: 35800, tokensAfter: 5000, summary: "s" },
+    { kind: "undo", boundaryId: "cmp_1" },
+    { kind: "message", message: { role: "user", content: "Second question" } },
+  ];
+  const transcript = transcriptFromRecords(records);
+  const html = renderTranscript(transcript);
+  assert.ok(!html.includes("compacted-away"), html); // back in context: nothing dimmed
+  const undo = transcript.entries.find((entry) => entry.kind === "marker" && entry.compaction === "undo");
+  assert.ok(undo !== undefined && undo.kind === "marker");
+  assert.equal(describeMarker(undo), "Compaction undone: 5k → 35.8k (+30.8k)");
+  // a compaction after the undo dims what is above it again
+  const again = transcriptFromRecords([...records, { ...records[2], tokensBefore: 36000, tokensAfter: 5100 }]);
+  assert.ok(renderTranscript(again).includes("compacted-away"));
 });
