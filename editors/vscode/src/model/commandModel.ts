@@ -14,7 +14,7 @@ export interface Outcome {
   setting?: string;
 }
 
-export type OutcomeAction = "Show Server Log" | "Set API Key" | "Open Settings";
+export type OutcomeAction = "Show Server Log" | "Set API Key" | "Open Settings" | "Microcompact Now";
 
 /** Result fields of outcomes that change nothing (newer servers answer these instead of an error). */
 interface NoChange {
@@ -33,11 +33,32 @@ export function noChangeOutcome(result: unknown, what: string): Outcome | undefi
   if (r.cancelled === true || r.kind === "cancelled") {
     return { severity: "info", text: `${what} cancelled.` };
   }
+  if (r.changed === false && r.kind === "not_smaller") {
+    return { severity: "info", text: notSmaller(r.reason), actions: ["Microcompact Now"] };
+  }
   if (r.changed === false) {
     const reason = typeof r.reason === "string" && r.reason.trim() !== "" ? r.reason.trim() : `${what}: nothing changed.`;
     return { severity: "info", text: reason };
   }
   return undefined;
+}
+
+/**
+ * A compaction refused as not smaller, in plain words with the figures as everywhere (26.2k) and the way forward:
+ * clearing old tool results costs no summary; a full compaction pays off once the conversation has grown.
+ */
+export function notSmaller(reason: unknown): string {
+  const text = typeof reason === "string" ? reason : "";
+  const after = /compacted context \((\d+)/.exec(text)?.[1];
+  const before = /current one \((\d+) tokens\)/.exec(text)?.[1] ?? /get down to (\d+) tokens/.exec(text)?.[1];
+  const figures =
+    after !== undefined && before !== undefined
+      ? ` (${formatTokens(Number(after))} tokens after, against ${formatTokens(Number(before))} now)`
+      : "";
+  return (
+    `Not compacted: a summary would not make the conversation smaller${figures}, so nothing changed. ` +
+    "Microcompact Now clears old tool results instead; a full compaction pays off once the conversation has grown."
+  );
 }
 
 const OUTCOME_KINDS: Record<string, (what: string) => string> = {

@@ -142,3 +142,22 @@ describe("server messages in VS Code's words", () => {
     assert.match(failureOutcome("Compaction", error).text, /another window \(process 4242\).*New Chat/);
   });
 });
+
+test("a manual compaction refused as not smaller says so plainly, with figures as everywhere and a way forward", () => {
+  const outcome = compactOutcome({
+    changed: false,
+    kind: "not_smaller",
+    reason:
+      "The compacted context (9120 tokens: summary 6000, re-attached files and plan 2000, system prompt and memory 1120) " +
+      "would not be smaller than the current one (8800 tokens); nothing changed.",
+  } as unknown as CompactResult);
+  assert.equal(outcome.severity, "info");
+  assert.equal(
+    outcome.text,
+    "Not compacted: a summary would not make the conversation smaller (9.1k tokens after, against 8.8k now), so " +
+      "nothing changed. Microcompact Now clears old tool results instead; a full compaction pays off once the " +
+      "conversation has grown.",
+  );
+  assert.deepEqual(outcome.actions, ["Microcompact Now"]);
+  assert.ok(!/\d{4,} tokens|system prompt and memory/.test(outcome.text), outcome.text); // no raw figures
+});
