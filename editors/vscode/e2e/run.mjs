@@ -587,9 +587,26 @@ async function main() {
     await chat.locator(".entry.boundary.full.fallback button[data-action=summary]").last().click();
     await page.locator(".monaco-editor .view-line", { hasText: "Summary of the conversation before this compaction" }).first().waitFor();
     step("the compaction marker opened its summary");
+    // read-only: a virtual document named for what it is, never a dirty Untitled one that asks to be saved
+    const summaryTab = page.locator(".tabs-container .tab.active");
+    const summaryLabel = (await summaryTab.innerText()).trim();
+    expect(/Summary of compaction \d+/.test(summaryLabel) && !/Untitled/.test(summaryLabel), `the summary's tab: ${summaryLabel}`);
+    expect(!(await summaryTab.evaluate((tab) => tab.classList.contains("dirty"))), "the summary's tab is dirty");
     await page.keyboard.press("Control+W");
-    await page.locator(".monaco-dialog-box .monaco-button", { hasText: "Don't Save" }).click({ timeout: 5000 }).catch(() => undefined);
+    const saveDialog = await page.locator(".monaco-dialog-box", { hasText: "Don't Save" }).waitFor({ timeout: 2000 }).then(() => true, () => false);
+    expect(!saveDialog, "closing the summary asked to save it");
+    step(`the summary opened read-only as "${summaryLabel}" and closed without a save prompt`);
     await screenshot(page, "4-auto-compaction", "vscode-auto-compaction.png");
+    // The compaction timeline: every compaction of the session, one section each, read-only.
+    await runCommand(page, "Show Compaction Timeline");
+    await page.locator(".monaco-editor .view-line", { hasText: "Compaction timeline" }).first().waitFor();
+    const timelineText = (await page.locator(".editor-group-container .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
+    expect(/Compacted \(auto\)/.test(timelineText), `the timeline does not show the automatic compaction: ${timelineText}`);
+    const timelineTab = (await page.locator(".tabs-container .tab.active").innerText()).trim();
+    expect(/Compaction timeline/.test(timelineTab), `the timeline's tab: ${timelineTab}`);
+    await screenshot(page, "4b-timeline", "vscode-timeline.png");
+    step(`timeline: ${timelineText.split("\n").filter((line) => /^## /.test(line)).join(" | ")}`);
+    await page.keyboard.press("Control+W");
 
     // 7. A settings change reaches the gauge without a reload.
     dirs.changeSettings({ "compactLsp.contextWindow": 100000 });

@@ -214,7 +214,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private openSummary(index: number): void {
     const sessionId = this.client.sessionId;
     if (sessionId !== undefined) {
-      void openSummary(this.client, sessionId, index);
+      void openSummary(sessionId, index);
     }
   }
 

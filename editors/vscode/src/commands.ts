@@ -2,6 +2,7 @@
 // model/commandModel.ts, asks the server, and says what happened: outcomes as information, failures as errors
 // with a way on (Show Server Log, Set API Key, Open Settings).
 import * as vscode from "vscode";
+import { SummaryDocuments } from "./summaryDocuments";
 import type { ChatViewProvider } from "./chatView";
 import type { CompactClient } from "./client";
 import {
@@ -76,6 +77,15 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       notify({ severity: "info", text: describeUndo(result) });
     }),
     register(Commands.showUsage, "Show Context Usage", () => views.showUsage()),
+    register(Commands.showTimeline, "Compaction Timeline", async () => {
+      const sessionId = client.sessionId;
+      if (sessionId === undefined) {
+        notify({ severity: "info", text: "No session yet: the timeline shows a session's compactions once it has one." });
+        return;
+      }
+      const document = await vscode.workspace.openTextDocument(SummaryDocuments.timelineUri(sessionId));
+      await vscode.window.showTextDocument(document, { preview: true });
+    }),
     register(Commands.showRehydrationPreview, "Rehydration preview", () => views.showRehydrationPreview()),
     register(Commands.openChat, "Open Chat", () => chat.show()),
     register(Commands.focusChat, "Focus Chat", () => chat.focusInput()),

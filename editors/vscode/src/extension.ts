@@ -10,6 +10,7 @@ import { failureOutcome } from "./model/commandModel";
 import { announceAutoCompactions, notify } from "./notify";
 import { ProposedChanges } from "./proposedChanges";
 import { SessionsView } from "./sessionsView";
+import { SummaryDocuments } from "./summaryDocuments";
 import { affectsLaunch, affectsServerSettings } from "./settings";
 import { createStatusBar } from "./statusBar";
 import { UsageViews } from "./usageView";
@@ -32,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     log,
     client,
     changes,
+    new SummaryDocuments(client),
     chat,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     views,

@@ -6,6 +6,7 @@ export const Commands = {
   compactConversation: "compact.compactConversation",
   undoCompaction: "compact.undoCompaction",
   showUsage: "compact.showUsage",
+  showTimeline: "compact.showTimeline",
   showRehydrationPreview: "compact.showRehydrationPreview",
   openChat: "compact.openChat",
   newChat: "compact.newChat",

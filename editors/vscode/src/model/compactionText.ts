@@ -1,6 +1,7 @@
 // How a compaction reads to a person, the same in a toast and in the chat's marker: which summariser wrote the
 // summary and, when the model failed and the offline summariser stood in, why.
-import { formatReduction } from "./usageFormat";
+import type { TimelineResult, TimelineRow } from "../protocol";
+import { formatReduction, formatTokens } from "./usageFormat";
 
 export interface SummaryFacts {
   summarizer?: string;
@@ -63,4 +64,101 @@ export function describeMarker(marker: MarkerFacts): string {
   }
   const summary = describeSummarizer(marker);
   return `Conversation compacted${how !== "" ? ` ${how}` : ""}: ${reduction}${summary !== "" ? ` · ${summary}` : ""}`;
+}
+
+/** The scheme of a compaction's summary opened read-only (a virtual document: never dirty, never asks to save). */
+export const SUMMARY_SCHEME = "compact-summary";
+
+/** Where the summary of a session's `index`th compaction opens: `compact-summary:/<session>/<index>/Summary.md`. */
+export function summaryPath(sessionId: string, index: number): string {
+  return `/${encodeURIComponent(sessionId)}/${index}/Summary of compaction ${index + 1}.md`;
+}
+
+/** The session and compaction index a summary document's path names, or undefined for any other path. */
+export function parseSummaryPath(path: string): { sessionId: string; index: number } | undefined {
+  const match = /^\/([^/]+)\/(\d+)\/[^/]*$/.exec(path);
+  if (match === null) {
+    return undefined;
+  }
+  return { sessionId: decodeURIComponent(match[1]), index: Number(match[2]) };
+}
+
+/** The text of a summary document: what it is, then the summary the model read instead of the earlier messages. */
+export function summaryDocumentText(summary: string | undefined): string {
+  if (summary === undefined || summary === "") {
+    return "# Summary of this compaction\n\nThis compaction's summary is not stored with the session.\n";
+  }
+  return `# Summary of the conversation before this compaction\n\nWhat the model read instead of the earlier messages.\n\n${summary}\n`;
+}
+
+/** The summary of each compaction in a transcript's entries, in order (undefined where the journal has none). */
+export function compactionSummaries(entries: unknown[]): (string | undefined)[] {
+  return entries
+    .filter(
+      (entry): entry is { kind: "compaction"; summary?: string | null } =>
+        typeof entry === "object" && entry !== null && (entry as { kind?: unknown }).kind === "compaction",
+    )
+    .map((entry) => (typeof entry.summary === "string" && entry.summary !== "" ? entry.summary : undefined));
+}
+
+/** Where a session's compaction timeline opens read-only: `compact-summary:/timeline/<session>/Compaction timeline.md`. */
+export function timelinePath(sessionId: string): string {
+  return `/timeline/${encodeURIComponent(sessionId)}/Compaction timeline.md`;
+}
+
+/** The session a timeline document's path names, or undefined for any other path. */
+export function parseTimelinePath(path: string): string | undefined {
+  const match = /^\/timeline\/([^/]+)\/[^/]*$/.exec(path);
+  return match === null ? undefined : decodeURIComponent(match[1]);
+}
+
+const AGENTS: Record<string, string> = { "compact-lsp": "Compact", "claude-code": "Claude Code", codex: "Codex" };
+const KINDS: Record<string, string> = { full: "Compacted", micro: "Cleared old tool results", undo: "Compaction undone" };
+
+function rowMarkdown(row: TimelineRow, threshold: number | null): string[] {
+  const when = typeof row.at === "string" ? row.at.replace(/^(\d+-\d+-\d+)T(\d+:\d+).*$/, "$1 $2 UTC") : "time not recorded";
+  const figures =
+    typeof row.tokensBefore === "number" && typeof row.tokensAfter === "number"
+      ? `: ${formatReduction(row.tokensBefore, row.tokensAfter)}`
+      : "";
+  const fired =
+    row.trigger === "auto" && typeof row.tokensBefore === "number" && threshold !== null
+      ? ` (fired at ${formatTokens(row.tokensBefore)}, threshold ${formatTokens(threshold)})`
+      : "";
+  const lines = [`## ${KINDS[row.kind] ?? row.kind} (${row.trigger})${figures}${fired}`, "", `*${when}*`, ""];
+  if (typeof row.summary === "string" && row.summary !== "") {
+    const quoted = row.summary.trim().split("\n").slice(0, 12).map((line) => `> ${line}`);
+    lines.push("Summary the model read instead:", "", ...quoted, "");
+  }
+  if (row.cleared !== undefined && row.cleared.length > 0) {
+    lines.push("Cleared:", "", ...row.cleared.map((c) => `- ${c.path ?? c.tool ?? c.toolUseId}${c.tokens !== undefined ? ` (${formatTokens(c.tokens)} tokens)` : ""}`), "");
+  }
+  if (row.reattached !== undefined && row.reattached.length > 0) {
+    lines.push("Re-attached by the agent itself:", "", ...row.reattached.map((path) => `- ${path}`), "");
+  }
+  for (const receipt of row.receipts ?? []) {
+    const how = receipt.spilled ? "spilled to a file, a preview in the context" : "inline";
+    lines.push(`Hook delivered (${receipt.hook}, as the transcript recorded it): ${receipt.characters} characters, ${how}.`, "");
+  }
+  if (row.kept !== undefined && row.kept.length > 0) {
+    lines.push(`Kept by the agent besides the summary: ${row.kept.length} message${row.kept.length === 1 ? "" : "s"}.`, "");
+  }
+  return lines;
+}
+
+/** A compaction timeline as a read-only Markdown document: one section per compaction, oldest first. */
+export function timelineMarkdown(timeline: TimelineResult): string {
+  const who = AGENTS[timeline.agent] ?? timeline.agent;
+  const count = timeline.rows.length;
+  const threshold = timeline.thresholdTokens;
+  const head = [
+    `# Compaction timeline`,
+    "",
+    `${count} compaction${count === 1 ? "" : "s"} by ${who}${threshold !== null ? ` · automatic at ${formatTokens(threshold)} tokens` : ""}.`,
+    "",
+  ];
+  if (count === 0) {
+    head.push("No compaction yet in this session.", "");
+  }
+  return [...head, ...timeline.rows.flatMap((row) => rowMarkdown(row, threshold))].join("\n");
 }

@@ -1,0 +1,50 @@
+// A compaction's summary, opened read-only: a virtual document of the compact-summary: scheme whose text the
+// server's transcript gives (never an Untitled document that turns dirty and asks to be saved).
+import * as vscode from "vscode";
+import type { CompactClient } from "./client";
+import {
+  SUMMARY_SCHEME,
+  compactionSummaries,
+  parseSummaryPath,
+  parseTimelinePath,
+  summaryDocumentText,
+  summaryPath,
+  timelineMarkdown,
+  timelinePath,
+} from "./model/compactionText";
+import type { TimelineResult } from "./protocol";
+import { Methods } from "./protocol";
+
+export class SummaryDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly registration: vscode.Disposable;
+
+  constructor(private readonly client: CompactClient) {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, this);
+  }
+
+  static uri(sessionId: string, index: number): vscode.Uri {
+    return vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: summaryPath(sessionId, index) });
+  }
+
+  /** A session's compaction timeline, read-only (compact/timeline, read when opened). */
+  static timelineUri(sessionId: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: timelinePath(sessionId) });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const timelineOf = parseTimelinePath(uri.path);
+    if (timelineOf !== undefined) {
+      return timelineMarkdown(await this.client.request<TimelineResult>(Methods.timeline, { sessionId: timelineOf }));
+    }
+    const where = parseSummaryPath(uri.path);
+    if (where === undefined) {
+      return summaryDocumentText(undefined);
+    }
+    const answer = await this.client.request<{ entries?: unknown[] }>(Methods.transcript, { sessionId: where.sessionId });
+    return summaryDocumentText(compactionSummaries(answer.entries ?? [])[where.index]);
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}
