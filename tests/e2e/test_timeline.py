@@ -14,6 +14,7 @@ from tests.agents.claude_code.transcripts import corpus_session
 from tests.support.messages_api_stub import MessagesApiStub, api_error
 
 from compact_lsp.agents.claude_code.live import project_directory
+from compact_lsp.lsp.features.timeline import TIMELINE
 
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import append, command, new_session, request
@@ -36,7 +37,7 @@ async def test_our_sessions_timeline_has_its_micro_full_and_undone_compactions(
         full = await command(lsp, "compact.compact", {"sessionId": session_id})
         await command(lsp, "compact.undo", {"sessionId": session_id})
         journals = {p: p.read_bytes() for p in Path(options["sessionDir"]).rglob("*") if p.is_file()}
-        shown = await request(lsp, "compact/timeline", {"sessionId": session_id})
+        shown = await request(lsp, TIMELINE, {"sessionId": session_id})
         after = {p: p.read_bytes() for p in Path(options["sessionDir"]).rglob("*") if p.is_file()}
     finally:
         await stop_server(lsp)
@@ -98,7 +99,7 @@ async def test_a_followed_claude_code_sessions_timeline_has_its_compactions_and_
             if FOLLOWED in {s["sessionId"] for s in await request(client, "compact/sessions", {})}:
                 break
             await asyncio.sleep(0.1)
-        shown = await request(client, "compact/timeline", {"sessionId": FOLLOWED})
+        shown = await request(client, TIMELINE, {"sessionId": FOLLOWED})
     finally:
         await stop_server(client)
     assert transcript.read_bytes() == before

@@ -214,8 +214,14 @@ def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_rec
             out.write(compaction(2, "u1", "auto", 167_300, 12_400, spilled, ["src/a.py", "src/b.py"]))
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
-            screen.command("Compact session claude-" + FOLLOWED)
-            screen.wait_for("current session: ")
+            # since b71cbbb the followed session is known a moment after start, not at once: ask until it is
+            for _ in range(60):
+                screen.command("Compact session claude-" + FOLLOWED)
+                try:
+                    screen.wait_for("current session: ", timeout=1)
+                    break
+                except AssertionError:
+                    screen.keys("Enter")
             screen.command("Compact timeline")
             shown = screen.wait_for("Compaction timeline")
             assert "2 compactions by Claude Code" in shown, shown

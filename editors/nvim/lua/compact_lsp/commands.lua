@@ -139,17 +139,8 @@ M.subcommands = {
   timeline = {
     desc = 'every compaction of this session, whatever agent ran it: figures, summary, what was cleared, receipts',
     run = function()
-      require('compact_lsp.sessions').current(function(id)
-        if not id then
-          notify('no session in this workspace yet')
-          return done('timeline', nil, nil)
-        end
-        client.request('compact/timeline', { sessionId = id }, function(err, result)
-          if not err then
-            require('compact_lsp.view').show(require('compact_lsp.timeline').doc(result), 'Compaction timeline')
-          end
-          done('timeline', err, result)
-        end)
+      require('compact_lsp.timeline').run(notify, function(err, result)
+        done('timeline', err, result)
       end)
     end,
   },

@@ -77,4 +77,22 @@ function M.doc(result)
   return { lines = lines, marks = {} }
 end
 
+--- `:Compact timeline`: ask for the current session's timeline and show it; `done(err, result)` when answered.
+---@param notify fun(msg: string)
+---@param done fun(err: lsp.ResponseError?, result: table?)
+function M.run(notify, done)
+  require('compact_lsp.sessions').current(function(id)
+    if not id then
+      notify('no session in this workspace yet')
+      return done(nil, nil)
+    end
+    require('compact_lsp.client').request('compact/timeline', { sessionId = id }, function(err, result)
+      if not err then
+        require('compact_lsp.view').show(M.doc(result), 'Compaction timeline')
+      end
+      done(err, result)
+    end)
+  end)
+end
+
 return M
