@@ -85,6 +85,25 @@ def test_compaction_with_a_key_gets_the_models_summary(tmp_path: Path, stub: Mes
         assert "[Tool call #6 read_file]" in str(stub.bodies[0]["messages"])
 
 
+def test_the_summariser_reads_the_cleared_view_not_the_originals(tmp_path: Path, stub: MessagesApiStub) -> None:
+    """What microcompaction cleared reaches the summariser as its placeholder (docs/compaction.md, "The summary
+    request"): the call and its input stay, the original content does not come back."""
+    with start(tmp_path, stub) as server:
+        session_id = server.new_session()
+        server.append(session_id, conversation())
+        cleared = server.command("compact.microcompact", {"sessionId": session_id})["cleared"]
+        assert cleared, "microcompaction cleared nothing: the test would prove nothing"
+        stub.push(reply("<summary>Read the modules.</summary>"))
+        server.command("compact.compact", {"sessionId": session_id})
+
+        sent = str(stub.bodies[0]["messages"])
+        for entry in cleared:
+            number = int(entry["toolUseId"].removeprefix("toolu_")) + 1
+            assert f"[Tool result #{number} read_file]\\n[Old tool result content cleared]" in sent
+            assert f"def m{number - 1}():" not in sent
+        assert "def m5():" in sent  # the newest result was kept, and is sent whole
+
+
 def test_no_model_call_when_nothing_could_be_smaller(tmp_path: Path, stub: MessagesApiStub) -> None:
     """A one-message conversation, and a conversation compacted a moment ago with nothing new: "not smaller" is
     decided before a summary is paid for, and the stub records no request for either."""
