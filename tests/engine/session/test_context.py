@@ -122,6 +122,36 @@ def test_append_counts_tokens_and_rejects_invalid_without_change(workspace: Path
     assert len(journal.records) == records
 
 
+def test_user_turns_in_a_row_are_merged_within_an_append_as_across_appends(
+    workspace: Path, counter: TiktokenCounter
+) -> None:
+    """docs/protocol.md: a user message after a user message is merged into it, as the API combines them; in one
+    append as across two (issue 38: in one append they were refused). The journal holds the merged message, so a
+    replay gives the same view."""
+    session, journal, _ = make_session(workspace, counter)
+    session.append([{"role": "user", "content": "Fix the totals."}, {"role": "user", "content": "In report.py."}])
+    session.append([{"role": "user", "content": "And add a test."}])
+    assert session.view() == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Fix the totals."},
+                {"type": "text", "text": "In report.py."},
+                {"type": "text", "text": "And add a test."},
+            ],
+        }
+    ]
+    again = replay_session(journal.records, settings=session.settings, counter=counter, workspace_root=str(workspace))
+    assert again.view() == session.view()
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.py"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}
+    with pytest.raises(ConversationError, match="tool_result"):  # merged, a result after text is still refused
+        session.append([
+            {"role": "assistant", "content": [call]}, {"role": "user", "content": "look"},
+            {"role": "user", "content": [result]},
+        ])  # fmt: skip
+
+
 def test_replay_rebuilds_the_same_view_and_usage(workspace: Path, counter: TiktokenCounter) -> None:
     session, journal, _ = reads_session(workspace, counter)
     session.microcompact("forced")
@@ -469,8 +499,9 @@ def test_incremental_append_check_agrees_with_full_validation(
     messages: list[dict[str, Any]], cut: int, data: st.DataObject
 ) -> None:
     """Appends are checked against the tail of the history only; that must accept exactly what a full check
-    of the whole conversation accepts (the history itself being valid)."""
-    from compact_lsp.engine.conversation.messages import join_messages
+    of the whole conversation accepts (the history itself being valid), user turns in a row merged as append
+    merges them."""
+    from compact_lsp.engine.conversation.messages import join_messages, merged_user_turns
 
     counter = TiktokenCounter()
     cut = min(cut, len(messages))
@@ -479,7 +510,7 @@ def test_incremental_append_check_agrees_with_full_validation(
     session = ContextSession("ses_p", settings=EngineSettings(), counter=counter)
     if head:
         session.append(head)
-    expected_ok = validate(join_messages(list(head), list(tail))) == []
+    expected_ok = validate(join_messages(list(head), merged_user_turns(list(tail)))) == []
     try:
         session.append(tail)
         accepted = True

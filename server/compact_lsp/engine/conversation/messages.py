@@ -195,6 +195,18 @@ def result_text(block: Block) -> str:
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
+def merged_user_turns(messages: list[Message]) -> list[Message]:
+    """``messages`` with each user message that follows a user message merged into it, as the Messages API
+    combines consecutive turns of one role (the first message's other fields kept)."""
+    out: list[Message] = []
+    for message in messages:
+        if out and out[-1]["role"] == message["role"] == "user":
+            out[-1] = {**out[-1], "content": [*blocks_of(out[-1]), *blocks_of(message)]}
+        else:
+            out.append(message)
+    return out
+
+
 def join_messages(history: list[Message], new: list[Message]) -> list[Message]:
     """``history + new``, merging a user message that follows a user message (the summary, a notice) into one."""
     if new and history and history[-1]["role"] == new[0]["role"] == "user":

@@ -36,6 +36,7 @@ from compact_lsp.engine.conversation.messages import (
     check_encodable,
     check_finite,
     check_nesting,
+    merged_user_turns,
     normalize_message,
 )
 from compact_lsp.engine.conversation.titles import check_title, title_record
@@ -241,7 +242,7 @@ class ContextSession:
         rule), and the tool answers it with an error result; from anyone else such a path is refused here."""
         if not isinstance(messages, list):
             raise MessageShapeError("'messages' must be a list of messages")
-        normalized = [normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
+        normalized = merged_user_turns([normalize_message(m, f"messages[{i}]") for i, m in enumerate(messages)])
         if reported_usage is not None:
             check_nesting(reported_usage, "usage")
         check_encodable([*normalized, dict(reported_usage or {})])
