@@ -156,6 +156,9 @@ class MessagesApiStub:
         self.requests: list[RecordedRequest] = []
         self.refused: list[tuple[RecordedRequest, str]] = []
         """Every request the API's rules refused, with the API's message."""
+        self.on_event: Callable[[dict[str, Any]], None] | None = None
+        """Told ``{"request": body}`` for each request received, then ``{"refused": message}`` if refused (from the
+        stub's threads; the process form of the stub prints them)."""
         self.context_window = CONTEXT_WINDOW
         """The input limit (estimated tokens) past which a request is "prompt is too long"."""
         self.default: StubResponse | None = None
@@ -192,6 +195,8 @@ class MessagesApiStub:
         with self._received:
             self.requests.append(request)
             self._received.notify_all()
+        if self.on_event is not None:
+            self.on_event({"request": request.body})
 
     def _next(self, body: dict[str, Any]) -> StubResponse:
         if self.responder is not None and (answer := self.responder(body)) is not None:
@@ -271,6 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if (refused := refusal(body, context_window=stub.context_window)) is not None:
             stub.refused.append((stub.requests[-1], refused))
+            if stub.on_event is not None:
+                stub.on_event({"refused": refused})
             self._send_json(400, _error_body("invalid_request_error", refused))
             return
         response = stub._next(body)

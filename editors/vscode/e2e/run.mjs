@@ -752,6 +752,7 @@ async function main() {
     const alarming = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => / ERROR |Traceback|\[error\]/.test(line));
     expect(alarming.length === 0, `the Compact output shows errors:\n${alarming.join("\n")}`);
     step("the Compact output has no error or traceback after the day of use");
+    expect(stub.refused.length === 0, `the Messages API stub refused requests the real API would refuse:\n${stub.refused.join("\n")}`);
     const calls = stub.requests.length;
     console.log(`PASS in ${((Date.now() - started) / 1000).toFixed(1)}s: ${before} → ${after}; ${notice}; ${calls} Messages API calls`);
     if (COPY_TO_DOCS) {

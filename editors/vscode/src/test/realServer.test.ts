@@ -255,6 +255,7 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
     assert.ok(tool.kind === "tool" && tool.result.includes("return 42"), JSON.stringify(tool));
     assert.ok(renderTranscript(transcript).includes("answer() returns &lt;42&gt;."));
     assert.equal(stub.requests.length, 2);
+    assert.deepEqual(stub.refused, []); // every request was one the real API accepts
   });
 
   test("shutdown and exit end the process cleanly, and stdout held only JSON-RPC", async () => {
