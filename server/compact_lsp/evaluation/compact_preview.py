@@ -25,7 +25,7 @@ from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MemorySettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.evaluation.workspace import ReplayWorkspace
+from compact_lsp.evaluation.workspace import ReplayWorkspace, let_in_what_the_user_would
 
 
 @dataclass
@@ -113,7 +113,7 @@ def _run(
     memory = MemorySettings(project_root=os.path.join(base, "memory", "project"),
                             user_root=os.path.join(base, "memory", "user"))  # fmt: skip
     settings = EngineSettings(memory=memory, auto_compact=AutoCompactSettings(enabled=False))
-    # an imported transcript, as the server holds one: its successful file uses admit their files
+    # an imported transcript, as the server holds one: its outside files wait for the user's yes
     session = ContextSession(imported.session.id, settings=settings, counter=counter, source="import",
                              workspace_root=str(ws.root) if ws is not None else root)  # fmt: skip
     as_logged: Callable[[Any], Any] = ws.as_logged if ws is not None else (lambda value: value)
@@ -136,6 +136,7 @@ def _run(
                 _materialise(ws, message, requests, imported.tool_results_side)
         if new:
             session.append(new)
+        let_in_what_the_user_would(session)
         done = cut
         before = tokens(session.usage().total, session.view())
         try:

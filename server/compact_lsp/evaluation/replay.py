@@ -39,7 +39,7 @@ from compact_lsp.evaluation.focus import focus_signals
 from compact_lsp.evaluation.ledger_recall import LedgerScore, UnchangedRereads, ledger_at, whole_rereads
 from compact_lsp.evaluation.metrics import Attached, MicroScore, PointScore, score_point
 from compact_lsp.evaluation.timeline import compaction_points, lookahead
-from compact_lsp.evaluation.workspace import ReplayWorkspace
+from compact_lsp.evaluation.workspace import ReplayWorkspace, let_in_what_the_user_would
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ def _replay(
         return now[0]
 
     def new_session(micro: MicrocompactSettings, journal: _Collect | None = None) -> ContextSession:
-        # an imported transcript, as the server holds one: its successful file uses admit their files
+        # an imported transcript, as the server holds one: its outside files wait for the user's yes
         return ContextSession(imported.session.id, settings=_engine_settings(base, micro), counter=counter,
                               clock=clock, workspace_root=root, journal=journal, source="import")  # fmt: skip
 
@@ -178,6 +178,9 @@ def _replay(
         now[0] = stamp if stamp is not None else now[0] + 1.0
         if message["role"] == "assistant":
             if i in points:
+                let_in_what_the_user_would(plain)
+                if focused is not None:
+                    let_in_what_the_user_would(focused)
                 _score_point(plain, focused, config, counter, ws, uses, i, turns[i], result)
                 result.ledger = result.ledger + ledger_at(plain, messages[:i], [u for u in uses if u.index < i])
             for spec in config.micro:

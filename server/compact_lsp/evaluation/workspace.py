@@ -23,6 +23,7 @@ from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
+from compact_lsp.engine.session.context_session import ContextSession
 
 UNSEEN = "\x00unseen line\x00"
 """Stands for a line the log never showed while the file is known in part; written to disk as an empty line.
@@ -223,3 +224,11 @@ class ReplayWorkspace:
             return None
         self._write(path)
         return path
+
+
+def let_in_what_the_user_would(session: ContextSession) -> None:
+    """Admit the outside files the log used, as a user answering the editor's prompt with "Let these files in"
+    would (lsp/features/outside_files.py): a transcript alone admits nothing, so ``eval`` and ``compact`` model the
+    user's yes to measure what the server can re-attach; credential files and links are never proposed."""
+    for path, _ in session.state.admitted.proposed(session.work_roots):
+        session.admit(path, "transcript")
