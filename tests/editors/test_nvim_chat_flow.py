@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from tests.editors.nvim_support.runner import nvim_executable
-from tests.editors.nvim_support.tui import tmux_executable
+from tests.editors.nvim_support.tui import Screen, tmux_executable
 from tests.editors.test_nvim_chat import FOLLOWED, PRESS_ENTER, User, no_prompt, shot
 from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
@@ -24,6 +24,19 @@ pytestmark = [
     pytest.mark.skipif(tmux_executable() is None, reason="tmux is not installed"),
     pytest.mark.timeout(300),
 ]
+
+
+def select_followed(screen: Screen) -> None:
+    """:Compact session claude-<id>, asked again until the server knows the followed session: since b71cbbb it
+    is registered a moment after start, not at once (a user who asks at once reads "unknown session")."""
+    for _ in range(60):
+        screen.command("Compact session claude-" + FOLLOWED)
+        try:
+            screen.wait_for("current session: ", timeout=1)
+            return
+        except AssertionError:
+            screen.keys("Enter")
+    raise AssertionError("the followed Claude Code session never became known")
 
 
 def chat_column(shown: str) -> list[str]:
@@ -163,8 +176,8 @@ def test_a_server_that_dies_is_replaced_with_the_open_buffers_attached_and_the_g
                 "lua print('attached: ' .. "
                 "#vim.lsp.get_clients({ name = 'compact_lsp', bufnr = vim.fn.bufnr('main.py') }))"
             )
-            shown = screen.wait_for("attached: ")
-            assert "attached: 1" in shown, shown
+            shown = screen.wait_for(lambda s: s.rstrip().splitlines()[-1].startswith("attached: "))
+            assert shown.rstrip().splitlines()[-1].strip() == "attached: 1", shown
             shown = screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])
             assert PRESS_ENTER not in shown
             screen.command("qa!")
@@ -176,8 +189,7 @@ def test_a_followed_sessions_chat_follows_new_activity(tmp_path: Path) -> None:
         (transcript,) = (tmp_path / "claude-projects").glob(f"*/{FOLLOWED}.jsonl")
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
-            screen.command("Compact session claude-" + FOLLOWED)
-            screen.wait_for("current session: ")
+            select_followed(screen)
             screen.command("CompactChat")
             screen.wait_for("read-only here, Claude Code owns it")
             screen.wait_for("worklets should load automatically")  # the end of its history, in sight
@@ -214,14 +226,7 @@ def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_rec
             out.write(compaction(2, "u1", "auto", 167_300, 12_400, spilled, ["src/a.py", "src/b.py"]))
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
-            # since b71cbbb the followed session is known a moment after start, not at once: ask until it is
-            for _ in range(60):
-                screen.command("Compact session claude-" + FOLLOWED)
-                try:
-                    screen.wait_for("current session: ", timeout=1)
-                    break
-                except AssertionError:
-                    screen.keys("Enter")
+            select_followed(screen)
             screen.command("Compact timeline")
             shown = screen.wait_for("Compaction timeline")
             assert "2 compactions by Claude Code" in shown, shown
