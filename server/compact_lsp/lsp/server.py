@@ -40,6 +40,9 @@ class Follower(Protocol):
 
     def stop(self) -> None: ...
 
+    async def reads_done(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the transcripts being read now."""
+
 
 class CompactLanguageServer(LanguageServer):
     """compact-lsp: sessions, the read-file tracking behind them, and the notifications about them."""

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+FOLLOWED_READ_WAIT = 10.0
+"""Seconds a request naming an unknown session waits for the followed transcripts being read (a huge one is
+listed later; the request then answers "unknown session")."""
+
 
 def register(server: CompactLanguageServer) -> None:
     for method, handler in (
@@ -62,12 +66,19 @@ def initialize(server: CompactLanguageServer, params: types.InitializeParams) ->
         server.workspace_root,
         on_load_report=server.report_load,
         on_loaded=lambda slot: session_loaded(server, slot),
+        followed_reads=lambda: followed_reads(server),
     )
     server.usage_notifier = UsageNotifier(server.send_notification)
     server.watcher = FileWatcher(server.loop, lambda path: on_file_changed(server, path))
     server.watcher.start()
     follow_agents(server)
     log.info("compact-lsp: workspace %s, sessions in %s", server.workspace_root, store.directory)
+
+
+async def followed_reads(server: CompactLanguageServer) -> None:
+    """Wait for the followed transcripts being read now, at most ``FOLLOWED_READ_WAIT`` seconds."""
+    for follower in list(server.followers.values()):
+        await follower.reads_done(FOLLOWED_READ_WAIT)
 
 
 def did_change_configuration(server: CompactLanguageServer, params: types.DidChangeConfigurationParams) -> None:

@@ -96,6 +96,9 @@ class AgentFollow:
             self._rechecking = True
             asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self._watch_nearest)
 
+    async def reads_done(self, timeout: float) -> None:
+        await self.updates.reads_done(timeout)
+
     def stop(self) -> None:
         if self._observer is not None:
             self._observer.stop()

@@ -73,6 +73,8 @@ class FollowedUpdates:
         """File path -> its session."""
         self._running: set[str] = set()
         """Files being read now."""
+        self._reads: set[asyncio.Task[None]] = set()
+        """The reads under way, for a request that names a session a first read may be about to list."""
         self._again: set[str] = set()
         """Files that changed while being read: read once more when done."""
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"follow-{source}")
@@ -88,7 +90,16 @@ class FollowedUpdates:
             self._again.add(path)
             return
         self._running.add(path)
-        self.server.run_task(self._update_until_quiet(path), name=f"follow {self.agent} {os.path.basename(path)}")
+        task = self.server.run_task(
+            self._update_until_quiet(path), name=f"follow {self.agent} {os.path.basename(path)}"
+        )
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def reads_done(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the reads under way: a session they find is listed after them."""
+        if self._reads:
+            await asyncio.wait(set(self._reads), timeout=timeout)
 
     async def _update_until_quiet(self, path: str) -> None:
         try:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.agent import Followed
@@ -52,6 +52,7 @@ class SessionRegistry:
         clock: Callable[[], float] = time.time,
         on_load_report: Callable[[LoadReport], None] | None = None,
         on_loaded: Callable[[SessionSlot], None] | None = None,
+        followed_reads: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -66,6 +67,8 @@ class SessionRegistry:
         self._loading: dict[str, asyncio.Future[SessionSlot]] = {}
         self._on_load_report = on_load_report
         self._on_loaded = on_loaded
+        self._followed_reads = followed_reads
+        """Waits for the followed transcripts being read now (a session is listed once its first read ends)."""
         """Called on the loop for each session created or loaded (open documents, watches)."""
 
     def follow_slot(self, followed: Followed) -> SessionSlot:
@@ -121,6 +124,9 @@ class SessionRegistry:
             if session_id is None:
                 raise invalid_params(f"{method}: no session yet; create one with compact/newSession")
         slot = self.slots.get(session_id)
+        if slot is None and self._followed_reads is not None and not self._exists(session_id):
+            await self._followed_reads()  # a followed session named right after start: its first read lists it
+            slot = self.slots.get(session_id)
         if slot is None:
             slot = await self._load(session_id, method)
         return slot
