@@ -34,11 +34,12 @@ def expected_total(transcript: Path) -> int:
 
 
 async def status_total(client: LanguageClient, want: int) -> int:
-    """Poll the followed session's status until its total is ``want`` (notifications sent while no one waits for
-    them are not queued by the test client); the last total seen when the guard runs out."""
+    """Poll the followed session's status until our count (``estimated``; its total is Claude Code's own figure)
+    is ``want`` (notifications sent while no one waits for them are not queued by the test client); the last
+    count seen when the guard runs out."""
     total = -1
     for _ in range(int(GUARD / 0.1)):
-        total = (await command(client, "compact.status", {"sessionId": FOLLOWED}))["usage"]["total"]
+        total = (await command(client, "compact.status", {"sessionId": FOLLOWED}))["usage"]["estimated"]
         if total == want:
             break
         await asyncio.sleep(0.1)
@@ -50,7 +51,7 @@ async def usage_of(client: LanguageClient, session_id: str, at_least: int = 1) -
     while True:
         note = await asyncio.wait_for(client.wait_for_notification("compact/didChangeUsage"), GUARD)
         params = note if isinstance(note, dict) else {"sessionId": note.session_id, "usage": note.usage}
-        if params["sessionId"] == session_id and params["usage"]["total"] >= at_least:
+        if params["sessionId"] == session_id and params["usage"]["estimated"] >= at_least:
             return params["usage"]
 
 
@@ -86,11 +87,11 @@ async def test_a_transcript_claude_code_writes_is_followed_read_only(
             await asyncio.sleep(0.3)
             f.write(lines[-1][10:])
         whole = expected_total(corpus_session(SESSION))
-        assert await status_total(client, whole) == whole > first["total"]
+        assert await status_total(client, whole) == whole > first["estimated"]
 
         # everything that reads works; what would change the context is refused, naming Claude Code
         status = await command(client, "compact.status", {"sessionId": FOLLOWED})
-        assert status["sessionId"] == FOLLOWED and status["usage"]["total"] == whole
+        assert status["sessionId"] == FOLLOWED and status["usage"]["estimated"] == whole
         assert status["readFiles"] and status["biggestItems"]
         assert status["usage"].get("reported"), "the transcript's own usage is shown beside our estimate"
         preview = await command(client, "compact.rehydrationPreview", {"sessionId": FOLLOWED})
@@ -109,7 +110,7 @@ async def test_a_transcript_claude_code_writes_is_followed_read_only(
         replaced = transcript.with_suffix(".tmp")
         replaced.write_bytes(b"".join(lines[:half]))
         replaced.replace(transcript)
-        assert await status_total(client, first["total"]) == first["total"]
+        assert await status_total(client, first["estimated"]) == first["estimated"]
     finally:
         await stop_server(client)
 
@@ -145,6 +146,6 @@ async def test_a_project_directory_made_after_start_is_followed_under_claude_cod
         directory.mkdir()
         (directory / f"{SESSION}.jsonl").write_bytes(corpus_session(SESSION).read_bytes())
         usage = await usage_of(client, FOLLOWED)
-        assert usage["total"] == expected_total(corpus_session(SESSION))
+        assert usage["estimated"] == expected_total(corpus_session(SESSION))
     finally:
         await stop_server(client)

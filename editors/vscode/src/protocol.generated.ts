@@ -246,9 +246,13 @@ export interface SessionInfo {
   damagedRecords: number;
   usage: Usage;
   /**
-   * A Claude Code transcript followed read-only: reads work, changes are refused (kind read_only).
+   * An agent's transcript (Claude Code, Codex) followed read-only: reads work, changes are refused (kind read_only).
    */
   readOnly: boolean;
+  /**
+   * With readOnly: the agent that owns the session, in its own words (Claude Code, Codex).
+   */
+  owner?: string;
 }
 /**
  * How full the context window is (docs/protocol.md, Shared shapes).
@@ -264,6 +268,9 @@ export interface Usage {
   warningThreshold: number;
   level: UsageLevel;
   byKind: UsageByKind;
+  /**
+   * Our count of the messages; total is it too, except for a followed session whose agent reported its input size: then total (and percent, level) is the agent's figure, in the agent's contextWindow.
+   */
   estimated: number;
   /**
    * The API's last reported input size, when the client sent one.

@@ -54,6 +54,14 @@ class Followed(Protocol):
         """Read what was appended; True when the session changed."""
         ...
 
+    def context_window(self) -> int | None:
+        """The context window the agent works with, as its transcript tells it (None: not told)."""
+        ...
+
+    def last_activity(self) -> float | None:
+        """When the agent last wrote the transcript (epoch seconds; None: cannot tell)."""
+        ...
+
     def refusal(self) -> SessionBusy:
         """What a change to the session is refused with: the agent owns its context (say where to compact it)."""
         ...

@@ -5,7 +5,7 @@ counted into its usage and status."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_status import SessionStatus, status_of
+from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_lock import SessionBusy
 
 
@@ -67,23 +68,43 @@ class OpenTail:
                 self.tokens[kind] = self.tokens.get(kind, 0) + tokens
 
 
-def usage_with_tail(session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None) -> ContextUsage:
+def agent_usage(
+    by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None, window: int | None
+) -> ContextUsage:
+    """A followed session's usage as the agent measures it: its own window (``window``; None: not known, ours),
+    the input size it last reported as the gauge's figure (the levels follow it: the agent also clears context
+    without a trace in its transcript, which only its figure shows), our count beside it as ``estimated``."""
+    if window:
+        settings = replace(settings, context_window=window)
+    usage = build_usage(by_kind, settings, reported)
+    if reported is None:
+        return usage
+    return replace(usage, total=reported, estimated=usage.total)
+
+
+def usage_with_tail(
+    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, window: int | None = None
+) -> ContextUsage:
     """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
-    agent last reported (``reported``, its API's own usage)."""
+    agent last reported (``reported``, its API's own usage), in the agent's ``window`` (``agent_usage``)."""
     usage = session.usage()
     by_kind = dict(usage.by_kind)
     for kind, tokens in tail.tokens.items():
         by_kind[kind] = by_kind.get(kind, 0) + tokens
-    return build_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported)
+    return agent_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported, window)
 
 
 def status_with_tail(
-    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, read_files: bool = True
+    session: ContextSession,
+    tail: OpenTail,
+    reported: dict[str, Any] | None,
+    read_files: bool = True,
+    window: int | None = None,
 ) -> SessionStatus:
     """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
     count = len(session.messages) + len(tail.messages)
     status = status_of(session, read_files=read_files)
-    return replace(status, usage=usage_with_tail(session, tail, reported), message_count=count)
+    return replace(status, usage=usage_with_tail(session, tail, reported, window), message_count=count)
 
 
 class FollowedTranscript:
@@ -109,6 +130,18 @@ class FollowedTranscript:
         """The input tokens the agent's API last reported, its own usage."""
         raise NotImplementedError
 
+    def context_window(self) -> int | None:
+        """The context window the agent works with, as its transcript tells it (None: not told)."""
+        raise NotImplementedError
+
+    def last_activity(self) -> float | None:
+        """When the agent last wrote the transcript (epoch seconds; None: cannot tell): when it is listed as
+        updated, not when we began following it."""
+        try:
+            return self.path.stat().st_mtime
+        except OSError:
+            return None
+
     @property
     def path(self) -> Path:
         path: Path = self.transcript.path
@@ -123,7 +156,7 @@ class FollowedTranscript:
         return [*self.session.messages, *self._open.messages]
 
     def usage(self) -> ContextUsage:
-        return usage_with_tail(self.session, self._open, self._reported())
+        return usage_with_tail(self.session, self._open, self._reported(), self.context_window())
 
     def status(self, read_files: bool = True) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._reported(), read_files)
+        return status_with_tail(self.session, self._open, self._reported(), read_files, self.context_window())

@@ -68,12 +68,17 @@ class SessionSummary:
     size: int = 0
     """The journal's size when this was taken: the entry is valid only while the journal still has it."""
     mtime_ns: int = 0
+    context_window: int | None = None
+    """A followed session's: the agent's window (its gauge is the agent's own figure, ``agent_usage``); never
+    stored."""
 
     def matches(self, size: int, mtime_ns: int) -> bool:
         return self.size == size and self.mtime_ns == mtime_ns
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["context_window"]  # a followed session's, never stored
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SessionSummary | None:

@@ -91,19 +91,19 @@ def test_usage_grows_as_codex_appends_and_a_compaction_resets_it(tmp_path: Path)
     path.write_bytes(b"".join(head(tmp_path) + turn(0)))
     followed = follower(path)
     followed.update()
-    totals = [followed.usage().total]
+    totals = [followed.usage().counted]
     for n in range(1, 6):
         with path.open("ab") as f:
             f.write(b"".join(turn(n)))
         assert followed.update() is True
-        totals.append(followed.usage().total)
+        totals.append(followed.usage().counted)
     assert totals == sorted(totals) and totals[-1] > 5 * totals[0] / 2
     assert followed.usage().reported == 1005
 
     with path.open("ab") as f:
         f.write(compaction() + assistant("Continuing."))
     assert followed.update() is True
-    assert followed.usage().total < totals[0]  # what Codex summarised is gone from the model
+    assert followed.usage().counted < totals[0]  # what Codex summarised is gone from the model
     assert [m["role"] for m in followed.messages] == ["user", "assistant"]
     assert followed.messages[0]["content"][0]["text"] == "look at f0.py"
 

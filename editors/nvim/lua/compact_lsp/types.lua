@@ -31,7 +31,8 @@
 ---@field current boolean the workspace's current session
 ---@field damaged boolean loading skipped records
 ---@field damagedRecords integer?
----@field readOnly boolean a Claude Code transcript followed read-only
+---@field readOnly boolean an agent's transcript (Claude Code, Codex) followed read-only
+---@field owner string? with readOnly: the agent that owns it, in its words (Claude Code, Codex)
 ---@field usage compact_lsp.Usage
 
 ---@class compact_lsp.CurrentSessionResult

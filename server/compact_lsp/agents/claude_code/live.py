@@ -32,6 +32,7 @@ from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.claude_code.window_marks import LoggedAt, SeenUuids
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.claude_code.log_lines import LogRecord
+from compact_lsp.engine.claude_code.models import reported_window, window_by_name
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.store.session_lock import SessionBusy
@@ -113,6 +114,9 @@ class FollowedSession(FollowedTranscript):
         """The uuids of the window's records (a record logged twice counts once), packed likewise."""
         self._last_uuid: str | None = None
         self._usage: dict[str, Any] | None = None
+        self._model: str | None = None
+        self._window_reported: int | None = None
+        """The last window a ``cost-state`` record reported for the model (``context_window``)."""
         self._head: tuple[tuple[int, int] | None, str | None] | None = None
         """The title at the file's start, and the file (its inode) it was read from."""
 
@@ -124,6 +128,15 @@ class FollowedSession(FollowedTranscript):
 
     def _reported(self) -> dict[str, Any] | None:
         return self._usage
+
+    def context_window(self) -> int | None:
+        """The window Claude Code works with, decided as ``inspect`` decides it (engine/claude_code/models.py):
+        the last one its ``cost-state`` records report for the model, else the model's by name."""
+        return self._window_reported or window_by_name(self._model)
+
+    def _note_window(self, imported: ImportedSession, records: list[LogRecord]) -> None:
+        self._model = imported.model or self._model
+        self._window_reported = reported_window((r.data for r in records), self._model) or self._window_reported
 
     # -- keeping in step -----------------------------------------------------------------------------------
 
@@ -239,6 +252,7 @@ class FollowedSession(FollowedTranscript):
             (i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant" and origins[i]),
             0,
         )
+        self._note_window(imported, records)
         usage = _last_usage(origins)
         if usage is not None:
             self._usage = usage

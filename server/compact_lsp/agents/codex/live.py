@@ -174,6 +174,10 @@ class FollowedCodexSession(FollowedTranscript):
     def _reported(self) -> dict[str, Any] | None:
         return self._rollout.usage
 
+    def context_window(self) -> int | None:
+        """The window Codex reports in its rollout (``model_context_window``), as ``inspect`` reads it."""
+        return self._rollout.context_window
+
     def update(self) -> bool:
         """Read what Codex appended and apply it; True when the session changed."""
         try:

@@ -62,6 +62,14 @@ class ContextUsage:
     warning_threshold: int
     reported: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    estimated: int | None = None
+    """Our count of the messages when ``total`` is not it (a followed session's gauge is the agent's own
+    figure); None: ``total`` is our count."""
+
+    @property
+    def counted(self) -> int:
+        """Our count of the messages (``total`` unless that is the agent's figure)."""
+        return self.total if self.estimated is None else self.estimated
 
     @property
     def percent(self) -> float:

@@ -45,15 +45,22 @@ def register(server: CompactLanguageServer) -> None:
         server.command(command)(command_handler(server, handler))
 
 
-async def target(server: CompactLanguageServer, args: tuple[object, ...], command: str) -> tuple[SessionSlot, Any]:
-    """The session the command names (``sessionId``, else the current one) and its argument object."""
+async def target(
+    server: CompactLanguageServer, args: tuple[object, ...], command: str, *, changes: bool = False
+) -> tuple[SessionSlot, Any]:
+    """The session the command names (``sessionId``, else the current one) and its argument object. A command
+    that ``changes`` the context is refused for a followed session before anything runs, whether or not it would
+    have found something to change: the agent owns that context."""
     arg = command_argument(args, command)
     session_id = optional_str(arg, "sessionId", command)
-    return await server.registry().get(session_id, command), arg
+    slot = await server.registry().get(session_id, command)
+    if changes and slot.followed is not None:
+        raise slot.followed.refusal()
+    return slot, arg
 
 
 async def microcompact_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:
-    slot, _ = await target(server, args, MICROCOMPACT)
+    slot, _ = await target(server, args, MICROCOMPACT, changes=True)
     session = slot.session
     eviction, total = await in_session(server, slot, lambda: (session.microcompact("forced"), session.usage().total))
     if eviction is None:
@@ -90,7 +97,7 @@ async def compact_command(server: CompactLanguageServer, args: tuple[object, ...
 
 
 async def undo_command(server: CompactLanguageServer, args: tuple[object, ...]) -> dict[str, Any]:
-    slot, _ = await target(server, args, UNDO)
+    slot, _ = await target(server, args, UNDO, changes=True)
     session = slot.session
 
     def run() -> tuple[int, UndoOutcome]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.registered import agent_named
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
@@ -55,8 +56,13 @@ def listed_items(server: CompactLanguageServer, summaries: list[SessionSummary],
 
 
 def session_item(server: CompactLanguageServer, summary: SessionSummary, current: bool) -> dict[str, Any]:
-    usage = build_usage(summary.by_kind, server.settings, summary.reported)
-    return {
+    agent = agent_named(summary.source or "")
+    read_only = agent is not None
+    if read_only:  # the agent's own measure (agents/followed_window.py)
+        usage = agent_usage(summary.by_kind, server.settings, summary.reported, summary.context_window)
+    else:
+        usage = build_usage(summary.by_kind, server.settings, summary.reported)
+    item: dict[str, Any] = {
         "sessionId": summary.session_id,
         "title": summary.title,
         "source": summary.source,
@@ -67,9 +73,12 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         "current": current,
         "damaged": summary.damaged_records > 0,
         "damagedRecords": summary.damaged_records,
-        "readOnly": agent_named(summary.source or "") is not None,
+        "readOnly": read_only,
         "usage": usage_answer(usage),
     }
+    if agent is not None:
+        item["owner"] = agent.owner
+    return item
 
 
 async def current_session(server: CompactLanguageServer, params: Any) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def usage_answer(usage: ContextUsage) -> Answer:
         "warningThreshold": usage.warning_threshold,
         "level": usage.level,
         "byKind": {camel(k): v for k, v in usage.by_kind.items()},
-        "estimated": usage.total,
+        "estimated": usage.counted,
     }
     if usage.reported is not None:
         wire["reported"] = usage.reported

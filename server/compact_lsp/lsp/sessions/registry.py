@@ -174,18 +174,22 @@ class SessionRegistry:
         usage = followed.usage() if followed is not None else session.usage()
         followed_source = session.source if followed is not None else None  # the agent's name; never on disk
         size, mtime_ns = self._stat(session.id)
+        updated_at = session.state.updated_at
+        if followed is not None:  # the agent's last activity, not when we began following it
+            updated_at = followed.last_activity() or updated_at
         return SessionSummary(
             session_id=session.id,
             title=session.title or slot.first_request or "",
             source=followed_source or source_of({"source": session.source}, session.id),
-            created_at=session.created_at,
-            updated_at=session.state.updated_at,
+            created_at=min(session.created_at, updated_at),
+            updated_at=updated_at,
             messages=len(followed.messages) if followed is not None else len(session.messages),
             by_kind=dict(usage.by_kind),
             reported=usage.reported,
             damaged_records=slot.load_report.damaged_records if slot.load_report is not None else 0,
             size=size,
             mtime_ns=mtime_ns,
+            context_window=followed.context_window() if followed is not None else None,
         )
 
     def index_slot(self, slot: SessionSlot) -> None:
