@@ -80,7 +80,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
     "agents": (
         grimp.Layer("hook_process", "importing", "doctor"),
         "registered",
-        grimp.Layer("claude_code", "codex"),
+        grimp.Layer("claude_code", "codex", "qwen_code"),
         "agent",
         grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files"),
         "character_fit",

@@ -97,7 +97,7 @@ def fake_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[AgentBeside]:
 
 def test_the_registered_agents_keep_the_contract() -> None:
     agents: list[AgentBeside] = list(registered.AGENTS)  # mypy holds each to the Protocol
-    assert [a.name for a in agents] == ["claude-code", "codex"]
+    assert [a.name for a in agents] == ["claude-code", "codex", "qwen-code"]
     assert len({a.owner for a in agents}) == len(agents)
     assert all(registered.agent_named(a.name) is a for a in agents)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from compact_lsp.agents.agent import AgentBeside
 from compact_lsp.agents.claude_code.agent import CLAUDE_CODE
 from compact_lsp.agents.codex.agent import CODEX
+from compact_lsp.agents.qwen_code.agent import QWEN_CODE
 
-AGENTS: list[AgentBeside] = [CLAUDE_CODE, CODEX]
+AGENTS: list[AgentBeside] = [CLAUDE_CODE, CODEX, QWEN_CODE]
 """Registered agents, in the order they are offered."""
 
 

@@ -1,0 +1,161 @@
+"""Qwen Code's ``SessionStart`` hook after its compaction (``source: "compact"``): add what it does not put back.
+
+Qwen Code 0.24.4 (measured 2026-12-05, docs/qwen-code.md) re-reads up to ``QWEN_FILES`` recently read, edited or
+written files from disk after its summary, each whole up to ``QWEN_FILE_TOKENS`` (a larger one by name only).
+Those are modelled (``qwen_restored``) and not repeated; the hook adds what it misses: the ledger, the slices of
+big files, files read through shell commands, further files, and the artifact trail, ranked by the rehydration
+the server runs after its own compactions.
+
+Qwen puts ``additionalContext`` in its system instruction with **no size limit**, on every later request: the
+budget is ours (``QWEN_CONTEXT_LIMIT`` characters in all). It escapes ``<`` and ``>`` to ``&lt;``/``&gt;`` and
+leaves ``&`` as it is, so the hook escapes ``&`` to ``&amp;`` itself (``escaped_for_qwen``): the model then
+receives ordinary HTML-escaped text, which the header says, and code cannot be misread (a file holding ``&lt;``
+arrives as ``&amp;lt;``).
+
+Files come only from the allowed roots (``hook_io.allowed_roots``: the session's ``cwd``, never ``/`` or the home
+directory, and outside it only what the user configured), re-read now through the file gate, credential-class
+files never.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
+from compact_lsp.agents.hook_io import (
+    HookInput,
+    ReplayClock,
+    allowed_roots,
+    display_path,
+    fit,
+    instant_realpath,
+    instant_stat,
+)
+from compact_lsp.agents.qwen_code.transcript import QwenWindow, read_window
+from compact_lsp.engine.compaction.ledger import build_ledger
+from compact_lsp.engine.compaction.rehydration import rehydrate
+from compact_lsp.engine.files.artifact_trail import artifact_trail
+from compact_lsp.engine.files.file_gate import gated_reader
+from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
+from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.files.usable_path import real_path
+from compact_lsp.engine.files.working_set import WorkingSet
+
+QWEN_FILES = 5
+"""Files Qwen Code re-reads itself after its summary (measured)."""
+QWEN_FILE_TOKENS = 5_000
+"""Each comes back whole up to this many tokens (about 20,000 characters); a larger one by name only."""
+QWEN_TOTAL_TOKENS = 50_000
+QWEN_CHARS_PER_TOKEN = 4
+QWEN_CONTEXT_LIMIT = 24_000
+"""Our answer's characters in all (about 6,000 tokens): Qwen sets no limit and sends it on every request."""
+QWEN_BUDGET = 20_000
+"""Characters of files and slices within ``QWEN_CONTEXT_LIMIT``; the framing, ledger and trail take the rest."""
+MAX_TRAIL_FILES = 60
+HEADER = (
+    "compact-lsp: context Qwen Code's compaction did not put back (it re-read its recent files itself). Files "
+    "were re-read from disk just now (current content); use them instead of reading them again. This block is "
+    "HTML-escaped: &lt; stands for <, &gt; for > and &amp; for & (Qwen Code escapes angle brackets)."
+)
+
+
+def escaped_for_qwen(text: str) -> str:
+    """``&`` as ``&amp;``: with Qwen's own ``<``/``>`` escaping, the model receives ordinary HTML-escaped text."""
+    return text.replace("&", "&amp;")
+
+
+def qwen_restored(uses: Sequence[FileUse], text_of: Callable[[str], str | None]) -> tuple[list[str], list[str]]:
+    """Qwen Code's own restoration: the ``QWEN_FILES`` files most recently read, edited or written, newest first,
+    each whole (re-read from disk) up to ``QWEN_FILE_TOKENS``, by name past it, within ``QWEN_TOTAL_TOKENS``:
+    (files whole, files by name)."""
+    recent: list[str] = []
+    for use in reversed(uses):
+        if use.path not in recent:
+            recent.append(use.path)
+            if len(recent) == QWEN_FILES:
+                break
+    whole: list[str] = []
+    by_name: list[str] = []
+    total = 0
+    for path in recent:
+        text = text_of(path)
+        if text is None:
+            continue
+        tokens = -(-len(text) // QWEN_CHARS_PER_TOKEN)
+        if tokens > QWEN_FILE_TOKENS:
+            by_name.append(path)
+        elif total + tokens <= QWEN_TOTAL_TOKENS:
+            total += tokens
+            whole.append(path)
+    return whole, by_name
+
+
+def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> tuple[str | None, dict[str, Any]]:
+    """The additional context after Qwen's compaction (None: nothing to add), and figures for the log."""
+    messages = qwen.messages
+    counter = CharCounter()
+    uses = file_uses(messages, cwd)
+    realpath = instant_realpath()
+    roots = allowed_roots(cwd, uses, realpath)
+    read = gated_reader(roots)
+    texts: dict[str, str | None] = {}
+
+    def text_of(path: str) -> str | None:
+        if path not in texts:
+            try:
+                texts[path] = read(path).decode("utf-8", errors="replace")
+            except OSError:
+                texts[path] = None
+        return texts[path]
+
+    # Qwen re-reads only files its own tools touched: a file read through the shell is ours to add
+    whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of)
+    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
+    state.replay(messages, hashes=False)
+    work = WorkingSet(cwd=cwd)
+    work.observe(messages)
+    ledger = build_ledger(work, read_text=read, cwd=cwd)
+    result = rehydrate(
+        read_state=state,
+        kept_messages=already_in_context([qwen.summary, *(t for p in whole if (t := text_of(p)) is not None)]),
+        settings=hook_rehydration(budget),
+        counter=counter,
+        workspace_roots=list(roots.paths),
+        plan=None,
+        denied_paths=frozenset(real_path(p) for p in whole),
+        read_text=read,
+        history=messages,
+        ledger=ledger.text,
+    )
+    parts = [escaped_for_qwen(a.text) for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
+    trail = [
+        escaped_for_qwen(f"- {display_path(e.path, cwd)}: {e.action}")
+        for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]
+    ]
+    context = fit(parts, trail, QWEN_CONTEXT_LIMIT, header=HEADER)
+    figures = {
+        "ledgerLines": len(ledger.lines),
+        "files": sum(1 for a in result.attachments if a.kind == "file"),
+        "qwenFiles": len(whole),
+        "qwenByName": len(by_name),
+        "chars": len(context or ""),
+        "trail": len(trail),
+        "roots": list(roots.paths),
+    }
+    return context, figures
+
+
+def context_for(
+    inp: HookInput, *, budget: int = QWEN_BUDGET, keep: list[object] | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """The additional context for one hook call (``hook_process.run_hook`` with ``agent="qwen-code"``)."""
+    if not os.path.lexists(inp.transcript_path):
+        raise FileNotFoundError(f"no Qwen Code transcript at {inp.transcript_path}")
+    qwen = read_window(inp.transcript_path, inp.cwd)
+    if keep is not None:
+        keep.append(qwen)
+    if not qwen.messages:
+        return None, {"reason": "no file was used before the compaction", "compactions": qwen.compactions}
+    return build_context(qwen, inp.cwd, budget=budget)

@@ -1,0 +1,208 @@
+"""Qwen Code's session transcript, read as the engine's ``Read``/``Edit``/``Write`` calls with their results.
+
+Qwen Code 0.24.4 writes ``~/.qwen/projects/<cwd, each "/" → "-">/chats/<sessionId>.jsonl`` (measured
+2026-12-05, shared notes): one JSON record a line with ``type`` (``user | assistant | tool_result | system``),
+``subtype`` and ``message`` (``{role, parts: [{text} | {functionCall: {id, name, args}} | {functionResponse: {id,
+name, response}}]}``, sometimes as a JSON string). A compaction is a ``system`` record with subtype
+``chat_compression`` whose ``systemPayload.compressedHistory`` starts with the summary.
+
+Its tools are said in the engine's vocabulary (as engine/codex/file_uses.py does for Codex): ``read_file
+{file_path, offset (0-based), limit}`` → ``Read`` (``offset`` 1-based), ``edit`` → ``Edit``, ``write_file`` →
+``Write``, and a ``run_shell_command`` that prints files (``cat``, ``sed -n``, ``head``, ``nl``) → ``Read`` of what
+it printed. A result with an ``error`` is a failure. Anything else says nothing about files.
+
+The transcript is untrusted: at most ``MAX_TRANSCRIPT_BYTES`` from its end are read, a line that is not a JSON
+object of the expected shape is skipped, and nothing it says widens what the hook may read (hook_io.allowed_roots).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from compact_lsp.engine.codex.file_uses import command_reads
+from compact_lsp.engine.conversation.messages import Block, Message
+
+MAX_TRANSCRIPT_BYTES = 64 << 20
+"""The most of a transcript read back from its end (far more than Qwen's context holds)."""
+MAX_TEXT_CHARS = 1_000_000
+COMPRESSION = "chat_compression"
+SHELL_TOOL = "run_shell_command"
+
+
+@dataclass(eq=False)
+class QwenWindow:
+    """What the model held before the last compaction: its file uses as engine messages, and the summary."""
+
+    messages: list[Message] = field(default_factory=list)
+    summary: str = ""
+    compactions: int = 0
+    shell_ids: set[str] = field(default_factory=set)
+    """The calls read through shell commands: Qwen does not re-read those files itself."""
+
+    def own_messages(self) -> list[Message]:
+        """The messages of Qwen's own file tools alone (read_file, edit, write_file)."""
+        return [m for m in self.messages if not _of_shell(m, self.shell_ids)]
+
+
+def _of_shell(message: Message, ids: set[str]) -> bool:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return any(str(b.get("id", b.get("tool_use_id", ""))).partition("#")[0] in ids for b in blocks)
+
+
+def transcript_dir(cwd: str, home: str | None = None) -> str:
+    """Where Qwen Code keeps a project's transcripts: ``~/.qwen/projects/<cwd, "/" → "-">/chats``."""
+    base = home if home is not None else os.path.expanduser("~")
+    return os.path.join(base, ".qwen", "projects", cwd.replace("/", "-"), "chats")
+
+
+def _read_tail(path: str) -> bytes:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > MAX_TRANSCRIPT_BYTES:
+            f.seek(info.st_size - MAX_TRANSCRIPT_BYTES)
+            f.readline()  # the cut line is not a record
+        return f.read(MAX_TRANSCRIPT_BYTES)
+
+
+def records(data: bytes) -> Iterator[dict[str, Any]]:
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
+def is_compression(record: dict[str, Any]) -> bool:
+    return record.get("type") == "system" and record.get("subtype") == COMPRESSION
+
+
+def _parts(record: dict[str, Any]) -> list[dict[str, Any]]:
+    message = record.get("message")
+    if isinstance(message, str):
+        try:
+            message = json.loads(message)
+        except ValueError:
+            return []
+    parts = message.get("parts") if isinstance(message, dict) else None
+    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value[:MAX_TEXT_CHARS]
+    return json.dumps(value, ensure_ascii=False)[:MAX_TEXT_CHARS] if value is not None else ""
+
+
+def _response(part: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """(call id, output text, failed) of a ``functionResponse`` part."""
+    response = part.get("functionResponse")
+    if not isinstance(response, dict) or not isinstance(response.get("id"), str):
+        return None
+    body = response.get("response")
+    if isinstance(body, dict):
+        failed = body.get("error") is not None
+        return response["id"], _text(body.get("error") if failed else body.get("output", body)), failed
+    return response["id"], _text(body), False
+
+
+def _uses(name: str, args: dict[str, Any], cwd: str) -> list[tuple[str, dict[str, Any]]]:
+    """The engine's calls for one Qwen tool call: (tool, input)."""
+
+    def absolute(path: Any) -> str | None:
+        if not isinstance(path, str) or not path or "\x00" in path:
+            return None
+        return os.path.normpath(os.path.join(cwd, path))
+
+    if name in ("read_file", "edit", "write_file", "replace"):
+        path = absolute(args.get("file_path", args.get("absolute_path")))
+        if path is None:
+            return []
+        if name == "read_file":
+            extra: dict[str, Any] = {}
+            offset, limit = args.get("offset"), args.get("limit")
+            if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0:
+                extra["offset"] = offset + 1  # Qwen counts lines from 0, the engine from 1
+            if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+                extra["limit"] = limit
+            return [("Read", {"file_path": path, **extra})]
+        if name == "write_file":
+            return [("Write", {"file_path": path, "content": _text(args.get("content"))})]
+        old, new = args.get("old_string"), args.get("new_string")
+        return [("Edit", {"file_path": path, "old_string": _text(old), "new_string": _text(new)})]
+    if name == SHELL_TOOL and isinstance(args.get("command"), str):
+        folder = args.get("directory")
+        base = absolute(folder) if isinstance(folder, str) and folder else cwd
+        out: list[tuple[str, dict[str, Any]]] = []
+        for path, offset, limit in command_reads(args["command"]):
+            extra = {k: v for k, v in (("offset", offset), ("limit", limit)) if v is not None}
+            out.append(("Read", {"file_path": os.path.normpath(os.path.join(base or cwd, path)), **extra}))
+        return out
+    return []
+
+
+def window(data: bytes, cwd: str) -> QwenWindow:
+    """The file uses the model held before the transcript's last compaction (since the one before it): the window
+    the compaction summarised. When the last record is not a compaction yet (the hook ran before Qwen wrote it),
+    the window runs to the end."""
+    all_records = list(records(data))
+    marks = [i for i, r in enumerate(all_records) if is_compression(r)]
+    end = len(all_records)
+    summary = ""
+    if marks and not any(r.get("type") in ("user", "assistant") for r in all_records[marks[-1] + 1 :]):
+        end = marks[-1]
+        summary = _summary(all_records[end])
+        marks = marks[:-1]
+    start = marks[-1] + 1 if marks else 0
+    result = QwenWindow(compactions=len([r for r in all_records if is_compression(r)]), summary=summary)
+    calls: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
+    answers: dict[str, tuple[str, bool]] = {}
+    for record in all_records[start:end]:
+        for part in _parts(record):
+            call = part.get("functionCall")
+            if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("name"), str):
+                args = call.get("args")
+                uses = _uses(call["name"], args if isinstance(args, dict) else {}, cwd)
+                if uses:
+                    calls.append((call["id"], uses))
+                    if call["name"] == SHELL_TOOL:
+                        result.shell_ids.add(call["id"])
+            elif (response := _response(part)) is not None:
+                answers[response[0]] = (response[1], response[2])
+    for call_id, uses in calls:
+        blocks: list[Block] = []
+        results: list[Block] = []
+        for n, (tool, tool_input) in enumerate(uses):
+            use_id = f"{call_id}#{n}"
+            blocks.append({"type": "tool_use", "id": use_id, "name": tool, "input": tool_input})
+            if call_id in answers:
+                text, failed = answers[call_id]
+                results.append({"type": "tool_result", "tool_use_id": use_id, "content": text, "is_error": failed})
+        result.messages.append({"role": "assistant", "content": blocks})
+        if results:
+            result.messages.append({"role": "user", "content": results})
+    return result
+
+
+def _summary(record: dict[str, Any]) -> str:
+    payload = record.get("systemPayload")
+    history = payload.get("compressedHistory") if isinstance(payload, dict) else None
+    if not isinstance(history, list):
+        return ""
+    texts = [_text(p.get("text")) for m in history[:2] if isinstance(m, dict) for p in _parts({"message": m})]
+    return "\n".join(t for t in texts if t)
+
+
+def read_window(path: str, cwd: str) -> QwenWindow:
+    return window(_read_tail(path), cwd)

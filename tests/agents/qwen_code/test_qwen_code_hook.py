@@ -1,0 +1,162 @@
+"""Qwen Code's hook end to end: ``compact-lsp qwen-code hook`` run as Qwen runs it (a process, the hook input on
+stdin) on a session that read a big file's region, small files, a file through the shell and a credential file,
+then compressed; and its install/uninstall in project and user ``settings.json``."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compact_lsp.agents.qwen_code.hook import HEADER, QWEN_CONTEXT_LIMIT
+
+from .transcripts import QwenTranscript
+
+REGION_LINE = 120
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "COMPACT_LSP_HOOK_OUTSIDE_FILES": "",
+    }
+
+
+def big_file() -> str:
+    return "".join(f"handler_{n} = respond(request, {n})  # line {n + 1}\n" for n in range(3000))
+
+
+@pytest.fixture
+def session(tmp_path: Path, env: dict[str, str]) -> QwenTranscript:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "big.py").write_text(big_file())
+    (project / "html.py").write_text('TEMPLATE = "<b>&lt;escaped&gt;</b>" if a < b and c > d else ""\n')
+    for name in "abcdef":
+        (project / f"{name}.py").write_text(f"VALUE_{name.upper()} = '{name * 10}'\n")
+    (project / "notes.txt").write_text("shell-read note: the migration runs last\n")
+    (project / ".env").write_text("API_KEY=sk-do-not-leak\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside the project: never re-read\n")
+    t = QwenTranscript(Path(env["HOME"]), project)
+    t.user("fix the handler")
+    t.call("read_file", {"file_path": str(project / "big.py"), "offset": REGION_LINE - 1, "limit": 30}, "...")
+    t.call("read_file", {"file_path": str(project / "html.py")}, "TEMPLATE")
+    t.call("read_file", {"file_path": str(project / ".env")}, "API_KEY=sk-do-not-leak")
+    t.call("read_file", {"file_path": str(outside)}, "outside")
+    t.call("read_file", {"file_path": str(project / "missing.py")}, error="File not found")
+    t.call("run_shell_command", {"command": "cat notes.txt"}, "shell-read note")
+    for name in "abcdef":
+        t.call("read_file", {"file_path": str(project / f"{name}.py")}, f"VALUE_{name.upper()}")
+    t.compress("<state_snapshot>the user wants the handler fixed</state_snapshot>")
+    t.write()
+    return t
+
+
+def run_hook(stdin: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "qwen-code", "hook"], input=stdin, env=env, capture_output=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+
+
+def as_qwen_sends(context: str) -> str:
+    """What the model reads: Qwen escapes < and > (measured), and the header says to read it as HTML-escaped."""
+    return html.unescape(context.replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def test_the_hook_adds_what_qwen_does_not_put_back(session: QwenTranscript, env: dict[str, str]) -> None:
+    done = run_hook(session.hook_input(), env)
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart"
+    context = out["additionalContext"]
+    assert context.startswith(HEADER) and len(context) <= QWEN_CONTEXT_LIMIT
+    seen = as_qwen_sends(context)
+    assert f"# line {REGION_LINE + 1}\n" in seen  # the region of the big file Qwen names only
+    assert "shell-read note" in seen  # a file read through the shell: Qwen does not re-read it
+    assert "VALUE_A" in seen and "VALUE_B" not in seen  # Qwen re-reads the five most recent itself
+    assert 'TEMPLATE = "<b>&lt;escaped&gt;</b>" if a < b and c > d else ""' in seen  # code arrives as it is
+    assert "sk-do-not-leak" not in context and "never re-read" not in context
+
+
+def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    assert run_hook(session.hook_input("startup"), env).stdout == b""
+    assert run_hook(b"not json", env).stdout == b""
+    session.path.write_text("")
+    assert run_hook(session.hook_input(), env).stdout == b""
+
+
+def cli(args: list[str], env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "qwen-code", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_install_then_uninstall_is_a_byte_identical_round_trip(tmp_path: Path, env: dict[str, str], scope: str) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    folder = project / ".qwen" if scope == "project" else Path(env["HOME"]) / ".qwen"
+    folder.mkdir()
+    settings = folder / "settings.json"
+    original = '{\n    "model": {"name": "qwen3-coder"},\n    "hooks": {"SessionStart": [{"matcher": "startup", ' \
+        '"hooks": [{"type": "command", "command": "echo hi"}]}]}\n}\n'  # fmt: skip
+    settings.write_text(original)
+    flags = [f"--{scope}", "--dir", str(project)]
+    assert "installed" in cli(["install-hook", *flags], env)
+    data = json.loads(settings.read_text())
+    assert data["model"] == {"name": "qwen3-coder"}
+    entries = data["hooks"]["SessionStart"]
+    assert entries[0]["matcher"] == "startup" and entries[1]["matcher"] == "compact"
+    command = entries[1]["hooks"][0]["command"]
+    assert "qwen-code-hook" in command and subprocess.run([command, "--check"], capture_output=True).returncode == 0
+    assert "already installed" in cli(["install-hook", *flags], env)
+    assert "removed" in cli(["uninstall-hook", *flags], env)
+    assert settings.read_text() == original
+    assert "nothing to remove" in cli(["uninstall-hook", *flags], env)
+
+
+def test_install_refuses_a_linked_project_settings_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".qwen").symlink_to(elsewhere)
+    done = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "qwen-code", "install-hook", "--dir", str(project)],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "symbolic link" in done.stderr
+    assert not any(elsewhere.iterdir())
+
+
+def test_qwen_code_is_registered_with_its_settings_files(tmp_path: Path, env: dict[str, str]) -> None:
+    from compact_lsp.agents.qwen_code.agent import QWEN_CODE
+    from compact_lsp.agents.qwen_code.settings import installed_commands
+    from compact_lsp.agents.registered import agent_named
+
+    assert agent_named("qwen-code") is QWEN_CODE
+    assert QWEN_CODE.settings_path("project", str(tmp_path)) == tmp_path / ".qwen" / "settings.json"
+    assert QWEN_CODE.settings_path("user", str(tmp_path)).parts[-2:] == (".qwen", "settings.json")
+    assert QWEN_CODE.followed_folder(None, str(tmp_path)) is None  # following is not built yet
+    cli(["install-hook", "--dir", str(tmp_path)], env)
+    assert (
+        QWEN_CODE.installed_commands(tmp_path / ".qwen" / "settings.json")
+        == installed_commands(tmp_path / ".qwen" / "settings.json")
+        and len(installed_commands(tmp_path / ".qwen" / "settings.json")) == 1
+    )
