@@ -6,7 +6,10 @@ settings.json`` (this project, shared) and ``~/.claude/settings.json`` (the user
 
 Installing is idempotent (our entry is replaced, never doubled), keeps every other hook and setting, backs the
 file up beside it (``<name>.bak``, written from the bytes read, never a copy of whatever a link points at) before
-the first change, and writes atomically (a temporary file, fsync, rename). A file that is not a JSON object is
+the first change, and writes atomically (a temporary file, fsync, rename). The file keeps its layout (indentation,
+tabs, line ends, byte-order mark, non-ASCII unescaped). Uninstalling gives back the file as it was before us, byte
+for byte, when nothing else changed since (the backup's bytes; the backup never holds our installed version), and
+removes a file install made; otherwise only our entry goes. A file that is not a JSON object is
 left alone with a clear error. In a project, a ``.claude`` folder or settings file that is a symbolic link, or
 that resolves outside the project, is refused (a repository can commit either to make us write elsewhere).
 
@@ -79,7 +82,7 @@ def _load(path: Path, text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = json.loads(text or "{}")
+        data = json.loads(text.removeprefix(BOM) or "{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SettingsFileError(f"{path} is not valid JSON ({exc}); fix it or move it away, then try again") from None
     if not isinstance(data, dict):
@@ -110,15 +113,67 @@ def _without_ours(entries: list[Any]) -> list[Any]:
     return kept
 
 
+BOM = "\ufeff"
+
+
+def _layout(original: str | None) -> tuple[str, str, str, bool]:
+    """How the file is written, so that our edit changes only our entry: (byte-order mark, indent, line end,
+    ends with a line end). A new file: two spaces, LF."""
+    if original is None:
+        return "", "  ", "\n", True
+    bom = BOM if original.startswith(BOM) else ""
+    end = "\r\n" if "\r\n" in original else "\n"
+    indent = "  "
+    for line in original.splitlines():
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            indent = line[: len(line) - len(stripped)]
+            break
+    return bom, indent, end, original.endswith(("\n", "\r"))
+
+
+def _text(data: dict[str, Any], original: str | None) -> str:
+    """``data`` as JSON in the original's layout: its indentation (tabs or spaces), line ends, byte-order mark,
+    final line end, and non-ASCII as itself, not escaped."""
+    bom, indent, end, final = _layout(original)
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return bom + text.replace("\n", end) + (end if final else "")
+
+
+def _backup_path(path: Path) -> Path:
+    backup = path.with_name(path.name + ".bak")
+    if backup.is_symlink():
+        raise SettingsFileError(f"{backup} is a symbolic link; left as it is")
+    return backup
+
+
 def _write(path: Path, data: dict[str, Any], original: str | None) -> Path | None:
+    """Write ``data`` over ``path``, backing up the original first when it holds none of ours (a backup is the
+    file as it was before us: never one with our hook in it)."""
     backup = None
     if original is not None:
-        backup = path.with_name(path.name + ".bak")
-        if backup.is_symlink():
-            raise SettingsFileError(f"{backup} is a symbolic link; left as it is")
-        replace_file(str(backup), original)
-    replace_file(str(path), json.dumps(data, indent=2) + "\n")
+        backup = _backup_path(path)
+        if not installed_in(_load(path, original)):
+            replace_file(str(backup), original)
+        elif not backup.exists():
+            backup = None
+    replace_file(str(path), _text(data, original))
     return backup
+
+
+def installed_in(data: dict[str, Any]) -> bool:
+    hooks = data.get("hooks")
+    entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
+    return isinstance(entries, list) and entries != _without_ours(entries)
+
+
+def _bare(data: Any) -> Any:
+    """Settings compared as Claude Code reads them: an empty ``hooks`` or hook list is no hooks."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+        return data
+    hooks = {k: v for k, v in data["hooks"].items() if v != []}
+    rest = {k: v for k, v in data.items() if k != "hooks"}
+    return {**rest, "hooks": hooks} if hooks else rest
 
 
 def install_hook(path: Path, command: str | None = None, *, project_dir: str | None = None) -> HookChange:
@@ -175,7 +230,27 @@ def uninstall_hook(path: Path, *, project_dir: str | None = None) -> HookChange:
         hooks[EVENT] = kept
     else:
         del hooks[EVENT]
-        if not hooks:
-            del data["hooks"]
-    backup = _write(path, data, original)
-    return HookChange(path, True, backup, f"removed the compact-lsp hook from {path}")
+    backup = _backup_path(path)
+    before = _before_us(backup)
+    earlier = _load(backup, before) if before is not None else None
+    done = f"removed the compact-lsp hook from {path}"
+    if earlier is not None and _bare(earlier) == _bare(data):
+        # what install changed and nothing else: the file as it was, byte for byte (the backup is left as it is:
+        # never the installed version)
+        replace_file(str(path), before or "")
+        return HookChange(path, True, backup, done)
+    if not hooks and not (earlier is not None and "hooks" in earlier):
+        del data["hooks"]
+    if not data and before is None:  # install made the file: it goes again
+        path.unlink()
+        return HookChange(path, True, None, f"{done}, and the file, which install had made")
+    replace_file(str(path), _text(data, original))
+    return HookChange(path, True, backup if before is not None else None, done)
+
+
+def _before_us(backup: Path) -> str | None:
+    """The file as it was before our hook (the backup install made), when there is one to read."""
+    try:
+        return read_settings_text(backup, MAX_SETTINGS_BYTES)
+    except (SettingsFileError, OSError):
+        return None
