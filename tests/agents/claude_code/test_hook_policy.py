@@ -24,10 +24,11 @@ def test_the_hook_cuts_claude_codes_strict_misses_within_its_budget(
     assert hooked["needed"] == alone["needed"] > 0
     assert alone["strictMisses"] > 0, "the corpus no longer shows Claude Code's rule missing anything"
     # Measured 2026-12-05 (docs/evaluation.md), Claude Code with its size cut (a file past 5,000 tokens by name
-    # only): 27 of 101 alone, 18 of 101 with the hook, whose whole answer must fit Claude Code's 10,000-character
-    # inline limit; more misses than that is a regression. (Without the cut, as modelled before: 11 and 6.)
+    # only): 27 of 101 alone, 19 of 101 with the hook, whose whole answer must fit Claude Code's 10,000-character
+    # inline limit and now opens with the working-set ledger (18 before the ledger took its share of the
+    # characters); more misses than that is a regression. (Without the cut, as modelled before: 11 and 6.)
     assert hooked["strictMisses"] < alone["strictMisses"]
-    assert hooked["strictMisses"] <= 18
+    assert hooked["strictMisses"] <= 19
     assert 0 < hooked["meanTokens"] - alone["meanTokens"] <= DEFAULT_BUDGET  # characters, so tokens fit too
     # Codex re-attaches no file itself: every need is a miss without the hook. With it (measured 2026-12-05, the
     # corpus replayed as if Codex had compacted it): 22 of 101 needed files not sent at all, 63 not covered whole,
