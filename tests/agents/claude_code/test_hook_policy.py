@@ -31,11 +31,12 @@ def test_the_hook_cuts_claude_codes_strict_misses_within_its_budget(
     assert hooked["strictMisses"] <= 19
     assert 0 < hooked["meanTokens"] - alone["meanTokens"] <= DEFAULT_BUDGET  # characters, so tokens fit too
     # Codex re-attaches no file itself: every need is a miss without the hook. With it (measured 2026-12-05, the
-    # corpus replayed as if Codex had compacted it): 22 of 101 needed files not sent at all, 63 not covered whole,
+    # corpus replayed as if Codex had compacted it): 23 of 101 needed files not sent at all (22 before the ledger
+    # took its share of the characters), 65 not covered whole (63 before),
     # at about 1,110 tokens a point -- what 10,000 characters hold (before gaps were filled and slices carried an
     # outline: 20 not sent, 71 not covered; the outline's characters leave room for two files fewer).
     codex, codex_hooked = rankers[CODEX_NAME], rankers[CODEX_WITH_HOOK_NAME]
     assert codex["neededMisses"] == codex["needed"] == alone["needed"]
-    assert codex_hooked["neededMisses"] <= 22 < codex["neededMisses"]
-    assert codex_hooked["strictMisses"] <= 63 < codex["strictMisses"]
+    assert codex_hooked["neededMisses"] <= 23 < codex["neededMisses"]
+    assert codex_hooked["strictMisses"] <= 65 < codex["strictMisses"]
     assert 0 < codex_hooked["meanTokens"] <= DEFAULT_BUDGET
