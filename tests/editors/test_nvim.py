@@ -711,7 +711,7 @@ def test_claude_code_sessions_are_listed_read_only_and_the_hook_command_edits_it
     assert r["again"]["result"]["changed"] is False
     assert r["user"]["result"]["path"] == str(home / ".claude" / "settings.json")
     assert r["uninstall"]["result"]["changed"] is True
-    assert "SessionStart" not in json.loads(project_settings.read_text()).get("hooks", {})
+    assert not project_settings.exists()  # install made the file; uninstall leaves the project as it found it
     assert any(m.startswith("compact-lsp: installed the compact-lsp hook in") for m in messages)
     assert "settings.json is not valid JSON" in r["broken"]["error"]
     assert (home / ".claude" / "settings.json").read_text() == "{broken"

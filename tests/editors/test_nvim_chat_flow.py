@@ -191,7 +191,8 @@ def test_a_followed_sessions_chat_follows_new_activity(tmp_path: Path) -> None:
             screen.wait_for("main.py")
             select_followed(screen)
             screen.command("CompactChat")
-            screen.wait_for("read-only here, Claude Code owns it")
+            # the window bar says whose it is however far the chat scrolls (its header is at the top, out of sight)
+            screen.wait_for("Claude Code's, read-only · :Compact import continues it")
             screen.wait_for("worklets should load automatically")  # the end of its history, in sight
             # Claude Code answers again in its terminal: the chat shows it without a key pressed
             last = json.loads(transcript.read_text().splitlines()[-1])
