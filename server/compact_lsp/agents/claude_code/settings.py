@@ -25,7 +25,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
+from compact_lsp.agents.settings_files import (
+    HookChange,
+    SettingsFileError,
+    hook_entries,
+    load_json_object,
+    read_settings_text,
+    without_ours,
+)
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
@@ -79,38 +86,12 @@ def is_ours(hook: Any) -> bool:
 
 
 def _load(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        data = json.loads(text.removeprefix(BOM) or "{}")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SettingsFileError(f"{path} is not valid JSON ({exc}); fix it or move it away, then try again") from None
-    if not isinstance(data, dict):
-        raise SettingsFileError(f"{path} holds a JSON {type(data).__name__}, not an object; left as it is")
-    return data
-
-
-def _entries(data: dict[str, Any], path: Path) -> list[Any]:
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsFileError(f"{path}: 'hooks' is not an object; left as it is")
-    entries = hooks.setdefault(EVENT, [])
-    if not isinstance(entries, list):
-        raise SettingsFileError(f"{path}: 'hooks.{EVENT}' is not a list; left as it is")
-    return entries
+    """The settings object; a byte-order mark is kept by the writer (``_layout``), not read as JSON."""
+    return load_json_object(path, text.removeprefix(BOM) if text is not None else None)
 
 
 def _without_ours(entries: list[Any]) -> list[Any]:
-    """Every entry with our hook taken out; an entry left with no hooks goes too."""
-    kept: list[Any] = []
-    for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
-            others = [h for h in entry["hooks"] if not is_ours(h)]
-            if not others and entry["hooks"]:
-                continue
-            entry = {**entry, "hooks": others}
-        kept.append(entry)
-    return kept
+    return without_ours(entries, is_ours)
 
 
 BOM = "\ufeff"
@@ -182,7 +163,7 @@ def install_hook(path: Path, command: str | None = None, *, project_dir: str | N
         check_project_path(path, project_dir)
     original = _read_original(path)
     data = _load(path, original)
-    entries = _entries(data, path)
+    entries = hook_entries(data, path, EVENT)
     if command is None:
         from compact_lsp.agents.hook_launcher import LauncherError, launcher_command
 
@@ -194,7 +175,7 @@ def install_hook(path: Path, command: str | None = None, *, project_dir: str | N
     wanted = [*_without_ours(entries), {"matcher": MATCHER, "hooks": [ours]}]
     if wanted == entries:
         return HookChange(path, False, None, f"the hook is already installed in {path}")
-    data["hooks"][EVENT] = wanted
+    data.setdefault("hooks", {})[EVENT] = wanted
     backup = _write(path, data, original)
     return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}")
 

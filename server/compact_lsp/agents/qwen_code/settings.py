@@ -18,7 +18,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
+from compact_lsp.agents.settings_files import (
+    HookChange,
+    SettingsFileError,
+    hook_entries,
+    load_json_object,
+    read_settings_text,
+    without_ours,
+)
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
@@ -67,38 +74,15 @@ def _check_project(path: Path, project_dir: str) -> None:
         raise SettingsFileError(f"{path} resolves to {real}, outside the project {project_dir}; left as it is")
 
 
-def _load(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        data = json.loads(text or "{}")
-    except json.JSONDecodeError as exc:
-        raise SettingsFileError(f"{path} is not valid JSON ({exc}); fix it or move it away, then try again") from None
-    if not isinstance(data, dict):
-        raise SettingsFileError(f"{path} holds a JSON {type(data).__name__}, not an object; left as it is")
-    return data
+_load = load_json_object
 
 
 def _entries(data: dict[str, Any], path: Path) -> list[Any]:
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsFileError(f"{path}: 'hooks' is not an object; left as it is")
-    entries = hooks.get(EVENT, [])
-    if not isinstance(entries, list):
-        raise SettingsFileError(f"{path}: 'hooks.{EVENT}' is not a list; left as it is")
-    return entries
+    return hook_entries(data, path, EVENT)
 
 
 def _without_ours(entries: list[Any]) -> list[Any]:
-    kept: list[Any] = []
-    for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
-            others = [h for h in entry["hooks"] if not is_ours(h)]
-            if not others and entry["hooks"]:
-                continue
-            entry = {**entry, "hooks": others}
-        kept.append(entry)
-    return kept
+    return without_ours(entries, is_ours)
 
 
 def _backup_path(path: Path) -> Path:
