@@ -57,7 +57,7 @@ from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.conversation.messages import Message, blocks_of
 from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader, gated_texts
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 from compact_lsp.engine.files.plan_state import PlanState, extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
@@ -113,16 +113,7 @@ def claude_code_context(
     previous compaction put back, then ``uses``), plus the memory files it loads itself and ``extra`` (the message
     it keeps verbatim). Not ``predictable`` (its TUI): any file it holds under the size cut may be among its five,
     so each is ``unsure``."""
-    read = gated_reader(roots)
-    texts: dict[str, str | None] = {}
-
-    def text_of(path: str) -> str | None:
-        if path not in texts:
-            try:
-                texts[path] = read(path).decode("utf-8", errors="replace")
-            except OSError:
-                texts[path] = None
-        return texts[path]
+    text_of = gated_texts(roots)
 
     holds: list[FileTouch] = [*(HeldFile(p) for p in held), *uses]
     theirs = claude_code_reattachment(holds, text_of, limit=CLAUDE_CODE_FILES if predictable else len(holds))

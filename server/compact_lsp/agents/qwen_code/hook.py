@@ -37,7 +37,7 @@ from compact_lsp.agents.qwen_code.transcript import QwenWindow, read_window
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import gated_reader
+from compact_lsp.engine.files.file_gate import gated_reader, gated_texts
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.files.usable_path import real_path
@@ -100,15 +100,7 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
     realpath = instant_realpath()
     roots = allowed_roots(cwd, uses, realpath)
     read = gated_reader(roots)
-    texts: dict[str, str | None] = {}
-
-    def text_of(path: str) -> str | None:
-        if path not in texts:
-            try:
-                texts[path] = read(path).decode("utf-8", errors="replace")
-            except OSError:
-                texts[path] = None
-        return texts[path]
+    text_of = gated_texts(roots)
 
     # Qwen re-reads only files its own tools touched: a file read through the shell is ours to add
     whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of)

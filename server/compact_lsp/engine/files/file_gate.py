@@ -215,3 +215,20 @@ def gated_reader(roots: AllowedRoots, *, max_bytes: int = MAX_READ_BYTES) -> Cal
         return read_gated(path, roots, max_bytes=max_bytes)
 
     return read
+
+
+def gated_texts(roots: AllowedRoots) -> Callable[[str], str | None]:
+    """Each file's text as read now through the gate, read once and remembered (None: it cannot be read); for the
+    hooks, which ask about the same file several times while they decide."""
+    read = gated_reader(roots)
+    texts: dict[str, str | None] = {}
+
+    def text_of(path: str) -> str | None:
+        if path not in texts:
+            try:
+                texts[path] = read(path).decode("utf-8", errors="replace")
+            except OSError:
+                texts[path] = None
+        return texts[path]
+
+    return text_of
