@@ -82,12 +82,24 @@ def test_the_hook_adds_what_qwen_does_not_put_back(session: QwenTranscript, env:
     assert out["hookEventName"] == "SessionStart"
     context = out["additionalContext"]
     assert context.startswith(HEADER) and len(context) <= QWEN_CONTEXT_LIMIT
+    assert "<" not in HEADER and ">" not in HEADER  # Qwen would escape them: the key to reading the block survives
     seen = as_qwen_sends(context)
     assert f"# line {REGION_LINE + 1}\n" in seen  # the region of the big file Qwen names only
     assert "shell-read note" in seen  # a file read through the shell: Qwen does not re-read it
     assert "VALUE_A" in seen and "VALUE_B" not in seen  # Qwen re-reads the five most recent itself
     assert 'TEMPLATE = "<b>&lt;escaped&gt;</b>" if a < b and c > d else ""' in seen  # code arrives as it is
     assert "sk-do-not-leak" not in context and "never re-read" not in context
+
+
+def test_the_turn_going_on_before_the_hook_reads_does_not_hide_the_compacted_window(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """After an automatic compaction Qwen does not wait for the hook (measured): the next tool call and its result
+    may be written by the time the hook reads the transcript."""
+    session.call("run_shell_command", {"command": "true"}, "Exit Code: 0")
+    session.write()
+    context = json.loads(run_hook(session.hook_input(), env).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"# line {REGION_LINE + 1}\n" in as_qwen_sends(context)
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

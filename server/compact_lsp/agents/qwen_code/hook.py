@@ -57,7 +57,8 @@ MAX_TRAIL_FILES = 60
 HEADER = (
     "compact-lsp: context Qwen Code's compaction did not put back (it re-read its recent files itself). Files "
     "were re-read from disk just now (current content); use them instead of reading them again. This block is "
-    "HTML-escaped: &lt; stands for <, &gt; for > and &amp; for & (Qwen Code escapes angle brackets)."
+    "HTML-escaped (Qwen Code escapes angle brackets): read &lt; as the less-than sign, &gt; as the greater-than "
+    "sign and &amp; as the ampersand."
 )
 
 

@@ -154,13 +154,15 @@ def _uses(name: str, args: dict[str, Any], cwd: str) -> list[tuple[str, dict[str
 
 def window(data: bytes, cwd: str) -> QwenWindow:
     """The file uses the model held before the transcript's last compaction (since the one before it): the window
-    the compaction summarised. When the last record is not a compaction yet (the hook ran before Qwen wrote it),
-    the window runs to the end."""
+    the compaction summarised. Qwen writes the compaction's record before it runs the hook, but after an automatic
+    compaction it does not wait for the hook (measured, docs/qwen-code.md): the turn goes on and its records may
+    follow the compaction's by the time the hook reads them, so the window ends at the last compaction whatever
+    follows it. With no compaction yet it runs to the end."""
     all_records = list(records(data))
     marks = [i for i, r in enumerate(all_records) if is_compression(r)]
     end = len(all_records)
     summary = ""
-    if marks and not any(r.get("type") in ("user", "assistant") for r in all_records[marks[-1] + 1 :]):
+    if marks:
         end = marks[-1]
         summary = _summary(all_records[end])
         marks = marks[:-1]

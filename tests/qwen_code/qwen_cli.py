@@ -1,0 +1,133 @@
+"""Running the real Qwen Code CLI in tests: a home for it, settings for a loopback stub, our hook installed, a
+print-mode run and a stream-json session (several turns and ``/compress`` in one process)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Request, system_text, text_of
+from tests.support import real_clients
+
+QWEN = real_clients.QWEN_CODE
+needs_qwen_code = pytest.mark.skipif(not QWEN.exists(), reason=real_clients.qwen_code()[1])
+CONTEXT_WINDOW = 100_000
+"""``model.generationConfig.contextWindowSize``: Qwen compacts when a reported prompt passes about 67% of it."""
+OVER_THRESHOLD = 72_000
+SUMMARY_PROMPT = "You are the component that summarizes a conversation"
+MAIN_SYSTEM = "You are Qwen Code"
+OUR_BLOCK = "compact-lsp: context Qwen Code's compaction did not put back"
+
+
+@dataclass
+class QwenHome:
+    home: Path
+    project: Path
+    stub: ChatCompletionsStub
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "QWEN", "XDG_", "DASHSCOPE"))}
+        env.update(
+            HOME=str(self.home), OPENAI_BASE_URL=self.stub.base_url, OPENAI_API_KEY="dummy-key",
+            OPENAI_MODEL="stub-model", QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+        )  # fmt: skip
+        return env
+
+    def write_settings(self) -> None:
+        settings = {
+            "security": {"auth": {"selectedType": "openai"}},
+            "model": {"generationConfig": {"contextWindowSize": CONTEXT_WINDOW}},
+        }
+        (self.home / ".qwen").mkdir(parents=True, exist_ok=True)
+        (self.home / ".qwen" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+
+    def install(self) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "compact_lsp", "qwen-code", "install-hook", "--user"],
+            cwd=self.project, env=self.env(), capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    @property
+    def hook_log(self) -> Path:
+        return self.home / ".local" / "state" / "compact-lsp" / "log" / "qwen-code-hook.log"
+
+    def wait_for_hook(self, timeout: float = 30.0) -> bool:
+        """Until our hook logged its answer: the model's own thinking time, while Qwen runs the hook it does not
+        wait for after an automatic compaction. Polls a file the hook writes (there is no event to wait on)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.hook_log.is_file() and ": added " in self.hook_log.read_text():
+                return True
+            time.sleep(0.05)
+        return False
+
+    def run(self, prompt: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(QWEN), "--yolo", prompt], cwd=self.project, env=self.env(), capture_output=True, text=True,
+            timeout=150, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def session(self, prompts: list[str]) -> list[dict[str, object]]:
+        """One process, several turns (``--input-format stream-json``): each prompt sent once the previous turn's
+        result came. Returns the results."""
+        process = subprocess.Popen(
+            [str(QWEN), "--yolo", "--input-format", "stream-json", "--output-format", "stream-json"],
+            cwd=self.project, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        results: list[dict[str, object]] = []
+        try:
+            for prompt in prompts:
+                line = {"type": "user", "message": {"role": "user", "content": prompt}}
+                process.stdin.write(json.dumps(line) + "\n")
+                process.stdin.flush()
+                for out in process.stdout:
+                    event = json.loads(out)
+                    if event.get("type") == "result":
+                        results.append(event)
+                        break
+                else:
+                    raise AssertionError(f"Qwen Code ended before answering {prompt!r}")
+            process.stdin.close()
+            process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        return results
+
+
+def is_summary(request: Request) -> bool:
+    return text_of(request["messages"][-1].get("content")).startswith(SUMMARY_PROMPT)
+
+
+def is_main(request: Request) -> bool:
+    """A request of the session's own chat (not the summary, nor a side agent such as Qwen's memory writer)."""
+    return system_text(request).startswith(MAIN_SYSTEM) and not is_summary(request)
+
+
+def our_block(request: Request) -> str | None:
+    """Our block as the model reads it: the system message's ``SessionStart`` block, HTML-unescaped as its header
+    says (Qwen escapes ``<``/``>``, we escape ``&``)."""
+    text = system_text(request)
+    at = text.find(OUR_BLOCK)
+    if at < 0:
+        return None
+    end = text.find("</qwen:session-start-context>", at)
+    return html.unescape(text[at : end if end >= 0 else len(text)])
+
+
+def summary_index(stub: ChatCompletionsStub) -> int:
+    """The index of the session's one summary request (its compaction)."""
+    at = [i for i, r in enumerate(stub.requests) if is_summary(r)]
+    assert len(at) == 1, f"expected one compaction, saw {len(at)}"
+    return at[0]
