@@ -1,4 +1,5 @@
-"""Import Claude Code sessions (and Codex CLI rollouts) into the session store, as a managed session of a workspace.
+"""Import Claude Code sessions (and Codex CLI rollouts, Qwen Code transcripts) into the session store, as a managed
+session of a workspace.
 
 Shared by ``compact-lsp import`` and the server's ``compact/importSession`` method. The Claude Code file is only
 read; the imported session is a new journal whose records are what the engine would have written had the
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
 from compact_lsp.engine.conversation.messages import Message
@@ -102,7 +104,14 @@ class _Log:
 
 
 def _read_log(path: str | Path) -> _Log:
-    """A Claude Code log (``cc-<id>``), or a Codex rollout (``codex-<id>``: what its model holds now)."""
+    """A Claude Code log (``cc-<id>``), a Codex rollout (``codex-<id>``) or a Qwen Code transcript (``qwen-<id>``):
+    for the last two, what the model holds now (since the agent's last compaction)."""
+    if is_qwen_chat(str(path)):
+        chat = read_chat(str(path))
+        fixed = repair(chat.messages)
+        bad = [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else []
+        return _Log(f"qwen-{chat.session_id or Path(path).stem}", chat.title or "", fixed.messages, bad,
+                    list(fixed.actions))  # fmt: skip
     if is_rollout(str(path)):
         rollout = read_rollout(str(path))
         fixed = repair(rollout.current_context())

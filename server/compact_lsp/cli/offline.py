@@ -1,6 +1,7 @@
 """Offline subcommands: look at a real session without an editor.
 
-``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session and prints its context usage by kind and what
+``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session (or a Codex rollout, a Qwen Code transcript:
+what its model holds now) and prints its context usage by kind and what
 microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
 ``compact-lsp compact SESSION.jsonl [--turn N ...]`` previews full compaction (evaluation/compact_preview.py).
 """
@@ -27,13 +28,13 @@ from compact_lsp.lsp.protocol.answers import usage_answer
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp offline tools")
     sub = parser.add_subparsers(dest="command", required=True)
-    inspect = sub.add_parser("inspect", help="context usage of a Claude Code session and what would be cleared")
-    inspect.add_argument("sessions", nargs="+", help="Claude Code session .jsonl files")
+    inspect = sub.add_parser("inspect", help="context usage of an agent's session and what would be cleared")
+    inspect.add_argument("sessions", nargs="+", help="Claude Code, Codex or Qwen Code session .jsonl files")
     inspect.add_argument("--context-window", type=int, default=None,
                          help="default: the window of the model the transcript names, else 200,000")  # fmt: skip
     inspect.add_argument("--keep-recent", type=int, default=5)
     inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
-    imp = sub.add_parser("import", help="import a Claude Code session into the session store")
+    imp = sub.add_parser("import", help="import a Claude Code, Codex or Qwen Code session into the session store")
     imp.add_argument("sessions", nargs="+")
     imp.add_argument("--workspace", default=".", help="the workspace the sessions belong to")
     imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
@@ -145,39 +146,68 @@ def inspect_codex(
 ) -> dict[str, Any]:
     """``inspect_session`` for a Codex rollout: what the model holds now (since its last compaction)."""
     from compact_lsp.engine.codex.rollout import read_rollout
+
+    rollout = read_rollout(path)
+    last = rollout.last_compaction
+    return _inspect_window(
+        path, settings, counter, window_given=window_given, agent="codex",
+        session_id=rollout.session_id or Path(path).stem, title=rollout.title or "", cwd=rollout.cwd,
+        model=rollout.model, messages=rollout.current_context(), usage=rollout.usage, window=rollout.context_window,
+        facts={
+            "assistantTurns": sum(1 for m in rollout.messages if m["role"] == "assistant"),
+            "problems": [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else [],
+            "skippedRecords": dict(rollout.skipped),
+            "historyMessages": last.index if last else 0,
+            "compaction": None if last is None else {"compactions": len(rollout.compactions)},
+        },
+    )  # fmt: skip
+
+
+def inspect_qwen(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """``inspect_session`` for a Qwen Code transcript: what the model holds now (since its last compaction)."""
+    from compact_lsp.agents.qwen_code.chat_log import read_chat
+
+    chat = read_chat(path)
+    last = chat.compactions[-1] if chat.compactions else None
+    return _inspect_window(
+        path, settings, counter, window_given=window_given, agent="qwen-code",
+        session_id=chat.session_id or Path(path).stem, title=chat.title or "", cwd=chat.cwd, model=chat.model,
+        messages=chat.messages, usage=chat.usage, window=chat.context_window,
+        facts={
+            "assistantTurns": chat.assistant_turns,
+            "problems": [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else [],
+            "skippedRecords": dict(chat.skipped),
+            "compaction": None if last is None else {"compactions": len(chat.compactions), **last},
+        },
+    )  # fmt: skip
+
+
+def _inspect_window(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool, agent: str,
+    session_id: str, title: str, cwd: str | None, model: str | None, messages: list[Message],
+    usage: dict[str, Any] | None, window: int | None, facts: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """The report of an agent's transcript read as the window its model holds now (``inspect_session``'s keys)."""
     from compact_lsp.engine.conversation.usage import reported_input_tokens
     from compact_lsp.engine.conversation.validate import repair
 
-    rollout = read_rollout(path)
-    if not window_given and rollout.context_window:
-        settings = dataclasses.replace(settings, context_window=rollout.context_window)
-    fixed = repair(rollout.current_context())
-    session = ContextSession(
-        rollout.session_id or Path(path).stem, settings=settings, counter=counter, title=rollout.title or "",
-        workspace_root=rollout.cwd or None,
-    )  # fmt: skip
+    if not window_given and window:
+        settings = dataclasses.replace(settings, context_window=window)
+    fixed = repair(messages)
+    session = ContextSession(session_id, settings=settings, counter=counter, title=title, workspace_root=cwd or None)
     session.append(fixed.messages)
-    usage = session.usage()
-    reported = reported_input_tokens(rollout.usage)
+    measured = session.usage()
+    reported = reported_input_tokens(usage)
     if reported:
-        usage = dataclasses.replace(usage, reported=reported)
-    last = rollout.last_compaction
+        measured = dataclasses.replace(measured, reported=reported)
     return {
-        "path": path,
-        "agent": "codex",
-        "sessionId": session.id,
-        "title": rollout.title or "",
-        "messages": len(session.messages),
-        "assistantTurns": sum(1 for m in rollout.messages if m["role"] == "assistant"),
-        "problems": [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else [],
-        "repairs": list(fixed.actions),
-        "model": rollout.model,
-        "skippedRecords": dict(rollout.skipped),
-        "historyMessages": last.index if last else 0,
-        "compaction": None if last is None else {"compactions": len(rollout.compactions)},
-        "usage": usage_answer(usage),
+        "path": path, "agent": agent, "sessionId": session.id, "title": title, "messages": len(session.messages),
+        "repairs": list(fixed.actions), "model": model, "historyMessages": 0, **facts,
+        "usage": usage_answer(measured),
         "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
-    }
+    }  # fmt: skip
 
 
 def _with_attachments(
@@ -210,12 +240,14 @@ def _inspect(ns: argparse.Namespace) -> int:
     )
     counter = TiktokenCounter()
     given = ns.context_window is not None
+    from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat
     from compact_lsp.engine.codex.rollout import is_rollout
 
-    reports = [
-        (inspect_codex if is_rollout(p) else inspect_session)(p, settings, counter, window_given=given)
-        for p in ns.sessions
-    ]
+    def inspect_one(path: str) -> dict[str, Any]:
+        how = inspect_qwen if is_qwen_chat(path) else inspect_codex if is_rollout(path) else inspect_session
+        return how(path, settings, counter, window_given=given)
+
+    reports = [inspect_one(p) for p in ns.sessions]
     if ns.json:
         sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
     else:
@@ -252,6 +284,8 @@ def format_report(report: dict[str, Any]) -> str:
             f"  Claude Code 1.0.x shapes: {report['inlineSubagents']} sub-agent(s) inline in the log (imported as "
             f"their own conversations), {report['legacyCompactions']} compaction(s) without a boundary (read as one)"
         )
+    if report.get("agent") and report.get("compaction"):
+        lines.append(f"  the agent's compactions: {report['compaction']['compactions']} (the window since the last)")
     if report["problems"]:
         lines.append(f"  import problems: {len(report['problems'])} (first: {report['problems'][0]})")
     if report["repairs"]:
