@@ -14,12 +14,15 @@ entry the launcher falls back to the newest sibling folder that exists. ``check_
 
 A launcher cannot fail silently: when its Python is gone, or the hook cannot start (the server's folder is gone),
 it says so on stderr, in words for the user, and exits ``LAUNCH_FAILED``, which the agents show (measured:
-docs/claude-code.md, docs/codex.md). ``compact-lsp doctor`` runs every installed launcher the same way.
+docs/claude-code.md, docs/codex.md); Codex's launcher also answers with the reason as its ``systemMessage`` and
+status 0, the one way Codex's TUI shows a hook's words (``_codex_tail``). ``compact-lsp doctor`` runs every
+installed launcher the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -95,6 +98,8 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
         lines.append(f'PYTHONPATH="{os.pathsep.join(names)}"; export PYTHONPATH')
     gone = f"compact-lsp hook cannot start, run 'compact-lsp doctor': its Python $py is gone ({again})"
     failed = f"compact-lsp hook could not start, run 'compact-lsp doctor': status $status, above ({again})"
+    if agent == "codex":  # Codex shows a failed hook's status alone, and a hook's systemMessage in its TUI
+        return "\n".join([*lines, *_codex_tail(python, gone, failed)]) + "\n"
     lines += [  # the words are ours (AGENTS), in double quotes for $py and $status only
         f'[ -x "$py" ] || {{ echo "{gone}" >&2; exit {LAUNCH_FAILED}; }}',
         f'"$py" -m compact_lsp {agent} hook "$@"',
@@ -102,6 +107,25 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
         f'[ "$status" -eq 0 ] || {{ echo "{failed}" >&2; exit {LAUNCH_FAILED}; }}',
     ]
     return "\n".join(lines) + "\n"
+
+
+def _codex_tail(python: str, gone: str, failed: str) -> list[str]:
+    """The Codex launcher's end: when the hook cannot start, why on stderr and, for Codex, as the hook's
+    ``systemMessage`` with status 0 (measured on 0.171.0: a non-zero status shows "Hook failed / hook exited with
+    code N" and drops both stderr and stdout, while a ``systemMessage`` is shown as "Hook · <message>"); a check
+    (``--check``, doctor and install-hook) still gets ``LAUNCH_FAILED``. The hook's own answer is held until it
+    ends, so a hook that fails half-way never mixes its output with ours."""
+    said = json.dumps({"systemMessage": gone.replace("$py", python)})
+    head, tail = json.dumps({"systemMessage": failed.replace(", above", "")}).split("$status")
+    check = f'[ "$1" = --check ] && exit {LAUNCH_FAILED}'
+    return [
+        f'[ -x "$py" ] || {{ echo "{gone}" >&2; {check}; printf \'%s\\n\' {shlex.quote(said)}; exit 0; }}',
+        'out=$("$py" -m compact_lsp codex hook "$@")',
+        "status=$?",
+        f'[ "$status" -eq 0 ] || {{ echo "{failed}" >&2; {check}; '
+        f"printf '%s%s%s\\n' {shlex.quote(head)} \"$status\" {shlex.quote(tail)}; exit 0; }}",
+        '[ -z "$out" ] || printf \'%s\\n\' "$out"',
+    ]
 
 
 def write_launcher(path: Path | None = None, *, agent: str = "claude-code") -> Path:

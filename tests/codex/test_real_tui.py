@@ -1,0 +1,170 @@
+"""Codex's interactive TUI, driven in tmux as a user drives it, with our hook: compactions typed and automatic.
+
+The stub answers the user's turns from a script; Codex compacts by itself in the middle of the first turn (the usage
+passes ``model_auto_compact_token_limit``), and again when the user types ``/compact`` after the next turn. Each
+assertion is about what Codex sent to the stub: our context reached the model in the first request after each
+compaction, as the files are on disk now, and nothing of it before.
+
+Measured here (0.171.0): after ``/compact`` Codex runs the ``SessionStart`` hook when the next turn starts, not at
+the compaction, so its context arrives with the user's next message.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.codex.codex_cli import developer_texts, env_for, install, needs_codex, write_config
+from tests.codex.responses_stub import Request, ResponsesStub, apply_patch, exec_command, is_compaction, message
+from tests.codex.tui import CodexTui, is_title, tmux_missing, tui_script
+
+from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
+from compact_lsp.agents.hook_launcher import launcher_text
+
+pytestmark = [needs_codex, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
+
+PATCH = "*** Begin Patch\n*** Update File: greeting.txt\n@@\n-hello\n+hello, world\n*** End Patch\n"
+BIG_CHANGED = "VALUE_120 = 'changed on disk after the read'  # line 120 of big.py"
+WIRE_CHANGED = "WIRE_215 = 'changed on disk after the read'  # line 215 of wire.py"
+
+
+def numbered(prefix: str, name: str, count: int) -> str:
+    return "".join(f"{prefix}_{i} = {i}  # line {i} of {name}, a line of ordinary code\n" for i in range(1, count + 1))
+
+
+def replace_line(path: Path, number: int, text: str) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    lines[number - 1] = text + "\n"
+    path.write_text("".join(lines))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "big.py").write_text(numbered("VALUE", "big.py", 400))  # about 24,000 characters
+    (root / "src" / "wire.py").write_text(numbered("WIRE", "wire.py", 300))
+    (root / "notes.md").write_text("# Notes\n\nThe greeting must stay short.\n")
+    (root / "greeting.txt").write_text("hello\n")
+    return root
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home" / ".codex"
+    home.mkdir(parents=True)
+    return home
+
+
+@pytest.fixture
+def stub() -> Iterator[ResponsesStub]:
+    server = ResponsesStub(lambda request: ([message("unused")], 1_000)).start()
+    yield server
+    server.stop()
+
+
+def users(stub: ResponsesStub) -> list[Request]:
+    """The requests of the user's thread (the title thread's left out)."""
+    return [r for r in list(stub.requests) if not is_title(r)]
+
+
+def ours(request: Request) -> list[str]:
+    return [t for t in developer_texts(request) if t.startswith(HEADER)]
+
+
+def compactions(requests: list[Request]) -> list[int]:
+    return [i for i, r in enumerate(requests) if is_compaction(r)]
+
+
+def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    """An automatic compaction in the middle of a turn, then ``/compact`` typed after the next one."""
+    write_config(codex_home, stub)
+    install(codex_home, project)
+
+    def change_what_was_read(n: int) -> None:
+        if n == 1:
+            replace_line(project / "src" / "big.py", 120, BIG_CHANGED)
+        else:
+            replace_line(project / "src" / "wire.py", 215, WIRE_CHANGED)
+
+    stub.script = tui_script(
+        [
+            [exec_command("c1", "sed -n '100,140p' src/big.py"), exec_command("c2", "cat notes.md"),
+             {**apply_patch("c3", PATCH), "over_limit": True}],
+            [exec_command("c4", "sed -n '200,230p' src/wire.py")],
+        ],
+        on_compaction=change_what_was_read,
+    )  # fmt: skip
+    tui = CodexTui(codex_home, project)
+    try:
+        tui.start("--dangerously-bypass-hook-trust")
+        tui.wait_for_prompt()
+        tui.type("fix the greeting")
+        tui.wait_for("the first turn's end", lambda: tui.screen().count("Worked for") == 1, 120)
+        assert len(compactions(users(stub))) == 1, "Codex did not compact by itself"
+        tui.type("now read the wire module")
+        tui.wait_for("the second turn's end", lambda: tui.screen().count("Worked for") == 2, 120)
+        tui.type("/compact")
+        tui.wait_for("the typed compaction", lambda: len(compactions(users(stub))) == 2, 120)
+        tui.wait_for("its end", lambda: tui.screen().count("Context compacted") == 2, 60)
+        tui.type("go on")
+        tui.wait_for("the next turn's end", lambda: tui.screen().count("Worked for") == 4, 120)
+    finally:
+        tui.stop()
+    assert (project / "greeting.txt").read_text() == "hello, world\n"  # the real apply_patch ran
+    requests = users(stub)
+    first, second = compactions(requests)
+    assert not any(ours(r) for r in requests[:first]), "our context reached the model before any compaction"
+
+    after_auto = ours(requests[first + 1])
+    assert len(after_auto) == 1, developer_texts(requests[first + 1])
+    context = after_auto[0]
+    assert len(context) <= CODEX_INLINE_LIMIT and "truncated" not in context
+    assert BIG_CHANGED in context and "VALUE_100 = 100 " in context  # the region read, as it is on disk now
+    assert "VALUE_120 = 120 " not in context
+    assert "VALUE_300 = 300 " not in context  # a big file comes back as the lines read, not whole
+    assert "hello, world" in context and "The greeting must stay short." in context
+
+    after_typed = ours(requests[second + 1])
+    assert len(after_typed) == 1, developer_texts(requests[second + 1])
+    context = after_typed[0]
+    assert WIRE_CHANGED in context and "WIRE_200 = 200 " in context and "WIRE_215 = 215 " not in context
+    assert "big.py" not in context and "notes.md" not in context, "the second hook sent the first window's files"
+    assert not any(WIRE_CHANGED in t for r in requests[: second + 1] for t in ours(r))
+
+
+def test_in_the_tui_a_hook_whose_python_is_gone_says_why(
+    stub: ResponsesStub, codex_home: Path, project: Path, tmp_path: Path
+) -> None:
+    """Installed from a Python since removed: Codex shows our reason, not only a status."""
+    write_config(codex_home, stub)
+    launcher = Path(shlex.split(_installed_command(codex_home, project))[0])
+    gone = tmp_path / "removed-venv" / "bin" / "python"  # the virtual environment it was installed from is gone
+    launcher.write_text(launcher_text(str(gone), [], "codex"))  # what an install from that Python wrote
+    stub.script = tui_script([[exec_command("c1", "cat notes.md"), {**apply_patch("c2", PATCH), "over_limit": True}]])
+    tui = CodexTui(codex_home, project)
+    try:
+        tui.start("--dangerously-bypass-hook-trust")
+        tui.wait_for_prompt()
+        tui.type("fix the greeting")
+        tui.wait_for("the turn's end", lambda: "Worked for" in tui.screen(), 120)
+        screen = tui.screen()
+    finally:
+        tui.stop()
+    requests = users(stub)
+    assert len(compactions(requests)) == 1
+    assert "Hook · compact-lsp hook cannot start, run 'compact-lsp doctor': its Python" in screen, screen
+    assert "Hook failed" not in screen
+    assert not any(ours(r) for r in requests)
+
+
+def _installed_command(codex_home: Path, project: Path) -> str:
+    install(codex_home, project)
+    config = (codex_home / "config.toml").read_text()
+    line = next(x for x in config.splitlines() if x.startswith("command = ") and "codex-hook-" in x)
+    assert env_for(codex_home)["HOME"] in line
+    return line.split("=", 1)[1].strip().strip('"')
