@@ -66,7 +66,7 @@ PACKAGES = (
 """The packages, top first: each imports only the ones below it; those on one line import none of each other."""
 
 ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
-    "cli": ("main", "offline", "agents"),
+    "cli": (grimp.Layer("main", "generate_settings"), "offline", "agents"),
     "lsp": (
         "app",
         "framing",
@@ -335,8 +335,9 @@ def test_the_function_check_sees_a_long_function() -> None:
     assert long_functions(f"def short():\n    return 1\n\n\ndef long():\n{body}") == {"long": MAX_FUNCTION_LINES + 1}
 
 
-PROTOCOL_WORDS = re.compile(r"\bcompact/[a-zA-Z]|\bcompact\.[a-z][a-zA-Z]+\b")
-"""A method or command name of the protocol: the adapter's words, never in an engine message."""
+PROTOCOL_WORDS = re.compile(r"(?<!\.)\bcompact/[a-zA-Z]|\bcompact\.[a-z][a-zA-Z]+\b")
+"""A method or command name of the protocol: the adapter's words, never in an engine message (``.compact/memory``,
+a folder, is not one)."""
 
 
 def protocol_words(source: str) -> list[str]:

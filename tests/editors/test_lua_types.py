@@ -1,6 +1,6 @@
-"""The Neovim plugin's LuaCATS annotations (editors/nvim/lua/compact_lsp/types.lua) name exactly the fields the
-protocol schema (docs/protocol.schema.json) defines: each ``compact_lsp.X`` class is the schema's ``$defs/X``, so
-the Lua side cannot drift from the server unnoticed."""
+"""The Neovim plugin's LuaCATS annotations (editors/nvim/lua/compact_lsp/types.lua, and the generated
+settings_types.lua) name exactly the fields the protocol schema (docs/protocol.schema.json) defines: each
+``compact_lsp.X`` class is the schema's ``$defs/X``, so the Lua side cannot drift from the server unnoticed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from tests.support.protocol_schema import protocol_schema
 
-TYPES_LUA = Path(__file__).resolve().parents[2] / "editors" / "nvim" / "lua" / "compact_lsp" / "types.lua"
+LUA_DIR = Path(__file__).resolve().parents[2] / "editors" / "nvim" / "lua" / "compact_lsp"
+TYPES_LUA = LUA_DIR / "types.lua"
+SETTINGS_LUA = LUA_DIR / "settings_types.lua"
+"""Generated from the settings' declarations (tests/settings/test_declared_once.py holds it fresh)."""
 
 PLUGIN_ONLY: frozenset[str] = frozenset()
 """Classes of types.lua that are the plugin's own, not protocol shapes (none yet)."""
@@ -37,7 +40,7 @@ def schema_fields(name: str) -> set[str]:
     return set(protocol_schema().schema["$defs"][name].get("properties", {}))
 
 
-CLASSES = lua_classes(TYPES_LUA.read_text(encoding="utf-8"))
+CLASSES = lua_classes(TYPES_LUA.read_text(encoding="utf-8")) | lua_classes(SETTINGS_LUA.read_text(encoding="utf-8"))
 DEFS = protocol_schema().schema["$defs"]
 
 
@@ -45,6 +48,7 @@ def test_every_class_is_a_protocol_shape_named_as_in_the_schema() -> None:
     unknown = set(CLASSES) - set(DEFS) - PLUGIN_ONLY
     assert not unknown, f"types.lua classes with no $defs entry of that name in docs/protocol.schema.json: {unknown}"
     assert {"SessionInfo", "Status", "CompactResult", "TranscriptResult", "DidCompactParams"} <= set(CLASSES)
+    assert {"Settings", "MicrocompactSettings", "AgentSettings", "ClaudeCodeSettings"} <= set(CLASSES)
 
 
 @pytest.mark.parametrize("lua_class", sorted(set(CLASSES) - PLUGIN_ONLY))

@@ -1096,15 +1096,15 @@ export interface Settings {
    */
   model?: string;
   /**
-   * Cheaper model for summaries (null: model).
+   * Cheaper model for summaries (unset: `model`).
    */
   compactionModel?: string | null;
   /**
-   * Messages API base URL (else ANTHROPIC_BASE_URL, else the SDK's).
+   * Messages API base URL (unset: `ANTHROPIC_BASE_URL`, else the SDK's default).
    */
   baseUrl?: string | null;
   /**
-   * Only if the key is not in the server's environment; never logged or stored.
+   * Only if the key is not in the server's environment (`ANTHROPIC_API_KEY`); never logged or stored.
    */
   apiKey?: string | null;
   memory?: MemorySettings;
@@ -1113,16 +1113,19 @@ export interface Settings {
   autoCompact?: AutoCompactSettings;
   sessionMemory?: SessionMemorySettings;
   /**
-   * A shell command run in the workspace before each full compaction.
+   * Tool names whose results are file reads.
    */
-  preCompactCommand?: string | null;
   readTools?: string[];
   /**
-   * Where sessions are stored (null: the user state dir).
+   * Where sessions are stored (unset: the user state directory).
    */
   sessionDir?: string | null;
   /**
-   * More directories the agent may read and write besides the workspace.
+   * A shell command run in the workspace before each full compaction; its output is added to the compaction instructions.
+   */
+  preCompactCommand?: string | null;
+  /**
+   * Directories outside the workspace folders that the agent may read and edit and that rehydration may re-attach files from (like Claude Code's `/add-dir`); relative ones are relative to the first workspace folder.
    */
   additionalDirectories?: string[];
   agent?: AgentSettings;
@@ -1130,105 +1133,159 @@ export interface Settings {
   codex?: CodexSettings;
 }
 /**
+ * The managed memory's folders: project, user and team (None: where they are by default).
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "MemorySettings".
  */
 export interface MemorySettings {
   /**
-   * Managed-memory root of the project (default <workspace>/.compact/memory).
+   * Managed-memory root of the project, anywhere (unset: `<workspace>/.compact/memory`, plus Claude Code's and Qwen Code's project memory folders when they exist).
    */
   projectRoot?: string | null;
   /**
-   * The user's managed memory.
+   * The user's managed memory (unset: `<user config dir>/compact-lsp/memory`).
    */
   userRoot?: string | null;
   /**
-   * A team's shared memory (off by default).
+   * A team's shared managed memory (unset: off).
    */
   teamRoot?: string | null;
 }
 /**
+ * When old tool results are cleared, and which.
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "MicrocompactSettings".
  */
 export interface MicrocompactSettings {
+  /**
+   * Compactable tool results always kept (floored at 1).
+   */
   keepRecent?: number;
   /**
-   * -1 turns the idle trigger off.
+   * Idle trigger in minutes since the last response; -1 turns it off.
    */
   idleMinutes?: number;
   /**
-   * Size trigger in tokens on the results outside the kept ones (all of them are cleared when they pass it); -1 turns it off; null: sizeThresholdPercent of the window.
+   * Size trigger in tokens on the tool results outside the kept ones (all of them are cleared when they pass it, so the next rewrite waits for as much again); -1 turns it off; unset: `sizeThresholdPercent` of the context window.
    */
   sizeThresholdTokens?: number | null;
   /**
-   * The size trigger as a share of the context window, in percent (20: 40k at 200k).
+   * The size trigger as a share of the context window, in percent (40k at 200k).
    */
   sizeThresholdPercent?: number;
-  compactableTools?: string[];
+  /**
+   * Tools whose old results may be cleared. Unset: the server's list (`docs/engine.md`).
+   */
+  compactableTools?: string[] | null;
 }
 /**
+ * What comes back after a compaction: how many files, within which budget.
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "RehydrationSettings".
  */
 export interface RehydrationSettings {
+  /**
+   * At most this many files re-attached after compaction (a bound: the token budget decides which).
+   */
   maxFiles?: number;
   /**
-   * Re-attached files' budget in tokens; null: budgetPercent of the window.
+   * Files are re-attached after compaction, best ranked first, until this many tokens; unset: `budgetPercent` of the context window.
    */
   tokenBudget?: number | null;
   /**
-   * Per-file cap in tokens; null: filePercent of the window.
+   * A file over this many tokens comes back as the lines the agent read or edited (else its head); unset: `filePercent` of the context window.
    */
   maxTokensPerFile?: number | null;
   /**
-   * Re-attached files' budget as a share of the context window, in percent (10: 20k at 200k).
+   * The re-attached files' budget as a share of the context window, in percent (20k at 200k).
    */
   budgetPercent?: number;
   /**
-   * Per-file cap as a share of the context window, in percent (4: 8k at 200k).
+   * The per-file cap as a share of the context window, in percent (8k at 200k).
    */
   filePercent?: number;
 }
 /**
+ * When a full compaction starts by itself.
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "AutoCompactSettings".
  */
 export interface AutoCompactSettings {
+  /**
+   * Compact automatically at the threshold.
+   */
   enabled?: boolean;
   /**
-   * Tokens (150000) or a percent ("80%"); null: min(85% window, window - 33k).
+   * Auto-compact threshold in tokens (`150000`) or a percent of the window (`"80%"`); unset: min(85% of the window, window − 33k).
    */
   threshold?: number | string | null;
   /**
-   * The summary's size as a share of the context window, in percent (10: 20k at 200k; at most 32k).
+   * The summary's size as a share of the context window, in percent (20k at 200k, at most 32k).
    */
   summaryPercent?: number;
   /**
-   * Room an automatic compaction must leave below the threshold, as a share of the window, in percent; it also sets how far the context grows before another try after one that could not make room.
+   * Room a compaction aims to leave below the threshold, as a share of the context window; after an automatic compaction that could not make room, the next waits until the context has grown by about this much.
    */
   headroomPercent?: number;
 }
 /**
+ * The background session notes a compaction can use as its summary.
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "SessionMemorySettings".
  */
 export interface SessionMemorySettings {
+  /**
+   * Keep background session notes so a compaction can use them at once, without waiting for a model.
+   */
   enabled?: boolean;
+  /**
+   * Write the session notes with the model when an API key is set (otherwise the offline extractor writes them).
+   */
   useModel?: boolean;
+  /**
+   * First session notes once the session has this many tokens.
+   */
   firstAfterTokens?: number;
+  /**
+   * Update the notes after this many more tokens (and the minimum number of tool calls).
+   */
   everyTokens?: number;
+  /**
+   * Tool calls needed since the last notes before they are updated again.
+   */
   minToolCalls?: number;
 }
 /**
+ * The built-in chat agent (`compact/chat`).
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "AgentSettings".
  */
 export interface AgentSettings {
+  /**
+   * Chat agent: output budget of each model response.
+   */
   maxTokens?: number;
+  /**
+   * Chat agent: model calls in one turn before it stops with `max_rounds`.
+   */
   maxRounds?: number;
+  /**
+   * Chat agent: offer the `run_shell_command` tool (each command still asks for permission).
+   */
   shell?: boolean;
+  /**
+   * Chat agent: retries of a failed API request (429, 5xx, connection errors).
+   */
   maxRetries?: number;
+  /**
+   * Chat agent: seconds per API request.
+   */
   timeout?: number;
 }
 /**
@@ -1239,11 +1296,11 @@ export interface AgentSettings {
  */
 export interface ClaudeCodeSettings {
   /**
-   * Follow the workspace's Claude Code transcripts as read-only sessions: what their model sees now (since Claude Code's last compaction), read from where it stopped as Claude Code appends. null: follow when the project directory exists or once it appears.
+   * Follow the workspace's Claude Code transcripts as read-only sessions, read from where they stopped as Claude Code appends (unset: when its project directory exists or once it appears).
    */
   follow?: boolean | null;
   /**
-   * Claude Code's projects directory (null: ~/.claude/projects).
+   * Claude Code's projects directory (unset: `~/.claude/projects`).
    */
   projectsDir?: string | null;
 }
@@ -1255,11 +1312,11 @@ export interface ClaudeCodeSettings {
  */
 export interface CodexSettings {
   /**
-   * Follow the workspace's Codex CLI sessions as read-only sessions: what their model sees now (since Codex's last compaction), read from where it stopped as Codex appends. null: follow when Codex's sessions folder exists.
+   * Follow the workspace's Codex CLI sessions as read-only sessions, read from where they stopped as Codex appends (unset: when Codex's sessions folder exists).
    */
   follow?: boolean | null;
   /**
-   * Codex's home (null: $CODEX_HOME, else ~/.codex); its sessions are in sessions/ below it.
+   * Codex's home (unset: `$CODEX_HOME`, else `~/.codex`); its sessions are in `sessions/` below it.
    */
   home?: string | null;
 }

@@ -129,6 +129,14 @@ class AgentBeside(Protocol):
         """What the user must still do after ``install-hook`` (``, then trust it in Codex (/hooks)``), or ``""``."""
         ...
 
+    @property
+    def settings_class(self) -> type | None:
+        """Its settings object on the wire (``claudeCode``), or None: a frozen dataclass whose ``SECTION`` is its wire
+        key and whose fields are declared with ``setting`` (engine/setting_ranges.py). The server parses it with
+        the rest and hands the parsed object to ``follows`` and ``followed_folder``; the schema, the editors'
+        settings and the docs' table list it (``python -m compact_lsp.cli.generate_settings``)."""
+        ...
+
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
         """Its transcripts for the workspace, given its follow settings; None when there is nothing to watch."""
         ...

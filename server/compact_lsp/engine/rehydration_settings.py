@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from compact_lsp.engine.setting_ranges import DEFAULT_CONTEXT_WINDOW, check_limits, limit, percent, share_of
+from compact_lsp.engine.setting_ranges import DEFAULT_CONTEXT_WINDOW, check_limits, limit, percent, setting, share_of
 
 
 @dataclass(frozen=True)
@@ -14,17 +14,41 @@ class RehydrationSettings:
     """What comes back after a compaction: how many files, within which budget."""
 
     SECTION: ClassVar[str] = "rehydration"
-    max_files: int = field(default=50, metadata=limit(0))
-    """A bound on how many files (and deleted-file notices) come back; the token budget decides which."""
-    token_budget: int | None = field(default=None, metadata=limit(0))
-    """Files are re-attached best ranked first until this many tokens; None: ``budget_percent`` of the window."""
-    max_tokens_per_file: int | None = field(default=None, metadata=limit(0))
-    """A file over this comes back as the lines the agent read or edited (else its head); None: ``file_percent``
-    of the window."""
-    budget_percent: float = field(default=10.0, metadata=percent())
-    """The files' budget as a share of the window (10%: 20k at 200k; docs/evaluation.md says why)."""
-    file_percent: float = field(default=4.0, metadata=percent())
-    """The per-file cap as a share of the window (4%: 8k at 200k)."""
+    max_files: int = field(
+        default=50,
+        metadata=setting(
+            "At most this many files re-attached after compaction (a bound: the token budget decides which).", limit(0)
+        ),
+    )
+    """Deleted-file notices count too."""
+    token_budget: int | None = field(
+        default=None,
+        metadata=setting(
+            "Files are re-attached after compaction, best ranked first, until this many tokens; unset: `budgetPercent` "
+            "of the context window.",
+            limit(0),
+        ),
+    )
+    max_tokens_per_file: int | None = field(
+        default=None,
+        metadata=setting(
+            "A file over this many tokens comes back as the lines the agent read or edited (else its head); unset: "
+            "`filePercent` of the context window.",
+            limit(0),
+        ),
+    )
+    budget_percent: float = field(
+        default=10.0,
+        metadata=setting(
+            "The re-attached files' budget as a share of the context window, in percent (20k at 200k).",
+            percent(),
+            more="Why: `docs/evaluation.md`.",
+        ),
+    )
+    file_percent: float = field(
+        default=4.0,
+        metadata=setting("The per-file cap as a share of the context window, in percent (8k at 200k).", percent()),
+    )
     skill_tokens_each: int = field(default=5_000, metadata=limit(0))
     skill_tokens_total: int = field(default=25_000, metadata=limit(0))
 

@@ -1,5 +1,8 @@
-"""The ranges of numeric settings: declared once on each field (``limit``), checked where a settings object is built
-(``check_limits``, from its ``__post_init__``) and asked about one value by the server's parser (``check_setting``).
+"""Each setting declared once, on its typed field: ``setting`` (what it says to the user, its wire key, how it is
+read) and ``limit`` (the range of a number). The range is checked where a settings object is built
+(``check_limits``, from its ``__post_init__``) and asked about one value by the server's parser (``check_setting``);
+the parser's table, the protocol schema, the editors' settings and the docs' table are derived from the rest
+(lsp/settings.py, cli/generate_settings.py). A field without ``setting`` is not set from the wire.
 
 Messages name the setting as the user writes it: ``section.camelCaseKey: must be at least 0, got -2``.
 """
@@ -7,6 +10,7 @@ Messages name the setting as the user writes it: ``section.camelCaseKey: must be
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -46,6 +50,33 @@ class Limit:
         return text + (" (or -1 to turn it off)" if self.off else "")
 
 
+@dataclass  # a field's metadata, never changed (see Limit)
+class Declared:
+    """What a settings field says about itself: a field with it is a setting on the wire."""
+
+    help: str
+    """One line for the editors' settings pages, the schema and the docs' table; "unset:" says what no value means."""
+    kind: str = ""
+    """How the value is read when its type is not enough: ``url``, ``path``, ``paths`` (a list of them), ``secret``
+    (never echoed), ``threshold`` (tokens or a percent, filling this field and its ``_percent`` twin)."""
+    key: str | None = None
+    """The wire key when it is not the field's name in camelCase."""
+    more: str = ""
+    """What the docs' table says after ``help``."""
+    user_only: bool = False
+    """Only the user's own settings may set it (VS Code's scope ``machine``): a repository's settings cannot choose
+    a folder, a URL or a program for it."""
+    not_in_vscode: str = ""
+    """Why VS Code does not offer it as a setting; empty: it does."""
+    default_words: str = ""
+    """The default in words when spelling it out is no help (a long list); the editors then leave it unset."""
+
+
+def setting(help: str, bounds: dict[str, Limit] | None = None, **options: Any) -> dict[str, Any]:
+    """Field metadata declaring a setting: ``field(default=5, metadata=setting("Results always kept.", limit(0)))``."""
+    return {**(bounds or {}), "setting": Declared(help, **options)}
+
+
 def limit(minimum: float, **kwargs: Any) -> dict[str, Limit]:
     """Field metadata declaring the range: ``field(default=5, metadata=limit(0))``."""
     return {"limit": Limit(minimum, **kwargs)}
@@ -66,8 +97,9 @@ def _number(value: float) -> str:
 
 def setting_key(cls: type, name: str) -> str:
     """The wire key of field ``name`` of the settings class ``cls``: ``microcompact.keepRecent``."""
-    declared = next((f.metadata.get("limit") for f in fields(cls) if f.name == name), None)
-    key = declared.key if declared is not None and declared.key else re.sub(r"_(\w)", lambda m: m[1].upper(), name)
+    metadata: Mapping[str, Any] = next((f.metadata for f in fields(cls) if f.name == name), {})
+    named = [d.key for d in (metadata.get("setting"), metadata.get("limit")) if d is not None and d.key]
+    key = named[0] if named else re.sub(r"_(\w)", lambda m: m[1].upper(), name)
     section: str = getattr(cls, "SECTION", "")
     return f"{section}.{key}" if section else key
 

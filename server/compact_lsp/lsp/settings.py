@@ -1,7 +1,10 @@
 """Settings as they enter the server: ``initializationOptions`` and ``workspace/didChangeConfiguration``.
 
-The wire is camelCase (docs/protocol.md); the engine only ever sees ``EngineSettings`` and the agent
-``AgentSettings``. Each key is parsed on its own (``SETTINGS``), so a bad value costs only that key: it keeps the
+The wire is camelCase (docs/protocol.md); the engine only ever sees ``EngineSettings``, the built-in agent
+``AgentSettings`` and each agent beside us its own settings class (``AgentBeside.settings_class``). The table of
+keys (``SETTINGS``) is derived at import from the fields that declare a ``setting`` (engine/setting_ranges.py):
+a key's reader comes from the field's type or its declared kind, so adding a field or an agent adds its key here
+without an edit. Each key is parsed on its own, so a bad value costs only that key: it keeps the
 value in force before the change (the default at ``initialize``) and the problem goes back to the user, naming the
 key (``microcompact.keepRecent: expected an integer, got "5"``), as ruff's server does. Types are checked here,
 ranges where they are declared (engine/settings.py ``limit``). Unknown keys are ignored, so a newer client can
@@ -12,27 +15,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
+from typing import Any, get_args, get_type_hints
 
 from compact_lsp.agent.settings import AgentSettings
-from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
-from compact_lsp.agents.codex.live import CodexSettings
+from compact_lsp.agents.registered import AGENTS
 from compact_lsp.engine.files.usable_path import path_problem
-from compact_lsp.engine.rehydration_settings import RehydrationSettings
-from compact_lsp.engine.setting_ranges import SettingsError, check_setting
-from compact_lsp.engine.settings import (
-    AutoCompactSettings,
-    EngineSettings,
-    MemorySettings,
-    MicrocompactSettings,
-    SessionMemorySettings,
-)
+from compact_lsp.engine.setting_ranges import Declared, SettingsError, check_setting, setting_key
+from compact_lsp.engine.settings import EngineSettings, MemorySettings
 
 SECTION = "compactLsp"
 """The configuration section clients send under ``workspace/didChangeConfiguration``."""
 
-T = TypeVar("T")
 
 _MISSING = object()
 
@@ -73,13 +67,6 @@ def _str(key: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SettingsError(f"{key}: expected a non-empty string, got {_describe(value)}")
     return value.strip()
-
-
-def _optional(parse: Callable[[str, Any], T]) -> Callable[[str, Any], T | None]:
-    def parse_optional(key: str, value: Any) -> T | None:
-        return None if value is None else parse(key, value)
-
-    return parse_optional
 
 
 def _names(key: str, value: Any) -> tuple[str, ...]:
@@ -138,71 +125,97 @@ def _secret(key: str, value: Any) -> str | None:
     return value.strip()
 
 
-def _keyed(attr: str, parse: Callable[[str, Any], Any]) -> Callable[[str, Any], dict[str, Any]]:
-    return lambda key, value: {attr: parse(key, value)}
+def _threshold_fields(attr: str) -> Callable[[str, Any], dict[str, Any]]:
+    """``autoCompact.threshold`` fills ``threshold_tokens`` and its twin ``threshold_percent``."""
+
+    def parse(key: str, value: Any) -> dict[str, Any]:
+        tokens, percent = _threshold(key, value)
+        return {attr: tokens, attr.removesuffix("_tokens") + "_percent": percent}
+
+    return parse
 
 
-def _threshold_fields(key: str, value: Any) -> dict[str, Any]:
-    tokens, percent = _threshold(key, value)
-    return {"threshold_tokens": tokens, "threshold_percent": percent}
+KINDS: dict[str, Callable[[str, Any], Any]] = {"url": _url, "path": _path, "paths": _paths, "secret": _secret}
+"""Readers of the values whose type says too little (``Declared.kind``)."""
+
+TYPES: dict[Any, Callable[[str, Any], Any]] = {int: _int, float: _number, bool: _bool, str: _str,
+                                               tuple[str, ...]: _names}  # fmt: skip
+"""Readers by the field's type (``X | None``: None, or X's reader)."""
 
 
-SECTIONS: dict[str, type] = {
-    "": EngineSettings,
-    "memory": MemorySettings,
-    "microcompact": MicrocompactSettings,
-    "rehydration": RehydrationSettings,
-    "autoCompact": AutoCompactSettings,
-    "sessionMemory": SessionMemorySettings,
-    "agent": AgentSettings,
-    "claudeCode": ClaudeCodeSettings,
-    "codex": CodexSettings,
-}
+@dataclass(frozen=True)
+class WireSetting:
+    """One setting on the wire, as its field declares it."""
+
+    key: str
+    """Its dotted wire key: ``microcompact.keepRecent``."""
+    section: str
+    """The object it is in (``""``: the top level)."""
+    owner: type
+    """The settings class of that object."""
+    field: Field[Any]
+    hint: Any
+    """The field's type (``int | None``)."""
+    declared: Declared
+
+    @property
+    def optional(self) -> bool:
+        return type(None) in get_args(self.hint)
+
+    @property
+    def value_type(self) -> Any:
+        """The type without None."""
+        args = [arg for arg in get_args(self.hint) if arg is not type(None)]
+        return args[0] if self.optional and len(args) == 1 else self.hint
+
+    @property
+    def default(self) -> Any:
+        value = getattr(self.owner(), self.field.name)
+        return list(value) if isinstance(value, tuple) else value
+
+    def parse(self, key: str, value: Any) -> dict[str, Any]:
+        """The fields this value sets (a ``SettingsError`` naming ``key`` when it cannot)."""
+        if self.declared.kind == "threshold":
+            return _threshold_fields(self.field.name)(key, value)
+        read = KINDS.get(self.declared.kind) or TYPES[self.value_type]
+        return {self.field.name: None if value is None and self.optional else read(key, value)}
+
+
+def settings_sections() -> dict[str, type]:
+    """Each settings object on the wire (``""``: the top level) and its class: the engine's, its nested sections,
+    the built-in agent's, and each registered agent's beside us (agents/registered.py)."""
+    sections: dict[str, type] = {"": EngineSettings}
+    for hint in get_type_hints(EngineSettings).values():
+        section = getattr(hint, "SECTION", None)
+        if isinstance(hint, type) and is_dataclass(hint) and isinstance(section, str):
+            sections[section] = hint
+    sections[AgentSettings.SECTION] = AgentSettings
+    for agent in AGENTS:
+        if agent.settings_class is not None:
+            sections[agent.settings_class.SECTION] = agent.settings_class  # type: ignore[attr-defined]
+    return sections
+
+
+def declared_settings(sections: Mapping[str, type]) -> dict[str, WireSetting]:
+    table: dict[str, WireSetting] = {}
+    for section, cls in sections.items():
+        hints = get_type_hints(cls)
+        for f in fields(cls):
+            declared = f.metadata.get("setting")
+            if declared is not None:
+                key = setting_key(cls, f.name)
+                table[key] = WireSetting(key, section, cls, f, hints[f.name], declared)
+    return table
+
+
+SECTIONS = settings_sections()
 """Each settings object on the wire (``""``: the top level) and the class it fills."""
 
-SETTINGS: dict[str, Callable[[str, Any], dict[str, Any]]] = {
-    "contextWindow": _keyed("context_window", _int),
-    "model": _keyed("model", _str),
-    "compactionModel": _keyed("compaction_model", _optional(_str)),
-    "baseUrl": _keyed("base_url", _optional(_url)),
-    "apiKey": _keyed("api_key", _secret),
-    "readTools": _keyed("read_tools", _names),
-    "sessionDir": _keyed("session_dir", _optional(_path)),
-    "preCompactCommand": _keyed("pre_compact_command", _optional(_str)),
-    "additionalDirectories": _keyed("additional_directories", _paths),
-    "memory.projectRoot": _keyed("project_root", _optional(_path)),
-    "memory.userRoot": _keyed("user_root", _optional(_path)),
-    "memory.teamRoot": _keyed("team_root", _optional(_path)),
-    "microcompact.keepRecent": _keyed("keep_recent", _int),
-    "microcompact.idleMinutes": _keyed("idle_minutes", _number),
-    "microcompact.sizeThresholdTokens": _keyed("size_threshold_tokens", _optional(_int)),
-    "microcompact.sizeThresholdPercent": _keyed("size_threshold_percent", _number),
-    "microcompact.compactableTools": _keyed("compactable_tools", _names),
-    "rehydration.maxFiles": _keyed("max_files", _int),
-    "rehydration.tokenBudget": _keyed("token_budget", _optional(_int)),
-    "rehydration.maxTokensPerFile": _keyed("max_tokens_per_file", _optional(_int)),
-    "rehydration.budgetPercent": _keyed("budget_percent", _number),
-    "rehydration.filePercent": _keyed("file_percent", _number),
-    "autoCompact.enabled": _keyed("enabled", _bool),
-    "autoCompact.threshold": _threshold_fields,
-    "autoCompact.summaryPercent": _keyed("summary_percent", _number),
-    "autoCompact.headroomPercent": _keyed("headroom_percent", _number),
-    "sessionMemory.enabled": _keyed("enabled", _bool),
-    "sessionMemory.useModel": _keyed("use_model", _bool),
-    "sessionMemory.firstAfterTokens": _keyed("first_after_tokens", _int),
-    "sessionMemory.everyTokens": _keyed("every_tokens", _int),
-    "sessionMemory.minToolCalls": _keyed("min_tool_calls", _int),
-    "agent.maxTokens": _keyed("max_tokens", _int),
-    "agent.maxRounds": _keyed("max_rounds", _int),
-    "agent.shell": _keyed("shell", _bool),
-    "agent.maxRetries": _keyed("max_retries", _int),
-    "agent.timeout": _keyed("timeout", _number),
-    "claudeCode.follow": _keyed("follow", _optional(_bool)),
-    "claudeCode.projectsDir": _keyed("projects_dir", _optional(_path)),
-    "codex.follow": _keyed("follow", _optional(_bool)),
-    "codex.home": _keyed("home", _optional(_path)),
-}
-"""Every setting by its wire key: a parser of its type, returning the fields it sets (ranges: ``check_setting``)."""
+SETTINGS = declared_settings(SECTIONS)
+"""Every setting by its wire key, derived from the declarations on the fields (ranges: ``check_setting``)."""
+
+AGENT_SECTIONS = {agent.name: agent.settings_class for agent in AGENTS if agent.settings_class is not None}
+"""Each agent beside us with settings, by its name: its settings class."""
 
 
 @dataclass(frozen=True)
@@ -214,18 +227,22 @@ class ParsedSettings:
     The next partial change merges onto this."""
     problems: list[str]
     """One line per ignored value, naming its key; empty when everything applied."""
-    claude_code: ClaudeCodeSettings = field(default_factory=ClaudeCodeSettings)
-    codex: CodexSettings = field(default_factory=CodexSettings)
+    agents: dict[str, Any] = field(default_factory=dict)
+    """Each agent's settings beside us, by its name (agents/registered.py)."""
 
     def follow_settings(self) -> dict[str, Any]:
-        """Each agent's follow settings, by its name (agents/registered.py)."""
-        return {"claude-code": self.claude_code, "codex": self.codex}
+        """Each agent's settings, by its name: what its ``follows`` and ``followed_folder`` are given."""
+        return dict(self.agents)
 
     def message(self) -> str | None:
         """What to tell the user (``window/showMessage``), or None."""
         if not self.problems:
             return None
         return "compact-lsp: ignored invalid settings, the values in force stay: " + "; ".join(self.problems)
+
+
+_NESTED = [(name, hint) for name, hint in get_type_hints(EngineSettings).items() if hint in SECTIONS.values()]
+"""The engine's nested sections: (its field's name, its settings class)."""
 
 
 def _lookup(raw: Mapping[str, Any], key: str) -> Any:
@@ -250,11 +267,11 @@ def _restore(accepted: dict[str, Any], in_force: Mapping[str, Any], key: str) ->
 
 
 def _parse_one(key: str, value: Any) -> dict[str, Any]:
-    section = key.rpartition(".")[0]
-    fields = SETTINGS[key](key, value)
-    for attr, parsed in fields.items():
-        check_setting(SECTIONS[section], attr, parsed)
-    return fields
+    wire = SETTINGS[key]
+    values = wire.parse(key, value)
+    for attr, parsed in values.items():
+        check_setting(wire.owner, attr, parsed)
+    return values
 
 
 def parse_settings(raw: Any, in_force: Mapping[str, Any] | None = None) -> ParsedSettings:
@@ -290,18 +307,11 @@ def parse_settings(raw: Any, in_force: Mapping[str, Any] | None = None) -> Parse
             previous = _restore(accepted, in_force, key)
             if previous is not _MISSING:
                 values[key.rpartition(".")[0]].update(_parse_one(key, previous))
-    engine = EngineSettings(
-        memory=MemorySettings(**values["memory"]),
-        microcompact=MicrocompactSettings(**values["microcompact"]),
-        rehydration=RehydrationSettings(**values["rehydration"]),
-        auto_compact=AutoCompactSettings(**values["autoCompact"]),
-        session_memory=SessionMemorySettings(**values["sessionMemory"]),
-        **values[""],
-    )
-    agent = AgentSettings(**values["agent"])
-    return ParsedSettings(
-        engine, agent, accepted, problems, ClaudeCodeSettings(**values["claudeCode"]), CodexSettings(**values["codex"])
-    )
+    nested = {name: hint(**values[hint.SECTION]) for name, hint in _NESTED}
+    engine = EngineSettings(**nested, **values[""])
+    agent = AgentSettings(**values[AgentSettings.SECTION])
+    agents = {name: cls(**values[cls.SECTION]) for name, cls in AGENT_SECTIONS.items()}  # type: ignore[attr-defined]
+    return ParsedSettings(engine, agent, accepted, problems, agents)
 
 
 def unwrap_configuration(raw: Any) -> Any:

@@ -5,8 +5,8 @@ local M = {}
 
 ---@class compact_lsp.Options
 ---@field cmd string[]? server command (default: `server_cmd()`: compact-lsp on $PATH, else this checkout's .venv)
----@field settings table? server settings, camelCase as in docs/protocol.md; sent as initializationOptions and
----       as the `compactLsp` section of workspace/didChangeConfiguration
+---@field settings compact_lsp.Settings? server settings, camelCase as in docs/protocol.md (settings_types.lua);
+---       sent as initializationOptions and as the `compactLsp` section of workspace/didChangeConfiguration
 ---@field enable boolean? call `vim.lsp.enable('compact_lsp')` (default true)
 ---@field progress boolean|'auto'? echo compaction progress: 'auto' (default) echoes unless fidget.nvim shows it
 ---@field notify_auto boolean? notify when the server compacts on its own (auto/idle/size) (default true)

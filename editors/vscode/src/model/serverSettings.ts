@@ -1,6 +1,8 @@
 // Settings → the server's initializationOptions / didChangeConfiguration payload, and how to start the server.
 // Pure: the vscode WorkspaceConfiguration is passed in behind the ConfigReader interface.
 
+import { SERVER_SETTING_KEYS, type SettingKind as Kind } from "./settingKeys.generated";
+
 /** What the extension needs of vscode.WorkspaceConfiguration (section "compactLsp"). */
 export interface ConfigReader {
   get<T>(key: string): T | undefined;
@@ -9,46 +11,8 @@ export interface ConfigReader {
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type ServerSettings = { [key: string]: JsonValue };
 
-type Kind = "string" | "int" | "number" | "bool" | "strings" | "threshold";
-
-/** Every server setting, by its dotted key under "compactLsp" (also its nested camelCase path on the wire). */
-export const SERVER_SETTING_KEYS: ReadonlyArray<readonly [string, Kind]> = [
-  ["contextWindow", "int"],
-  ["model", "string"],
-  ["compactionModel", "string"],
-  ["baseUrl", "string"],
-  ["memory.projectRoot", "string"],
-  ["memory.userRoot", "string"],
-  ["memory.teamRoot", "string"],
-  ["microcompact.keepRecent", "int"],
-  ["microcompact.idleMinutes", "number"],
-  ["microcompact.sizeThresholdTokens", "int"],
-  ["microcompact.sizeThresholdPercent", "number"],
-  ["microcompact.compactableTools", "strings"],
-  ["rehydration.maxFiles", "int"],
-  ["rehydration.tokenBudget", "int"],
-  ["rehydration.maxTokensPerFile", "int"],
-  ["rehydration.budgetPercent", "number"],
-  ["rehydration.filePercent", "number"],
-  ["additionalDirectories", "strings"],
-  ["autoCompact.enabled", "bool"],
-  ["autoCompact.threshold", "threshold"],
-  ["autoCompact.summaryPercent", "number"],
-  ["autoCompact.headroomPercent", "number"],
-  ["sessionMemory.enabled", "bool"],
-  ["sessionMemory.useModel", "bool"],
-  ["sessionMemory.firstAfterTokens", "int"],
-  ["sessionMemory.everyTokens", "int"],
-  ["sessionMemory.minToolCalls", "int"],
-  ["readTools", "strings"],
-  ["sessionDir", "string"],
-  ["preCompactCommand", "string"],
-  ["agent.maxTokens", "int"],
-  ["agent.maxRounds", "int"],
-  ["agent.shell", "bool"],
-  ["agent.maxRetries", "int"],
-  ["agent.timeout", "number"],
-];
+/** Every server setting VS Code offers, generated from the server's declarations with package.json's settings. */
+export { SERVER_SETTING_KEYS };
 
 /** Settings that only change how the server is started: a change needs a restart. */
 export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath"] as const;

@@ -56,6 +56,12 @@ class ClaudeCode:
 
         return installed_commands(path)
 
+    @property
+    def settings_class(self) -> type:
+        from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
+
+        return ClaudeCodeSettings
+
     def follows(self, settings: Any) -> bool | None:
         follow: bool | None = settings.follow
         return follow

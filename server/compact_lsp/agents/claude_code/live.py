@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.claude_code.models import reported_window, window_by_name
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.setting_ranges import setting
 from compact_lsp.store.session_lock import SessionBusy
 
 HEAD_STEPS = (8 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)
@@ -45,14 +46,27 @@ ID_PREFIX = "claude-"
 
 @dataclass(frozen=True)
 class ClaudeCodeSettings:
-    """``claudeCode.*``: following the workspace's Claude Code transcripts."""
+    """Following the workspace's Claude Code transcripts (docs/claude-code.md)."""
 
     SECTION = "claudeCode"
-    follow: bool | None = None
-    """Follow the transcripts as read-only sessions, read as Claude Code appends; None: when the project
-    directory exists or once it appears."""
-    projects_dir: str | None = None
-    """Where Claude Code keeps its projects (default ``~/.claude/projects``)."""
+    follow: bool | None = field(
+        default=None,
+        metadata=setting(
+            "Follow the workspace's Claude Code transcripts as read-only sessions, read from where they stopped as "
+            "Claude Code appends (unset: when its project directory exists or once it appears).",
+            more="A followed session is what the model sees now (since Claude Code's last compaction); "
+            "`docs/claude-code.md`.",
+            not_in_vscode="the server follows when the project directory exists",
+        ),
+    )
+    projects_dir: str | None = field(
+        default=None,
+        metadata=setting(
+            "Claude Code's projects directory (unset: `~/.claude/projects`).",
+            kind="path",
+            not_in_vscode="Claude Code's own folder, found by the server",
+        ),
+    )
 
 
 def projects_base(projects_dir: str | None) -> Path:

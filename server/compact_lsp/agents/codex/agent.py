@@ -53,6 +53,12 @@ class Codex:
 
         return installed_commands(path)
 
+    @property
+    def settings_class(self) -> type:
+        from compact_lsp.agents.codex.live import CodexSettings
+
+        return CodexSettings
+
     def follows(self, settings: Any) -> bool | None:
         follow: bool | None = settings.follow
         return follow

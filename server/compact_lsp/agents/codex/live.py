@@ -27,7 +27,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.usable_path import is_usable, real_path
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.setting_ranges import setting
 from compact_lsp.store.session_lock import SessionBusy
 
 ID_PREFIX = "codex-"
@@ -67,14 +68,27 @@ COMPACTED = LineMark(b'"compacted"', _is_compacted)
 
 @dataclass(frozen=True)
 class CodexSettings:
-    """``codex.*``: following the workspace's Codex CLI sessions."""
+    """Following the workspace's Codex CLI sessions (docs/codex.md)."""
 
     SECTION = "codex"
-    follow: bool | None = None
-    """Follow the rollouts as read-only sessions, read as Codex appends; None: when Codex's sessions folder
-    exists."""
-    home: str | None = None
-    """Codex's home (default ``$CODEX_HOME``, else ``~/.codex``); its sessions are in ``sessions/`` below it."""
+    follow: bool | None = field(
+        default=None,
+        metadata=setting(
+            "Follow the workspace's Codex CLI sessions as read-only sessions, read from where they stopped as Codex "
+            "appends (unset: when Codex's sessions folder exists).",
+            more='A followed session (`source: "codex"`) is what the model sees now (since Codex\'s last compaction); '
+            "`docs/codex.md`.",
+            not_in_vscode="the server follows when Codex's sessions folder exists",
+        ),
+    )
+    home: str | None = field(
+        default=None,
+        metadata=setting(
+            "Codex's home (unset: `$CODEX_HOME`, else `~/.codex`); its sessions are in `sessions/` below it.",
+            kind="path",
+            not_in_vscode="Codex's own folder, found by the server",
+        ),
+    )
 
 
 def sessions_root(home: str | None) -> Path:

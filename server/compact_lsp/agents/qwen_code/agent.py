@@ -52,6 +52,8 @@ class QwenCode:
 
         return installed_commands(path)
 
+    settings_class = None
+
     def follows(self, settings: Any) -> bool | None:
         return False
 
