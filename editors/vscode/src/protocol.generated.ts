@@ -63,6 +63,10 @@ export type PinnedItem =
       path: string;
     };
 /**
+ * A session id: letters, digits, '_', '.', '-' (ses_… or cc-… for imports).
+ */
+export type SessionId1 = string;
+/**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "MicrocompactCommandResult".
  */
@@ -156,6 +160,10 @@ export interface CompactLspProtocol {
     "compact/timeline"?: {
       params: TimelineParams;
       result: TimelineResult;
+    };
+    "compact/workingSet"?: {
+      params: WorkingSetParams;
+      result: WorkingSetResult;
     };
   };
   commands: {
@@ -828,6 +836,103 @@ export interface TimelineReceipt {
    * Saved to a file with a preview in the context (over Claude Code's 10,000-character inline limit).
    */
   spilled: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "WorkingSetParams".
+ */
+export interface WorkingSetParams {
+  sessionId?: SessionId1;
+}
+/**
+ * compact/workingSet: the session's ledger (what the agent changed, what went stale, what it last ran, its open plan items), checked against the disk now, as rows with links, and the text the model gets after its next compaction. Read-only.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "WorkingSetResult".
+ */
+export interface WorkingSetResult {
+  sessionId: SessionId;
+  /**
+   * The working directory the paths are relative to (null: not known).
+   */
+  cwd: string | null;
+  /**
+   * Every fact, in the ledger's order; not cut (the cut is the model's budget).
+   */
+  rows: WorkingSetRow[];
+  /**
+   * The ledger block exactly as the model gets it (<working-set>…</working-set>), cut to its budget; empty when there is nothing to say.
+   */
+  text: string;
+  /**
+   * The length of text.
+   */
+  characters: number;
+  /**
+   * Facts the text leaves out for its budget.
+   */
+  leftOut: number;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "WorkingSetRow".
+ */
+export interface WorkingSetRow {
+  /**
+   * A command and how it ended; a file the agent created, edited, wrote or deleted; a file it read that changed on disk since; an open plan item.
+   */
+  kind: "command" | "edited" | "stale" | "plan";
+  /**
+   * The line as the model reads it.
+   */
+  line: string;
+  /**
+   * A file's path as the line names it: relative to cwd when under it.
+   */
+  path?: string;
+  absolutePath?: string;
+  /**
+   * A file: URI to open it (absent when the log named a relative path with no working directory).
+   */
+  uri?: string;
+  /**
+   * Changed by someone else since the agent's last change or read.
+   */
+  outside?: boolean;
+  /**
+   * Not on disk now.
+   */
+  gone?: boolean;
+  change?: "created" | "edited" | "written" | "deleted";
+  /**
+   * Lines added since the agent first saw the file (or by its edits).
+   */
+  added?: number;
+  removed?: number;
+  /**
+   * A created file's lines now.
+   */
+  lines?: number;
+  /**
+   * A stale file's bytes now.
+   */
+  size?: number;
+  label?: "Last test" | "Last build/check" | "Last command";
+  /**
+   * Its first line, cut to 80 characters.
+   */
+  command?: string;
+  commandKind?: "test" | "build" | null;
+  /**
+   * exit N, failed, timed out or interrupted: as the log records it.
+   */
+  status?: string;
+  ok?: boolean;
+  exitCode?: number | null;
+  /**
+   * The one line that decides (the failing test, the first error, else the last line); null for a command naming a credential-class file.
+   */
+  decisive?: string | null;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from compact_lsp.agents.settings_files import HookChange
     from compact_lsp.engine.conversation.messages import Message
     from compact_lsp.engine.conversation.usage import ContextUsage
+    from compact_lsp.engine.files.working_set import WorkingSet
     from compact_lsp.engine.session.context_session import ContextSession
     from compact_lsp.engine.session.session_status import SessionStatus
     from compact_lsp.store.session_lock import SessionBusy
@@ -64,6 +65,13 @@ class Followed(Protocol):
 
     def refusal(self) -> SessionBusy:
         """What a change to the session is refused with: the agent owns its context (say where to compact it)."""
+        ...
+
+    plan_in_ledger: bool
+    """Whether the agent's hook puts the open plan items in the ledger (``compact/workingSet``)."""
+
+    def working_set(self) -> WorkingSet:
+        """What the agent changed, read and ran in the window followed, as its hook reads it."""
         ...
 
 

@@ -14,6 +14,7 @@ from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
+from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_status import SessionStatus, status_of
 from compact_lsp.engine.settings import EngineSettings
@@ -120,6 +121,8 @@ class FollowedTranscript:
     _make: Callable[[str, str], ContextSession]
     _open: OpenTail
     _refused: Callable[[str], SessionBusy]
+    cwd: str | None
+    """The agent's working directory, as its transcript says (None: not said yet)."""
 
     def _new_session(self, title: str) -> ContextSession:
         session = self._make(self.id, title)
@@ -154,6 +157,15 @@ class FollowedTranscript:
     def messages(self) -> list[Message]:
         """The window's messages: the committed ones, then the open tail."""
         return [*self.session.messages, *self._open.messages]
+
+    plan_in_ledger = False
+    """Whether the agent's hook puts the open plan items in the ledger (else they come back beside it)."""
+
+    def working_set(self) -> WorkingSet:
+        """What the agent changed, read and ran in the window, as its hook reads it (call under the lock)."""
+        work = WorkingSet(cwd=self.cwd or self.session.workspace_root or "")
+        work.observe(self.messages)
+        return work
 
     def usage(self) -> ContextUsage:
         return usage_with_tail(self.session, self._open, self._reported(), self.context_window())

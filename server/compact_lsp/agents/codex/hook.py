@@ -45,6 +45,7 @@ from compact_lsp.agents.hook_io import (
 )
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
+from compact_lsp.engine.codex.working_set import codex_working_set
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.files.artifact_trail import artifact_trail
@@ -52,7 +53,6 @@ from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.file_use_timeline import file_uses
 from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.working_set import WorkingSet
 
 CODEX_INLINE_LIMIT = HOOK_CHAR_LIMIT
 """Characters of ``additionalContext`` Codex delivers whole (10,000, as Claude Code; docs/codex.md)."""
@@ -77,9 +77,7 @@ def build_context(
     roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
     state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
     state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
-    work = WorkingSet(cwd=cwd)
-    work.observe(view)  # the files, as the Read/Edit/Write calls they were
-    work.observe(before)  # the commands (exec_command, shell) and how they ended
+    work = codex_working_set(before, cwd)  # the files, told as exactly as the rollout says; then the commands
     plan = extract_plan(before)
     ledger = build_ledger(work, read_text=gated_reader(roots), cwd=cwd, plan_text=plan.text if plan else None)
     result = rehydrate(

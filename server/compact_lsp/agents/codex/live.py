@@ -42,10 +42,12 @@ from compact_lsp.engine.codex.rollout import (
     parse_line,
     title_of,
 )
+from compact_lsp.engine.codex.working_set import codex_working_set
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.usable_path import is_usable, real_path
+from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.setting_ranges import setting
 from compact_lsp.store.session_lock import SessionBusy
@@ -191,6 +193,12 @@ class FollowedCodexSession(FollowedTranscript):
     def context_window(self) -> int | None:
         """The window Codex reports in its rollout (``model_context_window``), as ``inspect`` reads it."""
         return self._rollout.context_window
+
+    plan_in_ledger = True
+
+    def working_set(self) -> WorkingSet:
+        """Its file uses as its hook reads them (``file_use_view``: apply_patch, cat, sed -n), then its commands."""
+        return codex_working_set(self.messages, self.cwd or self.session.workspace_root or "")
 
     def update(self) -> bool:
         """Read what Codex appended and apply it; True when the session changed."""

@@ -23,6 +23,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.files.command_runs import CommandRun
@@ -89,52 +90,88 @@ def _lines(text: str) -> int:
     return len(text.splitlines())
 
 
-def _run_line(label: str, run: CommandRun) -> str:
+RowKind = Literal["command", "edited", "stale", "plan"]
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One fact of the ledger, with the figures its line states (what an editor shows; None: not stated)."""
+
+    kind: RowKind
+    line: str
+    """The line as the model reads it."""
+    path: str | None = None
+    """Absolute (a file's rows)."""
+    shown: str | None = None
+    """As the line names it: relative to the working directory when under it."""
+    change: str | None = None
+    """created, edited, written or deleted (an edited row)."""
+    outside: bool = False
+    """Changed by someone else since the agent's last change (an edited row), or since its read (a stale row)."""
+    gone: bool = False
+    """Not on disk now."""
+    added: int | None = None
+    removed: int | None = None
+    lines: int | None = None
+    """A created file's lines now."""
+    size: int | None = None
+    """A stale file's bytes now."""
+    label: str | None = None
+    """``Last test``, ``Last build/check`` or ``Last command`` (a command row)."""
+    run: CommandRun | None = None
+
+
+def _run_row(label: str, run: CommandRun) -> LedgerRow:
     tail = f": {run.decisive}" if run.decisive else ""
-    return f"{label}: `{run.command}` — {run.status}{tail}"
+    return LedgerRow("command", f"{label}: `{run.command}` — {run.status}{tail}", label=label, run=run)
 
 
-def command_lines(ws: WorkingSet) -> list[str]:
-    lines = []
+def command_rows(ws: WorkingSet) -> list[LedgerRow]:
+    rows = []
     shown: set[int] = set()
     for label, run in (("Last test", ws.last_test), ("Last build/check", ws.last_build)):
         if run is not None:
-            lines.append(_run_line(label, run))
+            rows.append(_run_row(label, run))
             shown.add(id(run))
     if ws.runs and id(ws.runs[-1]) not in shown:
-        lines.append(_run_line("Last command", ws.runs[-1]))
-    return lines
+        rows.append(_run_row("Last command", ws.runs[-1]))
+    return rows
 
 
-def _changed_line(work: FileWork, now: str | None, known: bool, cwd: str) -> tuple[bool, str]:
-    """(changed by someone else, the line) for a file the agent changed."""
+def _changed_row(work: FileWork, now: str | None, known: bool, cwd: str) -> LedgerRow:
+    """The row of a file the agent changed (``outside``: someone else changed it since)."""
     path = _shown(work.path, cwd)
+    row = LedgerRow("edited", "", work.path, path, work.change)
     if known and now is None:
-        return True, f"- {path}: {work.change} by you, not on disk now (deleted or moved since)"
+        return replace(row, line=f"- {path}: {work.change} by you, not on disk now (deleted or moved since)",
+                       outside=True, gone=True)  # fmt: skip
     if work.baseline == "" and now is not None:
+        row = replace(row, lines=_lines(now))
         counts = f"created, {_lines(now)} line{'s' if _lines(now) != 1 else ''}"
     elif work.baseline is not None and now is not None:
         added, removed = line_delta(work.baseline, now)
-        counts = f"+{added} −{removed}"
+        row, counts = replace(row, added=added, removed=removed), f"+{added} −{removed}"
     elif work.counted:
+        row = replace(row, added=work.added, removed=work.removed)
         counts = f"+{work.added} −{work.removed} by your edits"
     else:
         counts = f"{work.change} ({work.edits} change{'s' if work.edits != 1 else ''})"
     if now is not None and work.copy is not None and not _same(work.copy, now):
-        return True, f"- {path}: {counts}; changed by someone else since your last change"
-    return False, f"- {path}: {counts}"
+        return replace(row, line=f"- {path}: {counts}; changed by someone else since your last change", outside=True)
+    return replace(row, line=f"- {path}: {counts}")
 
 
-def _stale_line(work: FileWork, now: str | None, known: bool, cwd: str) -> str | None:
+def _stale_row(work: FileWork, now: str | None, known: bool, cwd: str) -> LedgerRow | None:
     seen = work.seen
     if seen is None or not known:
         return None
     path = _shown(work.path, cwd)
     if now is None:
-        return f"- {path}: deleted since you read it"
+        return LedgerRow("stale", f"- {path}: deleted since you read it", work.path, path, outside=True, gone=True)
     if _same(seen.text, seen.same_range_of(now)):
         return None
-    return f"- {path}: now {len(now.encode('utf-8')):,} bytes"
+    size = len(now.encode("utf-8"))
+    return LedgerRow("stale", f"- {path}: now {size:,} bytes", work.path, path, outside=True, size=size)
 
 
 def open_items(plan_text: str | None) -> list[str]:
@@ -155,35 +192,37 @@ class Section:
     heading: str
     lines: list[str]
     names: list[str] | None = None
+    rows: list[LedgerRow] = field(default_factory=list)
+    """The facts behind ``lines``, one a line."""
+
+
+def _section(heading: str, rows: list[LedgerRow], *, named: bool = False) -> Section:
+    names = [row.shown or "" for row in rows] if named else None
+    return Section(heading, [row.line for row in rows], names, rows)
 
 
 def ledger_sections(
     ws: WorkingSet, *, read_text: Callable[[str], bytes], cwd: str, plan_text: str | None = None
 ) -> list[Section]:
     """The ledger's sections in order (empty ones left out)."""
-    outside: list[str] = []
-    changed: list[str] = []
-    names: list[str] = []
+    outside: list[LedgerRow] = []
+    changed: list[LedgerRow] = []
     for work in ws.changed():
-        now, known = _on_disk(work.path, read_text)
-        someone, line = _changed_line(work, now, known, cwd)
-        if someone:
-            outside.append(line)
-        else:
-            changed.append(line)
-            names.append(_shown(work.path, cwd))
+        row = _changed_row(work, *_on_disk(work.path, read_text), cwd)
+        (outside if row.outside else changed).append(row)
     stale = []
     for work in ws.read_only():
         now, known = _on_disk(work.path, read_text) if work.seen is not None else (None, False)
-        stale_line = _stale_line(work, now, known, cwd)
-        if stale_line is not None:
-            stale.append(stale_line)
+        stale_row = _stale_row(work, now, known, cwd)
+        if stale_row is not None:
+            stale.append(stale_row)
+    plan = [LedgerRow("plan", line) for line in open_items(plan_text)]
     sections = [
-        Section("Commands:", command_lines(ws)),
-        Section("Changed by you, then by someone else since (read them again before editing):", outside),
-        Section(CHANGED_HEADING, changed[:MAX_PACKED], names[:MAX_PACKED]),
-        Section("Read, and changed on disk since (read them again before editing):", stale),
-        Section("Open plan items:", open_items(plan_text)),
+        _section("Commands:", command_rows(ws)),
+        _section("Changed by you, then by someone else since (read them again before editing):", outside),
+        _section(CHANGED_HEADING, changed[:MAX_PACKED], named=True),
+        _section("Read, and changed on disk since (read them again before editing):", stale),
+        _section("Open plan items:", plan),
     ]
     return [section for section in sections if section.lines]
 
@@ -307,6 +346,31 @@ def build_ledger(
 ) -> Ledger:
     """The ledger for ``ws`` against the disk now (see the module docstring)."""
     return cut(ledger_sections(ws, read_text=read_text, cwd=cwd, plan_text=plan_text), max_chars)
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    """The ledger as an editor shows it: every row, in the ledger's order, and the text the model gets."""
+
+    rows: list[LedgerRow]
+    ledger: Ledger
+
+
+def ledger_view(
+    ws: WorkingSet,
+    *,
+    read_text: Callable[[str], bytes],
+    cwd: str,
+    plan_text: str | None = None,
+    plan_in_text: bool = True,
+    max_chars: int = LEDGER_CHARS,
+) -> LedgerView:
+    """``build_ledger``'s text with the rows behind it, uncut (the cut is the model's budget, not the user's);
+    ``plan_in_text`` False: the plan's rows are listed, its items left out of the text (the plan comes back whole
+    beside the ledger, as for our agent and Claude Code)."""
+    sections = ledger_sections(ws, read_text=read_text, cwd=cwd, plan_text=plan_text)
+    in_text = [s for s in sections if plan_in_text or s.rows[0].kind != "plan"]
+    return LedgerView([row for section in sections for row in section.rows], cut(in_text, max_chars))
 
 
 def after_ledger(settings: RehydrationSettings, ledger: str, counter: TokenCounter) -> tuple[RehydrationSettings, int]:

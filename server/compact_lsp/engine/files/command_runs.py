@@ -6,7 +6,9 @@ result that is no error is a zero exit), Codex's ``Process exited with code N`` 
 user refused, one still running in the background, or a result whose status none of these words give, has no
 status: it yields no run (never a guess). A test or build command is recognised by its words (``pytest``,
 ``cargo test``, ``npm run build``, ``tsc``, ...); the one decisive line of its output is the failing test's id, the
-compiler's first error, else the tool's last line (its verdict).
+compiler's first error, else the tool's last line (its verdict). A command that names a credential-class file
+(``cat .env``, ``ssh -i ~/.ssh/id_rsa``) keeps its status but never a line of its output: that may be the
+credential itself.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compact_lsp.engine.conversation.messages import Block, is_cleared, result_text
+from compact_lsp.engine.files.credential_files import is_credential_file
 
 SHELL_TOOLS: frozenset[str] = frozenset(
     {"Bash", "run_shell_command", "shell", "exec_command", "local_shell", "container.exec"}
@@ -144,6 +147,14 @@ def command_kind(command: str) -> CommandKind | None:
     return "test" if "test" in kinds else "build" if kinds else None
 
 
+def names_credential_file(command: str) -> bool:
+    """Whether a word of the command names a credential-class file (``.env``, ``~/.ssh/id_rsa``, ``--key=a.pem``);
+    a line that does not parse is read word by word between blanks and quotes."""
+    commands = _commands(command) or [re.split(r"[\s'\"<>|;&()]+", command)]
+    words = (part for words in commands for word in words for part in word.split("="))
+    return any(is_credential_file(os.path.join(os.sep, part)) for part in words if part.strip("./~"))
+
+
 def shown_command(command: str) -> str:
     line = " ".join(command.strip().splitlines()[0].split()) if command.strip() else ""
     more = "\n" in command.strip()
@@ -214,4 +225,5 @@ def command_run(use: Block, result: Block) -> CommandRun | None:
     if status is None:
         return None
     label, ok = status
-    return CommandRun(shown_command(command), label, ok, command_kind(command), decisive_line(text, ok))
+    decisive = "" if names_credential_file(command) else decisive_line(text, ok)
+    return CommandRun(shown_command(command), label, ok, command_kind(command), decisive)

@@ -18,7 +18,7 @@ import os
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from compact_lsp.engine.conversation.messages import Block, Message, blocks_of, is_cleared, result_text
@@ -288,6 +288,13 @@ class WorkingSet:
             if self._chars <= MAX_TEXT_CHARS:
                 return
             self._set(work, baseline=None, copy=None, seen=None)
+
+    def snapshot(self) -> WorkingSet:
+        """A copy that later ``observe`` calls leave as it is (the texts are shared: strings do not change)."""
+        copy = WorkingSet(self.cwd, self.read_tools, self.edit_tools, self.write_tools)
+        copy.files = OrderedDict((path, replace(work)) for path, work in self.files.items())
+        copy.runs, copy.last_test, copy.last_build = list(self.runs), self.last_test, self.last_build
+        return copy
 
     def changed(self) -> list[FileWork]:
         """The files the agent created, edited or wrote, most recently touched first."""

@@ -17,6 +17,7 @@ from compact_lsp.lsp.features import (
     pins,
     session_picker,
     timeline,
+    working_set,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ FEATURES: tuple[Callable[[CompactLanguageServer], None], ...] = (
     importing.register,
     chat.register,
     timeline.register,
+    working_set.register,
 )
 
 

@@ -8,11 +8,14 @@ fields the editors show; the journal's record shapes are the journal's own (engi
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from compact_lsp.agent.turn_result import TurnResult
 from compact_lsp.engine.compaction.eviction import ClearedResult, EvictionRecord, ProtectedResult
 from compact_lsp.engine.compaction.full_compaction import CompactionOutcome
+from compact_lsp.engine.compaction.ledger import LedgerRow, LedgerView
 from compact_lsp.engine.compaction.pins import PinnedItem
 from compact_lsp.engine.compaction.rehydration import Candidate, RehydrationResult
 from compact_lsp.engine.conversation.biggest import ContextItem
@@ -237,3 +240,36 @@ def turn_answer(result: TurnResult) -> Answer:
 def undo_answer(undone: UndoOutcome) -> Answer:
     """``compact.undo``'s result when the undo happened."""
     return {"changed": True, "restored": True, "boundaryId": undone.boundary_id, "tokensAfter": undone.tokens_after}
+
+
+_EXIT = re.compile(r"^exit (-?\d+)$")
+
+
+def _ledger_row(row: LedgerRow) -> Answer:
+    """``WorkingSetRow``: the figures the line states, and a file's links."""
+    wire: Answer = {"kind": row.kind, "line": row.line}
+    if row.path is not None:
+        wire |= {"path": row.shown, "outside": row.outside, "gone": row.gone}
+        if Path(row.path).is_absolute():  # a log without a working directory names relative paths: no link
+            wire |= {"absolutePath": row.path, "uri": Path(row.path).as_uri()}
+    figures = {"change": row.change, "added": row.added, "removed": row.removed, "lines": row.lines, "size": row.size}
+    wire |= {key: value for key, value in figures.items() if value is not None}
+    run = row.run
+    if run is not None:
+        code = _EXIT.match(run.status)
+        wire |= {"label": row.label, "command": run.command, "status": run.status, "ok": run.ok,
+                 "exitCode": int(code.group(1)) if code else None, "decisive": run.decisive or None,
+                 "commandKind": run.kind}  # fmt: skip
+    return wire
+
+
+def working_set_answer(session_id: str, cwd: str, view: LedgerView) -> Answer:
+    """``WorkingSetResult``."""
+    return {
+        "sessionId": session_id,
+        "cwd": cwd or None,
+        "rows": [_ledger_row(row) for row in view.rows],
+        "text": view.ledger.text,
+        "characters": len(view.ledger.text),
+        "leftOut": view.ledger.left_out,
+    }
