@@ -22,6 +22,7 @@ from tests.codex.tui import CodexTui, is_title, tmux_missing, tui_script
 
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.agents.hook_launcher import launcher_text
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 
 pytestmark = [needs_codex, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
 
@@ -127,6 +128,8 @@ def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
     assert BIG_CHANGED in context and "VALUE_100 = 100 " in context  # the region read, as it is on disk now
     assert "VALUE_120 = 120 " not in context
     assert "VALUE_300 = 300 " not in context  # a big file comes back as the lines read, not whole
+    tokens = TiktokenCounter().count_text((project / "src" / "big.py").read_text())
+    assert f"has 400 lines, about {tokens} tokens, over the 4,000-character budget per file" in context
     assert "hello, world" in context and "The greeting must stay short." in context
 
     after_typed = ours(requests[second + 1])

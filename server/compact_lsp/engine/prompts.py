@@ -145,18 +145,23 @@ FILE_DELETED_NOTE = "{path} was deleted since it was read."
 """The body of a ``<file deleted="true">`` attachment."""
 
 FILE_PARTIAL_NOTE = (
-    "partial: {path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "partial: {path} has {total_lines} lines, about {tokens} tokens, {over}: "
     "showing only the lines read or edited (lines=...); to see more, read it with offset=FIRST limit=COUNT "
     "(the omitted markers and the outline after the lines give both)"
 )
 """The ``note`` of a big file brought back as the lines the agent read or edited."""
 
 FILE_HEAD_NOTE = (
-    "partial: {path} has {total_lines} lines, about {tokens} tokens, over the {cap}-token budget per file: "
+    "partial: {path} has {total_lines} lines, about {tokens} tokens, {over}: "
     "showing its beginning; to see more, read it with offset=FIRST limit=COUNT (the omitted markers and the "
     "outline after the lines give both)"
 )
 """The ``note`` of a big file brought back as its beginning (the agent read it whole)."""
+
+OVER_FILE_BUDGET = "over the {cap:,}-{unit} budget per file"
+"""``{over}`` in a partial file's note: the file is bigger than one file may take."""
+OVER_TOTAL_BUDGET = "more than the {left:,} {unit}s left of the total budget"
+"""``{over}`` in a partial file's note: within one file's budget, but not within what the files before it left."""
 
 FILE_DIRTY_NOTE = "unsaved editor buffer: the file on disk differs"
 """Added to the ``note`` of a file brought back from the editor's unsaved buffer."""

@@ -12,6 +12,8 @@ from compact_lsp.agents.claude_code.reattached import (
     claude_code_reattachment,
     estimated_api_tokens,
 )
+from compact_lsp.engine.compaction.file_excerpts import render_excerpt
+from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.file_use_timeline import FileUse
 
 
@@ -63,5 +65,19 @@ def test_five_most_recent_newest_first_within_the_total() -> None:
     assert gone.whole == ["/p/here.py"]
 
 
-def test_the_hook_tells_the_model_sizes_in_tokens() -> None:
-    assert CharCounter().tokens_in(10_412) == 2_603
+def test_the_hook_tells_the_model_sizes_in_counted_tokens_and_budgets_in_characters() -> None:
+    """A hook budgets in characters; the size it states is the file's tokens, counted (cl100k), not guessed."""
+    text = "".join(f"value_{i} = compute({i}, scale=2)  # {i}\n" for i in range(400))
+    chars = CharCounter()
+    whole = chars.count_text(text)
+    per_file = render_excerpt("big.py", text, uses=[], read_span=None, full_tokens=whole, budget=4_000, cap=4_000,
+                              counter=chars, dirty=False)  # fmt: skip
+    tokens = TiktokenCounter().count_text(text)
+    assert f"about {tokens} tokens, over the 4,000-character budget per file:" in per_file.rendered
+    assert tokens != -(-len(text) // 4)  # what a guess of four characters a token would have said
+    assert per_file.reason.startswith("over the per-file budget")
+    small = text[: len(text) // 5]  # within one file's budget: cut only by what the files before it left
+    total = render_excerpt("small.py", small, uses=[], read_span=None, full_tokens=len(small), budget=1_200,
+                           cap=4_000, counter=chars, dirty=False)  # fmt: skip
+    assert "more than the 1,200 characters left of the total budget:" in total.rendered
+    assert "per-file" not in total.reason and "per file" not in total.rendered

@@ -124,7 +124,7 @@ def test_big_file_excerpt(
     assert (
         f'partial="true" note="partial: big.py has 300 lines, about {counter.count_text(text)} tokens, over ' in header
     )
-    assert f"over the 400-token budget per file: {note_start}" in header
+    assert f"over the 400-token budget per file: {note_start}" in header  # tokens: the unit counted
     assert body.startswith(first_line)
 
 

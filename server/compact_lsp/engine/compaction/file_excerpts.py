@@ -26,6 +26,8 @@ from compact_lsp.engine.prompts import (
     FILE_OUTLINE_HEADER,
     FILE_OUTLINE_MORE,
     FILE_PARTIAL_NOTE,
+    OVER_FILE_BUDGET,
+    OVER_TOTAL_BUDGET,
     PLAN_NOTE,
 )
 
@@ -316,11 +318,19 @@ class Excerpt:
     """The outline entries attached after the lines shown (what the model can read next)."""
 
 
-def _as_tokens(counter: TokenCounter, amount: int) -> int:
-    """``amount`` of ``counter``'s unit in tokens, the unit the model is told sizes in: a counter of another unit
-    (the hooks' ``CharCounter`` counts characters) converts with its ``tokens_in``."""
-    convert = getattr(counter, "tokens_in", None)
-    return int(convert(amount)) if callable(convert) else amount
+def _stated_tokens(counter: TokenCounter, text: str, counted: int) -> int:
+    """The tokens a note tells the model ``text`` is: ``counted`` when ``counter`` counts tokens; counted by the
+    tokenizer when it counts another unit (the hooks' ``CharCounter`` counts characters, with ``tokens_of``)."""
+    count = getattr(counter, "tokens_of", None)
+    return int(count(text)) if callable(count) else counted
+
+
+def _over(counter: TokenCounter, full: int, budget: int, cap: int) -> tuple[str, str]:
+    """Why a file is cut, for the model (the note's ``{over}``, in the counter's unit) and for the report."""
+    unit = str(getattr(counter, "unit", "token"))
+    if full > cap:
+        return OVER_FILE_BUDGET.format(cap=cap, unit=unit), "over the per-file budget"
+    return OVER_TOTAL_BUDGET.format(left=budget, unit=unit), f"more than the {budget} {unit}s left of the total budget"
 
 
 def render_excerpt(
@@ -350,13 +360,14 @@ def render_excerpt(
         ranges.append((first, last if last is not None else total))
     ranges += _read_ranges(uses)
     template = FILE_PARTIAL_NOTE if ranges else FILE_HEAD_NOTE
-    how = "over the per-file budget: the lines read or edited" if ranges else "over the per-file budget: its head"
+    over_what, why = _over(counter, full_tokens, budget, cap)
+    how = f"{why}: the lines read or edited" if ranges else f"{why}: its head"
     if not ranges:
         ranges = [(1, total)]
     ranges += gap_ranges(ranges, total, policy.gap_lines)
     entries = outline(path, text) if policy.outline else []
     note = template.format(
-        path=path, total_lines=total, tokens=_as_tokens(counter, full_tokens), cap=_as_tokens(counter, cap)
+        path=path, total_lines=total, tokens=_stated_tokens(counter, text, full_tokens), over=over_what
     )
     whole_budget = budget - counter.count_text(render_file(path, "", lines="1-1", note=note, dirty=dirty))
     outline_budget = int(whole_budget * policy.outline_share) if entries else 0

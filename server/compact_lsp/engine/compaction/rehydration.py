@@ -193,8 +193,9 @@ def _pack_one(
             counter=counter, dirty=dirty, policy=excerpts,
         )  # fmt: skip
         rendered, lines_label, outline = excerpt.rendered, excerpt.lines, excerpt.outline
+        cut_again = budget < cap < tokens  # over one file's budget, and the files before it left less than that
         tokens = counter.count_text(rendered)
-        reason = excerpt.reason + ("" if budget == cap else f", cut to the {allowed} tokens left in the total budget")
+        reason = excerpt.reason + (f", cut to the {allowed} left in the total budget" if cut_again else "")
     if dirty:
         reason += "; from the unsaved editor buffer"
     partial = lines_label is not None
