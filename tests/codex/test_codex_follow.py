@@ -80,10 +80,22 @@ async def test_codex_sessions_of_the_workspace_are_followed_read_only(
         assert titles == {"what does hello.txt say", "a second question"}
 
         imported = await request(client, "compact/importSession", {"sessionId": listed["sessionId"]})
-        assert imported["sessionId"].startswith("codex-")
+        assert imported["sessionId"] == "cx-" + listed["sessionId"].removeprefix("codex-")  # its own id
         transcript = await request(client, "compact/transcript", {"sessionId": imported["sessionId"]})
         texts = str(transcript["entries"])
         assert "what does hello.txt say" in texts and "The file says hello." in texts
+        await append(client, imported["sessionId"], start("and now from the editor"))  # writable at once
+
+        # one row each, also after a reload: the followed session (Codex's) and the user's copy (writable)
+        for _ in range(2):
+            listed_now = await request(client, "compact/sessions", {})
+            rows = [s for s in listed_now if s["sessionId"] in (listed["sessionId"], imported["sessionId"])]
+            assert sorted((s["sessionId"], s["readOnly"]) for s in rows) == sorted(
+                [(listed["sessionId"], True), (imported["sessionId"], False)]
+            ), rows
+            await stop_server(client)
+            client = await start_server(workspace, workspace.options(codex={"home": str(codex_home)}))
+            await codex_sessions(client, 2)
     finally:
         if client is not None:
             await stop_server(client)

@@ -116,8 +116,18 @@ def test_after_codex_compacts_our_context_reaches_the_model_whole(
         [sys.executable, "-m", "compact_lsp", "import", str(path), "--workspace", str(project),
          "--session-dir", str(project.parent / "store")], capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    assert imported.stdout.startswith(f"codex-{rollout.session_id}\t")
+    # the copy has its own id (the followed session keeps codex-<thread>) and holds what the model held: the skills
+    # text and our hook's re-attached files, counted by inspect as by the import
+    copy_id = f"cx-{rollout.session_id}"
+    assert imported.stdout.startswith(f"{copy_id}\t")
     assert imported.stdout.rstrip().endswith("fix the greeting")
+    held = read_rollout(str(path), developer=True)
+    without = sum(len(str(b.get("text", ""))) for m in rollout.current_context() for b in m["content"])
+    with_developer = sum(len(str(b.get("text", ""))) for m in held.current_context() for b in m["content"])
+    assert with_developer - without >= len(context)  # our hook's text is in what the import and inspect count
+    journal = (project.parent / "store").rglob(f"{copy_id}*.jsonl")
+    stored = "".join(p.read_text() for p in journal)
+    assert "Reviewed today." in stored and "hello, world" in stored  # the re-attached files, kept in the copy
 
 
 def test_a_big_session_is_cut_to_what_codex_delivers_inline(

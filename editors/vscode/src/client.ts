@@ -14,7 +14,7 @@ import {
 import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
-import { mostRecentSession } from "./model/sessions";
+import { mostRecentSession, sessionOwner } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
 import { newLanguageClient, warnOnVersionMismatch } from "./languageClient";
 import type { ProgressActivity } from "./progress";
@@ -180,7 +180,7 @@ export class CompactClient implements vscode.Disposable {
     const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
     for (const session of sessions) {
       if (session.readOnly === true) {
-        this.readOnly.set(session.sessionId, session.source ?? "");
+        this.readOnly.set(session.sessionId, sessionOwner(session) ?? "another program");
       }
       if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
         this.usageBySession.set(session.sessionId, session.usage);
@@ -334,10 +334,9 @@ export class CompactClient implements vscode.Disposable {
     return sessionId !== undefined && this.readOnly.has(sessionId);
   }
 
-  /** Who owns a read-only session, as the chat names it ("Claude Code", "Codex"). */
+  /** Who owns a read-only session, as the server names it ("Claude Code", "Codex", "Qwen Code"). */
   readOnlyOwner(sessionId: string | undefined): string | undefined {
-    const source = sessionId === undefined ? undefined : this.readOnly.get(sessionId);
-    return source === undefined ? undefined : source === "codex" ? "Codex" : source === "claude-code" ? "Claude Code" : "another program";
+    return sessionId === undefined ? undefined : this.readOnly.get(sessionId);
   }
 
   private setState(state: ServerState): void {

@@ -15,7 +15,7 @@ import {
 } from "./model/commandModel";
 import { Commands, WALKTHROUGH_ID } from "./model/commandIds";
 import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices } from "./model/claudeCodeHook";
-import { pickerItem, renameParams, titleProblem } from "./model/sessions";
+import { pickerItem, renameParams, sessionOwner, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
 import { pinFile, unpinPicked } from "./pins";
@@ -121,7 +121,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         return;
       }
       if (session.readOnly === true) {
-        notify({ severity: "info", text: "Claude Code's live sessions keep Claude Code's title; import one to rename it." });
+        const owner = sessionOwner(session) ?? "The agent";
+        notify({ severity: "info", text: `${owner}'s sessions keep ${owner}'s title; import one (Import to continue) to rename it.` });
         return;
       }
       const input = await vscode.window.showInputBox({

@@ -24,6 +24,10 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
 
+CODEX_COPY_PREFIX = "cx-"
+"""An imported Codex rollout's id: ``cx-<thread id>``, never the followed session's ``codex-<thread id>`` (the copy
+is the user's, writable; the followed one stays Codex's)."""
+
 
 class AlreadyImported(StoreError):
     """The log was imported before, as ``session_id``."""
@@ -104,7 +108,7 @@ class _Log:
 
 
 def _read_log(path: str | Path) -> _Log:
-    """A Claude Code log (``cc-<id>``), a Codex rollout (``codex-<id>``) or a Qwen Code transcript (``qwen-<id>``):
+    """A Claude Code log (``cc-<id>``), a Codex rollout (``cx-<id>``) or a Qwen Code transcript (``qwen-<id>``):
     for the last two, what the model holds now (since the agent's last compaction)."""
     if is_qwen_chat(str(path)):
         chat = read_chat(str(path))
@@ -113,10 +117,10 @@ def _read_log(path: str | Path) -> _Log:
         return _Log(f"qwen-{chat.session_id or Path(path).stem}", chat.title or "", fixed.messages, bad,
                     list(fixed.actions))  # fmt: skip
     if is_rollout(str(path)):
-        rollout = read_rollout(str(path))
+        rollout = read_rollout(str(path), developer=True)  # what the model held: its instructions, our hook's files
         fixed = repair(rollout.current_context())
         bad = [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else []
-        session_id = f"codex-{rollout.session_id or Path(path).stem}"
+        session_id = f"{CODEX_COPY_PREFIX}{rollout.session_id or Path(path).stem}"
         return _Log(session_id, rollout.title or "", fixed.messages, bad, list(fixed.actions))
     imported = import_claude_code(path)
     problems = [f"line {p.line_no}: {p.reason}" for p in imported.problems]

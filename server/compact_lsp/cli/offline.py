@@ -147,7 +147,7 @@ def inspect_codex(
     """``inspect_session`` for a Codex rollout: what the model holds now (since its last compaction)."""
     from compact_lsp.engine.codex.rollout import read_rollout
 
-    rollout = read_rollout(path)
+    rollout = read_rollout(path, developer=True)  # the model holds its developer items: counted
     last = rollout.last_compaction
     return _inspect_window(
         path, settings, counter, window_given=window_given, agent="codex",

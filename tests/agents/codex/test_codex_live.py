@@ -30,7 +30,7 @@ def follower(path: Path) -> FollowedCodexSession:
 
 
 def whole(path: Path) -> list[Message]:
-    return repair(read_rollout(str(path)).current_context()).messages
+    return repair(read_rollout(str(path), developer=True).current_context()).messages
 
 
 def rollout(tmp_path: Path) -> list[bytes]:

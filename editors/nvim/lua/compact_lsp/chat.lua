@@ -21,7 +21,8 @@ function M.open(text, opts)
     local function then_send()
       if text and text ~= '' then
         if vim.b[buf].compact_lsp_read_only then
-          vim.notify(require('compact_lsp.words').error({ message = '', data = { kind = 'read_only', owner = { agent = 'Claude Code' } } }), vim.log.levels.WARN)
+          local owner = { agent = vim.b[buf].compact_lsp_owner or sessions.owner(session_id) }
+          vim.notify(require('compact_lsp.words').error({ message = '', data = { kind = 'read_only', owner = owner } }), vim.log.levels.WARN)
         else
           chat_buffer.submit_text(buf, text)
         end
@@ -96,7 +97,7 @@ function M.refresh_read_only(session_id)
     kept[win] = cursor[1] < last and cursor or false
   end
   vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, #chat_buffer.READ_ONLY_HEADER, -1, false, {})
+  vim.api.nvim_buf_set_lines(buf, chat_buffer.READ_ONLY_HEADER_LINES, -1, false, {})
   vim.bo[buf].modifiable = false
   require('compact_lsp.sessions').show_history(session_id, buf, function()
     if not vim.api.nvim_buf_is_valid(buf) then

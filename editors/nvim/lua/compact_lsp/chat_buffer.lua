@@ -91,17 +91,28 @@ local function markdown(buf)
   pcall(vim.treesitter.start, buf, 'markdown')
 end
 
---- The lines at the top of a followed Claude Code session's chat: read-only, and the one action.
-M.READ_ONLY_HEADER = {
-  "Claude Code's session: read-only here, Claude Code owns it.",
-  'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' (your own copy)',
-  '',
-}
+--- The lines at the top of a followed session's chat: whose it is, read-only, and the one action.
+---@param owner string the agent that owns it ("Claude Code", "Codex")
+---@return string[]
+function M.read_only_header(owner)
+  return {
+    owner .. "'s session: read-only here, " .. owner .. ' owns it.',
+    'Import to continue: ' .. require('compact_lsp.words').IMPORT .. ' (your own copy)',
+    '',
+  }
+end
+
+--- How many lines the read-only header takes (its history starts below them).
+M.READ_ONLY_HEADER_LINES = 3
 
 --- The window bar of a followed session's chat: what its header says, in sight however far it scrolls.
-M.READ_ONLY_WINBAR = "Claude Code's, read-only · :Compact import continues it"
+---@param owner string
+---@return string
+function M.read_only_winbar(owner)
+  return owner .. "'s, read-only · :Compact import continues it"
+end
 
---- A chat of a followed Claude Code session: its history, no prompt, no input.
+--- A chat of a followed session (an agent's): its history, no prompt, no input.
 ---@param session_id string
 ---@return integer buf
 local function create_read_only(session_id)
@@ -112,14 +123,17 @@ local function create_read_only(session_id)
   vim.bo[buf].filetype = 'compact_chat'
   vim.b[buf].compact_lsp_read_only = true
   bind(buf, session_id)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.READ_ONLY_HEADER)
-  render.mark_read_only(buf, #M.READ_ONLY_HEADER - 1)
+  local owner = require('compact_lsp.sessions').owner(session_id) or 'its agent'
+  vim.b[buf].compact_lsp_owner = owner
+  local header = M.read_only_header(owner)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, header)
+  render.mark_read_only(buf, #header - 1)
   vim.bo[buf].modifiable = false
   markdown(buf)
   local function refuse()
-    require('compact_lsp.words').notify(
-      'compact-lsp: read-only: ' .. require('compact_lsp.words').IMPORT .. ' continues it here as your own copy'
-    )
+    local words = require('compact_lsp.words')
+    words.notify(words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
+      .. ' continues it here as your own copy')
   end
   for _, lhs in ipairs({ 'i', 'a', 'I', 'A', 'o', 'O', '<CR>' }) do
     vim.keymap.set('n', lhs, refuse, { buffer = buf, nowait = true, desc = 'Read-only: :Compact import continues it' })
@@ -200,7 +214,8 @@ function M.show(buf, insert)
   elseif vim.b[buf].compact_lsp_read_only then
     -- at the end, where the followed session's activity comes in; what it is stays in sight above
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
-    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. M.READ_ONLY_WINBAR
+    local owner = vim.b[buf].compact_lsp_owner or 'its agent'
+    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. M.read_only_winbar(owner)
   end
 end
 

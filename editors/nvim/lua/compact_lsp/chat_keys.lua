@@ -77,7 +77,7 @@ function M.help(read_only)
     '  :Compact status         what is in the context, by kind',
     '  :Compact full           summarise the conversation',
     '  :Compact session        choose another session',
-    '  :Compact import         continue a Claude Code session as your own copy',
+    "  :Compact import         continue an agent's session as your own copy",
     '  :help compact-lsp       everything',
   })
   local doc = { lines = lines, marks = {} }

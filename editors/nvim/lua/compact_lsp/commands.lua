@@ -215,8 +215,8 @@ M.subcommands = {
       local function report(id)
         local title = sessions.title(id)
         local name = (title and title ~= '') and format.fit(title, 40) or id
-        local read_only = sessions.read_only(id) and (" (Claude Code's, read-only: " .. words.IMPORT .. ' continues it)')
-          or ''
+        local owner = sessions.owner(id)
+        local read_only = owner and (' (' .. owner .. "'s, read-only: " .. words.IMPORT .. ' continues it)') or ''
         notify('current session: ' .. name .. read_only)
         done('session', nil, { sessionId = state.session_id })
       end
@@ -259,12 +259,12 @@ M.subcommands = {
     end,
   },
   import = {
-    desc = "continue a Claude Code session (read-only here) as your own copy: this chat's, the current one, or [id]",
+    desc = "continue an agent's session (Claude Code's, Codex's: read-only here) as your own copy: this chat's, the current one, or [id]",
     run = function(args)
       local sessions = require('compact_lsp.sessions')
       local id = args[1] or vim.b.compact_lsp_session or state.session_id
       if not id then
-        notify('no Claude Code session to import: :Compact session lists them')
+        notify("no agent's session to import: :Compact session lists them")
         return done('import', nil, { changed = false, kind = 'no_session' })
       end
       local function go()

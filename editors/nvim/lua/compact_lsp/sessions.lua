@@ -7,6 +7,9 @@ local state = require('compact_lsp.state')
 
 local M = {}
 
+--- Agents' names by a session's `source`, for a server that does not send `owner` yet.
+M.AGENTS = { ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code' }
+
 --- How long `<Tab>` completion may wait for the session list.
 local COMPLETE_TIMEOUT_MS = 800
 
@@ -155,8 +158,7 @@ function M.describe(item)
   local parts = { title }
   local details = {}
   if item.source then
-    local agents = { ['claude-code'] = 'Claude Code', codex = 'Codex' }
-    table.insert(details, agents[item.source] or item.source)
+    table.insert(details, item.owner or M.AGENTS[item.source] or item.source)
   end
   if item.messages then
     table.insert(details, string.format('%d message%s', item.messages, item.messages == 1 and '' or 's'))
@@ -231,7 +233,20 @@ function M.title(session_id)
   return nil
 end
 
---- Whether a known session is read-only here (Claude Code's live sessions: Claude Code owns their context).
+--- The agent that owns a known read-only session, in its words ("Codex"), as the server names it; nil for the
+--- user's own sessions.
+---@param session_id string?
+---@return string?
+function M.owner(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id and item.readOnly then
+      return item.owner or M.AGENTS[item.source] or 'another agent'
+    end
+  end
+  return nil
+end
+
+--- Whether a known session is read-only here (an agent's followed sessions: the agent owns their context).
 ---@param session_id string?
 ---@return boolean
 function M.read_only(session_id)

@@ -8,7 +8,7 @@ local M = {}
 
 M.PREFIX = 'compact-lsp: '
 
---- The command that makes a managed copy of a followed Claude Code session and opens it.
+--- The command that makes a managed copy of a followed session (Claude Code's, Codex's, ...) and opens it.
 M.IMPORT = ':Compact import'
 
 --- Token figures in a server's sentence as everywhere else: "26206 → 20116 tokens" → "26.2k → 20.1k tokens".
@@ -58,8 +58,9 @@ end
 ---@type table<string, fun(data: table, text: string): string>
 local by_kind = {
   read_only = function(data)
-    if type(data.owner) == 'table' and data.owner.agent == 'Claude Code' then
-      return "read-only: Claude Code owns this session. " .. M.IMPORT .. ' continues it here'
+    local agent = type(data.owner) == 'table' and data.owner.agent
+    if type(agent) == 'string' and agent ~= '' then
+      return 'read-only: ' .. agent .. ' owns this session. ' .. M.IMPORT .. ' continues it here'
     end
     return 'read-only: open in ' .. other_window(data.owner) .. '. Continue there, or :CompactChat! for a new chat'
   end,

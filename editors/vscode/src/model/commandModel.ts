@@ -106,10 +106,10 @@ export function plainMessage(message: string): string {
   return stripped ? text.charAt(0).toUpperCase() + text.slice(1) : text;
 }
 
-/** A refusal because another owner writes the session (Claude Code, another window), in VS Code's words. */
+/** A refusal because another owner writes the session (an agent: Claude Code, Codex, ...; another window), in VS Code's words. */
 function readOnlyText(owner: unknown): string {
   const agent = (owner as { agent?: unknown } | undefined)?.agent;
-  if (agent === "Claude Code" || agent === "Codex") {
+  if (typeof agent === "string" && agent !== "") {
     return `This is ${agent}'s live session, read-only here: ${agent} owns its context. Click Import to continue in the chat to work on a copy.`;
   }
   const pid = (owner as { pid?: unknown } | undefined)?.pid;

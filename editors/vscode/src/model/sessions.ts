@@ -39,6 +39,17 @@ export function relativeTime(iso: string, now: Date): string {
   return new Date(then).toLocaleDateString("en-GB", { day: "numeric", month: "short" });
 }
 
+/** Agents' names by a session's source, for a server that does not send `owner` yet. */
+const AGENTS: Readonly<Record<string, string>> = { "claude-code": "Claude Code", codex: "Codex", "qwen-code": "Qwen Code" };
+
+/** The agent that owns a read-only session, in its own words (the server's `owner`); undefined for the user's own. */
+export function sessionOwner(session: SessionItem): string | undefined {
+  if (session.readOnly !== true) {
+    return undefined;
+  }
+  return session.owner ?? AGENTS[session.source ?? ""] ?? "another program";
+}
+
 /** The tree item's grey text: "current · 35.8k · 3 min ago · imported". */
 export function sessionDescription(session: SessionItem, current: boolean, now: Date): string {
   const tokens = session.tokens ?? session.usage?.total;
@@ -47,8 +58,7 @@ export function sessionDescription(session: SessionItem, current: boolean, now: 
     tokens !== undefined ? formatTokens(tokens) : "",
     relativeTime(session.updatedAt, now),
     session.source === "import" ? "imported" : "",
-    session.source === "claude-code" ? "Claude Code" : "",
-    session.source === "codex" ? "Codex" : "",
+    sessionOwner(session) ?? "",
     session.readOnly === true ? "read-only" : "",
     session.damaged === true ? "damaged" : "",
   ]
@@ -70,12 +80,9 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
     lines.push(`Source: ${session.source}`);
   }
   if (session.readOnly === true) {
+    const owner = sessionOwner(session) ?? "another program";
     lines.push(
-      session.source === "claude-code"
-        ? "Claude Code's live session, read-only here: Claude Code owns its context. Open it to watch it grow; Import to continue (in the chat) makes a copy you can work on."
-        : session.source === "codex"
-          ? "Codex's session, read-only here: Codex owns its context. Open it to watch it grow; Import to continue (in the chat) makes a copy you can work on."
-          : "Read-only: another process owns this session.",
+      `${owner}'s session, read-only here: ${owner} owns its context. Open it to watch it grow; Import to continue (in the chat) makes a copy you can work on.`,
     );
   }
   if (session.damaged === true) {
@@ -145,8 +152,8 @@ export function pickerItem(session: SessionItem, current: boolean, now: Date): {
   ]
     .filter((part) => part !== "")
     .join(" · ");
-  const origin =
-    session.source === "claude-code" ? "Claude Code, read-only" : session.source === "import" ? "imported from Claude Code" : "";
+  const owner = sessionOwner(session);
+  const origin = owner !== undefined ? `${owner}, read-only` : session.source === "import" ? "imported" : "";
   const item: { label: string; description: string; detail?: string } = {
     label: `$(${sessionIcon(session, current)}) ${session.title || "Untitled session"}`,
     description,

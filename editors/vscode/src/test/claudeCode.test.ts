@@ -37,6 +37,28 @@ describe("Claude Code's sessions in the Sessions tree", () => {
   });
 });
 
+describe("Any agent's followed sessions are named by the server's owner", () => {
+  const codex = sessionInfo({ sessionId: "codex-01a2", title: "explain main.py", source: "codex", readOnly: true, owner: "Codex" });
+  // a newer server's agent, whose source this extension does not know: named by the server's owner
+  const qwen = sessionInfo({ sessionId: "qwen-9f", title: "fix the test", source: "qwen-code" as never, readOnly: true, owner: "Qwen Code" });
+  test("in the tree, its tooltip and the picker: Codex's is Codex's, never Claude Code's", () => {
+    assert.match(sessionDescription(codex, false, now), /· Codex · read-only$/);
+    assert.match(sessionTooltip(codex, false), /Codex's session, read-only here: Codex owns its context.*Import to continue/);
+    assert.doesNotMatch(sessionTooltip(codex, false), /Claude Code/);
+    assert.equal(pickerItem(codex, false, now).detail, "Codex, read-only");
+  });
+  test("an agent the extension does not know by name is named as the server names it", () => {
+    assert.match(sessionDescription(qwen, false, now), /· Qwen Code · read-only$/);
+    assert.match(sessionTooltip(qwen, false), /Qwen Code owns its context/);
+    assert.equal(pickerItem(qwen, false, now).detail, "Qwen Code, read-only");
+  });
+  test("an imported copy is the user's: imported, not an agent's", () => {
+    const copy = sessionInfo({ sessionId: "cx-01a2", title: "explain main.py", source: "import" });
+    assert.equal(pickerItem(copy, false, now).detail, "imported");
+    assert.doesNotMatch(sessionDescription(copy, false, now), /read-only|Codex/);
+  });
+});
+
 describe("Install the Claude Code Hook", () => {
   test("offers this project and all projects, and removing either", () => {
     assert.deepEqual(

@@ -137,6 +137,14 @@ describe("server messages in VS Code's words", () => {
     assert.match(outcome.text, /Claude Code's live session, read-only here.*Import to continue/);
     assert.doesNotMatch(outcome.text, /OwnedByClaudeCode|compact\/|compact-lsp/);
   });
+  test("any agent's refusal names that agent (Codex, Qwen Code), never Claude Code or another window", () => {
+    for (const agent of ["Codex", "Qwen Code"]) {
+      const error = new ResponseError(-32803, `session x is a ${agent} session, followed read-only`, { kind: "read_only", owner: { agent } });
+      const outcome = failureOutcome("Compaction", error);
+      assert.match(outcome.text, new RegExp(`${agent}'s live session, read-only here: ${agent} owns its context.*Import to continue`));
+      assert.doesNotMatch(outcome.text, /Claude Code|another window/);
+    }
+  });
   test("another window's lock says where to continue", () => {
     const error = new ResponseError(-32803, "SessionBusy: …", { kind: "read_only", owner: { pid: 4242 } });
     assert.match(failureOutcome("Compaction", error).text, /another window \(process 4242\).*New Chat/);

@@ -177,7 +177,7 @@ class FollowedCodexSession(FollowedTranscript):
         self.problems = 0
         """Lines that could not be parsed, so far."""
         self._rollout = CodexRollout(str(self.transcript.path))
-        self._builder = RolloutBuilder(self._rollout)
+        self._builder = RolloutBuilder(self._rollout, developer=True)
         self.session = self._new_session("")
         self._pending: list[Message] = []
         """Complete messages not committed yet: the last assistant message and what followed it."""
@@ -245,7 +245,7 @@ class FollowedCodexSession(FollowedTranscript):
 
     def _title_from(self, messages: list[Message]) -> None:
         if not self.title:
-            self.title = title_of(messages) or ""
+            self.title = title_of(messages, self._rollout.developer_texts) or ""
             if self.title:
                 with self.journal.updating(), contextlib.suppress(ValueError):
                     self.session.rename(self.title)

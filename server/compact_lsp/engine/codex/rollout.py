@@ -4,7 +4,9 @@ One JSON object a line: ``{"timestamp", "ordinal", "type", "payload"}``. The rea
 in the engine's message model:
 
 - ``response_item`` of type ``message``: user and assistant text (``input_text`` / ``output_text`` parts);
-  developer messages are Codex's own instructions (and hooks' additional context) and are counted, not kept;
+  developer messages are Codex's own instructions (the skills text) and hooks' additional context: the model
+  holds them, so ``developer=True`` keeps them as user text (what an import continues with, what usage counts);
+  without it (the hook's own reading) they are skipped and counted;
 - ``function_call`` (``exec_command`` with ``{"cmd", ...}`` as a JSON string) and ``custom_tool_call``
   (``apply_patch`` with the patch as freeform text, kept as ``{"patch": text}``) become ``tool_use`` blocks,
   their ``*_output`` items ``tool_result`` blocks (``is_error`` when the command exited non-zero);
@@ -61,6 +63,8 @@ class CodexRollout:
     context_window: int | None = None
     skipped: Counter[str] = field(default_factory=Counter)
     bad_lines: int = 0
+    developer_texts: set[str] = field(default_factory=set)
+    """The developer items kept as user text (never the user's words: not a title)."""
 
     @property
     def last_compaction(self) -> Compaction | None:
@@ -90,16 +94,18 @@ class CodexRollout:
     @property
     def title(self) -> str | None:
         """The user's first own request (not Codex's environment context)."""
-        return title_of(self.messages)
+        return title_of(self.messages, self.developer_texts)
 
 
-def title_of(messages: list[Message]) -> str | None:
-    """The first user request among ``messages`` that is the user's own (not Codex's environment context)."""
+def title_of(messages: list[Message], developer: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The first user request among ``messages`` that is the user's own (not Codex's environment context, nor one of
+    its ``developer`` texts)."""
     for message in messages:
         if message["role"] == "user":
             for block in message["content"]:
-                text = str(block.get("text", "")).strip() if block.get("type") == "text" else ""
-                if text and not text.startswith("<"):
+                raw = block.get("text", "") if block.get("type") == "text" else ""
+                text = str(raw).strip()
+                if text and not text.startswith("<") and raw not in developer:
                     return text.splitlines()[0][:80]
     return None
 
@@ -122,10 +128,11 @@ def is_rollout(path: str) -> bool:
     return record is not None and record.get("type") == "session_meta"
 
 
-def read_rollout(path: str, *, max_bytes: int = MAX_ROLLOUT_BYTES) -> CodexRollout:
-    """The rollout at ``path`` (a regular file, at most ``max_bytes``; ``OSError`` subclasses otherwise)."""
+def read_rollout(path: str, *, max_bytes: int = MAX_ROLLOUT_BYTES, developer: bool = False) -> CodexRollout:
+    """The rollout at ``path`` (a regular file, at most ``max_bytes``; ``OSError`` subclasses otherwise), its
+    developer items kept as user text when ``developer`` (see the module doc)."""
     rollout = CodexRollout(path)
-    builder = RolloutBuilder(rollout)
+    builder = RolloutBuilder(rollout, developer=developer)
     with open_regular(path, max_bytes=max_bytes) as f:
         for raw in f:
             if len(raw) > MAX_LINE_BYTES:
@@ -191,8 +198,10 @@ class RolloutBuilder:
     Fed a record at a time: ``read_rollout`` feeds a whole file, a follower what was appended (``take`` hands it
     the messages complete so far, ``open_message`` the one still being built)."""
 
-    def __init__(self, rollout: CodexRollout) -> None:
+    def __init__(self, rollout: CodexRollout, *, developer: bool = False) -> None:
         self.rollout = rollout
+        self.developer = developer
+        """Keep developer items (as user text): what the model holds, for import, inspect and following."""
         self.role: str | None = None
         self.blocks: list[Block] = []
 
@@ -240,6 +249,9 @@ class RolloutBuilder:
             text = _text_of(item.get("content"))
             if role in ("user", "assistant") and text:
                 self._push(str(role), {"type": "text", "text": text})
+            elif role == "developer" and text and self.developer:
+                self.rollout.developer_texts.add(text)
+                self._push("user", {"type": "text", "text": text})
             else:
                 self.rollout.skipped[f"message:{role}"] += 1
         elif t in ("function_call", "custom_tool_call") and isinstance(call_id, str) and call_id:

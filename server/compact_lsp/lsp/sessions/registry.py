@@ -213,7 +213,10 @@ class SessionRegistry:
         rebuilt from its journal (once), a valid one costs the listing's ``stat``, taken off the loop."""
         stored = await run_io(self.store.list_sessions)  # not behind the sessions' work on the default threads
         result: list[SessionSummary] = []
+        followed = {i for i, s in self.slots.items() if s.followed is not None}
         for entry in stored:
+            if entry.session_id in followed:
+                continue  # an old copy under the followed session's own id (Codex imports were so): unreachable
             summary = self.index.get(entry.session_id, entry.size, entry.mtime_ns)
             if summary is None:
                 summary = self._in_progress(entry.session_id) or await self._rebuild_summary(entry.session_id)

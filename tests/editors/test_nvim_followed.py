@@ -1,0 +1,164 @@
+"""A Codex session beside Neovim, as its user meets it: real Neovim's TUI in tmux, the real server, a loopback
+Messages API, and a rollout in the shapes the real Codex CLI writes (tests/codex/ runs the CLI itself). The
+session is Codex's in every word (never Claude Code's), every change is refused in those words, and Import to
+continue makes the user's own copy, writable at once, listed once beside Codex's. Every assertion reads the screen.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.editors.nvim_support.runner import PLUGIN_DIR, SERVER_SRC, SUPPORT_DIR, nvim_executable
+from tests.editors.nvim_support.tui import Screen, clean_home_env, tmux_executable
+from tests.editors.test_nvim_chat import no_prompt
+from tests.support.messages_api_stub import MessagesApiStub, reply
+
+pytestmark = [
+    pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed"),
+    pytest.mark.skipif(tmux_executable() is None, reason="tmux is not installed"),
+    pytest.mark.timeout(300),
+]
+
+THREAD = "01a24915-0369-7163-81ea-9e0d2d33ba44"
+SKILLS = "<skills_instructions>\n## Skills\nA skill is a set of local instructions.\n</skills_instructions>"
+
+
+def item(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": "2026-12-06T02:00:43.671Z", "type": "response_item", "payload": payload}
+
+
+def text(role: str, words: str) -> dict[str, Any]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return item({"type": "message", "role": role, "content": [{"type": kind, "text": words}]})
+
+
+def rollout(workspace: Path) -> list[dict[str, Any]]:
+    """One Codex turn as Codex 0.171.0 writes it: its skills text (developer), its environment context, the user's
+    request, an ``exec_command`` call with its output, the answer and the usage it reported."""
+    cwd = str(workspace.resolve())
+    arguments = json.dumps({"cmd": "cat main.py", "yield_time_ms": 2000})
+    output = "Chunk ID: 2e991e\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\ndef greet():\n"
+    usage = {"input_tokens": 9_000, "cached_input_tokens": 0, "output_tokens": 20, "total_tokens": 9_020}
+    return [
+        {"type": "session_meta", "payload": {"id": THREAD, "cwd": cwd, "cli_version": "0.171.0"}},
+        text("developer", SKILLS),
+        text("user", f"<environment_context>\n  <cwd>{cwd}</cwd>\n  <shell>bash</shell>\n</environment_context>"),
+        text("user", "explain main.py"),
+        item({"type": "function_call", "name": "exec_command", "arguments": arguments, "call_id": "call_1"}),
+        item({"type": "function_call_output", "call_id": "call_1", "output": output}),
+        text("assistant", "It defines greet(), which prints hello."),
+        {"type": "event_msg", "payload": {"type": "token_count", "info": {
+            "last_token_usage": usage, "model_context_window": 258_400}}},
+    ]  # fmt: skip
+
+
+class CodexUser:
+    """A project, Codex's home with one session of it, Neovim's and the server's state."""
+
+    def __init__(self, root: Path, stub: MessagesApiStub) -> None:
+        self.root = root
+        self.project = root / "project"
+        (self.project / ".git").mkdir(parents=True)
+        (self.project / "main.py").write_text('def greet():\n    print("hello")\n')
+        self.codex_home = root / "home" / ".codex"
+        day = self.codex_home / "sessions" / "2026" / "12" / "06"
+        day.mkdir(parents=True)
+        lines = "".join(json.dumps(r) + "\n" for r in rollout(self.project))
+        (day / f"rollout-2026-12-06T02-00-43-{THREAD}.jsonl").write_text(lines)
+        self.state = root / "state"
+        self.stub = stub
+
+    def start(self, *files: str) -> Screen:
+        nvim = nvim_executable()
+        assert nvim is not None
+        settings = {
+            "sessionDir": str(self.state / "sessions"),
+            "autoCompact": {"enabled": False},
+            "sessionMemory": {"enabled": False},
+            "memory": {"userRoot": str(self.state / "user-memory")},
+            "claudeCode": {"follow": False},
+            "codex": {"home": str(self.codex_home)},
+        }
+        config = {
+            "plugin_dir": str(PLUGIN_DIR),
+            "cmd": [sys.executable, "-m", "compact_lsp", "--stdio", "--log-file", str(self.state / "server.log")],
+            "settings": settings,
+        }
+        env = clean_home_env(
+            self.root / "home",
+            {
+                "COMPACT_TUI_CONFIG": json.dumps(config),
+                "PYTHONPATH": str(SERVER_SRC),
+                "XDG_STATE_HOME": str(self.state / "nvim-state"),
+                "XDG_DATA_HOME": str(self.state / "nvim-data"),
+                "ANTHROPIC_API_KEY": "test-key",
+                "ANTHROPIC_BASE_URL": self.stub.base_url,
+            },
+        )
+        return Screen([nvim, "-u", str(SUPPORT_DIR / "tui" / "init.lua"), *files], cwd=self.project, env=env)
+
+
+def select(screen: Screen, session_id: str) -> str:
+    """:Compact session <id>, asked again until the server has read the followed rollout (a moment after start)."""
+    for _ in range(60):
+        screen.command("Compact session " + session_id)
+        try:
+            return screen.wait_for("current session: ", timeout=1)
+        except AssertionError:
+            screen.keys("Enter")
+    raise AssertionError(f"{session_id} never became known")
+
+
+def test_a_codex_session_is_codexs_refuses_changes_and_imports_as_a_writable_copy(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        stub.push(reply("Continuing from Codex's work."))
+        user = CodexUser(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            shown = select(screen, "codex-" + THREAD)
+            shown = screen.wait_for("(Codex's, read-only: :Compact import continues it)")
+            assert "Claude Code" not in shown, shown
+
+            screen.command("CompactChat")
+            shown = screen.wait_for("Codex's, read-only · :Compact import continues it")
+            shown = screen.wait_for("It defines greet(), which prints hello.")
+            assert "Claude Code" not in shown, shown
+            screen.keys("i")
+            shown = screen.wait_for("read-only: Codex owns this session. :Compact import continues it here")
+            assert "-- INSERT --" not in shown, shown
+
+            # every change is refused in Codex's words, with the way forward, once, without a prompt
+            for change in ("Compact micro", "Compact full"):
+                screen.command(change)
+                shown = screen.wait_for("read-only: Codex owns this session. :Compact import continues it here")
+                assert "another editor" not in shown and "Claude Code" not in shown, shown
+                assert "OwnedByCodex" not in shown and "compact/" not in shown, shown
+                no_prompt(shown)
+                screen.command("echo ''")
+
+            screen.command("Compact import")
+            shown = screen.wait_for("compact-lsp: your own copy, now current: explain main.py")
+            shown = screen.wait_for(lambda s: "read-only" not in s.split("\n", 1)[-1])
+            no_prompt(shown)
+            assert [line for line in shown.splitlines() if line.split("│")[-1].strip() == ">"], shown  # a prompt
+            screen.keys("i", "What next?", "Enter")
+            shown = screen.wait_for("Continuing from Codex's work.")
+            assert "You: What next?" in shown, shown
+            screen.keys("Escape")
+
+            # the copy is the user's own (its own id), listed once beside Codex's session, which stays Codex's
+            screen.command("Compact session")  # the picker, as the user opens it
+            shown = screen.wait_for("compact-lsp session")
+            shown = screen.wait_for(lambda s: "cx-" + THREAD in s)
+            rows = [line for line in shown.splitlines() if THREAD in line]
+            assert len(rows) == 2, shown
+            followed = [row for row in rows if "codex-" + THREAD in row]
+            copy = [row for row in rows if "cx-" + THREAD in row]
+            assert len(followed) == 1 and "[read-only]" in followed[0] and "Codex" in followed[0], rows
+            assert len(copy) == 1 and "[read-only]" not in copy[0] and "[current]" in copy[0], rows
+            screen.keys("Escape")
+            screen.command("qa!")
