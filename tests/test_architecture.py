@@ -82,6 +82,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code"),
         "agent",
+        "json_settings",
         grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files"),
         "character_fit",
     ),

@@ -1,5 +1,5 @@
-"""The one contract every agent beside us implements (Claude Code, Codex): what the command line, the hook and the
-server need of it. Each agent's room (``agents/<name>/``) describes itself once, in its ``agent.py``, and
+"""The one contract every agent beside us implements (Claude Code, Codex, Qwen Code): what the command line, the
+hook and the server need of it. Each agent's room (``agents/<name>/``) describes itself once, in its ``agent.py``, and
 agents/registered.py lists the descriptions: adding an agent is one room and one line there, and nothing above
 (cli/, lsp/) switches on which agent it is.
 
@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from compact_lsp.agents.hook_io import HookInput
+    from compact_lsp.agents.json_settings import JsonHookFile
     from compact_lsp.agents.settings_files import HookChange
     from compact_lsp.engine.conversation.messages import Message
     from compact_lsp.engine.conversation.usage import ContextUsage
@@ -152,3 +154,39 @@ class AgentBeside(Protocol):
     def follows(self, settings: Any) -> bool | None:
         """Its settings' ``follow``: True, False, or None (when its folder exists)."""
         ...
+
+
+class AgentRoom:
+    """What a description only points to in its room, imported when first used: the hook's context is the room's
+    ``hook.context_for``."""
+
+    room: str
+    """The room's module (``compact_lsp.agents.claude_code``)."""
+
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        context_for = import_module(f"{self.room}.hook").context_for
+        result: tuple[str | None, Mapping[str, Any]] = context_for(inp, budget=budget, keep=keep)
+        return result
+
+
+class JsonSettingsRoom(AgentRoom):
+    """An agent whose hook lives in a JSON settings file: the room's ``settings.SETTINGS`` (agents/json_settings.py)
+    installs it."""
+
+    def _settings(self) -> JsonHookFile:
+        settings: JsonHookFile = import_module(f"{self.room}.settings").SETTINGS
+        return settings
+
+    def settings_path(self, scope: str, project_dir: str) -> Path:
+        return self._settings().settings_path(scope, project_dir)
+
+    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        return self._settings().install_hook(path, project_dir=project_dir)
+
+    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
+        return self._settings().uninstall_hook(path, project_dir=project_dir)
+
+    def installed_commands(self, path: Path) -> list[str]:
+        return self._settings().installed_commands(path)

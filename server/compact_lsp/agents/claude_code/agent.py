@@ -6,21 +6,20 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.agent import FollowedFolder, MakeSession
+from compact_lsp.agents.agent import FollowedFolder, JsonSettingsRoom, MakeSession
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from compact_lsp.agents.claude_code.live import FollowedSession
-    from compact_lsp.agents.hook_io import HookInput
-    from compact_lsp.agents.settings_files import HookChange
 
 LEVELS_TO_WAIT = 2
 """Claude Code makes the project directory on its first run there: until then its projects folder and that
 folder's parent are watched for it."""
 
 
-class ClaudeCode:
+class ClaudeCode(JsonSettingsRoom):
+    room = "compact_lsp.agents.claude_code"
     name = "claude-code"
     owner = "Claude Code"
     after_install = ""
@@ -28,33 +27,6 @@ class ClaudeCode:
     scope_help: Mapping[str, str] = (
         {"project": "this project's .claude/settings.local.json (the default)", "user": "~/.claude/settings.json"}
     )  # fmt: skip
-
-    def hook_context(
-        self, inp: HookInput, *, budget: int, keep: list[object] | None
-    ) -> tuple[str | None, Mapping[str, Any]]:
-        from compact_lsp.agents.claude_code.hook import context_for
-
-        return context_for(inp, budget=budget, keep=keep)
-
-    def settings_path(self, scope: str, project_dir: str) -> Path:
-        from compact_lsp.agents.claude_code.settings import settings_path
-
-        return settings_path(scope, project_dir)
-
-    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
-        from compact_lsp.agents.claude_code.settings import install_hook
-
-        return install_hook(path, project_dir=project_dir)
-
-    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
-        from compact_lsp.agents.claude_code.settings import uninstall_hook
-
-        return uninstall_hook(path, project_dir=project_dir)
-
-    def installed_commands(self, path: Path) -> list[str]:
-        from compact_lsp.agents.claude_code.settings import installed_commands
-
-        return installed_commands(path)
 
     @property
     def settings_class(self) -> type:

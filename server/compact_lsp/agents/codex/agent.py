@@ -6,17 +6,17 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.agent import FollowedFolder, MakeSession
+from compact_lsp.agents.agent import AgentRoom, FollowedFolder, MakeSession
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from compact_lsp.agents.codex.live import FollowedCodexSession
-    from compact_lsp.agents.hook_io import HookInput
     from compact_lsp.agents.settings_files import HookChange
 
 
-class Codex:
+class Codex(AgentRoom):
+    room = "compact_lsp.agents.codex"
     name = "codex"
     owner = "Codex"
     after_install = ", then trust it in Codex (/hooks)"
@@ -25,13 +25,6 @@ class Codex:
         {"project": "this project's .codex/config.toml (default; read in trusted projects)",
          "user": "$CODEX_HOME/config.toml (~/.codex/config.toml)"}
     )  # fmt: skip
-
-    def hook_context(
-        self, inp: HookInput, *, budget: int, keep: list[object] | None
-    ) -> tuple[str | None, Mapping[str, Any]]:
-        from compact_lsp.agents.codex.hook import context_for
-
-        return context_for(inp, budget=budget, keep=keep)
 
     def settings_path(self, scope: str, project_dir: str) -> Path:
         from compact_lsp.agents.codex.settings import config_path

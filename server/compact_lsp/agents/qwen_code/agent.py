@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from compact_lsp.agents.agent import JsonSettingsRoom
 
+if TYPE_CHECKING:
     from compact_lsp.agents.agent import FollowedFolder
     from compact_lsp.agents.hook_io import HookInput
-    from compact_lsp.agents.settings_files import HookChange
 
 
-class QwenCode:
+class QwenCode(JsonSettingsRoom):
+    room = "compact_lsp.agents.qwen_code"
     name = "qwen-code"
     owner = "Qwen Code"
     after_install = ""
@@ -31,26 +31,6 @@ class QwenCode:
 
         # the hook's shared default is Claude Code's 10,000-character limit; Qwen's budget is ours (hook.py)
         return context_for(inp, budget=QWEN_BUDGET if budget == DEFAULT_BUDGET else budget, keep=keep)
-
-    def settings_path(self, scope: str, project_dir: str) -> Path:
-        from compact_lsp.agents.qwen_code.settings import settings_path
-
-        return settings_path(scope, project_dir)
-
-    def install_hook(self, path: Path, project_dir: str | None) -> HookChange:
-        from compact_lsp.agents.qwen_code.settings import install_hook
-
-        return install_hook(path, project_dir=project_dir)
-
-    def uninstall_hook(self, path: Path, project_dir: str | None) -> HookChange:
-        from compact_lsp.agents.qwen_code.settings import uninstall_hook
-
-        return uninstall_hook(path, project_dir=project_dir)
-
-    def installed_commands(self, path: Path) -> list[str]:
-        from compact_lsp.agents.qwen_code.settings import installed_commands
-
-        return installed_commands(path)
 
     settings_class = None
 

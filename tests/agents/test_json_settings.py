@@ -1,6 +1,7 @@
-"""Installing our hook into Claude Code's settings and removing it again leaves the file as the user had it, byte
-for byte: its encoding and non-ASCII text, its indentation (tabs or spaces), its line ends, an empty ``hooks``
-object; a file that did not exist is gone again; the backup never holds our installed version."""
+"""Installing our hook into an agent's JSON settings (Claude Code's, Qwen Code's) and removing it again leaves
+the file as the user had it, byte for byte: its encoding and non-ASCII text, its indentation (tabs or spaces), its
+line ends, an empty ``hooks`` object; a file that did not exist is gone again; the backup never holds our installed
+version."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compact_lsp.agents.claude_code.settings import install_hook, installed_commands, uninstall_hook
+from compact_lsp.agents.claude_code.settings import SETTINGS as CLAUDE_CODE
+from compact_lsp.agents.json_settings import JsonHookFile
+from compact_lsp.agents.qwen_code.settings import SETTINGS as QWEN_CODE
 
-COMMAND = "/opt/compact-lsp/launchers/claude-code-hook-1 claude-code hook"
+HOOK_FILES = [CLAUDE_CODE, QWEN_CODE]
 THEIRS = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
 
 
@@ -32,16 +35,26 @@ SHAPES = [
 ]
 
 
-def round_trip(path: Path, original: bytes) -> None:
+def command(hooks: JsonHookFile) -> str:
+    return f"/opt/compact-lsp/launchers/{hooks.agent}-hook-1 {hooks.agent} hook"
+
+
+@pytest.fixture(params=HOOK_FILES, ids=lambda hooks: hooks.agent)
+def hooks(request: pytest.FixtureRequest) -> JsonHookFile:
+    hook_file: JsonHookFile = request.param
+    return hook_file
+
+
+def round_trip(hooks: JsonHookFile, path: Path, original: bytes) -> None:
     path.write_bytes(original)
-    installed = install_hook(path, COMMAND)
-    assert installed.changed and installed_commands(path) == [COMMAND]
+    installed = hooks.install_hook(path, command(hooks))
+    assert installed.changed and hooks.installed_commands(path) == [command(hooks)]
     assert installed.backup is not None and installed.backup.read_bytes() == original
     text = path.read_bytes().decode()
     assert ("\r\n" in text) == (b"\r\n" in original), "the file's own line ends"
     assert all(ch in text for ch in original.decode() if ord(ch) > 127), "non-ASCII as itself, not escaped"
-    removed = uninstall_hook(path)
-    assert removed.changed and installed_commands(path) == []
+    removed = hooks.uninstall_hook(path)
+    assert removed.changed and hooks.installed_commands(path) == []
     assert path.read_bytes() == original, "byte for byte as the user had it"
     assert installed.backup.read_bytes() == original, "the backup is never our installed version"
 
@@ -51,13 +64,13 @@ def round_trip(path: Path, original: bytes) -> None:
 @pytest.mark.parametrize("end", ["\n", "\r\n"])
 @pytest.mark.parametrize("final", [True, False])
 def test_install_then_uninstall_gives_back_the_same_bytes(
-    tmp_path: Path, data: object, indent: str | int, end: str, final: bool
+    hooks: JsonHookFile, tmp_path: Path, data: object, indent: str | int, end: str, final: bool
 ) -> None:
-    round_trip(tmp_path / "settings.json", shaped(data, indent, end, final, bom=False))
+    round_trip(hooks, tmp_path / "settings.json", shaped(data, indent, end, final, bom=False))
 
 
-def test_a_byte_order_mark_is_kept(tmp_path: Path) -> None:
-    round_trip(tmp_path / "settings.json", shaped(SHAPES[0], 2, "\n", True, bom=True))
+def test_a_byte_order_mark_is_kept(hooks: JsonHookFile, tmp_path: Path) -> None:
+    round_trip(hooks, tmp_path / "settings.json", shaped(SHAPES[0], 2, "\n", True, bom=True))
 
 
 KEYS = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=8).filter(lambda k: k != "hooks")
@@ -77,28 +90,33 @@ VALUES = st.recursive(
     final=st.booleans(),
 )
 def test_any_settings_object_round_trips(
-    tmp_path: Path, data: dict[str, object], empty_hooks: bool, indent: str | int, end: str, final: bool
+    hooks: JsonHookFile,
+    tmp_path: Path,
+    data: dict[str, object],
+    empty_hooks: bool,
+    indent: str | int,
+    end: str,
+    final: bool,
 ) -> None:
     path = tmp_path / "settings.json"
     path.with_name("settings.json.bak").unlink(missing_ok=True)
-    round_trip(path, shaped({**data, **({"hooks": {}} if empty_hooks else {})}, indent, end, final, bom=False))
+    round_trip(hooks, path, shaped({**data, **({"hooks": {}} if empty_hooks else {})}, indent, end, final, bom=False))
 
 
-def test_a_file_install_made_is_removed_again(tmp_path: Path) -> None:
-    path = tmp_path / ".claude" / "settings.local.json"
-    path.parent.mkdir()
-    assert install_hook(path, COMMAND).changed and path.exists()
-    assert uninstall_hook(path).changed
+def test_a_file_install_made_is_removed_again(hooks: JsonHookFile, tmp_path: Path) -> None:
+    path = hooks.settings_path("project", str(tmp_path))
+    assert hooks.install_hook(path, command(hooks), project_dir=str(tmp_path)).changed and path.exists()
+    assert hooks.uninstall_hook(path, project_dir=str(tmp_path)).changed
     assert not path.exists() and not path.with_name(path.name + ".bak").exists()
 
 
-def test_a_reinstall_keeps_the_backup_from_before_us(tmp_path: Path) -> None:
+def test_a_reinstall_keeps_the_backup_from_before_us(hooks: JsonHookFile, tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     original = shaped(SHAPES[3], "\t", "\n", True, bom=False)
     path.write_bytes(original)
-    install_hook(path, COMMAND)
-    install_hook(path, COMMAND + " --again")  # a new launcher: our entry replaced
-    assert installed_commands(path) == [COMMAND + " --again"]
+    hooks.install_hook(path, command(hooks))
+    hooks.install_hook(path, command(hooks) + " --again")  # a new launcher: our entry replaced
+    assert hooks.installed_commands(path) == [command(hooks) + " --again"]
     assert path.with_name("settings.json.bak").read_bytes() == original
-    uninstall_hook(path)
+    hooks.uninstall_hook(path)
     assert path.read_bytes() == original
