@@ -268,6 +268,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
         "timeline",
         "undo",
         "unpin",
+        "workingset",
     ]
     assert commands.results["completion_all"] == expected
     assert commands.results["completion_f"] == ["files", "full"]
