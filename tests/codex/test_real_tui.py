@@ -6,20 +6,38 @@ assertion is about what Codex sent to the stub: our context reached the model in
 compaction, as the files are on disk now, and nothing of it before.
 
 Measured here (0.171.0): after ``/compact`` Codex runs the ``SessionStart`` hook when the next turn starts, not at
-the compaction, so its context arrives with the user's next message.
+the compaction, so its context arrives with the user's next message. Without ``--dangerously-bypass-hook-trust``
+the TUI asks for a review of a new or changed hook at start, records ``[hooks.state."<config>:session_start:<group
+index>:<hook index>"] trusted_hash`` in the user's config once trusted, and asks again when the entry's command
+changes (a reinstall from another Python names another launcher); ``codex exec`` skips it silently until then.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
+import site
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.codex.codex_cli import developer_texts, env_for, install, needs_codex, write_config
+from tests.codex.codex_cli import (
+    CODEX,
+    developer_texts,
+    env_for,
+    first_after_compaction,
+    install,
+    needs_codex,
+    turn_script,
+    write_config,
+)
 from tests.codex.responses_stub import Request, ResponsesStub, apply_patch, exec_command, is_compaction, message
-from tests.codex.tui import CodexTui, is_title, tmux_missing, tui_script
+from tests.codex.tui import CodexTui, is_title, stop_background_server, tmux_missing, tui_script
 
+import compact_lsp
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.agents.hook_launcher import launcher_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
@@ -28,6 +46,7 @@ pytestmark = [needs_codex, pytest.mark.skipif(tmux_missing() is not None, reason
 
 PATCH = "*** Begin Patch\n*** Update File: greeting.txt\n@@\n-hello\n+hello, world\n*** End Patch\n"
 BIG_CHANGED = "VALUE_120 = 'changed on disk after the read'  # line 120 of big.py"
+REVIEW_SECONDS = 5
 WIRE_CHANGED = "WIRE_215 = 'changed on disk after the read'  # line 215 of wire.py"
 
 
@@ -171,3 +190,67 @@ def _installed_command(codex_home: Path, project: Path) -> str:
     line = next(x for x in config.splitlines() if x.startswith("command = ") and "codex-hook-" in x)
     assert env_for(codex_home)["HOME"] in line
     return line.split("=", 1)[1].strip().strip('"')
+
+
+def _another_python(where: Path) -> tuple[Path, dict[str, str]]:
+    """Another interpreter (a link to this one, outside its venv) and the environment it imports the server with."""
+    python = where / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    server = str(Path(compact_lsp.__file__).resolve().parents[1])
+    return python, {**os.environ, "PYTHONPATH": os.pathsep.join([server, *site.getsitepackages()])}
+
+
+def _exec_compacting(stub: ResponsesStub, codex_home: Path, project: Path) -> list[str]:
+    """A ``codex exec`` turn that compacts, without bypassing hook trust; our context in the request after."""
+    stub.requests.clear()
+    stub.script = turn_script([exec_command("c1", "cat notes.md"), apply_patch("c2", PATCH)])
+    done = subprocess.run(
+        [str(CODEX), "exec", "--skip-git-repo-check", "fix the greeting"], cwd=project, env=env_for(codex_home),
+        capture_output=True, text=True, timeout=150, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    (project / "greeting.txt").write_text("hello\n")
+    return ours(first_after_compaction(stub))
+
+
+def _review_asked(tui: CodexTui) -> str:
+    """What the TUI shows once started: the hook review when it asks for one (it comes after the prompt is drawn,
+    once the session is loaded; given a few seconds more, as nothing else says it will not come)."""
+    tui.start()
+    tui.wait_for("the session loaded", lambda: "Hooks need review" in tui.screen() or "default ·" in tui.screen())
+    with contextlib.suppress(AssertionError):  # none came
+        tui.wait_for("a review", lambda: "Hooks need review" in tui.screen(), REVIEW_SECONDS)
+    return tui.screen()
+
+
+def test_codex_asks_for_trust_again_when_a_reinstall_changes_what_runs(
+    stub: ResponsesStub, codex_home: Path, project: Path, tmp_path: Path
+) -> None:
+    """Trusted once in the TUI, the hook runs in ``codex exec``; installed again from another Python (another
+    launcher), Codex skips it and the TUI asks for review again."""
+    write_config(codex_home, stub)
+    install(codex_home, project)
+    tui = CodexTui(codex_home, project)
+    try:
+        screen = _review_asked(tui)
+        assert "Hooks need review" in screen and "new or changed" in screen, screen
+        tui.type("2")  # Trust all and continue
+        tui.wait_for_prompt()
+        tui.stop()
+        assert "trusted_hash" in (codex_home / "config.toml").read_text()  # what Codex records for the trust
+        assert "Hooks need review" not in _review_asked(tui)
+        tui.stop()
+        assert len(_exec_compacting(stub, codex_home, project)) == 1  # trusted: it runs
+
+        other, env = _another_python(tmp_path / "venv2")
+        before = (codex_home / "config.toml").read_text()
+        subprocess.run([str(other), "-m", "compact_lsp", "codex", "install-hook", "--user"], cwd=project,
+                       env={**env, **env_for(codex_home)}, capture_output=True, timeout=60, check=True)  # fmt: skip
+        assert (codex_home / "config.toml").read_text() != before  # another launcher: the entry names it
+        assert _exec_compacting(stub, codex_home, project) == []  # changed and not trusted: Codex skips it
+        screen = _review_asked(tui)
+        assert "Hooks need review" in screen and "new or changed" in screen, screen
+    finally:
+        tui.stop()
+        stop_background_server(codex_home)  # the TUI's, started for this test

@@ -15,8 +15,10 @@ never compacted).
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -128,3 +130,24 @@ class CodexTui:
 
     def stop(self) -> None:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=30, check=False)
+
+
+def stop_background_server(codex_home: Path) -> None:
+    """Stop the background app server the TUI starts when hook trust is not bypassed (it outlives the TUI): Codex's
+    own ``daemon stop``, then whatever still runs from this ``CODEX_HOME``'s copy of Codex (measured: its pid
+    updater outlives the stop)."""
+    subprocess.run([str(CODEX), "app-server", "daemon", "stop"], env=env_for(codex_home), capture_output=True,
+                   timeout=60, check=False)  # fmt: skip
+    ours = str(codex_home / "packages") + "/"
+    left = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")[0].decode()
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and command.startswith(ours):
+            os.kill(int(entry.name), signal.SIGTERM)
+            left.append(entry)
+    deadline = time.monotonic() + 10
+    while any(e.exists() for e in left) and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
