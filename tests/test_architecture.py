@@ -80,11 +80,11 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
     "agents": (
         grimp.Layer("hook_process", "importing", "doctor"),
         "registered",
-        grimp.Layer("claude_code", "codex", "qwen_code"),
+        grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
         "json_settings",
         grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files"),
-        "character_fit",
+        grimp.Layer("character_fit", "not_for_us"),
     ),
     "agent": (
         "loop",

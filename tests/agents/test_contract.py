@@ -21,7 +21,7 @@ from compact_lsp.agents import registered
 from compact_lsp.agents.agent import AgentBeside, FollowedFolder, MakeSession
 from compact_lsp.agents.claude_code.live import FollowedSession, OwnedByClaudeCode
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
-from compact_lsp.agents.hook_io import HookInput
+from compact_lsp.agents.hook_io import HookInput, session_start_answer
 from compact_lsp.agents.hook_process import run_hook
 from compact_lsp.agents.settings_files import HookChange
 from compact_lsp.cli.main import main as cli_main
@@ -50,6 +50,11 @@ class FakeAgent:
     settings_words = "Fake Agent's settings"
     after_install = ""
     scope_help: Mapping[str, str] = {"project": "this project's .fake", "user": "~/.fake"}
+
+    def hook_answer(
+        self, raw: bytes, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        return session_start_answer(self, raw, budget=budget, keep=keep)
 
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None
@@ -97,7 +102,7 @@ def fake_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[AgentBeside]:
 
 def test_the_registered_agents_keep_the_contract() -> None:
     agents: list[AgentBeside] = list(registered.AGENTS)  # mypy holds each to the Protocol
-    assert [a.name for a in agents] == ["claude-code", "codex", "qwen-code"]
+    assert [a.name for a in agents] == ["claude-code", "codex", "qwen-code", "gemini-cli"]
     assert len({a.owner for a in agents}) == len(agents)
     assert all(registered.agent_named(a.name) is a for a in agents)
 
@@ -165,3 +170,9 @@ def test_a_registered_agent_is_followed_and_installed_by_the_server(
 
     asyncio.run(example())
     assert os.path.isfile(transcripts / "5e55-0001.jsonl")
+
+
+def test_the_hook_door_says_the_shared_budget_again() -> None:
+    from compact_lsp.agents import character_fit, hook_process
+
+    assert hook_process.DEFAULT_BUDGET == character_fit.DEFAULT_BUDGET

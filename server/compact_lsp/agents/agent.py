@@ -1,7 +1,7 @@
-"""The one contract every agent beside us implements (Claude Code, Codex, Qwen Code): what the command line, the
-hook and the server need of it. Each agent's room (``agents/<name>/``) describes itself once, in its ``agent.py``, and
-agents/registered.py lists the descriptions: adding an agent is one room and one line there, and nothing above
-(cli/, lsp/) switches on which agent it is.
+"""The one contract every agent beside us implements (Claude Code, Codex, Qwen Code, Gemini CLI): what the command
+line, the hook and the server need of it. Each agent's room (``agents/<name>/``) describes itself once, in its
+``agent.py``, and agents/registered.py lists the descriptions: adding an agent is one room and one line there, and
+nothing above (cli/, lsp/) switches on which agent it is.
 
 A description is light: its heavy parts (the transcript reader, the hook) are imported when first used, so the
 hook, which starts fresh at every compaction, pays only for the one agent it runs.
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from compact_lsp.engine.session.context_session import ContextSession
     from compact_lsp.engine.session.session_status import SessionStatus
     from compact_lsp.store.session_lock import SessionBusy
+
 
 MakeSession = Callable[[str, str], "ContextSession"]
 """Makes the read-only ``ContextSession`` of a followed transcript: (session id, title)."""
@@ -124,6 +125,15 @@ class AgentBeside(Protocol):
         its hook's character limit), and figures for the log; None: nothing to add."""
         ...
 
+    def hook_answer(
+        self, raw: bytes, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """Its hook's whole answer on stdout for the hook input ``raw`` (None: print nothing) and figures for the
+        log (``session``: its id); ``NotForUs`` for input it has nothing to do with, before anything heavy is
+        imported. A ``SessionStart`` hook answers with ``hook_io.session_start_answer`` (``hook_context`` wrapped);
+        a hook that runs on every request, as Gemini CLI's, answers its own event."""
+        ...
+
     def settings_path(self, scope: str, project_dir: str) -> Path: ...
 
     def install_hook(self, path: Path, project_dir: str | None) -> HookChange: ...
@@ -169,6 +179,14 @@ class AgentRoom:
         context_for = import_module(f"{self.room}.hook").context_for
         result: tuple[str | None, Mapping[str, Any]] = context_for(inp, budget=budget, keep=keep)
         return result
+
+    def hook_answer(
+        self, raw: bytes, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """A ``SessionStart`` hook's answer: ``hook_context`` as ``additionalContext``."""
+        from compact_lsp.agents.hook_io import session_start_answer
+
+        return session_start_answer(self, raw, budget=budget, keep=keep)
 
 
 class JsonSettingsRoom(AgentRoom):

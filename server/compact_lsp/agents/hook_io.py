@@ -16,10 +16,12 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
+from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.credential_files import is_credential_file
 from compact_lsp.engine.files.file_gate import AllowedRoots
@@ -40,10 +42,6 @@ class HookInput:
     cwd: str
     event: str
     source: str | None
-
-
-class NotForUs(Exception):
-    """Input the hook has nothing to add for (another event, another source): print nothing."""
 
 
 def parse_hook_input(raw: bytes) -> HookInput:
@@ -171,3 +169,19 @@ class ReplayClock:
 
 def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENT, "additionalContext": context}})
+
+
+class SessionStartHook(Protocol):
+    def hook_context(
+        self, inp: HookInput, *, budget: int, keep: list[object] | None
+    ) -> tuple[str | None, Mapping[str, Any]]: ...
+
+
+def session_start_answer(
+    agent: SessionStartHook, raw: bytes, *, budget: int, keep: list[object] | None
+) -> tuple[str | None, dict[str, Any]]:
+    """The answer of an agent whose hook is ``SessionStart`` after its compaction: its ``hook_context`` as
+    ``additionalContext`` (``AgentBeside.hook_answer``)."""
+    inp = parse_hook_input(raw)
+    context, figures = agent.hook_context(inp, budget=budget, keep=keep)
+    return (None if context is None else hook_output(context)), {"session": inp.session_id, **figures}

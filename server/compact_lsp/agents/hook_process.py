@@ -19,13 +19,16 @@ import time
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
-from compact_lsp.agents.character_fit import DEFAULT_BUDGET
-from compact_lsp.agents.hook_io import NotForUs, hook_output, parse_hook_input
+from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.agents.registered import agent_named
 
 log = logging.getLogger(__name__)
 
-MAX_INPUT_BYTES = 1 << 20
+MAX_INPUT_BYTES = 64 << 20
+"""Gemini CLI's hook input holds the text of the whole request (a million tokens: a few MB)."""
+DEFAULT_BUDGET = 8_000
+"""``character_fit.DEFAULT_BUDGET``, said again here so that the hook's door imports none of the engine (a test
+keeps them equal)."""
 HOOK_DEADLINE_SECONDS = 20.0
 """Far below Claude Code's own hook timeout (we install 30 s); a typical answer takes well under a second."""
 LEFT_FOR_EXIT: list[object] = []
@@ -125,7 +128,6 @@ def run_hook(
     ``keep``: where the parsed transcript is left instead of freed (``LEFT_FOR_EXIT``)."""
     described = agent_named(agent)
     assert described is not None, f"no agent named {agent!r} (agents/registered.py)"
-    _log_to_file(agent)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()  # a process of a fraction of a second: the collector would only rescan the parsed transcript
@@ -135,19 +137,22 @@ def run_hook(
         raw = stdin.read(MAX_INPUT_BYTES + 1)
         if len(raw) > MAX_INPUT_BYTES:
             raise ValueError(f"hook input over {MAX_INPUT_BYTES} bytes")
-        inp = parse_hook_input(raw)
-        context, figures = described.hook_context(inp, budget=budget, keep=keep)
+        answer, figures = described.hook_answer(raw, budget=budget, keep=keep)
         signal.setitimer(signal.ITIMER_REAL, 0)
         elapsed = time.perf_counter() - started
-        if context is None:
-            log.info("session %s: nothing to add (%.2f s; %s)", inp.session_id, elapsed, figures)
+        session = figures.get("session", "?")
+        shown = {k: v for k, v in figures.items() if k != "session"}
+        _log_to_file(agent)
+        if answer is None:
+            log.info("session %s: nothing to add (%.2f s; %s)", session, elapsed, shown)
             return 0
-        stdout.write(hook_output(context) + "\n")
+        stdout.write(answer + "\n")
         stdout.flush()
-        log.info("session %s: added %s (%.2f s)", inp.session_id, figures, elapsed)
-    except NotForUs as exc:
-        log.debug("nothing to do: %s", exc)
-    except BaseException as exc:  # never break Claude Code: nothing printed, exit 0, the reason logged
+        log.info("session %s: added %s (%.2f s)", session, shown, elapsed)
+    except NotForUs:
+        pass  # nothing to do, nothing logged: Gemini CLI runs its hook on every request
+    except BaseException as exc:  # never break the agent: nothing printed, exit 0, the reason logged
+        _log_to_file(agent)
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             log.warning("stopped: %s", type(exc).__name__)
         else:
