@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
     from compact_lsp.agents.claude_code.live import FollowedSession
 
-LEVELS_TO_WAIT = 2
-"""Claude Code makes the project directory on its first run there: until then its projects folder and that
-folder's parent are watched for it."""
+LEVELS_TO_WAIT = 3
+"""Claude Code makes the project directory on its first run there (and ``~/.claude`` itself on its first run at
+all): until then the nearest of its projects folder, ``~/.claude`` and the home folder is watched for it."""
 
 
 class ClaudeCode(JsonSettingsRoom):

@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from compact_lsp.agents.codex.live import FollowedCodexSession
     from compact_lsp.agents.settings_files import HookChange
 
+LEVELS_TO_WAIT = 2
+"""Codex makes ``$CODEX_HOME/sessions`` (and ``~/.codex`` itself) on its first run: until then the nearest of
+those folders' parents is watched for it (not recursively); its day folders, made each day, are under the
+recursive watch of ``sessions``."""
+
 
 class Codex(AgentRoom):
     room = "compact_lsp.agents.codex"
@@ -78,7 +83,7 @@ class Codex(AgentRoom):
             return FollowedCodexSession(path, make_session)
 
         return FollowedFolder(
-            root, recursive=True, levels_to_wait=0, wanted=wanted,
+            root, recursive=True, levels_to_wait=LEVELS_TO_WAIT, wanted=wanted,
             newest=lambda limit: rollouts_for(root, workspace_root, limit), open=open_rollout,
         )  # fmt: skip
 

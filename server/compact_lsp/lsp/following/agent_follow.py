@@ -2,9 +2,10 @@
 
 One follower per registered agent (agents/registered.py) that is on: by default when its folder exists (Claude
 Code's ``~/.claude/projects/<the workspace as a name>``, Codex's ``$CODEX_HOME/sessions``), where the agent's
-``followed_folder`` says. The folder is watched with watchdog; until it exists, up to ``levels_to_wait`` folders
-above it are watched instead (Claude Code makes its project directory on its first run there) and following
-starts once it appears. A transcript that changes is read from where it stopped, as
+``followed_folder`` says. The folder is watched with watchdog; until it exists, the nearest of the
+``levels_to_wait`` folders above it that exists is watched instead, never recursively (Claude Code makes its project
+directory on its first run there; a first install makes ``~/.claude`` or ``~/.codex`` itself), one level at a time
+as each appears, and following starts once the folder does. A transcript that changes is read from where it stopped, as
 lsp/following/transcript_follow.py reads every followed file, and the client hears ``compact/didChangeUsage`` as
 for any session. Its sessions are listed by ``compact/sessions`` with the agent's name as ``source`` and
 ``readOnly: true``; whatever would change their context is refused (the agent owns it), everything that reads
@@ -73,7 +74,7 @@ class AgentFollow:
         self._watched = nearest
         if nearest != folder:
             log.info("waiting for %s's folder %s (watching %s)", self.agent.owner, folder, nearest)
-            if folder.is_dir():  # made between the check and the watch
+            if next((d for d in waiting if d.is_dir()), None) != nearest:  # made between the check and the watch
                 self._watch_nearest()
             return
         for path in self.where.newest(MAX_FOLLOWED):
