@@ -6,7 +6,7 @@ bench/results/compaction.json.
 Sessions are synthetic rounds of a Read of a real file in a temporary workspace (so rehydration re-reads real
 bytes) and its ~1,000-token result, up to 200k tokens. Paths timed through ``ContextSession.compact``:
 
-- session memory: notes already up to date (they are written in the background), so compaction is the
+- session notes: notes already up to date (they are written in the background), so compaction is the
   notes plus rehydration; the goal (issue 28) is <= 10 ms of CPU at 200k tokens for the *first* compaction;
 - offline: the offline extractor summarises the whole history;
 - model: ``AnthropicSummarizer`` against the loopback Messages API stub (tests/support/messages_api_stub.py),
@@ -26,7 +26,7 @@ thread), on one event loop whose worker thread is already up, as in the server: 
 would also time starting that thread (issue 28's 22 ms fits a first compaction that counted every file, on a new
 thread each time).
 
-Peak memory is tracemalloc's peak during the session-memory compaction over the memory the session holds at
+Peak memory is tracemalloc's peak during the session-notes compaction over the memory the session holds at
 rest (allocated while building it); the goal is <= 1.5x.
 """
 
@@ -54,7 +54,7 @@ from compact_lsp.engine.settings import EngineSettings, MemorySettings, Microcom
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import Summarizer
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionMemorySummarizer
+from compact_lsp.engine.summarize.session_notes import NotesKeeper, NotesSummarizer
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -100,10 +100,10 @@ def build_session(root: Path, tokens: int, counter: TiktokenCounter, *, numbered
     return session
 
 
-def session_memory_summarizer(session: ContextSession) -> Summarizer:
-    memory = SessionMemory()
+def session_notes_summarizer(session: ContextSession) -> Summarizer:
+    memory = NotesKeeper()
     asyncio.run(memory.update(session.messages, total_tokens=session.usage().total))  # background work
-    return SessionMemorySummarizer(memory, fallback=OfflineSummarizer())
+    return NotesSummarizer(memory, fallback=OfflineSummarizer())
 
 
 def timed_compaction(
@@ -145,7 +145,7 @@ def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         # one compaction first, so lazy imports and one-off caches are not counted as compaction's
         warm = build_session(Path(tmp) / "warm", 40_000, counter)
-        asyncio.run(warm.compact(session_memory_summarizer(warm)))
+        asyncio.run(warm.compact(session_notes_summarizer(warm)))
         # and the counter has counted these texts before, as the one every timed run shared had until issue 28: a
         # resize of its cache's table on the way would otherwise be counted as the session's memory at rest
         build_session(Path(tmp) / "seen", tokens, counter)
@@ -153,7 +153,7 @@ def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
         gc.collect()
         tracemalloc.start()
         session = build_session(Path(tmp), tokens, counter)
-        summarizer = session_memory_summarizer(session)
+        summarizer = session_notes_summarizer(session)
         gc.collect()
         resting, _ = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
@@ -164,7 +164,7 @@ def peak_memory(tokens: int, counter: TiktokenCounter) -> dict[str, Any]:
 
 
 GOAL_MS = 10
-"""Issue 28: a session-memory compaction at 200k tokens, CPU time of the first one (see the module doc)."""
+"""Issue 28: a session-notes compaction at 200k tokens, CPU time of the first one (see the module doc)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                                        max_retries=0, env={})  # fmt: skip
 
         paths: dict[str, Callable[[ContextSession], Summarizer]] = {
-            "session_memory": session_memory_summarizer,
+            "session_notes": session_notes_summarizer,
             "offline": lambda _s: OfflineSummarizer(),
             "model_stub": model,
         }
@@ -201,21 +201,21 @@ def main(argv: list[str] | None = None) -> int:
                 row[f"{name}_cpu_ms"] = result["cpu_ms"]
                 row["tokens_before"] = result["tokens_before"]
                 row[f"{name}_tokens_after"] = result["tokens_after"]
-            again = timed_compaction(tokens, session_memory_summarizer, repeat, again=True)
-            row["session_memory_again_ms"], row["session_memory_again_cpu_ms"] = again["ms"], again["cpu_ms"]
+            again = timed_compaction(tokens, session_notes_summarizer, repeat, again=True)
+            row["session_notes_again_ms"], row["session_notes_again_cpu_ms"] = again["ms"], again["cpu_ms"]
             row.update({f"memory_{k}": v for k, v in peak_memory(tokens, counter).items()})
             rows.append(row)
-        numbered_reads = timed_compaction(sizes[-1], session_memory_summarizer, repeat, numbered_reads=True)
+        numbered_reads = timed_compaction(sizes[-1], session_notes_summarizer, repeat, numbered_reads=True)
     largest = rows[-1]
     goals = {  # judged on CPU: on a shared machine the wall is mostly waiting for a core (both are reported)
-        "session_memory_ms_at_200k": largest["session_memory_ms"],
-        "session_memory_cpu_ms_at_200k": largest["session_memory_cpu_ms"],
-        "session_memory_again_cpu_ms_at_200k": largest["session_memory_again_cpu_ms"],
-        "session_memory_numbered_reads_cpu_ms_at_200k": numbered_reads["cpu_ms"],
+        "session_notes_ms_at_200k": largest["session_notes_ms"],
+        "session_notes_cpu_ms_at_200k": largest["session_notes_cpu_ms"],
+        "session_notes_again_cpu_ms_at_200k": largest["session_notes_again_cpu_ms"],
+        "session_notes_numbered_reads_cpu_ms_at_200k": numbered_reads["cpu_ms"],
         "goal_ms": GOAL_MS,
         "repeat": repeat,
         "load": os.getloadavg()[0],
-        "session_memory_ok": largest["session_memory_cpu_ms"] <= GOAL_MS,
+        "session_notes_ok": largest["session_notes_cpu_ms"] <= GOAL_MS,
         "peak_over_resting": largest["memory_ratio"],
         "peak_ok": largest["memory_ratio"] <= 1.5,
     }
@@ -231,31 +231,31 @@ def main(argv: list[str] | None = None) -> int:
         f"load {' / '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min) at the end of the run; "
         f"medians of {repeat} compactions",
         "",
-        "| session tokens | session memory, first (ms) | its CPU (ms) | again: CPU (ms) | offline (ms) "
+        "| session tokens | session notes, first (ms) | its CPU (ms) | again: CPU (ms) | offline (ms) "
         "| model via stub (ms) | resting MiB | peak MiB | peak / resting |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['tokens_before']:,} | {r['session_memory_ms']:.1f} | {r['session_memory_cpu_ms']:.1f} "
-            f"| {r['session_memory_again_cpu_ms']:.1f} | {r['offline_ms']:.1f} | "
+            f"| {r['tokens_before']:,} | {r['session_notes_ms']:.1f} | {r['session_notes_cpu_ms']:.1f} "
+            f"| {r['session_notes_again_cpu_ms']:.1f} | {r['offline_ms']:.1f} | "
             f"{r['model_stub_ms']:.1f} | {r['memory_resting_mib']:.1f} | {r['memory_peak_mib']:.1f} | "
             f"{r['memory_ratio']:.2f} |"
         )
     lines += [
         "",
-        f"- session-memory compaction at {largest['tokens_before']:,} tokens, the first: "
-        f"**{goals['session_memory_cpu_ms_at_200k']:.1f} ms CPU** ({goals['session_memory_ms_at_200k']:.1f} ms wall "
+        f"- session-notes compaction at {largest['tokens_before']:,} tokens, the first: "
+        f"**{goals['session_notes_cpu_ms_at_200k']:.1f} ms CPU** ({goals['session_notes_ms_at_200k']:.1f} ms wall "
         f"at load {goals['load']:.2f}; again, its re-attached files counted already: "
-        f"{goals['session_memory_again_cpu_ms_at_200k']:.1f} ms CPU; goal <= {GOAL_MS} ms, judged on the first's "
-        f"CPU): {'ok' if goals['session_memory_ok'] else 'OVER'}",
+        f"{goals['session_notes_again_cpu_ms_at_200k']:.1f} ms CPU; goal <= {GOAL_MS} ms, judged on the first's "
+        f"CPU): {'ok' if goals['session_notes_ok'] else 'OVER'}",
         f"- the same first compaction when the reads showed numbered lines (Claude Code's Read), so the files' "
-        f"texts were never counted: {goals['session_memory_numbered_reads_cpu_ms_at_200k']:.1f} ms CPU",
+        f"texts were never counted: {goals['session_notes_numbered_reads_cpu_ms_at_200k']:.1f} ms CPU",
         f"- peak memory during compaction / resting: **{goals['peak_over_resting']:.2f}x** (goal <= 1.5x): "
         f"{'ok' if goals['peak_ok'] else 'OVER'}",
     ]
     sys.stdout.write("\n".join(lines) + "\n")
-    return 0 if goals["session_memory_ok"] and goals["peak_ok"] else 1
+    return 0 if goals["session_notes_ok"] and goals["peak_ok"] else 1
 
 
 if __name__ == "__main__":

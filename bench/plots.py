@@ -74,10 +74,10 @@ def plot_tokens(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
 def plot_compaction(data: dict[str, Any], fig: Figure, ax: Axes) -> str:
     rows = _rows(data)
     xs = [r["tokens_before"] / 1000 for r in rows]
-    for key, label in (("session_memory_ms", "session memory"), ("offline_ms", "offline summary"),
+    for key, label in (("session_notes_ms", "session notes"), ("offline_ms", "offline summary"),
                        ("model_stub_ms", "model (loopback stub)")):  # fmt: skip
         ax.plot(xs, [r[key] for r in rows], marker="o", label=label)
-    ax.axhline(100, color="grey", linestyle=":", label="100 ms goal (session memory)")
+    ax.axhline(100, color="grey", linestyle=":", label="100 ms goal (session notes)")
     ax.set_xlabel("session size (k tokens)")
     ax.set_ylabel("compaction time (ms)")
     twin = ax.twinx()

@@ -198,19 +198,19 @@ def goals() -> list[tuple[str, str, str]]:
     if isinstance(recount, int | float):
         rows.append(("re-count after one append <= 2x the message alone", f"{recount:.2f}x", verdict(recount <= 2)))
     compaction = _load("compaction")
-    ms = _find(compaction, "goals", "session_memory_ms_at_200k")
-    cpu = _find(compaction, "goals", "session_memory_cpu_ms_at_200k")
-    again = _find(compaction, "goals", "session_memory_again_cpu_ms_at_200k")
+    ms = _find(compaction, "goals", "session_notes_ms_at_200k")
+    cpu = _find(compaction, "goals", "session_notes_cpu_ms_at_200k")
+    again = _find(compaction, "goals", "session_notes_again_cpu_ms_at_200k")
     limit = _find(compaction, "goals", "goal_ms")
     if isinstance(ms, int | float) and isinstance(cpu, int | float) and isinstance(limit, int | float):
         # CPU is the figure on a shared machine (the wall waits for a core); the first compaction is what a user
         # waits for, "again" (its re-attached files counted already) is what this page showed before issue 28
         load = _find(compaction, "goals", "load")
         shown = f"first {cpu:.1f} ms CPU ({ms:.1f} ms wall at load {load:.2f}); again {again:.1f} ms CPU"
-        numbered = _find(compaction, "goals", "session_memory_numbered_reads_cpu_ms_at_200k")
+        numbered = _find(compaction, "goals", "session_notes_numbered_reads_cpu_ms_at_200k")
         if isinstance(numbered, int | float):  # Claude Code's numbered reads: every re-attached file counted
             shown += f"; first with numbered reads {numbered:.1f} ms CPU"
-        goal = f"session-memory compaction at 200k tokens <= {limit:g} ms CPU, the first"
+        goal = f"session-notes compaction at 200k tokens <= {limit:g} ms CPU, the first"
         rows.append((goal, shown, verdict(cpu <= limit)))
     peak = _find(compaction, "goals", "peak_over_resting")
     if isinstance(peak, int | float):

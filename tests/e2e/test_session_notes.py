@@ -1,4 +1,4 @@
-"""Session memory through the server: notes kept in the background make the next compaction instant."""
+"""Session notes through the server: notes kept in the background make the next compaction instant."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import pytest
 from compact_lsp.agent.settings import AgentSettings
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.setting_ranges import SettingsError
-from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MicrocompactSettings, SessionMemorySettings
+from compact_lsp.engine.settings import AutoCompactSettings, EngineSettings, MicrocompactSettings, SessionNotesSettings
 from compact_lsp.lsp.settings import merge_settings, parse_settings, resolve_paths, unwrap_configuration
 
 
@@ -319,7 +319,7 @@ def test_agent_settings_problems_are_reported(raw: Any, message: str) -> None:
             id="percent",
         ),
         pytest.param(
-            lambda: SessionMemorySettings(every_tokens=-1),
+            lambda: SessionNotesSettings(every_tokens=-1),
             "sessionMemory.everyTokens: must be at least 0, got -1",
             id="notes",
         ),

@@ -1216,7 +1216,6 @@ export interface Settings {
   microcompact?: MicrocompactSettings;
   rehydration?: RehydrationSettings;
   autoCompact?: AutoCompactSettings;
-  sessionMemory?: SessionMemorySettings;
   /**
    * Tool names whose results are file reads.
    */
@@ -1233,6 +1232,7 @@ export interface Settings {
    * Directories outside the workspace folders that the agent may read and edit and that rehydration may re-attach files from (like Claude Code's `/add-dir`); relative ones are relative to the first workspace folder.
    */
   additionalDirectories?: string[];
+  sessionMemory?: SessionNotesSettings;
   agent?: AgentSettings;
   claudeCode?: ClaudeCodeSettings;
   codex?: CodexSettings;
@@ -1338,12 +1338,12 @@ export interface AutoCompactSettings {
   headroomPercent?: number;
 }
 /**
- * The background session notes a compaction can use as its summary.
+ * The background session notes a compaction can use as its summary (the settings key keeps its first name, `sessionMemory`, so that no user's configuration stops working).
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
- * via the `definition` "SessionMemorySettings".
+ * via the `definition` "SessionNotesSettings".
  */
-export interface SessionMemorySettings {
+export interface SessionNotesSettings {
   /**
    * Keep background session notes so a compaction can use them at once, without waiting for a model.
    */

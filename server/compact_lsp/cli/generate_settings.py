@@ -144,8 +144,12 @@ def _json(value: Any) -> str:
 
 
 def schema_text(current: str) -> str:
+    """The schema with its settings objects generated: every ``$defs`` entry named ``...Settings`` is ours (one no
+    longer declared goes), the rest is kept as it is."""
     schema = json.loads(current)
-    schema["$defs"].update(schema_definitions())
+    fresh = schema_definitions()
+    kept = {name: d for name, d in schema["$defs"].items() if not name.endswith("Settings") or name in fresh}
+    schema["$defs"] = {**kept, **fresh}
     return _json(schema)
 
 

@@ -82,7 +82,7 @@ NOTES_SECTIONS: tuple[str, ...] = (
     "Learnings",
     "Worklog",
 )
-"""Sections of the session-memory notes document, in order."""
+"""Sections of the session notes document, in order."""
 
 NOTES_TITLE = "# Session notes"
 

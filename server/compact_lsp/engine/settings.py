@@ -161,8 +161,9 @@ class AutoCompactSettings:
 
 
 @dataclass(frozen=True)
-class SessionMemorySettings:
-    """The background session notes a compaction can use as its summary."""
+class SessionNotesSettings:
+    """The background session notes a compaction can use as its summary (the settings key keeps its first name,
+    `sessionMemory`, so that no user's configuration stops working)."""
 
     SECTION: ClassVar[str] = "sessionMemory"
     enabled: bool = field(
@@ -268,7 +269,7 @@ class EngineSettings:
     microcompact: MicrocompactSettings = field(default_factory=MicrocompactSettings)
     rehydration: RehydrationSettings = field(default_factory=RehydrationSettings)
     auto_compact: AutoCompactSettings = field(default_factory=AutoCompactSettings)
-    session_memory: SessionMemorySettings = field(default_factory=SessionMemorySettings)
+    session_notes: SessionNotesSettings = field(default_factory=SessionNotesSettings)
     read_tools: tuple[str, ...] = field(
         default=DEFAULT_READ_TOOLS, metadata=setting("Tool names whose results are file reads.")
     )
@@ -320,5 +321,5 @@ def passive(settings: EngineSettings) -> EngineSettings:
         settings,
         microcompact=micro,
         auto_compact=replace(settings.auto_compact or AutoCompactSettings(), enabled=False),
-        session_memory=replace(settings.session_memory or SessionMemorySettings(), enabled=False),
+        session_notes=replace(settings.session_notes or SessionNotesSettings(), enabled=False),
     )

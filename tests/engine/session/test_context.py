@@ -19,12 +19,12 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
+from compact_lsp.engine.session.notes_job import update_notes_if_due
 from compact_lsp.engine.session.session_loading import replay_session
-from compact_lsp.engine.session.session_notes import update_notes_if_due
 from compact_lsp.engine.session.session_status import status_of
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.engine.summarize.session_memory import SessionMemorySummarizer
+from compact_lsp.engine.summarize.session_notes import NotesSummarizer
 from compact_lsp.lsp.protocol.answers import status_answer
 
 
@@ -358,19 +358,17 @@ class MustNotBeCalled:
         raise AssertionError("the model summariser was called although the notes were up to date")
 
 
-def test_session_memory_notes_make_compaction_instant_and_survive_reload(
-    workspace: Path, counter: TiktokenCounter
-) -> None:
-    from compact_lsp.engine.summarize.session_memory import SessionMemoryPolicy
+def test_session_notes_make_compaction_instant_and_survive_reload(workspace: Path, counter: TiktokenCounter) -> None:
+    from compact_lsp.engine.summarize.session_notes import NotesPolicy
 
     session, journal, _ = reads_session(workspace, counter)
-    session.session_memory.policy = SessionMemoryPolicy(first_after_tokens=100, every_tokens=100, min_tool_calls=1)
+    session.notes_keeper.policy = NotesPolicy(first_after_tokens=100, every_tokens=100, min_tool_calls=1)
     assert run(update_notes_if_due(session)) is True
     assert run(update_notes_if_due(session)) is False  # nothing new since
     replayed = replay_session(journal.records, settings=session.settings, counter=counter,
                                      workspace_root=str(workspace))  # fmt: skip
-    assert replayed.session_memory.notes == session.session_memory.notes
-    outcome = run(replayed.compact(SessionMemorySummarizer(replayed.session_memory, MustNotBeCalled())))
+    assert replayed.notes_keeper.notes == session.notes_keeper.notes
+    outcome = run(replayed.compact(NotesSummarizer(replayed.notes_keeper, MustNotBeCalled())))
     assert outcome.boundary.summarizer == "session-memory"
     assert "mod6.py" in replayed.view()[0]["content"][0]["text"]
 

@@ -17,7 +17,7 @@
 ---@field microcompact compact_lsp.MicrocompactSettings?
 ---@field rehydration compact_lsp.RehydrationSettings?
 ---@field autoCompact compact_lsp.AutoCompactSettings?
----@field sessionMemory compact_lsp.SessionMemorySettings?
+---@field sessionMemory compact_lsp.SessionNotesSettings?
 ---@field agent compact_lsp.AgentSettings?
 ---@field claudeCode compact_lsp.ClaudeCodeSettings?
 ---@field codex compact_lsp.CodexSettings?
@@ -47,7 +47,7 @@
 ---@field summaryPercent number? The summary's size as a share of the context window, in percent (20k at 200k, at most 32k). (default: 10)
 ---@field headroomPercent number? Room a compaction aims to leave below the threshold, as a share of the context window; after an automatic compaction that could not make room, the next waits until the context has grown by about this much. (default: 20)
 
----@class compact_lsp.SessionMemorySettings
+---@class compact_lsp.SessionNotesSettings
 ---@field enabled boolean? Keep background session notes so a compaction can use them at once, without waiting for a model. (default: true)
 ---@field useModel boolean? Write the session notes with the model when an API key is set (otherwise the offline extractor writes them). (default: true)
 ---@field firstAfterTokens integer? First session notes once the session has this many tokens. (default: 10000)

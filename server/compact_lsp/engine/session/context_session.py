@@ -11,7 +11,7 @@ applies it (``commit``): the journal on disk is the append-only transcript. The 
 - ``session_microcompaction.py``: the automatic microcompaction triggers around an append, planned and committed.
 - ``session_compacting.py``: a full compaction, claimed, run on a snapshot, committed when the session did not
   move on meanwhile; undo. ``session_compactions.py`` keeps what stands and the circuit breaker.
-- ``session_notes.py``: the background notes, snapshotted under the lock and committed unless history changed.
+- ``notes_job.py``: the background notes, snapshotted under the lock and committed unless history changed.
 - ``session_status.py``: what ``compact/status`` reports. ``journal.py``: the record types.
 """
 
@@ -70,7 +70,7 @@ from compact_lsp.engine.session.session_microcompaction import AppendOutcome, af
 from compact_lsp.engine.session.session_state import SessionState
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.engine.summarize.base import Summarizer
-from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionMemorySummarizer, notes_setup
+from compact_lsp.engine.summarize.session_notes import NotesKeeper, NotesSummarizer, notes_setup
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +114,11 @@ class ContextSession:
             capacity=settings.read_state_capacity, clock=clock, read_tools=settings.read_tools,
             write_tools=settings.write_tools, edit_tools=settings.edit_tools, cwd=workspace_root, counter=counter,
         )  # fmt: skip
-        self.session_memory = SessionMemory(*notes_setup(settings))
-        """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
+        self.notes_keeper = NotesKeeper(*notes_setup(settings))
+        """Background notes that make compaction instant (engine/summarize/session_notes.py)."""
         self.state = SessionState(
             title=title, updated_at=self.created_at, counter=counter, workspace_root=workspace_root, clock=clock,
-            read_state=self.read_state, session_memory=self.session_memory, source=source,
+            read_state=self.read_state, notes_keeper=self.notes_keeper, source=source,
         )  # fmt: skip
         """What the journal's records made of the session, and the one place they take effect
         (engine/session/session_state.py)."""
@@ -230,7 +230,7 @@ class ContextSession:
         self.settings = settings
         self.state.compactions.retry_at = None  # what the user changed may make room: the next crossing tries
         self.memory = ManagedMemory.from_settings(settings.memory, self.workspace_root)
-        self.session_memory.writer, self.session_memory.policy = notes_setup(settings)
+        self.notes_keeper.writer, self.notes_keeper.policy = notes_setup(settings)
 
     def append(
         self, messages: list[Any], reported_usage: Mapping[str, Any] | None = None, *, from_model: bool = False
@@ -379,7 +379,7 @@ class ContextSession:
         """Replace history by a summary plus rehydrated essentials; a failure changes nothing
         (``session_compacting.compact``). Up-to-date session notes make the summary, whoever compacts (the server,
         the agent's direct path, the CLI); ``summarizer`` is the one for when they cannot."""
-        notes_first = SessionMemorySummarizer(self.session_memory, summarizer)
+        notes_first = NotesSummarizer(self.notes_keeper, summarizer)
         return await compact(
             self, notes_first, instructions=instructions, trigger=trigger, progress=progress, cancel=cancel,
             claimed=claimed,

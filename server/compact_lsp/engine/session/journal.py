@@ -19,7 +19,7 @@ but the header carries ``at`` (the session clock when it happened). The record t
 - ``pin``: ``pinned`` (true: pin, false: unpin), ``toolUseId`` and/or ``path`` (a real path): engine/compaction/pins.py.
 - ``admit``: ``path`` (a real path), ``admitted`` (true: admit, false: revoke), ``reason`` (``read``, ``edit``): a file
   outside the work roots the user let the agent use (engine/files/admitted_files.py).
-- ``notes``: ``notes``, the session-memory notes a background update wrote.
+- ``notes``: ``notes``, the session notes a background update wrote.
 - ``compaction``: ``boundaryId``, ``messages`` (the compacted view), ``attached`` (where each rehydrated item
   sits in the summary message), ``result`` (the ``compact.compact`` result), ``boundary``.
 - ``undo``: ``boundaryId``, the compaction it reverts (always the newest one still standing).

@@ -17,7 +17,7 @@ from typing import Any
 from compact_lsp.engine.conversation.messages import MessageShapeError, blocks_of, normalize_message
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.session.journal import eviction_from_record
-from compact_lsp.engine.summarize.session_memory import SessionNotes
+from compact_lsp.engine.summarize.session_notes import SessionNotes
 
 RECORD_TYPES = frozenset(
     {

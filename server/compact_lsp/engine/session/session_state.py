@@ -27,7 +27,7 @@ from compact_lsp.engine.session.journal import eviction_from_record
 from compact_lsp.engine.session.record_checks import SkippedRecord, check_record
 from compact_lsp.engine.session.session_compactions import SessionCompactions
 from compact_lsp.engine.settings import EngineSettings
-from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionNotes
+from compact_lsp.engine.summarize.session_notes import NotesKeeper, SessionNotes
 
 SKIPPABLE = (ValueError, KeyError, TypeError, IndexError, AttributeError)
 """What a record that cannot be applied raises; replay skips it and the rest apply."""
@@ -44,7 +44,7 @@ class SessionState:
         counter: TokenCounter,
         workspace_root: str | None,
         read_state: ReadFileState,
-        session_memory: SessionMemory,
+        notes_keeper: NotesKeeper,
         clock: Callable[[], float],
         source: str | None,
     ) -> None:
@@ -53,8 +53,8 @@ class SessionState:
         self.revision = 0
         """Counts applied records: a long operation compares it to see whether the session changed meanwhile."""
         self.read_state = read_state
-        self.session_memory = session_memory
-        """Background notes that make compaction instant (engine/summarize/session_memory.py)."""
+        self.notes_keeper = notes_keeper
+        """Background notes that make compaction instant (engine/summarize/session_notes.py)."""
         self.last_microcompaction: EvictionRecord | None = None
         self.last_assistant_at: float | None = None
         self.history = ManagedHistory(counter)
@@ -142,7 +142,7 @@ class SessionState:
         elif kind == "repair":
             self.history.replace([normalize_message(m) for m in record["messages"]])
         elif kind == "notes":
-            self.session_memory.notes = SessionNotes.from_dict(record["notes"])
+            self.notes_keeper.notes = SessionNotes.from_dict(record["notes"])
         elif kind == "compaction":
             self._apply_compaction(record)
         elif kind == "undo":
@@ -215,12 +215,12 @@ class SessionState:
             self.notices.discard(absolute_path(path, root), root)
         self.read_state.observe(compacted.messages)
         # the notes now stand for the summary message; later notes build on it
-        self.session_memory.rebase(1, compacted.tokens_after)
+        self.notes_keeper.rebase(1, compacted.tokens_after)
         self.cleared_markers_tokens = 0
 
     def _apply_undo(self) -> None:
         self.history.replace(self.compactions.pop(self.history.messages))
-        self.session_memory.notes = None
+        self.notes_keeper.notes = None
         self.cleared_markers_tokens = 0  # a lower bound stays a lower bound
         # Reads stay marked as out of history: the conservative side, the model re-reads rather than trusting
         # a "file unchanged" shortcut for bytes it may not have.

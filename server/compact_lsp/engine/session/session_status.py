@@ -13,7 +13,7 @@ from compact_lsp.engine.files.admitted_files import AdmittedFile
 from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.files.read_status import status_records
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.summarize.session_memory import SessionNotes
+from compact_lsp.engine.summarize.session_notes import SessionNotes
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def status_of(session: ContextSession, *, read_files: bool = True) -> SessionSta
         last_microcompaction=session.last_microcompaction,
         last_compaction=session.state.compactions.last,
         compacting=session.compacting,
-        session_notes=session.session_memory.notes,
+        session_notes=session.notes_keeper.notes,
         biggest_items=biggest_items(
             history.messages,
             history.ledger.largest(BIGGEST_ITEMS),

@@ -101,7 +101,7 @@ class AnthropicSummarizer:
     async def complete(self, request: SummaryRequest, prompt: str, extract: Callable[[str], str]) -> Summary:
         """Send the history with ``prompt`` as the last user turn; ``extract`` turns the answer into the text.
 
-        Shared by the compaction summary and the session-memory notes (which ask for ``<notes>``).
+        Shared by the compaction summary and the session notes (which ask for ``<notes>``).
         """
         return await run_cancellable(self._complete(request, prompt, extract), request.cancel)
 

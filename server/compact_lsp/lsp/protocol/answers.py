@@ -25,7 +25,7 @@ from compact_lsp.engine.files.read_record import ReadRecord
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
 from compact_lsp.engine.session.session_compacting import UndoOutcome
 from compact_lsp.engine.session.session_status import SessionStatus
-from compact_lsp.engine.summarize.session_memory import SessionNotes
+from compact_lsp.engine.summarize.session_notes import SessionNotes
 from compact_lsp.engine.utc import iso_utc
 from compact_lsp.tracking.reader import FileRead
 

@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.compaction.full_compaction import CompactionError, CompactionOutcome, split_for_compaction
-from compact_lsp.engine.session.session_notes import commit_notes, notes_job
+from compact_lsp.engine.session.notes_job import commit_notes, notes_job
 from compact_lsp.lsp.protocol.answers import compaction_answer, rehydration_answer, usage_answer
 from compact_lsp.lsp.work.in_session import in_session
 from compact_lsp.lsp.work.notify import CompactionProgress, changed, did_compact
@@ -94,9 +94,9 @@ def outcome(exc: CompactionError) -> dict[str, Any] | None:
 
 
 async def refresh_notes(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    """Bring the session-memory notes up to date in the background when due (the model call runs unlocked)."""
+    """Bring the session notes up to date in the background when due (the model call runs unlocked)."""
     session = slot.session
-    if not session.settings.session_memory.enabled:
+    if not session.settings.session_notes.enabled:
         return  # not even a look under the lock: after every append, that was a second trip to a worker thread
     async with slot.lock.looking():
         job = await asyncio.to_thread(notes_job, session)

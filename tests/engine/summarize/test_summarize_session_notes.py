@@ -1,4 +1,4 @@
-"""Session memory: notes kept in the background, used at compaction without making the user wait."""
+"""Session notes: notes kept in the background, used at compaction without making the user wait."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from compact_lsp.engine.prompts import NOTES_SECTIONS
 from compact_lsp.engine.summarize.anthropic_api import AnthropicSummarizer
 from compact_lsp.engine.summarize.base import SummaryRequest
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
-from compact_lsp.engine.summarize.session_memory import (
+from compact_lsp.engine.summarize.session_notes import (
     ModelNotesWriter,
+    NotesKeeper,
+    NotesPolicy,
+    NotesSummarizer,
     OfflineNotesWriter,
-    SessionMemory,
-    SessionMemoryPolicy,
-    SessionMemorySummarizer,
     SessionNotes,
     parse_notes,
 )
 
 Message = dict[str, Any]
-KEY = "sk-ant-test-session-memory-key"
+KEY = "sk-ant-test-session-notes-key"
 
 
 @pytest.fixture
@@ -67,20 +67,20 @@ def stub_summarizer(stub: MessagesApiStub) -> AnthropicSummarizer:
     ],
 )
 def test_policy_defaults(total: int, tool_calls: int, last: int | None, expected: bool) -> None:
-    assert SessionMemoryPolicy().should_update(total, tool_calls, last) is expected
+    assert NotesPolicy().should_update(total, tool_calls, last) is expected
 
 
 def test_policy_rejects_a_zero_interval() -> None:
     with pytest.raises(ValueError, match="everyTokens"):
-        SessionMemoryPolicy(every_tokens=0)
+        NotesPolicy(every_tokens=0)
 
 
 async def test_up_to_date_notes_are_the_summary_and_no_request_reaches_the_api(
     messages_api: MessagesApiStub,
 ) -> None:
-    memory = SessionMemory()
-    notes = await memory.update(OLD, total_tokens=12_000)
-    summarizer = SessionMemorySummarizer(memory, fallback=stub_summarizer(messages_api))
+    keeper = NotesKeeper()
+    notes = await keeper.update(OLD, total_tokens=12_000)
+    summarizer = NotesSummarizer(keeper, fallback=stub_summarizer(messages_api))
     summary = await summarizer.summarize(SummaryRequest(messages=OLD))
     assert summary.summarizer == "session-memory"
     assert summary.text == notes.text.strip()
@@ -91,9 +91,9 @@ async def test_up_to_date_notes_are_the_summary_and_no_request_reaches_the_api(
 async def test_older_notes_are_topped_up_with_only_the_missing_messages(
     messages_api: MessagesApiStub,
 ) -> None:
-    memory = SessionMemory()
-    memory.notes = SessionNotes(text=HAND_WRITTEN, covered_upto=len(OLD))
-    summarizer = SessionMemorySummarizer(memory, fallback=stub_summarizer(messages_api))
+    keeper = NotesKeeper()
+    keeper.notes = SessionNotes(text=HAND_WRITTEN, covered_upto=len(OLD))
+    summarizer = NotesSummarizer(keeper, fallback=stub_summarizer(messages_api))
     summary = await summarizer.summarize(SummaryRequest(messages=OLD + NEW))
     assert "hand-written note about the parser" in summary.text  # the notes are kept
     assert "NEW-REQUEST" in summary.text and "/src/cli.py" in summary.text  # the missing part is added
@@ -112,18 +112,18 @@ async def test_fallback_summarizer_is_used_when_notes_cannot_serve(
     messages_api: MessagesApiStub, notes: SessionNotes | None, instructions: str | None
 ) -> None:
     messages_api.push(reply("<summary>model summary</summary>"))
-    memory = SessionMemory()
-    memory.notes = notes
-    summarizer = SessionMemorySummarizer(memory, fallback=stub_summarizer(messages_api))
+    keeper = NotesKeeper()
+    keeper.notes = notes
+    summarizer = NotesSummarizer(keeper, fallback=stub_summarizer(messages_api))
     summary = await summarizer.summarize(SummaryRequest(messages=OLD + NEW, instructions=instructions))
     assert summary.text == "model summary" and summary.summarizer == "anthropic"
     assert len(messages_api.requests) == 1
 
 
 async def test_offline_updates_accumulate_and_keep_every_section() -> None:
-    memory = SessionMemory(OfflineNotesWriter())
-    await memory.update(OLD, total_tokens=10_000)
-    notes = await memory.update(OLD + NEW, total_tokens=16_000)
+    keeper = NotesKeeper(OfflineNotesWriter())
+    await keeper.update(OLD, total_tokens=10_000)
+    notes = await keeper.update(OLD + NEW, total_tokens=16_000)
     assert notes.covered_upto == len(OLD + NEW) and notes.tokens_at_update == 16_000
     sections = parse_notes(notes.text)
     assert list(sections)[: len(NOTES_SECTIONS)] == list(NOTES_SECTIONS)
@@ -137,8 +137,8 @@ async def test_model_writer_sends_the_notes_prompt_and_stores_the_notes(
     messages_api: MessagesApiStub,
 ) -> None:
     messages_api.push(reply("<notes>\n# Session notes\n\n## Task\n- model wrote this\n</notes>"))
-    memory = SessionMemory(ModelNotesWriter(stub_summarizer(messages_api)))
-    notes = await memory.update(OLD)
+    keeper = NotesKeeper(ModelNotesWriter(stub_summarizer(messages_api)))
+    notes = await keeper.update(OLD)
     assert notes.writer == "model" and "model wrote this" in notes.text
     prompt = messages_api.requests[0].last_user_text()
     assert "<current_notes>" in prompt and "## Worklog" in prompt
@@ -146,8 +146,8 @@ async def test_model_writer_sends_the_notes_prompt_and_stores_the_notes(
 
 async def test_model_writer_failure_tops_up_offline_instead(messages_api: MessagesApiStub) -> None:
     messages_api.push(api_error(529, "overloaded_error", "Overloaded"))
-    memory = SessionMemory(ModelNotesWriter(stub_summarizer(messages_api)))
-    notes = await memory.update(OLD)
+    keeper = NotesKeeper(ModelNotesWriter(stub_summarizer(messages_api)))
+    notes = await keeper.update(OLD)
     assert "OLD-REQUEST" in notes.text and notes.covered_upto == len(OLD)
 
 
@@ -172,25 +172,25 @@ class GatedWriter:
 
 async def test_background_update_works_on_a_snapshot_and_is_not_run_twice() -> None:
     writer = GatedWriter()
-    memory = SessionMemory(writer)
+    keeper = NotesKeeper(writer)
     messages = list(OLD)
-    task = asyncio.create_task(memory.maybe_update(messages, total_tokens=20_000))
+    task = asyncio.create_task(keeper.maybe_update(messages, total_tokens=20_000))
     await writer.started.wait()
     messages.extend(NEW)  # the session grows while the notes are written
-    assert await memory.maybe_update(messages, total_tokens=30_000) is False
+    assert await keeper.maybe_update(messages, total_tokens=30_000) is False
     writer.release.set()
     assert await task is True
     assert writer.calls == 1
-    assert memory.notes is not None
-    assert memory.notes.covered_upto == len(OLD) and memory.notes.text == f"notes over {len(OLD)} messages"
+    assert keeper.notes is not None
+    assert keeper.notes.covered_upto == len(OLD) and keeper.notes.text == f"notes over {len(OLD)} messages"
 
 
 async def test_maybe_update_waits_for_the_session_to_grow() -> None:
-    memory = SessionMemory(policy=SessionMemoryPolicy(first_after_tokens=100, every_tokens=50, min_tool_calls=1))
-    assert await memory.maybe_update(OLD, total_tokens=99) is False
-    assert await memory.maybe_update(OLD, total_tokens=100) is True
-    assert await memory.maybe_update(OLD + NEW, total_tokens=120) is False  # grew too little
-    assert await memory.maybe_update(OLD + NEW, total_tokens=150) is True
+    keeper = NotesKeeper(policy=NotesPolicy(first_after_tokens=100, every_tokens=50, min_tool_calls=1))
+    assert await keeper.maybe_update(OLD, total_tokens=99) is False
+    assert await keeper.maybe_update(OLD, total_tokens=100) is True
+    assert await keeper.maybe_update(OLD + NEW, total_tokens=120) is False  # grew too little
+    assert await keeper.maybe_update(OLD + NEW, total_tokens=150) is True
 
 
 def test_notes_round_trip_through_their_wire_form() -> None:
@@ -199,11 +199,11 @@ def test_notes_round_trip_through_their_wire_form() -> None:
 
 
 async def test_rebase_after_compaction_makes_the_notes_cover_the_new_view() -> None:
-    memory = SessionMemory()
-    await memory.update(OLD + NEW, total_tokens=20_000)
-    memory.rebase(covered_upto=1, total_tokens=3_000)
-    assert memory.notes is not None and memory.notes.covered_upto == 1
-    summary = await SessionMemorySummarizer(memory, fallback=OfflineSummarizer()).summarize(
+    keeper = NotesKeeper()
+    await keeper.update(OLD + NEW, total_tokens=20_000)
+    keeper.rebase(covered_upto=1, total_tokens=3_000)
+    assert keeper.notes is not None and keeper.notes.covered_upto == 1
+    summary = await NotesSummarizer(keeper, fallback=OfflineSummarizer()).summarize(
         SummaryRequest(messages=[user("the summary")])
     )
     assert summary.summarizer == "session-memory" and "NEW-REQUEST" in summary.text

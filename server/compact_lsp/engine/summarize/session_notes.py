@@ -1,9 +1,9 @@
-"""Session memory: working notes kept up to date in the background, so a compaction need not wait for a model.
+"""Session notes: working notes kept up to date in the background, so a compaction need not wait for a model.
 
 The notes (current state, task, files and functions, errors and corrections, learnings, worklog) are rewritten
-once the session has grown (``SessionMemoryPolicy``), by the model when a key is set, else by the offline
+once the session has grown (``NotesPolicy``), by the model when a key is set, else by the offline
 extractor. Each version records ``covered_upto``: how many messages it covers. At compaction time
-``SessionMemorySummarizer`` returns up-to-date notes at once, and tops older notes up with the offline
+``NotesSummarizer`` returns up-to-date notes at once, and tops older notes up with the offline
 extractor over just the messages they do not cover yet.
 """
 
@@ -41,7 +41,7 @@ _NOTES = re.compile(r"<notes>(.*?)(?:</notes>|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class SessionMemoryPolicy:
+class NotesPolicy:
     """When the notes are rewritten: first once the session reaches ``first_after_tokens``, then every
     ``every_tokens`` of growth with at least ``min_tool_calls`` tool calls since the last update."""
 
@@ -260,13 +260,13 @@ class ModelNotesWriter:
         return str(summary.text)
 
 
-class SessionMemory:
+class NotesKeeper:
     """The notes of one session, and when and how they are updated. Safe to drive from a background task:
     updates are serialised, and each works on a snapshot of the messages taken when it starts."""
 
-    def __init__(self, writer: NotesWriter | None = None, policy: SessionMemoryPolicy | None = None) -> None:
+    def __init__(self, writer: NotesWriter | None = None, policy: NotesPolicy | None = None) -> None:
         self.writer: NotesWriter = writer or OfflineNotesWriter()
-        self.policy = policy or SessionMemoryPolicy()
+        self.policy = policy or NotesPolicy()
         self.notes: SessionNotes | None = None
         self._lock = asyncio.Lock()
 
@@ -330,22 +330,22 @@ class SessionMemory:
             self.notes = replace(self.notes, covered_upto=covered_upto, tokens_at_update=total_tokens)
 
 
-class SessionMemorySummarizer:
+class NotesSummarizer:
     """Compaction from the session notes: instant when they are up to date, topped up offline when older.
 
     With no notes yet, or when the user gave ``/compact`` instructions the notes cannot follow, the
     ``fallback`` summariser (the model or offline one) makes the summary instead.
     """
 
-    name = "session-memory"
+    name = "session-memory"  # the word compaction results and journals carry for it: kept, as clients read it
 
-    def __init__(self, memory: SessionMemory, fallback: Summarizer, tools: ToolNames | None = None) -> None:
-        self.memory = memory
+    def __init__(self, keeper: NotesKeeper, fallback: Summarizer, tools: ToolNames | None = None) -> None:
+        self.keeper = keeper
         self.fallback = fallback
         self.tools = tools or ToolNames()
 
     async def summarize(self, request: SummaryRequest) -> Summary:
-        notes = self.memory.notes
+        notes = self.keeper.notes
         too_big = notes is not None and len(notes.text) > request.max_output_tokens * CHARS_PER_TOKEN
         if (
             notes is None
@@ -376,9 +376,9 @@ def notes_writer_from_settings(settings: EngineSettings, env: Mapping[str, str] 
     return ModelNotesWriter(summarizer, context_window=settings.context_window)
 
 
-def notes_setup(settings: EngineSettings) -> tuple[NotesWriter, SessionMemoryPolicy]:
+def notes_setup(settings: EngineSettings) -> tuple[NotesWriter, NotesPolicy]:
     """The notes writer (the model only when allowed and a key is set) and when to update."""
-    notes = settings.session_memory
+    notes = settings.session_notes
     writer = notes_writer_from_settings(settings) if notes.use_model else OfflineNotesWriter()
-    policy = SessionMemoryPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
+    policy = NotesPolicy(notes.first_after_tokens, notes.every_tokens, notes.min_tool_calls)
     return writer, policy

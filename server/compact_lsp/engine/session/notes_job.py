@@ -1,7 +1,7 @@
 """A session's background notes: the job that refreshes them off the lock, committed only if history stayed.
 
-The notes themselves (``SessionMemory``: when to update, the writers, compaction from them) live in
-``engine/summarize/session_memory.py``. ``notes_job`` snapshots a ``NotesJob`` under the session's lock, the job
+The notes themselves (``NotesKeeper``: when to update, the writers, compaction from them) live in
+``engine/summarize/session_notes.py``. ``notes_job`` snapshots a ``NotesJob`` under the session's lock, the job
 runs without it, and ``commit_notes`` journals the notes under the lock again, unless a compaction or an undo
 replaced the history meanwhile.
 """
@@ -12,21 +12,21 @@ from dataclasses import dataclass
 
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.session.context_session import ContextSession
-from compact_lsp.engine.summarize.session_memory import SessionMemory, SessionNotes
+from compact_lsp.engine.summarize.session_notes import NotesKeeper, SessionNotes
 
 
 @dataclass
 class NotesJob:
-    """One background update of the session-memory notes, on a snapshot of the messages."""
+    """One background update of the session notes, on a snapshot of the messages."""
 
-    memory: SessionMemory
+    keeper: NotesKeeper
     messages: list[Message]
     total_tokens: int
     generation: tuple[int, int]
     notes: SessionNotes | None = None
 
     async def run(self) -> None:
-        self.notes = await self.memory.update(self.messages, total_tokens=self.total_tokens)
+        self.notes = await self.keeper.update(self.messages, total_tokens=self.total_tokens)
 
 
 def notes_job(session: ContextSession) -> NotesJob | None:
@@ -36,14 +36,14 @@ def notes_job(session: ContextSession) -> NotesJob | None:
     ``commit_notes`` under the lock again: an update that raced a compaction or an undo is dropped, its notes
     describe a history that is gone.
     """
-    memory = session.session_memory
-    if not session.settings.session_memory.enabled:
+    keeper = session.notes_keeper
+    if not session.settings.session_notes.enabled:
         return None
     messages = list(session.messages)
     total = session.usage().total
-    if memory.updating or not memory.should_update(total, memory.tool_calls_since(messages)):
+    if keeper.updating or not keeper.should_update(total, keeper.tool_calls_since(messages)):
         return None
-    return NotesJob(memory, messages, total, session.state.compactions.generation)
+    return NotesJob(keeper, messages, total, session.state.compactions.generation)
 
 
 def commit_notes(session: ContextSession, job: NotesJob) -> bool:
@@ -51,7 +51,7 @@ def commit_notes(session: ContextSession, job: NotesJob) -> bool:
     if job.notes is None:
         return False
     if session.state.compactions.generation != job.generation:
-        session.session_memory.notes = None  # they describe a history that is gone; start afresh
+        session.notes_keeper.notes = None  # they describe a history that is gone; start afresh
         return False
     session.commit({"type": "notes", "notes": job.notes.to_dict(), "at": session.clock()})
     return True
