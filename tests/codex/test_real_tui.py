@@ -124,15 +124,15 @@ def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
         tui.start("--dangerously-bypass-hook-trust")
         tui.wait_for_prompt()
         tui.type("fix the greeting")
-        tui.wait_for("the first turn's end", lambda: tui.screen().count("Worked for") == 1, 120)
+        tui.wait_for("the first turn's end", lambda: tui.history().count("Worked for") >= 1, 120)
         assert len(compactions(users(stub))) == 1, "Codex did not compact by itself"
         tui.type("now read the wire module")
-        tui.wait_for("the second turn's end", lambda: tui.screen().count("Worked for") == 2, 120)
+        tui.wait_for("the second turn's end", lambda: tui.history().count("Worked for") >= 2, 120)
         tui.type("/compact")
         tui.wait_for("the typed compaction", lambda: len(compactions(users(stub))) == 2, 120)
-        tui.wait_for("its end", lambda: tui.screen().count("Context compacted") == 2, 60)
+        tui.wait_for("its end", lambda: tui.history().count("Context compacted") >= 2, 60)
         tui.type("go on")
-        tui.wait_for("the next turn's end", lambda: tui.screen().count("Worked for") == 4, 120)
+        tui.wait_for("the next turn's end", lambda: tui.history().count("Worked for") >= 4, 120)
     finally:
         tui.stop()
     assert (project / "greeting.txt").read_text() == "hello, world\n"  # the real apply_patch ran

@@ -113,6 +113,12 @@ class CodexTui:
                               capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
         return done.stdout
 
+    def history(self) -> str:
+        """What the terminal showed since the start (the TUI writes its transcript inline: it scrolls away)."""
+        done = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-S", "-", "-t", self.name],
+                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+        return done.stdout
+
     def type(self, text: str) -> None:
         subprocess.run(["tmux", "-S", self.socket, "send-keys", "-t", self.name, "-l", text], check=True, timeout=30)
         time.sleep(0.4)  # the TUI takes typed text in a burst; Enter right after it may land in the paste
