@@ -57,3 +57,21 @@ def test_a_working_codex_launcher_passes_the_hook_answer_through(tmp_path: Path)
     assert check.returncode == 0 and check.stdout == ready("codex") + "\n", check.stderr
     quiet = subprocess.run([str(launcher)], input="not json", capture_output=True, text=True, timeout=60, env=env)
     assert quiet.returncode == 0 and quiet.stdout == ""  # the hook's own rule: any bad input, nothing said
+
+
+def test_doctor_finds_a_codex_launcher_whose_python_is_gone(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    env.pop("XDG_DATA_HOME", None)
+    (home / ".codex").mkdir(parents=True)
+    install = [sys.executable, "-m", "compact_lsp", "codex", "install-hook", "--user"]
+    subprocess.run(install, cwd=tmp_path, env=env, capture_output=True, timeout=60, check=True)
+    (launcher,) = (home / ".local" / "share" / "compact-lsp" / "launchers").glob("codex-hook-*")
+    doctor = [sys.executable, "-m", "compact_lsp", "doctor", "--dir", str(tmp_path)]
+    healthy = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
+    assert healthy.returncode == 0 and healthy.stdout.startswith("ok      codex hook"), healthy.stdout
+    gone = tmp_path / "removed-venv" / "bin" / "python"
+    launcher.write_text(launcher_text(str(gone), [], "codex"))  # what an install from that Python wrote
+    sick = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
+    assert sick.returncode == 1 and sick.stdout.startswith("BROKEN  codex hook"), sick.stdout
+    assert f"its Python {gone} is gone" in sick.stdout and "Fix: compact-lsp codex install-hook --user" in sick.stdout
