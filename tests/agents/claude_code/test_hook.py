@@ -123,7 +123,8 @@ def test_the_hook_loads_no_tokenizer_evaluation_sdk_or_event_loop(tmp_path: Path
 HOOK_NEVER_IMPORTS = ("tiktoken", "asyncio", "anthropic", "pygls", "lsprotocol", "ssl", "argparse", "platformdirs",
                       "hashlib", "_hashlib", "base64", "inspect", "ast", "dis", "traceback", "textwrap",
                       "linecache", "tokenize")  # fmt: skip
-"""What the hook never needs: the tokenizer (it counts characters), the SDK, the event loop, the server, the
+"""What the hook never needs: the tokenizer (it counts characters; it loads it only to state a cut file's size in
+tokens, and these sessions cut none), the SDK, the event loop, the server, the
 subcommands' parser (``hook_process.hook_main`` reads the hook's own arguments), OpenSSL (it compares no hash of
 what the model saw: ``ReadFileState.replay(hashes=False)``), base64 (only an image's size is decoded with it),
 inspect with ast and dis (``__main__`` imports it at its first use, and only a dataclass without a docstring uses
