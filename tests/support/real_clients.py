@@ -18,6 +18,7 @@ CLAUDE_CODE_VERSION = (TESTS / "claude_code_cli" / "VERSION").read_text(encoding
 CLAUDE_CODE = CLAUDE_CODE_WORK / "cc" / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
 CODEX = TESTS / "codex" / ".work" / "node_modules" / ".bin" / "codex"
 QWEN_CODE = TESTS / "qwen_code" / ".work" / "node_modules" / ".bin" / "qwen"
+GEMINI_CLI = TESTS / "gemini_cli" / ".work" / "node_modules" / ".bin" / "gemini"
 
 
 def claude_code() -> tuple[Path | None, str]:
@@ -45,3 +46,13 @@ def qwen_code() -> tuple[Path | None, str]:
     if reason_file.is_file():
         return None, reason_file.read_text(encoding="utf-8").strip()
     return None, f"the Qwen Code CLI is not installed ({QWEN_CODE}); run bash .ci/setup-tests"
+
+
+def gemini_cli() -> tuple[Path | None, str]:
+    """The pinned Gemini CLI, or None and why it is not there."""
+    if GEMINI_CLI.exists():
+        return GEMINI_CLI, ""
+    reason_file = TESTS / "gemini_cli" / ".work-failed.txt"
+    if reason_file.is_file():
+        return None, reason_file.read_text(encoding="utf-8").strip()
+    return None, f"the Gemini CLI is not installed ({GEMINI_CLI}); run bash .ci/setup-tests"
