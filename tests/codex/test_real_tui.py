@@ -149,6 +149,7 @@ def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
     assert "VALUE_300 = 300 " not in context  # a big file comes back as the lines read, not whole
     tokens = TiktokenCounter().count_text((project / "src" / "big.py").read_text())
     assert f"has 400 lines, about {tokens} tokens, over the 4,000-character budget per file" in context
+    assert "[... lines 1-99 omitted: sed -n '1,99p' ...]" in context and "offset=" not in context  # Codex's reads
     assert "hello, world" in context and "The greeting must stay short." in context
 
     after_typed = ours(requests[second + 1])

@@ -17,6 +17,9 @@ a head-and-tail preview): everything we add — files and slices (best ranked fi
 framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
 ``allowed_roots`` and input are shared: ``agents/hook_io.py``).
 
+A big file's read hints (its note, its omitted-lines markers, its outline) name ``sed -n 'FIRST,LASTp'``, the way
+Codex reads, not the Read tool's ``offset``/``limit`` (``codex_reads``).
+
 Files come only from the allowed roots (``hook_io.allowed_roots``): the session's ``cwd`` (never ``/``, the home
 directory or a folder holding it) and, outside it, only when the user configured it, exactly the files the
 rollout shows read or patched with success, file by file. A read is a read only when the command exited 0 and
@@ -25,6 +28,7 @@ printed the file (``engine/files/read_outcome.py``). Everything is re-read now t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from compact_lsp.agents.character_fit import (
@@ -53,6 +57,7 @@ from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.file_use_timeline import file_uses
 from compact_lsp.engine.files.plan_state import extract_plan
 from compact_lsp.engine.files.read_state import ReadFileState
+from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 
 CODEX_INLINE_LIMIT = HOOK_CHAR_LIMIT
 """Characters of ``additionalContext`` Codex delivers whole (10,000, as Claude Code; docs/codex.md)."""
@@ -61,6 +66,22 @@ HEADER = (
     "compact-lsp: files Codex's compaction dropped, re-read from disk just now (current content). "
     "Use them instead of reading them again."
 )
+
+
+NOTE_HINT = ("read it with offset=FIRST limit=COUNT", "print the lines with sed -n 'FIRST,LASTp' on it")
+"""The engine's notes name the Read tool's ``offset``/``limit``; Codex has no such tool: it reads with ``sed -n``."""
+CODEX_OUTLINE_HEADER = FILE_OUTLINE_HEADER.replace("read one with offset=FIRST", "print one with sed -n 'FIRST,LASTp'")
+_OUTLINE_HEADER = re.compile(rf"^{re.escape(FILE_OUTLINE_HEADER)}$", re.M)
+_OMITTED = re.compile(r"^\[\.\.\. lines (\d+)-(\d+) omitted: offset=\d+ limit=\d+ \.\.\.\]$", re.M)
+
+
+def codex_reads(attachment: str) -> str:
+    """An attachment's read hints in Codex's terms: the note in its tag, the outline's header and each omitted-lines
+    marker (whole lines of the engine's own forms: a line of the file's text in exactly that form would change too)."""
+    tag, newline, body = attachment.partition("\n")
+    body = _OUTLINE_HEADER.sub(lambda m: CODEX_OUTLINE_HEADER, body)
+    body = _OMITTED.sub(lambda m: f"[... lines {m[1]}-{m[2]} omitted: sed -n '{m[1]},{m[2]}p' ...]", body)
+    return tag.replace(*NOTE_HINT) + newline + body
 
 
 def build_context(
@@ -91,7 +112,7 @@ def build_context(
         history=view,
         ledger=ledger.text,
     )
-    parts = [a.text for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
+    parts = [codex_reads(a.text) for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
     trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(view, cwd)[:MAX_TRAIL_FILES]]
     context = fit(parts, trail, CODEX_INLINE_LIMIT, header=HEADER)
     figures = {
