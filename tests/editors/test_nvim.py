@@ -262,6 +262,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
         "import",
         "micro",
         "pin",
+        "qwen-hook",
         "rename",
         "session",
         "status",

@@ -14,7 +14,7 @@ import {
   failureOutcome,
 } from "./model/commandModel";
 import { Commands, WALKTHROUGH_ID } from "./model/commandIds";
-import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices } from "./model/claudeCodeHook";
+import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices, QWEN_CODE } from "./model/claudeCodeHook";
 import { pickerItem, renameParams, sessionOwner, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
@@ -171,6 +171,9 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     ),
     register(Commands.codexHook, "Install the Codex Hook", async () =>
       installHook(client, CODEX, ServerCommands.installCodexHook),
+    ),
+    register(Commands.qwenCodeHook, "Install the Qwen Code Hook", async () =>
+      installHook(client, QWEN_CODE, ServerCommands.installQwenCodeHook),
     ),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {

@@ -12,7 +12,7 @@ export type SessionId = string;
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "SessionSource".
  */
-export type SessionSource = "chat" | "import" | "api" | "claude-code" | "codex";
+export type SessionSource = "chat" | "import" | "api" | "claude-code" | "codex" | "qwen-code";
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "UsageLevel".
@@ -195,6 +195,10 @@ export interface CompactLspProtocol {
       arguments: InstallCodexHookArguments;
       result: InstallClaudeCodeHookResult;
     };
+    "compact.installQwenCodeHook": {
+      arguments: InstallQwenCodeHookArguments;
+      result: InstallClaudeCodeHookResult;
+    };
   };
   notifications: {
     "compact/didChangeUsage": {
@@ -254,11 +258,11 @@ export interface SessionInfo {
   damagedRecords: number;
   usage: Usage;
   /**
-   * An agent's transcript (Claude Code, Codex) followed read-only: reads work, changes are refused (kind read_only).
+   * An agent's transcript (Claude Code, Codex, Qwen Code) followed read-only: reads work, changes are refused (kind read_only).
    */
   readOnly: boolean;
   /**
-   * With readOnly: the agent that owns the session, in its own words (Claude Code, Codex).
+   * With readOnly: the agent that owns the session, in its own words (Claude Code, Codex, Qwen Code).
    */
   owner?: string;
 }
@@ -746,7 +750,7 @@ export interface TimelineParams {
   sessionId: SessionId;
 }
 /**
- * compact/timeline: every compaction of a session, whatever agent ran it, one row each, oldest first. Read from the session's journal (ours) or the agent's transcript (Claude Code, Codex); nothing is written.
+ * compact/timeline: every compaction of a session, whatever agent ran it, one row each, oldest first. Read from the session's journal (ours) or the agent's transcript (Claude Code, Codex, Qwen Code); nothing is written.
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "TimelineResult".
@@ -756,7 +760,7 @@ export interface TimelineResult {
   /**
    * Who compacted: our server, or the agent a followed session belongs to.
    */
-  agent: "compact-lsp" | "claude-code" | "codex";
+  agent: "compact-lsp" | "claude-code" | "codex" | "qwen-code";
   /**
    * The automatic-compaction threshold configured now (ours); null for another agent's session.
    */
@@ -1114,6 +1118,20 @@ export interface InstallCodexHookArguments {
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "InstallQwenCodeHookArguments".
+ */
+export interface InstallQwenCodeHookArguments {
+  /**
+   * project (default): <workspace>/.qwen/settings.json; user: ~/.qwen/settings.json
+   */
+  scope?: "project" | "user";
+  /**
+   * remove the hook instead of installing it
+   */
+  uninstall?: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "DidChangeUsageParams".
  */
 export interface DidChangeUsageParams {
@@ -1236,6 +1254,7 @@ export interface Settings {
   agent?: AgentSettings;
   claudeCode?: ClaudeCodeSettings;
   codex?: CodexSettings;
+  qwenCode?: QwenCodeSettings;
 }
 /**
  * The managed memory's folders: project, user and team (None: where they are by default).
@@ -1422,6 +1441,22 @@ export interface CodexSettings {
   follow?: boolean | null;
   /**
    * Codex's home (unset: `$CODEX_HOME`, else `~/.codex`); its sessions are in `sessions/` below it.
+   */
+  home?: string | null;
+}
+/**
+ * Following the workspace's Qwen Code sessions (docs/qwen-code.md).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "QwenCodeSettings".
+ */
+export interface QwenCodeSettings {
+  /**
+   * Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's `~/.qwen/projects/<workspace, each / as ->/chats` folder exists or once it appears).
+   */
+  follow?: boolean | null;
+  /**
+   * The folder that holds Qwen Code's `.qwen` (unset: the home directory).
    */
   home?: string | null;
 }

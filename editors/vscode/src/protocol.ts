@@ -79,6 +79,7 @@ export const ServerCommands = {
   rehydrationPreview: "compact.rehydrationPreview",
   installClaudeCodeHook: "compact.installClaudeCodeHook",
   installCodexHook: "compact.installCodexHook",
+  installQwenCodeHook: "compact.installQwenCodeHook",
 } as const satisfies Record<string, keyof Wire.CompactLspProtocol["commands"]>;
 
 export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";

@@ -2,9 +2,9 @@
 
 A hook that cannot start is shown by the agents only in passing (Claude Code records a hook error beside the
 compaction; Codex prints "SessionStart Failed"), and the model just goes without our context. The doctor looks at
-each place ``install-hook`` writes (Claude Code's user and project settings, Codex's user and project config), and
-runs each of our launchers found there once, as the agent would (``--check``, no ``PYTHONPATH``), saying for each
-what is wrong and the command that fixes it.
+each place ``install-hook`` writes (every registered agent's user and project settings: Claude Code, Codex, Qwen
+Code), and runs each of our launchers found there once, as the agent would (``--check``, no ``PYTHONPATH``), saying
+for each what is wrong and the command that fixes it.
 
 Only our own launchers are run (a file in ``launchers_dir()``, or the fixed launcher path of older installs): a
 project's settings are the repository's, and a command there that merely looks like ours is never executed; a
@@ -87,8 +87,8 @@ def doctor_command(project_dir: str, out: Callable[[str], object] = _write_line)
     """Print each installed hook's health; 1 when one cannot start."""
     found = hook_health(os.path.abspath(project_dir))
     if not found:
-        out("compact-lsp doctor: no compact-lsp hook is installed here or for this user "
-            "(compact-lsp claude-code install-hook, compact-lsp codex install-hook)")  # fmt: skip
+        installs = ", ".join(f"compact-lsp {agent.name} install-hook" for agent in registered.AGENTS)
+        out(f"compact-lsp doctor: no compact-lsp hook is installed here or for this user ({installs})")
         return 0
     for h in found:
         if h.problem is None:

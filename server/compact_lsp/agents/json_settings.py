@@ -54,6 +54,8 @@ class JsonHookFile:
     """The entry's ``matcher`` (None: an entry without one)."""
     timeout: int | None = None
     """The hook's ``timeout`` in seconds (None: the agent's default)."""
+    installed_note: str = ""
+    """What the user is told after a change that installed the hook (when the agent runs it), or ``""``."""
 
     def settings_path(self, scope: str, project_dir: str) -> Path:
         if scope == "user":
@@ -93,7 +95,8 @@ class JsonHookFile:
             return HookChange(path, False, None, f"the hook is already installed in {path}")
         data.setdefault("hooks", {})[self.event] = wanted
         backup = self._write(path, data, original)
-        return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}")
+        note = f". {self.installed_note}" if self.installed_note else ""
+        return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}{note}")
 
     def installed_commands(self, path: Path) -> list[str]:
         """The commands of our hook in a settings file (none when it is missing or not ours to read)."""

@@ -179,7 +179,10 @@ def inspect_qwen(
             "assistantTurns": chat.assistant_turns,
             "problems": [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else [],
             "skippedRecords": dict(chat.skipped),
-            "compaction": None if last is None else {"compactions": len(chat.compactions), **last},
+            "compaction": None if last is None else {
+                "compactions": len(chat.compactions), "trigger": last.trigger, "preTokens": last.tokens_before,
+                "postTokens": last.tokens_after,
+            },
         },
     )  # fmt: skip
 

@@ -25,7 +25,7 @@ def test_inspect_reports_the_window_since_qwen_compacted() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["agent"] == "qwen-code" and report["title"] == "please read big.py around line 1000"
-    assert report["compaction"]["compactions"] == 1 and report["compaction"]["triggerReason"] == "token_limit"
+    assert report["compaction"]["compactions"] == 1 and report["compaction"]["trigger"] == "token_limit"
     assert report["usage"]["contextWindow"] == 100_000  # the window Qwen was configured with, from its records
     assert report["usage"]["reported"] == 5_000  # Qwen's last promptTokenCount
     chat = read_chat(str(FIXTURE))

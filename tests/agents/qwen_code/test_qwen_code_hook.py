@@ -111,10 +111,14 @@ def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(
     assert run_hook(session.hook_input(), env).stdout == b""
 
 
-def cli(args: list[str], env: dict[str, str]) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "compact_lsp", "qwen-code", *args], env=env, capture_output=True, text=True, timeout=60
+def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "compact_lsp", *args], env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def cli(args: list[str], env: dict[str, str]) -> str:
+    done = run_cli(["qwen-code", *args], env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -159,14 +163,20 @@ def test_install_refuses_a_linked_project_settings_folder(tmp_path: Path, env: d
 
 def test_qwen_code_is_registered_with_its_settings_files(tmp_path: Path, env: dict[str, str]) -> None:
     from compact_lsp.agents.qwen_code.agent import QWEN_CODE
+    from compact_lsp.agents.qwen_code.live import QwenCodeSettings
     from compact_lsp.agents.qwen_code.settings import installed_commands
     from compact_lsp.agents.registered import agent_named
 
     assert agent_named("qwen-code") is QWEN_CODE
     assert QWEN_CODE.settings_path("project", str(tmp_path)) == tmp_path / ".qwen" / "settings.json"
     assert QWEN_CODE.settings_path("user", str(tmp_path)).parts[-2:] == (".qwen", "settings.json")
-    assert QWEN_CODE.followed_folder(None, str(tmp_path)) is None  # following is not built yet
+    where = QWEN_CODE.followed_folder(QwenCodeSettings(home=str(tmp_path / "h")), "/work/repo")
+    assert where is not None and where.folder == tmp_path / "h" / ".qwen" / "projects" / "-work-repo" / "chats"
+    assert where.wanted(str(where.folder / "s1.jsonl")) and not where.wanted(str(tmp_path / "h" / "s1.jsonl"))
+    doctor = ["doctor", "--dir", str(tmp_path)]
+    assert "compact-lsp qwen-code install-hook" in run_cli(doctor, env).stdout  # nothing installed: how to
     cli(["install-hook", "--dir", str(tmp_path)], env)
+    assert run_cli(doctor, env).stdout.startswith("ok      qwen-code hook in ")
     assert (
         QWEN_CODE.installed_commands(tmp_path / ".qwen" / "settings.json")
         == installed_commands(tmp_path / ".qwen" / "settings.json")

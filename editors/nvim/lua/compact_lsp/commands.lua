@@ -294,47 +294,12 @@ M.subcommands = {
       go()
     end,
   },
-  ['claude-hook'] = {
-    desc = 'install the hook that adds what Claude Code\'s compaction drops: [project|user] [uninstall]',
-    run = function(args)
-      M.install_hook('claude-hook', 'compact.installClaudeCodeHook', args)
-    end,
-  },
-  ['codex-hook'] = {
-    desc = 'install the hook that adds what Codex\'s compaction drops: [project|user] [uninstall]',
-    run = function(args)
-      M.install_hook('codex-hook', 'compact.installCodexHook', args)
-    end,
-  },
 }
 
-M.CLAUDE_HOOK_ARGS = { 'project', 'user', 'uninstall' }
-
---- Install (or remove) an agent's hook: `[project|user] [uninstall]`, answered by the server's message.
----@param name string the subcommand, for messages
----@param command string the server's command
----@param args string[]
-function M.install_hook(name, command, args)
-  local argument = { scope = 'project' }
-  for _, word in ipairs(args) do
-    if word == 'project' or word == 'user' then
-      argument.scope = word
-    elseif word == 'uninstall' then
-      argument.uninstall = true
-    else
-      local message = name .. ': unknown argument ' .. word .. ' (expected: project, user, uninstall)'
-      return done(name, { code = -32602, message = message }, nil)
-    end
-  end
-  -- not about a session: no sessionId
-  client.request('workspace/executeCommand', { command = command, arguments = { argument } }, function(err, result)
-    if not err then
-      local backup = result.changed and result.backup ~= vim.NIL and result.backup
-      local message = result.message:gsub(vim.pesc(result.path or '\0'), format.path(result.path))
-      notify(message .. (backup and (' (previous file kept as ' .. format.path(backup) .. ')') or ''))
-    end
-    done(name, err, result)
-  end)
+local agent_hooks = require('compact_lsp.agent_hooks')
+for name, hook in pairs(agent_hooks.HOOKS) do
+  local desc = 'install the hook that adds what ' .. hook[2] .. "'s compaction drops: [project|user] [uninstall]"
+  M.subcommands[name] = { desc = desc, run = function(args) agent_hooks.install(name, hook[1], args, done) end }
 end
 
 --- Subcommand names, sorted.
@@ -355,7 +320,7 @@ function M.dispatch(opts)
     return
   end
   local args = vim.list_slice(opts.fargs, 2)
-  if name == 'session' or name == 'cancel' or name == 'claude-hook' or name == 'codex-hook' or name == 'import' then
+  if name == 'session' or name == 'cancel' or agent_hooks.HOOKS[name] or name == 'import' then
     return sub.run(args)
   end
   -- The others act on the current session; with none in the workspace, say how to get one.
@@ -386,10 +351,10 @@ function M.complete(arglead, cmdline)
   if words[2] == 'pin' or words[2] == 'unpin' then
     return require('compact_lsp.pins').complete(words[2] == 'pin', arglead)
   end
-  if words[2] == 'claude-hook' or words[2] == 'codex-hook' then
+  if agent_hooks.HOOKS[words[2]] then
     return vim.tbl_filter(function(word)
       return vim.startswith(word, arglead)
-    end, M.CLAUDE_HOOK_ARGS)
+    end, agent_hooks.ARGS)
   end
   if words[2] == 'session' or words[2] == 'import' then
     local sessions = require('compact_lsp.sessions')

@@ -21,6 +21,7 @@
 ---@field agent compact_lsp.AgentSettings?
 ---@field claudeCode compact_lsp.ClaudeCodeSettings?
 ---@field codex compact_lsp.CodexSettings?
+---@field qwenCode compact_lsp.QwenCodeSettings?
 
 ---@class compact_lsp.MemorySettings
 ---@field projectRoot string? Managed-memory root of the project, anywhere (unset: <workspace>/.compact/memory, plus Claude Code's and Qwen Code's project memory folders when they exist).
@@ -68,3 +69,7 @@
 ---@class compact_lsp.CodexSettings
 ---@field follow boolean? Follow the workspace's Codex CLI sessions as read-only sessions, read from where they stopped as Codex appends (unset: when Codex's sessions folder exists).
 ---@field home string? Codex's home (unset: $CODEX_HOME, else ~/.codex); its sessions are in sessions/ below it.
+
+---@class compact_lsp.QwenCodeSettings
+---@field follow boolean? Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's ~/.qwen/projects/<workspace, each / as ->/chats folder exists or once it appears).
+---@field home string? The folder that holds Qwen Code's .qwen (unset: the home directory).

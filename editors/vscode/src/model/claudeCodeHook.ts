@@ -1,4 +1,4 @@
-// "Compact: Install the Claude Code Hook" / "… the Codex Hook": the choices of their quick picks and what the
+// "Compact: Install the Claude Code Hook" / "… the Codex Hook" / "… the Qwen Code Hook": the choices of their quick picks and what the
 // server's answer reads as. Pure.
 import type { InstallClaudeCodeHookArguments, InstallClaudeCodeHookResult } from "../protocol";
 import type { Outcome } from "./commandModel";
@@ -28,6 +28,13 @@ export const CODEX: HookAgent = {
   name: "Codex",
   projectFile: ".codex/config.toml (read in trusted projects)",
   userFile: "~/.codex/config.toml",
+  after: "",
+};
+
+export const QWEN_CODE: HookAgent = {
+  name: "Qwen Code",
+  projectFile: ".qwen/settings.json",
+  userFile: "~/.qwen/settings.json",
   after: "",
 };
 

@@ -22,6 +22,7 @@ export const Commands = {
   setApiKey: "compact.setApiKey",
   claudeCodeHook: "compact.claudeCodeHook",
   codexHook: "compact.codexHook",
+  qwenCodeHook: "compact.qwenCodeHook",
   focusChat: "compact.focusChat",
   sendMessage: "compact.sendMessage",
   stopTurn: "compact.stopTurn",

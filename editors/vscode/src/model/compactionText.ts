@@ -112,7 +112,7 @@ export function parseTimelinePath(path: string): string | undefined {
   return match === null ? undefined : decodeURIComponent(match[1]);
 }
 
-const AGENTS: Record<string, string> = { "compact-lsp": "Compact", "claude-code": "Claude Code", codex: "Codex" };
+const AGENTS: Record<string, string> = { "compact-lsp": "Compact", "claude-code": "Claude Code", codex: "Codex", "qwen-code": "Qwen Code" };
 const KINDS: Record<string, string> = { full: "Compacted", micro: "Cleared old tool results", undo: "Compaction undone" };
 
 function rowMarkdown(row: TimelineRow, threshold: number | null): string[] {

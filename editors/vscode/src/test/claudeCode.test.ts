@@ -1,7 +1,7 @@
 // Claude Code beside ours: its sessions marked read-only in the Sessions tree, and the hook's palette command.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CODEX, describeHookChange, hookChoices } from "../model/claudeCodeHook";
+import { CODEX, describeHookChange, hookChoices, QWEN_CODE } from "../model/claudeCodeHook";
 import { pickerItem, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
 import { sessionInfo } from "./fixtures";
 
@@ -100,5 +100,23 @@ describe("Install the Codex Hook", () => {
       CODEX,
     );
     assert.equal(installed.text, "Installed the compact-lsp hook in /h/config.toml. Codex runs a new or changed hook only after you trust it: type /hooks (once).");
+  });
+});
+
+describe("Install the Qwen Code Hook", () => {
+  test("names Qwen Code's files and says when its model first sees our context", () => {
+    assert.deepEqual(
+      hookChoices(true, QWEN_CODE).map((c) => c.detail),
+      [".qwen/settings.json", "~/.qwen/settings.json", ".qwen/settings.json", "~/.qwen/settings.json"],
+    );
+    const installed = describeHookChange(
+      { changed: true, path: "/w/.qwen/settings.json", backup: null, message: "installed the compact-lsp hook in /w/.qwen/settings.json. Qwen Code runs it after each compaction: after /compress its next request carries our context; after an automatic compaction Qwen does not wait for the hook, so the request after that one does" },
+      false,
+      QWEN_CODE,
+    );
+    assert.equal(
+      installed.text,
+      "Installed the compact-lsp hook in /w/.qwen/settings.json. Qwen Code runs it after each compaction: after /compress its next request carries our context; after an automatic compaction Qwen does not wait for the hook, so the request after that one does.",
+    );
   });
 });

@@ -1,15 +1,17 @@
-"""Qwen Code as an agent beside us (agents/agent.py): its hook and its settings.json. Following its transcripts
-in the editors is not built yet (docs/qwen-code.md)."""
+"""Qwen Code as an agent beside us (agents/agent.py): its hook, its settings.json, its transcripts."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.agent import JsonSettingsRoom
 
 if TYPE_CHECKING:
-    from compact_lsp.agents.agent import FollowedFolder
+    from pathlib import Path
+
+    from compact_lsp.agents.agent import Followed, FollowedFolder, MakeSession
     from compact_lsp.agents.hook_io import HookInput
 
 
@@ -32,13 +34,35 @@ class QwenCode(JsonSettingsRoom):
         # the hook's shared default is Claude Code's 10,000-character limit; Qwen's budget is ours (hook.py)
         return context_for(inp, budget=QWEN_BUDGET if budget == DEFAULT_BUDGET else budget, keep=keep)
 
-    settings_class = None
+    @property
+    def settings_class(self) -> type:
+        from compact_lsp.agents.qwen_code.live import QwenCodeSettings
+
+        return QwenCodeSettings
 
     def follows(self, settings: Any) -> bool | None:
-        return False
+        follow: bool | None = settings.follow
+        return follow
 
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
-        return None
+        from compact_lsp.agents.agent import FollowedFolder
+        from compact_lsp.agents.qwen_code.live import LEVELS_TO_WAIT, chats_folder, transcripts_in
+
+        folder = chats_folder(settings.home, workspace_root)
+
+        def wanted(path: str) -> bool:
+            return path.endswith(".jsonl") and os.path.dirname(path) == str(folder)
+
+        return FollowedFolder(
+            folder, recursive=False, levels_to_wait=LEVELS_TO_WAIT, wanted=wanted,
+            newest=lambda limit: transcripts_in(folder)[:limit], open=_open,
+        )  # fmt: skip
+
+
+def _open(path: Path, make_session: MakeSession) -> Followed | None:
+    from compact_lsp.agents.qwen_code.live import FollowedQwenSession
+
+    return FollowedQwenSession(path, make_session) if path.is_file() else None
 
 
 QWEN_CODE = QwenCode()

@@ -31,6 +31,18 @@ MAX_TEXT_CHARS = 1_000_000
 COMPRESSION = "chat_compression"
 KINDS = frozenset({"user", "assistant", "tool_result", "system"})
 SNIFF_LINES = 20
+MAX_SUMMARY_CHARS = 100_000
+
+
+@dataclass(frozen=True)
+class QwenCompaction:
+    """One of Qwen's compactions, as its record says: ``triggerReason`` (``manual`` for ``/compress``,
+    ``token_limit`` when automatic), its token counts, and the summary the kept history starts with."""
+
+    trigger: str
+    tokens_before: int | None
+    tokens_after: int | None
+    summary: str
 
 
 @dataclass
@@ -43,8 +55,7 @@ class QwenChat:
     cwd: str | None = None
     model: str | None = None
     messages: list[Message] = field(default_factory=list)
-    compactions: list[dict[str, Any]] = field(default_factory=list)
-    """Each compaction's ``info`` (``originalTokenCount``, ``newTokenCount``, ``triggerReason``)."""
+    compactions: list[QwenCompaction] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     """The last ``promptTokenCount``, as ``input_tokens`` (the engine's reported usage)."""
     context_window: int | None = None
@@ -188,10 +199,8 @@ class ChatBuilder:
 
     def _compression(self, payload: Any) -> None:
         payload = payload if isinstance(payload, dict) else {}
-        info = payload.get("info")
-        self.chat.compactions.append(
-            {k: v for k, v in info.items() if isinstance(v, int | str)} if isinstance(info, dict) else {}
-        )
+        info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+        trigger = info.get("triggerReason")
         self.role, self.blocks = None, []
         self.chat.messages = []
         history = payload.get("compressedHistory")
@@ -199,6 +208,16 @@ class ChatBuilder:
             role, parts = _parts(content)
             for block_role, block in blocks_of(parts):
                 self._push(block_role or ("assistant" if role == "model" else "user"), block)
+        self._flush()
+        first = self.chat.messages[0]["content"][0] if self.chat.messages else {}
+        self.chat.compactions.append(
+            QwenCompaction(
+                trigger=trigger[:40] if isinstance(trigger, str) else "",
+                tokens_before=_count(info.get("originalTokenCount")),
+                tokens_after=_count(info.get("newTokenCount")),
+                summary=str(first.get("text", ""))[:MAX_SUMMARY_CHARS] if first.get("type") == "text" else "",
+            )
+        )
         self.compacted = True
 
     def _push(self, role: str, block: Block) -> None:

@@ -152,6 +152,27 @@ def _uses(name: str, args: dict[str, Any], cwd: str) -> list[tuple[str, dict[str
     return []
 
 
+FILE_TOOLS = frozenset({"read_file", "edit", "write_file", "replace"})
+
+
+def engine_view(messages: list[Message], cwd: str) -> list[Message]:
+    """Messages read by chat_log.py with Qwen's file tools said in the engine's words (``read_file`` → ``Read``
+    with a 1-based ``offset``, ``edit`` → ``Edit``, ``write_file`` → ``Write``); every other block as it is."""
+    out: list[Message] = []
+    for message in messages:
+        blocks: list[Block] = []
+        for block in message["content"]:
+            if block.get("type") == "tool_use" and block.get("name") in FILE_TOOLS:
+                uses = _uses(str(block["name"]), block.get("input") or {}, cwd)
+                if uses:
+                    blocks.append({**block, "name": uses[0][0], "input": uses[0][1]})
+                continue
+            blocks.append(block)
+        if blocks:
+            out.append({"role": message["role"], "content": blocks})
+    return out
+
+
 def window(data: bytes, cwd: str) -> QwenWindow:
     """The file uses the model held before the transcript's last compaction (since the one before it): the window
     the compaction summarised. Qwen writes the compaction's record before it runs the hook, but after an automatic

@@ -2,8 +2,9 @@
 
 Ours come from the session's journal (full compactions, microcompactions, undos); a followed Claude Code session's
 from its transcript (each ``compact_boundary``, the summary, the files Claude Code re-attached, and what a
-``SessionStart`` hook's context became there: a receipt); a followed Codex session's from its rollout. It reads
-journals and transcripts, never writes them.
+``SessionStart`` hook's context became there: a receipt); a followed Codex session's from its rollout; a Qwen Code
+session's from its transcript (each ``chat_compression`` record). It reads journals and transcripts, never writes
+them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.claude_code.live import FollowedSession
 from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.agents.qwen_code.chat_log import read_chat
+from compact_lsp.agents.qwen_code.live import FollowedQwenSession
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
 from compact_lsp.engine.codex.rollout import read_rollout
@@ -99,6 +102,16 @@ def _codex_rows(path: Path) -> list[dict[str, Any]]:
     ]
 
 
+def _qwen_code_rows(path: Path) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": "full", "at": None, "trigger": "manual" if c.trigger == "manual" else "auto",
+            "tokensBefore": c.tokens_before, "tokensAfter": c.tokens_after, "summary": c.summary or None,
+        }
+        for c in read_chat(str(path)).compactions
+    ]  # fmt: skip
+
+
 async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     args = as_object(params, TIMELINE)
     session_id = required_str(args, "sessionId", TIMELINE)
@@ -111,6 +124,9 @@ async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]
     if isinstance(followed, FollowedCodexSession):
         rows = await asyncio.to_thread(_codex_rows, Path(followed.transcript.path))
         return {"sessionId": session_id, "agent": "codex", "thresholdTokens": None, "rows": rows}
+    if isinstance(followed, FollowedQwenSession):
+        rows = await asyncio.to_thread(_qwen_code_rows, Path(followed.transcript.path))
+        return {"sessionId": session_id, "agent": "qwen-code", "thresholdTokens": None, "rows": rows}
 
     def read() -> list[dict[str, Any]]:
         records, _report = registry.store.load(session_id)

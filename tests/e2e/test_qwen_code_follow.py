@@ -1,0 +1,104 @@
+"""Following a Qwen Code session as Qwen writes it, through the real server: a real transcript (written by Qwen Code
+0.24.4 in the real-CLI tier) is listed read-only with Qwen's own figures and name, grows as lines are appended, a
+``/compress`` appended starts its window again from what Qwen kept, its compactions are its timeline, every change
+is refused naming Qwen Code; and ``compact.installQwenCodeHook`` writes the project's ``.qwen/settings.json``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_lsp import LanguageClient
+
+from compact_lsp.agents.qwen_code.transcript import transcript_dir
+
+from .conftest import GUARD, Workspace, start_server, stop_server
+from .conversation import command, request
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "qwen_code" / "automatic-compaction.jsonl"
+SESSION = "3841d47e-2df8-4f1a-a35b-820243284400"
+FOLLOWED = f"qwen-{SESSION}"
+
+
+def record(kind: str, message: dict[str, Any] | None = None, **extra: Any) -> bytes:
+    body = {"uuid": f"x-{kind}-{len(extra)}", "sessionId": SESSION, "type": kind, "cwd": "/elsewhere", **extra}
+    if message is not None:
+        body["message"] = message
+    return (json.dumps(body) + "\n").encode()
+
+
+async def listed(client: LanguageClient, check: Any) -> dict[str, Any]:
+    for _ in range(int(GUARD / 0.1)):
+        items = {s["sessionId"]: s for s in await request(client, "compact/sessions", {})}
+        item = items.get(FOLLOWED)
+        if item is not None and check(item):
+            return item
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{FOLLOWED} never listed as expected: {items.get(FOLLOWED)}")
+
+
+async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Workspace, tmp_path: Path) -> None:
+    home = tmp_path / "qwen-home"
+    chats = Path(transcript_dir(os.path.realpath(workspace.root), str(home)))
+    chats.mkdir(parents=True)
+    transcript = chats / f"{SESSION}.jsonl"
+    transcript.write_bytes(FIXTURE.read_bytes())
+    client = await start_server(workspace, workspace.options(qwenCode={"home": str(home)}))
+    try:
+        item = await listed(client, lambda i: i["messages"] > 0)
+        assert item["source"] == "qwen-code" and item["owner"] == "Qwen Code" and item["readOnly"] is True
+        assert item["title"] == "please read big.py around line 1000"
+        assert item["usage"]["contextWindow"] == 100_000 and item["usage"]["total"] == 5_000  # Qwen's own figures
+        before = item["usage"]["estimated"]
+
+        with transcript.open("ab") as f:  # the user asks again; Qwen answers and reports 7,000 tokens
+            f.write(record("user", {"role": "user", "parts": [{"text": "and the next region? " + "x " * 400}]}))
+            f.write(record("assistant", {"role": "model", "parts": [{"text": "Lines 1041-1080 are handlers."}]},
+                           usageMetadata={"promptTokenCount": 7_000}, contextWindowSize=100_000))  # fmt: skip
+        grown = await listed(client, lambda i: i["usage"]["total"] == 7_000)
+        assert grown["usage"]["estimated"] > before
+
+        summary = "<state_snapshot>reviewed big.py</state_snapshot>"
+        with transcript.open("ab") as f:  # /compress: the model keeps only the summary and Qwen's reply to it
+            f.write(record("system", subtype="chat_compression", systemPayload={
+                "info": {"originalTokenCount": 7_000, "newTokenCount": 300, "triggerReason": "manual"},
+                "compressedHistory": [{"role": "user", "parts": [{"text": summary}]},
+                                      {"role": "model", "parts": [{"text": "Got it."}]}]}))  # fmt: skip
+            f.write(record("user", {"role": "user", "parts": [{"text": "thanks"}]}))
+            f.write(record("assistant", {"role": "model", "parts": [{"text": "You're welcome."}]},
+                           usageMetadata={"promptTokenCount": 400}))  # fmt: skip
+        after = await listed(client, lambda i: i["usage"]["total"] == 400)
+        assert after["usage"]["estimated"] < before and after["messages"] <= 4
+
+        timeline = await request(client, "compact/timeline", {"sessionId": FOLLOWED})
+        assert timeline["agent"] == "qwen-code"
+        assert [(r["trigger"], r["tokensBefore"], r["tokensAfter"]) for r in timeline["rows"]] == [
+            ("auto", 72_689, 70_480), ("manual", 7_000, 300)
+        ]  # fmt: skip
+        assert timeline["rows"][1]["summary"] == summary
+
+        for name in ("compact.microcompact", "compact.undo", "compact.compact"):
+            with pytest.raises(Exception, match="Qwen Code") as refused:
+                await command(client, name, {"sessionId": FOLLOWED})
+            assert "/compress" in str(refused.value)
+    finally:
+        await stop_server(client)
+
+
+async def test_install_writes_the_projects_qwen_settings(workspace: Workspace, tmp_path: Path) -> None:
+    client = await start_server(workspace, workspace.options(qwenCode={"follow": False}))
+    try:
+        result = await command(client, "compact.installQwenCodeHook", {})
+        path = workspace.root / ".qwen" / "settings.json"
+        assert result["changed"] is True and result["path"] == str(path)
+        assert "request after that one" in result["message"]  # the delay after an automatic compaction, said
+        [entry] = json.loads(path.read_text())["hooks"]["SessionStart"]
+        assert entry["matcher"] == "compact" and "qwen-code-hook-" in entry["hooks"][0]["command"]
+        removed = await command(client, "compact.installQwenCodeHook", {"uninstall": True})
+        assert removed["changed"] is True and not path.exists()  # the file the install made goes with it
+    finally:
+        await stop_server(client)
