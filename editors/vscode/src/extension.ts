@@ -14,6 +14,7 @@ import { SummaryDocuments } from "./summaryDocuments";
 import { affectsLaunch, affectsServerSettings } from "./settings";
 import { createStatusBar } from "./statusBar";
 import { UsageViews } from "./usageView";
+import { WorkingSetView } from "./workingSetView";
 
 let client: CompactClient | undefined;
 
@@ -37,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     chat,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     views,
+    new WorkingSetView(client),
     sessions,
     createStatusBar(client),
     watchAgentEdits(client, log),

@@ -38,6 +38,8 @@ export type {
   Usage,
   UsageByKind,
   UsageLevel,
+  WorkingSetResult,
+  WorkingSetRow,
 } from "./protocol.generated";
 
 /** `compact.microcompact`: what was cleared, or the outcome "nothing to clear" (`changed: false`). */
@@ -60,6 +62,7 @@ export const Methods = {
   renameSession: "compact/renameSession",
   transcript: "compact/transcript",
   timeline: "compact/timeline",
+  workingSet: "compact/workingSet",
   status: "compact/status",
   messages: "compact/messages",
   append: "compact/append",

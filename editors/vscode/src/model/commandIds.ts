@@ -7,6 +7,7 @@ export const Commands = {
   undoCompaction: "compact.undoCompaction",
   showUsage: "compact.showUsage",
   showTimeline: "compact.showTimeline",
+  showWorkingSet: "compact.showWorkingSet",
   showRehydrationPreview: "compact.showRehydrationPreview",
   openChat: "compact.openChat",
   newChat: "compact.newChat",
