@@ -144,14 +144,7 @@ M.subcommands = {
       end)
     end,
   },
-  workingset = {
-    desc = 'what the agent changed, what went stale, what it last ran: the ledger, files open with <CR> or gf',
-    run = function()
-      require('compact_lsp.working_set').run(notify, function(err, result)
-        done('workingset', err, result)
-      end)
-    end,
-  },
+  workingset = require('compact_lsp.working_set').subcommand(notify, done),
   files = {
     desc = 'which files a full compaction would re-attach, and why',
     run = function()

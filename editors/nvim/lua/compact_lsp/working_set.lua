@@ -134,4 +134,19 @@ function M.run(notify, done)
   end)
 end
 
+--- The `:Compact workingset` entry of commands.lua's table; `done(name, err, result)` reports its end.
+---@param notify fun(msg: string)
+---@param done fun(name: string, err: lsp.ResponseError?, result: table?)
+---@return compact_lsp.Subcommand
+function M.subcommand(notify, done)
+  return {
+    desc = 'what the agent changed, what went stale, what it last ran: the ledger, files open with <CR> or gf',
+    run = function()
+      M.run(notify, function(err, result)
+        done('workingset', err, result)
+      end)
+    end,
+  }
+end
+
 return M
