@@ -18,3 +18,6 @@ _.cleared_results, records_before, before_compaction, _.turn_done, _.stdout_byte
 
 # Pytest fixtures requested by parameter name; helpers run by hand (their docstring says how).
 fake_registered, write_fixture, _.events_named
+
+# Agents' settings classes, imported by name when first used (AgentRoom.settings_at), so the hook never pays for them.
+ClaudeCodeSettings, CodexSettings

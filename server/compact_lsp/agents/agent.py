@@ -172,6 +172,22 @@ class AgentRoom:
 
     room: str
     """The room's module (``compact_lsp.agents.claude_code``)."""
+    settings_at: str | None = None
+    """Its settings class in its room as ``module:Class`` (``live:CodexSettings``), imported when first used;
+    None: it has no settings."""
+
+    @property
+    def settings_class(self) -> type | None:
+        if self.settings_at is None:
+            return None
+        module, _, name = self.settings_at.partition(":")
+        found: type = getattr(import_module(f"{self.room}.{module}"), name)
+        return found
+
+    def follows(self, settings: Any) -> bool | None:
+        """Its settings' ``follow`` (None: unset, or no settings)."""
+        follow: bool | None = getattr(settings, "follow", None)
+        return follow
 
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None

@@ -20,6 +20,7 @@ all): until then the nearest of its projects folder, ``~/.claude`` and the home 
 
 class ClaudeCode(JsonSettingsRoom):
     room = "compact_lsp.agents.claude_code"
+    settings_at = "live:ClaudeCodeSettings"
     name = "claude-code"
     owner = "Claude Code"
     after_install = ""
@@ -27,16 +28,6 @@ class ClaudeCode(JsonSettingsRoom):
     scope_help: Mapping[str, str] = (
         {"project": "this project's .claude/settings.local.json (the default)", "user": "~/.claude/settings.json"}
     )  # fmt: skip
-
-    @property
-    def settings_class(self) -> type:
-        from compact_lsp.agents.claude_code.live import ClaudeCodeSettings
-
-        return ClaudeCodeSettings
-
-    def follows(self, settings: Any) -> bool | None:
-        follow: bool | None = settings.follow
-        return follow
 
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
         from compact_lsp.agents.claude_code.live import project_directory, transcripts_in

@@ -22,6 +22,7 @@ recursive watch of ``sessions``."""
 
 class Codex(AgentRoom):
     room = "compact_lsp.agents.codex"
+    settings_at = "live:CodexSettings"
     name = "codex"
     owner = "Codex"
     after_install = ", then trust it in Codex (/hooks)"
@@ -50,16 +51,6 @@ class Codex(AgentRoom):
         from compact_lsp.agents.codex.settings import installed_commands
 
         return installed_commands(path)
-
-    @property
-    def settings_class(self) -> type:
-        from compact_lsp.agents.codex.live import CodexSettings
-
-        return CodexSettings
-
-    def follows(self, settings: Any) -> bool | None:
-        follow: bool | None = settings.follow
-        return follow
 
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
         from compact_lsp.agents.codex.live import rollouts_for, sessions_root
