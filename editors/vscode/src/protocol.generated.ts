@@ -199,6 +199,10 @@ export interface CompactLspProtocol {
       arguments: InstallQwenCodeHookArguments;
       result: InstallClaudeCodeHookResult;
     };
+    "compact.installGeminiCLIHook": {
+      arguments: InstallGeminiCLIHookArguments;
+      result: InstallClaudeCodeHookResult;
+    };
   };
   notifications: {
     "compact/didChangeUsage": {
@@ -1123,6 +1127,20 @@ export interface InstallCodexHookArguments {
 export interface InstallQwenCodeHookArguments {
   /**
    * project (default): <workspace>/.qwen/settings.json; user: ~/.qwen/settings.json
+   */
+  scope?: "project" | "user";
+  /**
+   * remove the hook instead of installing it
+   */
+  uninstall?: boolean;
+}
+/**
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "InstallGeminiCLIHookArguments".
+ */
+export interface InstallGeminiCLIHookArguments {
+  /**
+   * project (default): <workspace>/.gemini/settings.json (Gemini CLI reads it in trusted folders); user: ~/.gemini/settings.json
    */
   scope?: "project" | "user";
   /**
