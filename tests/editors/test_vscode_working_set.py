@@ -13,7 +13,7 @@ from tests.editors.test_vscode_e2e import EXTENSION, _missing
 def test_the_working_set_of_a_claude_code_session_opens_its_files_in_code_server() -> None:
     """Compact: Show Working Set from the palette shows the last test with its exit status and failing test, the
     edited file with +2 −1 and the stale read, in a read-only panel (no dirty or Untitled tab); a click on a file
-    opens it; the Sessions tree's context menu shows it again."""
+    opens it; the Sessions tree's context menu and the usage view's link show it again."""
     missing = _missing()
     if missing:
         pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
@@ -31,6 +31,7 @@ def test_the_working_set_of_a_claude_code_session_opens_its_files_in_code_server
         "notes.md now 28 bytes",
         "a click on src/app.py opened it in an editor",
         "the Sessions tree's context menu shows it again",
+        "the usage view's Working set link opens it",
         "PASS",
     ):
         assert seen in output, f"{seen!r} not in:\n{output}"

@@ -1,7 +1,7 @@
 // The working set end to end in a real VS Code (code-server), as a user meets it: Claude Code edited a file, read one
 // that changed since and ran a failing test; the user opens that session, runs "Compact: Show Working Set" from the
 // palette, reads the rows, clicks a file (it opens in an editor, never an Untitled document), and opens the working
-// set again from the Sessions tree's context menu. Needs what run.mjs needs (e2e/setup.sh, npm run package).
+// set again from the Sessions tree's context menu and from the usage view's link. Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -246,6 +246,24 @@ async function main() {
     await webviewFrame(page, "ul.working-set");
     await page.locator(".tabs-container .tab.active", { hasText: "Working set" }).waitFor();
     step("the Sessions tree's context menu shows it again");
+
+    // 4. From the usage view of the session: its "Working set" link.
+    await page.keyboard.press("Control+W");
+    await runCommand(page, "Show Context Usage");
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // the usage view redraws as its first answers arrive: a frame redrawn meanwhile is looked up again
+        await (await webviewFrame(page, ".working-set-link a")).locator(".working-set-link a").click({ timeout: 5000 });
+        break;
+      } catch (error) {
+        if (attempt >= 5) {
+          throw error;
+        }
+      }
+    }
+    await page.locator(".tabs-container .tab.active", { hasText: "Working set" }).waitFor();
+    await webviewFrame(page, "ul.working-set");
+    step("the usage view's Working set link opens it");
     console.log("PASS");
   } catch (error) {
     keep = true;

@@ -3,6 +3,7 @@
 // no empty groups are left behind.
 import * as vscode from "vscode";
 import type { CompactClient } from "./client";
+import { Commands } from "./model/commandIds";
 import { executeCommandParams, failureOutcome } from "./model/commandModel";
 import type { ContextItem } from "./model/contextPicture";
 import type { PageOptions } from "./model/html";
@@ -68,7 +69,7 @@ export class UsageViews implements vscode.Disposable {
         REPORT_VIEW_TYPE,
         TITLES[report],
         { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-        { enableScripts: true },
+        { enableScripts: true, enableCommandUris: [Commands.showWorkingSet] },
       );
       this.adopt(panel, report);
     } else {
@@ -84,7 +85,7 @@ export class UsageViews implements vscode.Disposable {
     this.panel = panel;
     this.report = report;
     panel.title = TITLES[report];
-    panel.webview.options = { enableScripts: true };
+    panel.webview.options = { enableScripts: true, enableCommandUris: [Commands.showWorkingSet] };
     panel.onDidDispose(() => {
       if (this.panel === panel) {
         this.panel = undefined;

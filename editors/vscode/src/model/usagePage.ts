@@ -99,6 +99,7 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
         `${summary !== "" ? ` · ${escapeHtml(summary)}` : ""}</p>`,
     );
   }
+  parts.push(workingSetLink(status.sessionId));
   const pins = pinnedItems(status);
   if (pins.length > 0) {
     const rows = pins
@@ -115,6 +116,15 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
   }
   parts.push(`<h2>Read files (${status.readFiles.length})</h2>`, readFilesTable(status));
   return page("Context usage", parts.join("\n"), options);
+}
+
+/** A link that runs "Compact: Show Working Set" for the session (the panel allows that one command URI). */
+export function workingSetLink(sessionId: string): string {
+  const uri = `command:compact.showWorkingSet?${encodeURIComponent(JSON.stringify([sessionId]))}`;
+  return (
+    `<p class="working-set-link"><a href="${escapeHtml(uri)}">Working set</a>: what the agent changed, what went ` +
+    `stale and what it last ran, as the model gets it after a compaction</p>`
+  );
 }
 
 function itemsTable(items: ContextItem[], empty: string, showTokens = true): string {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { workingSetLink } from "../model/usagePage";
 import { renderWorkingSetPage, rowFigures } from "../model/workingSetPage";
 import type { WorkingSetResult } from "../protocol";
 
@@ -45,4 +46,10 @@ test("an empty working set says so", () => {
   const html = renderWorkingSetPage({ ...RESULT, rows: [], text: "", characters: 0 }, "new", OPTIONS);
   assert.match(html, /Nothing yet/);
   assert.ok(!html.includes("<details>"));
+});
+
+test("the usage view links to the session's working set with the one command it allows", () => {
+  const link = workingSetLink('claude-"x"');
+  assert.match(link, /href="command:compact\.showWorkingSet\?%5B%22claude-%5C%22x%5C%22%22%5D"/);
+  assert.match(link, />Working set<\/a>/);
 });
