@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_FILES
+from compact_lsp.agents.qwen_code.hook import QWEN_BUDGET
 from compact_lsp.engine.compaction.file_excerpts import DEFAULT_EXCERPTS, EXCERPTS_BEFORE, ExcerptPolicy
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
 from compact_lsp.engine.rehydration_settings import RehydrationSettings
@@ -58,6 +59,11 @@ class RankerSpec:
     size_cut: bool = False
     """Apply Claude Code's size cut to its five files (``agents/claude_code/reattached.claude_code_reattachment``,
     measured on the real CLI): a file past it comes back by name only, which the metrics count as not attached."""
+    qwen_cut: bool = False
+    """Apply Qwen Code's rule to its five files instead (``agents/qwen_code/hook.qwen_restored``, what our Qwen hook
+    models: whole up to 5,000 tokens at 4 characters a token, by name past it, 50,000 tokens in all)."""
+    hook_budget: int | None = None
+    """With ``claude_code_hook``: the hook's budget for files and slices in characters (None: Claude Code's)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,8 @@ CLAUDE_CODE_UNCUT_NAME = "Claude Code without its size cut (as modelled before)"
 WITH_HOOK_NAME = "Claude Code + our hook (10,000 characters)"
 CODEX_NAME = "Codex: no files (its summary and the user's messages)"
 CODEX_WITH_HOOK_NAME = "Codex + our hook (10,000 characters)"
+QWEN_CODE_NAME = "Qwen Code: 5 most recent files, whole up to ~5k tokens (measured)"
+QWEN_CODE_WITH_HOOK_NAME = "Qwen Code + our hook (24,000 characters)"
 BEFORE_NAME = "budget 20k, 8k per file, slices only (before gap-fill and outlines)"
 
 SWEEP_GAPS = (0, 5, 10, 15, 20, 30, 50)
@@ -125,8 +133,15 @@ def default_rankers() -> tuple[RankerSpec, ...]:
         RankerSpec(CLAUDE_CODE_UNCUT_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE),
         RankerSpec(CODEX_NAME, recency_ranker, slices=False, own_files=False),
         RankerSpec(CODEX_WITH_HOOK_NAME, recency_ranker, slices=False, own_files=False, claude_code_hook=True),
+        RankerSpec(QWEN_CODE_NAME, recency_ranker, slices=False, settings=CLAUDE_CODE_RULE, qwen_cut=True),
         RankerSpec(
-            "Qwen: 5 most recent files, head of big ones", recency_ranker, slices=False, excerpts=EXCERPTS_BEFORE
+            QWEN_CODE_WITH_HOOK_NAME,
+            recency_ranker,
+            slices=False,
+            settings=CLAUDE_CODE_RULE,
+            qwen_cut=True,
+            claude_code_hook=True,
+            hook_budget=QWEN_BUDGET,
         ),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),

@@ -20,6 +20,7 @@ from typing import Any
 
 from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.agents.claude_code.reattached import claude_code_reattachment
+from compact_lsp.agents.qwen_code.hook import qwen_restored
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
@@ -300,8 +301,10 @@ def _score_point(
         attached = [_attached(c, ws, counter) for c in candidates if c.included and not c.deleted]
         if spec.size_cut:
             attached = _claude_code_cut(attached, counter)
+        if spec.qwen_cut:
+            attached = _qwen_code_cut(attached)
         if spec.claude_code_hook:
-            attached = _with_hook(plain, attached, counter, roots, ws, ledger)
+            attached = _with_hook(plain, attached, counter, roots, ws, ledger, spec.hook_budget)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
             whole = {a.path: attached_body(a.text) for a in attached if not a.partial}
@@ -326,6 +329,14 @@ def _claude_code_cut(attached: list[Attached], counter: TokenCounter) -> list[At
     return [a for a in attached if a.path in whole]
 
 
+def _qwen_code_cut(attached: list[Attached]) -> list[Attached]:
+    """Qwen Code's five files by its own rule (``qwen_restored``, the model our Qwen hook uses): a file past about
+    5,000 tokens (characters / 4) reaches the model by name only, so it is left out here."""
+    uses = [FileUse(n, 0, "Read", a.path, None, None) for n, a in enumerate(reversed(attached))]
+    whole = set(qwen_restored(uses, _disk_text)[0])
+    return [a for a in attached if a.path in whole]
+
+
 def _disk_text(path: str) -> str | None:
     """A file of the stand-in workspace as it is at the point (where an Edit's old text was)."""
     try:
@@ -344,14 +355,14 @@ def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attac
 
 
 def _with_hook(plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str],
-               ws: ReplayWorkspace, ledger: str = "") -> list[Attached]:  # fmt: skip
+               ws: ReplayWorkspace, ledger: str = "", budget: int | None = None) -> list[Attached]:  # fmt: skip
     """Claude Code's own files plus what our hook adds, as the hook decides it (in characters, within its
     budget): files Claude Code put back whole are already in its context; for a big file it put back in part,
     the hook's slice joins it. Tokens are counted as the rest of the evaluation counts them."""
     candidates = rehydration_candidates(
         plain.read_state,
         kept_messages=already_in_context(a.text for a in own if not a.partial),
-        settings=hook_rehydration(),
+        settings=hook_rehydration() if budget is None else hook_rehydration(budget),
         counter=CharCounter(),
         workspace_roots=roots,
         history=plain.messages,
