@@ -85,6 +85,11 @@ async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Work
             with pytest.raises(Exception, match="Qwen Code") as refused:
                 await command(client, name, {"sessionId": FOLLOWED})
             assert "/compress" in str(refused.value)
+
+        copy = await request(client, "compact/importSession", {"sessionId": FOLLOWED})  # Import to continue
+        assert copy["sessionId"] == f"qw-{SESSION}" and copy["messages"] == after["messages"]
+        undo = await command(client, "compact.undo", {"sessionId": copy["sessionId"]})  # the user's own: not refused
+        assert undo["changed"] is False and undo["kind"] == "nothing_to_undo"
     finally:
         await stop_server(client)
 

@@ -27,6 +27,8 @@ from compact_lsp.store.session_store import SessionStore, StoreError
 CODEX_COPY_PREFIX = "cx-"
 """An imported Codex rollout's id: ``cx-<thread id>``, never the followed session's ``codex-<thread id>`` (the copy
 is the user's, writable; the followed one stays Codex's)."""
+QWEN_COPY_PREFIX = "qw-"
+"""An imported Qwen Code transcript's id: ``qw-<session id>``, never the followed session's ``qwen-<session id>``."""
 
 
 class AlreadyImported(StoreError):
@@ -108,13 +110,13 @@ class _Log:
 
 
 def _read_log(path: str | Path) -> _Log:
-    """A Claude Code log (``cc-<id>``), a Codex rollout (``cx-<id>``) or a Qwen Code transcript (``qwen-<id>``):
+    """A Claude Code log (``cc-<id>``), a Codex rollout (``cx-<id>``) or a Qwen Code transcript (``qw-<id>``):
     for the last two, what the model holds now (since the agent's last compaction)."""
     if is_qwen_chat(str(path)):
         chat = read_chat(str(path))
         fixed = repair(chat.messages)
         bad = [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else []
-        return _Log(f"qwen-{chat.session_id or Path(path).stem}", chat.title or "", fixed.messages, bad,
+        return _Log(f"{QWEN_COPY_PREFIX}{chat.session_id or Path(path).stem}", chat.title or "", fixed.messages, bad,
                     list(fixed.actions))  # fmt: skip
     if is_rollout(str(path)):
         rollout = read_rollout(str(path), developer=True)  # what the model held: its instructions, our hook's files

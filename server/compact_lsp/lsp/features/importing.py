@@ -41,7 +41,7 @@ def _log_path(server: CompactLanguageServer, args: Mapping[str, Any]) -> tuple[s
         session_id = required_str(args, "sessionId", IMPORT_SESSION)
         slot = server.registry().slots.get(session_id)
         if slot is None or slot.followed is None:
-            followed = "a Claude Code or Codex session followed here"
+            followed = "an agent's session followed here (Claude Code, Codex, Qwen Code)"
             raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not {followed}")
         return str(slot.followed.path), True
     path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
