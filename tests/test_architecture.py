@@ -83,7 +83,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
         "json_settings",
-        grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files"),
+        grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files", "agent_config"),
         grimp.Layer("character_fit", "not_for_us"),
     ),
     "agent": (

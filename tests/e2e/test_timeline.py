@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.agents.claude_code.transcripts import corpus_session
 from tests.support.messages_api_stub import MessagesApiStub, api_error
 
 from compact_lsp.agents.claude_code.live import project_directory
@@ -19,9 +18,6 @@ from compact_lsp.lsp.features.timeline import TIMELINE
 from .conftest import GUARD, Workspace, start_server, stop_server
 from .conversation import append, command, new_session, request
 from .test_commands import long_conversation
-
-SESSION = "7acd37a8-2745-4b58-a8a9-46164b22ad9e"
-FOLLOWED = f"claude-{SESSION}"
 
 
 async def test_our_sessions_timeline_has_its_micro_full_and_undone_compactions(
@@ -54,59 +50,75 @@ async def test_our_sessions_timeline_has_its_micro_full_and_undone_compactions(
     assert all(r["at"].endswith("Z") for r in rows)
 
 
-def record(kind: str, uuid: str, parent: str | None, at: str, **fields: Any) -> bytes:
-    line = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SESSION, "timestamp": at, **fields}
-    return (json.dumps(line) + "\n").encode()
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CLAUDE_CODE = FIXTURES / "claude_code" / "transcript-two-compactions.jsonl"
+"""Recorded from the real Claude Code CLI with our hook (tests/claude_code_cli/record_transcript.py)."""
+CODEX = FIXTURES / "codex" / "rollout-two-compactions.jsonl"
+"""Recorded from the real Codex CLI with our hook (tests/codex/record_rollout.py)."""
 
 
-def compaction(n: int, parent: str, trigger: str, pre: int, post: int, hook_text: str, files: list[str]) -> bytes:
-    """What Claude Code writes at a compaction: the boundary, the summary, re-attached files, the hook's context."""
-    at = f"2026-12-05T10:0{n}:00.000Z"
-    lines = [
-        record("system", f"b{n}", None, at, subtype="compact_boundary", logicalParentUuid=parent,
-               compactMetadata={"trigger": trigger, "preTokens": pre, "postTokens": post}),
-        record("user", f"s{n}", f"b{n}", at, isCompactSummary=True, isVisibleInTranscriptOnly=True,
-               message={"role": "user", "content": f"This session is being continued ... summary {n}."}),
-        *[record("attachment", f"f{n}{i}", f"s{n}", at, attachment={"type": "file", "filename": f})
-          for i, f in enumerate(files)],
-        record("attachment", f"h{n}", f"s{n}", at, attachment={
-            "type": "hook_additional_context", "content": [hook_text], "hookName": "SessionStart",
-            "hookEvent": "SessionStart"}),
-        record("user", f"u{n}", f"h{n}", at, message={"role": "user", "content": f"Go on, step {n}."}),
-    ]  # fmt: skip
-    return b"".join(lines)
+async def followed_timeline(client: Any, session_id: str) -> dict[str, Any]:
+    for _ in range(int(GUARD / 0.1)):  # the follower lists it once it has read the file
+        if session_id in {s["sessionId"] for s in await request(client, "compact/sessions", {})}:
+            break
+        await asyncio.sleep(0.1)
+    shown: dict[str, Any] = await request(client, TIMELINE, {"sessionId": session_id})
+    return shown
 
 
 async def test_a_followed_claude_code_sessions_timeline_has_its_compactions_and_the_hooks_receipts(
     tmp_path: Path, workspace: Workspace
 ) -> None:
+    """A transcript the real Claude Code wrote: /compact (Claude Code re-attached five files, our hook delivered the
+    other two), then an automatic compaction mid-turn at 990,694 tokens of its 1M window."""
     projects = tmp_path / "claude-projects"
     directory = project_directory(str(projects), os.path.realpath(workspace.root))
     directory.mkdir(parents=True)
-    transcript = directory / f"{SESSION}.jsonl"
-    lines = corpus_session(SESSION).read_bytes().splitlines(keepends=True)
-    last = json.loads(lines[-1])["uuid"]
-    spilled = "<persisted-output>Output too large (24.1KB). Full output saved to: /tmp/x.txt\nPreview…"
-    transcript.write_bytes(
-        b"".join(lines)
-        + compaction(1, last, "manual", 41_200, 9_800, "compact-lsp: files you were working on …" * 50, ["a.py"])
-        + compaction(2, "u1", "auto", 167_300, 12_400, spilled, ["a.py", "b.py"])
-    )
+    session = json.loads(CLAUDE_CODE.read_text().splitlines()[0])["sessionId"]
+    transcript = directory / f"{session}.jsonl"
+    transcript.write_bytes(CLAUDE_CODE.read_bytes())
     before = transcript.read_bytes()
     client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
     try:
-        for _ in range(int(GUARD / 0.1)):  # the follower lists it once it has read the file
-            if FOLLOWED in {s["sessionId"] for s in await request(client, "compact/sessions", {})}:
-                break
-            await asyncio.sleep(0.1)
-        shown = await request(client, TIMELINE, {"sessionId": FOLLOWED})
+        shown = await followed_timeline(client, f"claude-{session}")
     finally:
         await stop_server(client)
     assert transcript.read_bytes() == before
-    assert shown["agent"] == "claude-code" and shown["thresholdTokens"] is None
+    assert shown["agent"] == "claude-code"
+    assert shown["thresholdTokens"] == 1_000_000 - 33_000 and shown["disabledBy"] is None  # its window, its rule
+    manual, auto = shown["rows"]
+    assert (manual["trigger"], manual["tokensBefore"], manual["tokensAfter"]) == ("manual", 17_890, 7_439)
+    assert (auto["trigger"], auto["tokensBefore"], auto["tokensAfter"]) == ("auto", 990_694, 4_099)
+    assert manual["summary"].startswith("This session is being continued")
+    assert [os.path.basename(p) for p in manual["reattached"]] == ["g.py", "f.py", "e.py", "d.py", "c.py"]
+    (receipt,) = manual["receipts"]
+    assert receipt["files"] == ["b.py", "a.py"] and not receipt["spilled"]  # what Claude Code left out, delivered
+    assert 4_000 < receipt["characters"] <= 10_000
+    assert auto["receipts"][0]["files"] == []  # Claude Code re-attached what was read: the hook sent the trail only
+
+
+async def test_a_followed_codex_sessions_timeline_has_its_compactions_with_figures(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    """A rollout the real Codex wrote: two automatic compactions in one turn, each with our hook's context."""
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    rollout = day / "rollout-2026-12-06T02-15-01-01a24922-191a-7333-9cdb-081049550edc.jsonl"
+    rollout.write_text(CODEX.read_text().replace("/work/proj", os.path.realpath(workspace.root)))
+    (home / "config.toml").write_text("model_auto_compact_token_limit = 50000\n")
+    before = rollout.read_bytes()
+    client = await start_server(workspace, workspace.options(codex={"home": str(home)}))
+    try:
+        shown = await followed_timeline(client, "codex-01a24922-191a-7333-9cdb-081049550edc")
+    finally:
+        await stop_server(client)
+    assert rollout.read_bytes() == before
+    assert shown["agent"] == "codex" and shown["thresholdTokens"] == 50_000  # the user's config.toml
     first, second = shown["rows"]
-    assert (first["trigger"], first["tokensBefore"], first["tokensAfter"]) == ("manual", 41_200, 9_800)
-    assert (second["trigger"], second["tokensBefore"], second["tokensAfter"]) == ("auto", 167_300, 12_400)
-    assert first["summary"].endswith("summary 1.") and second["reattached"] == ["a.py", "b.py"]
-    assert first["receipts"] == [{"hook": "SessionStart", "characters": 40 * 50, "spilled": False}]
-    assert second["receipts"][0]["spilled"] is True
+    assert (first["trigger"], first["tokensBefore"], first["tokensAfter"]) == ("auto", 90_020, 4_000)
+    assert (second["tokensBefore"], second["tokensAfter"]) == (90_020, 3_000)
+    assert first["summary"] == "Summary 1: the user asked to read the modules."
+    assert first["receipts"][0]["files"] == ["first_b.py", "first_a.py"]
+    assert second["receipts"][0]["files"] == ["second_b.py", "second_a.py"]
+    assert first["at"] == "2026-12-06T02:15:01.456Z"

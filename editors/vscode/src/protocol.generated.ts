@@ -292,6 +292,7 @@ export interface Usage {
    * The API's last reported input size, when the client sent one.
    */
   reported?: number;
+  nextCompaction?: NextCompaction;
 }
 /**
  * Tokens by kind; every kind below is always sent (a later server may add kinds: show an unknown one by its name).
@@ -308,6 +309,42 @@ export interface UsageByKind {
   attachments: number;
   memory: number;
   [k: string]: number;
+}
+/**
+ * How far the agent's next automatic compaction is, for a followed session whose agent's threshold we can tell (Claude Code, Codex): from its configuration where it runs, its reported window and the growth per turn so far.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "NextCompaction".
+ */
+export interface NextCompaction {
+  /**
+   * The context size the agent compacts at by itself; null when it will not (disabledBy says why).
+   */
+  thresholdTokens: number | null;
+  /**
+   * ~ tokens until then.
+   */
+  tokensLeft: number | null;
+  /**
+   * ~ user turns until then, at the growth per turn so far; null before the first turn.
+   */
+  turnsLeft: number | null;
+  /**
+   * The context's growth per user turn so far.
+   */
+  perTurn: number | null;
+  /**
+   * At most two turns or 10% of the threshold away: warn (once).
+   */
+  near: boolean;
+  /**
+   * Where the threshold comes from, in the user's words.
+   */
+  origin: string;
+  /**
+   * A setting that silently turns the agent's automatic compaction off, named with where it is set.
+   */
+  disabledBy: string | null;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -766,10 +803,14 @@ export interface TimelineResult {
    */
   agent: "compact-lsp" | "claude-code" | "codex" | "qwen-code";
   /**
-   * The automatic-compaction threshold configured now (ours); null for another agent's session.
+   * The automatic-compaction threshold configured now: ours from the settings, a followed agent's from its configuration (null when it will not compact by itself or we cannot tell).
    */
   thresholdTokens: number | null;
   rows: TimelineRow[];
+  /**
+   * What turns automatic compaction off now, named with where it is set (null: nothing).
+   */
+  disabledBy?: string | null;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -841,9 +882,13 @@ export interface TimelineReceipt {
    */
   characters: number;
   /**
-   * Saved to a file with a preview in the context (over Claude Code's 10,000-character inline limit).
+   * Past the agent's inline limit (10,000 characters): Claude Code saves it to a file with a preview in the context; Codex cuts it to a head-and-tail preview.
    */
   spilled: boolean;
+  /**
+   * The files whose content the hook's context delivered, as far as what the agent recorded shows them (a spilled context's preview names fewer).
+   */
+  files?: string[];
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema

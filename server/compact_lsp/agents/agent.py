@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from compact_lsp.agents.json_settings import JsonHookFile
     from compact_lsp.agents.settings_files import HookChange
     from compact_lsp.engine.conversation.messages import Message
+    from compact_lsp.engine.conversation.next_compaction import AutoCompaction
     from compact_lsp.engine.conversation.usage import ContextUsage
     from compact_lsp.engine.files.working_set import WorkingSet
     from compact_lsp.engine.session.context_session import ContextSession
@@ -60,6 +61,11 @@ class Followed(Protocol):
 
     def context_window(self) -> int | None:
         """The context window the agent works with, as its transcript tells it (None: not told)."""
+        ...
+
+    def auto_compaction(self, window: int | None) -> AutoCompaction | None:
+        """The agent's automatic compaction as configured where it runs, for a model of ``window`` tokens (its
+        threshold, or what turns it off); None: not told."""
         ...
 
     def last_activity(self) -> float | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.next_compaction import AutoCompaction, next_compaction, user_turns
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.files.working_set import WorkingSet
@@ -70,29 +71,50 @@ class OpenTail:
 
 
 def agent_usage(
-    by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None, window: int | None
+    by_kind: Mapping[str, int],
+    settings: EngineSettings,
+    reported: int | None,
+    window: int | None,
+    auto: AutoCompaction | None = None,
+    turns: int = 0,
 ) -> ContextUsage:
     """A followed session's usage as the agent measures it: its own window (``window``; None: not known, ours),
     the input size it last reported as the gauge's figure (the levels follow it: the agent also clears context
-    without a trace in its transcript, which only its figure shows), our count beside it as ``estimated``."""
+    without a trace in its transcript, which only its figure shows), our count beside it as ``estimated``. With
+    the agent's own automatic compaction (``auto``), the levels are against its threshold and the usage says how
+    far its next compaction is, ``turns`` user turns in."""
     if window:
         settings = replace(settings, context_window=window)
     usage = build_usage(by_kind, settings, reported)
-    if reported is None:
+    if reported is not None:
+        usage = replace(usage, total=reported, estimated=usage.total)
+    if auto is None:
         return usage
-    return replace(usage, total=reported, estimated=usage.total)
+    if auto.threshold is not None:
+        margin = settings.auto_compact.warning_margin_tokens
+        warning = max(auto.threshold - margin, auto.threshold * 4 // 5)
+        usage = replace(usage, auto_compact_threshold=auto.threshold, warning_threshold=warning)
+    return replace(usage, next_compaction=next_compaction(usage.total, auto, turns))
 
 
 def usage_with_tail(
-    session: ContextSession, tail: OpenTail, reported: dict[str, Any] | None, window: int | None = None
+    session: ContextSession,
+    tail: OpenTail,
+    reported: dict[str, Any] | None,
+    window: int | None = None,
+    auto: AutoCompaction | None = None,
 ) -> ContextUsage:
     """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
-    agent last reported (``reported``, its API's own usage), in the agent's ``window`` (``agent_usage``)."""
+    agent last reported (``reported``, its API's own usage), in the agent's ``window`` (``agent_usage``), against
+    the agent's automatic compaction as configured (agents/auto_compaction.py)."""
     usage = session.usage()
     by_kind = dict(usage.by_kind)
     for kind, tokens in tail.tokens.items():
         by_kind[kind] = by_kind.get(kind, 0) + tokens
-    return agent_usage(by_kind, session.settings, reported_input_tokens(reported) or usage.reported, window)
+    turns = user_turns(session.messages) + user_turns(tail.messages) if auto is not None else 0
+    return agent_usage(
+        by_kind, session.settings, reported_input_tokens(reported) or usage.reported, window, auto, turns
+    )
 
 
 def status_with_tail(
@@ -101,11 +123,13 @@ def status_with_tail(
     reported: dict[str, Any] | None,
     read_files: bool = True,
     window: int | None = None,
+    auto: AutoCompaction | None = None,
 ) -> SessionStatus:
     """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
     count = len(session.messages) + len(tail.messages)
     status = status_of(session, read_files=read_files)
-    return replace(status, usage=usage_with_tail(session, tail, reported, window), message_count=count)
+    usage = usage_with_tail(session, tail, reported, window, auto)
+    return replace(status, usage=usage, message_count=count)
 
 
 class FollowedTranscript:
@@ -167,8 +191,16 @@ class FollowedTranscript:
         work.observe(self.messages)
         return work
 
+    def auto_compaction(self, window: int | None) -> AutoCompaction | None:
+        """The agent's automatic compaction as configured where it runs (``agents/<name>/auto_compaction.py``: its
+        threshold for ``window``, or what turns it off), for the warning before it compacts; None: not told."""
+        return None
+
     def usage(self) -> ContextUsage:
-        return usage_with_tail(self.session, self._open, self._reported(), self.context_window())
+        window = self.context_window()
+        return usage_with_tail(self.session, self._open, self._reported(), window, self.auto_compaction(window))
 
     def status(self, read_files: bool = True) -> SessionStatus:
-        return status_with_tail(self.session, self._open, self._reported(), read_files, self.context_window())
+        reported, window = self._reported(), self.context_window()
+        auto = self.auto_compaction(window)
+        return status_with_tail(self.session, self._open, reported, read_files, window, auto)

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
-from compact_lsp.engine.claude_code.recorded_compactions import HookReceipt, recorded_compactions
+from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
+from compact_lsp.engine.files.hook_receipts import HookReceipt
 
 
 def lines(*records: dict[str, Any]) -> bytes:

@@ -28,12 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.claude_code.window_marks import LoggedAt, SeenUuids
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.claude_code.models import reported_window, window_by_name
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
+from compact_lsp.engine.conversation.next_compaction import AutoCompaction
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.setting_ranges import setting
 from compact_lsp.store.session_lock import SessionBusy
@@ -105,6 +107,9 @@ class OwnedByClaudeCode(SessionBusy):
 
 class FollowedSession(FollowedTranscript):
     """A ``ContextSession`` kept in step with a ``LiveTranscript`` (see the module doc)."""
+
+    def auto_compaction(self, window: int | None) -> AutoCompaction | None:
+        return claude_code_auto_compaction(window, self.session.workspace_root, self.path, os.environ)
 
     def __init__(self, transcript: LiveTranscript, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = transcript

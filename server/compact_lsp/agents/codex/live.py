@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines, LineMark
+from compact_lsp.agents.codex.auto_compaction import codex_auto_compaction
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.codex.rollout import (
     MAX_LINE_BYTES,
@@ -44,6 +45,7 @@ from compact_lsp.engine.codex.rollout import (
 )
 from compact_lsp.engine.codex.working_set import codex_working_set
 from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.conversation.next_compaction import AutoCompaction
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.usable_path import is_usable, real_path
@@ -157,6 +159,9 @@ class OwnedByCodex(SessionBusy):
 
 class FollowedCodexSession(FollowedTranscript):
     """A ``ContextSession`` kept in step with a Codex rollout as Codex appends to it (see the module doc)."""
+
+    def auto_compaction(self, window: int | None) -> AutoCompaction | None:
+        return codex_auto_compaction(window, self.session.workspace_root, self.path, os.environ)
 
     def __init__(self, path: Path, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES, COMPACTED, PIECE_BYTES)

@@ -13,19 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary
+from compact_lsp.engine.files.hook_receipts import HookReceipt, delivered_files
 
 SPILLED_MARK = "<persisted-output>"
 """What Claude Code puts in place of a hook's context over its inline limit (a preview and the file's path)."""
-
-
-@dataclass(frozen=True)
-class HookReceipt:
-    """What a ``SessionStart`` hook's context became in the transcript after a compaction."""
-
-    hook: str
-    characters: int
-    spilled: bool
-    """Saved to a file with a preview in the context, not inline (Claude Code's limit: 10,000 characters)."""
 
 
 @dataclass
@@ -71,7 +62,11 @@ def _receipt(attachment: dict[str, Any]) -> HookReceipt | None:
     content = attachment.get("content")
     pieces = [content] if isinstance(content, str) else [p for p in content or [] if isinstance(p, str)]
     text = "\n".join(pieces)
-    return HookReceipt(hook, len(text), SPILLED_MARK in text)
+    return HookReceipt(hook, len(text), SPILLED_MARK in text, delivered_files(text))
+
+
+COMMAND_MARKS = ("<command-name>", "<local-command-stdout>", "<local-command-caveat>")
+"""How Claude Code records a slash command the user ran (``/compact``) and its output: not a prompt to the model."""
 
 
 def _prompt(record: LogRecord) -> bool:
@@ -80,10 +75,8 @@ def _prompt(record: LogRecord) -> bool:
     if data.get("isMeta") or data.get("isVisibleInTranscriptOnly") or data.get("isCompactSummary"):
         return False
     message = record.message if record.message is not None else data.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return True
-    return any(isinstance(b, dict) and b.get("type") == "text" for b in content or [])
+    text = _text(message).lstrip()
+    return bool(text) and not text.startswith(COMMAND_MARKS)
 
 
 def recorded_compactions(records: Iterable[LogRecord]) -> list[RecordedCompaction]:

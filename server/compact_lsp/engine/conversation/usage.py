@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, blocks_of
+from compact_lsp.engine.conversation.next_compaction import NextCompaction
 from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 from compact_lsp.engine.settings import EngineSettings
 
@@ -65,6 +66,8 @@ class ContextUsage:
     estimated: int | None = None
     """Our count of the messages when ``total`` is not it (a followed session's gauge is the agent's own
     figure); None: ``total`` is our count."""
+    next_compaction: NextCompaction | None = None
+    """How far the agent's next automatic compaction is (a followed session whose agent's threshold we know)."""
 
     @property
     def counted(self) -> int:

@@ -59,7 +59,11 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
     agent = agent_named(summary.source or "")
     read_only = agent is not None
     if read_only:  # the agent's own measure (agents/followed_window.py)
-        usage = agent_usage(summary.by_kind, server.settings, summary.reported, summary.context_window)
+        window = summary.context_window
+        slot = server.registry().slots.get(summary.session_id)
+        followed = slot.followed if slot is not None else None
+        auto = followed.auto_compaction(window) if followed is not None else None
+        usage = agent_usage(summary.by_kind, server.settings, summary.reported, window, auto)
     else:
         usage = build_usage(summary.by_kind, server.settings, summary.reported)
     item: dict[str, Any] = {

@@ -10,17 +10,18 @@ them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.claude_code.live import FollowedSession
-from compact_lsp.agents.codex.live import FollowedCodexSession
+from compact_lsp.agents.agent import Followed
 from compact_lsp.agents.qwen_code.chat_log import read_chat
-from compact_lsp.agents.qwen_code.live import FollowedQwenSession
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
-from compact_lsp.engine.codex.rollout import read_rollout
+from compact_lsp.engine.codex.recorded_compactions import recorded_codex_compactions
+from compact_lsp.engine.codex.rollout import MAX_LINE_BYTES, MAX_ROLLOUT_BYTES, parse_line
 from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.engine.files.hook_receipts import HookReceipt
 from compact_lsp.lsp.features.handlers import request_handler
 from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.lsp.protocol.transcript import transcript_entries
@@ -75,6 +76,10 @@ def _our_rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _receipts(receipts: list[HookReceipt]) -> list[dict[str, Any]]:
+    return [{"hook": r.hook, "characters": r.characters, "spilled": r.spilled, "files": r.files} for r in receipts]
+
+
 def _claude_code_rows(path: Path) -> list[dict[str, Any]]:
     with open_regular(str(path), max_bytes=MAX_TRANSCRIPT_BYTES) as f:
         data = f.read()
@@ -88,17 +93,31 @@ def _claude_code_rows(path: Path) -> list[dict[str, Any]]:
             "tokensAfter": row.tokens_after,
             "summary": row.summary,
             "reattached": row.reattached,
-            "receipts": [{"hook": r.hook, "characters": r.characters, "spilled": r.spilled} for r in row.receipts],
+            "receipts": _receipts(row.receipts),
         }
         for row in recorded_compactions(records)
     ]
 
 
 def _codex_rows(path: Path) -> list[dict[str, Any]]:
-    rollout = read_rollout(str(path))
+    records: list[dict[str, Any]] = []
+    with open_regular(str(path), max_bytes=MAX_ROLLOUT_BYTES) as f:
+        for raw in f:
+            record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
+            if record is not None:
+                records.append(record)
     return [
-        {"kind": "full", "at": None, "trigger": "auto", "summary": c.summary or None, "kept": c.kept_texts[:20]}
-        for c in rollout.compactions
+        {
+            "kind": "full",
+            "at": row.at,
+            "trigger": "auto",
+            "tokensBefore": row.tokens_before,
+            "tokensAfter": row.tokens_after,
+            "summary": row.summary,
+            "kept": row.kept[:20],
+            "receipts": _receipts(row.receipts),
+        }
+        for row in recorded_codex_compactions(records)
     ]
 
 
@@ -112,21 +131,38 @@ def _qwen_code_rows(path: Path) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+RECORDED: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
+    "claude-code": _claude_code_rows,
+    "codex": _codex_rows,
+    "qwen-code": _qwen_code_rows,
+}
+"""Each agent's compactions as its transcript recorded them, by its sessions' ``source``; another agent's session
+shows none yet."""
+
+
+def _agent_threshold(followed: Followed) -> tuple[int | None, str | None]:
+    """The threshold the agent's automatic compaction is configured at now, and what turns it off, if anything."""
+    usage = followed.usage()
+    next_one = usage.next_compaction
+    if next_one is None:
+        return None, None
+    return next_one.threshold, next_one.disabled_by
+
+
 async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]:
     args = as_object(params, TIMELINE)
     session_id = required_str(args, "sessionId", TIMELINE)
     registry = server.registry()
     slot = registry.slots.get(session_id)
     followed = slot.followed if slot is not None else None
-    if isinstance(followed, FollowedSession):
-        rows = await asyncio.to_thread(_claude_code_rows, Path(followed.transcript.path))
-        return {"sessionId": session_id, "agent": "claude-code", "thresholdTokens": None, "rows": rows}
-    if isinstance(followed, FollowedCodexSession):
-        rows = await asyncio.to_thread(_codex_rows, Path(followed.transcript.path))
-        return {"sessionId": session_id, "agent": "codex", "thresholdTokens": None, "rows": rows}
-    if isinstance(followed, FollowedQwenSession):
-        rows = await asyncio.to_thread(_qwen_code_rows, Path(followed.transcript.path))
-        return {"sessionId": session_id, "agent": "qwen-code", "thresholdTokens": None, "rows": rows}
+    if followed is not None and slot is not None:
+        agent = slot.session.source or ""
+        reader = RECORDED.get(agent)
+        rows = await asyncio.to_thread(reader, Path(followed.path)) if reader is not None else []
+        async with slot.lock:
+            threshold, disabled = _agent_threshold(followed)
+        return {"sessionId": session_id, "agent": agent, "thresholdTokens": threshold, "disabledBy": disabled,
+                "rows": rows}  # fmt: skip
 
     def read() -> list[dict[str, Any]]:
         records, _report = registry.store.load(session_id)
@@ -140,7 +176,9 @@ async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]
             rows = await asyncio.to_thread(read)
     settings = server.settings
     threshold = settings.auto_compact.threshold_for(settings.context_window)
-    return {"sessionId": session_id, "agent": "compact-lsp", "thresholdTokens": threshold, "rows": rows}
+    disabled = None if settings.auto_compact.enabled else "autoCompact.enabled is false in the settings"
+    return {"sessionId": session_id, "agent": "compact-lsp", "thresholdTokens": threshold, "disabledBy": disabled,
+            "rows": rows}  # fmt: skip
 
 
 def register(server: CompactLanguageServer) -> None:

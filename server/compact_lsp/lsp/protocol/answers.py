@@ -19,6 +19,7 @@ from compact_lsp.engine.compaction.ledger import LedgerRow, LedgerView
 from compact_lsp.engine.compaction.pins import PinnedItem
 from compact_lsp.engine.compaction.rehydration import Candidate, RehydrationResult
 from compact_lsp.engine.conversation.biggest import ContextItem
+from compact_lsp.engine.conversation.next_compaction import NextCompaction
 from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.files.admitted_files import AdmittedFile
 from compact_lsp.engine.files.read_record import ReadRecord
@@ -52,7 +53,22 @@ def usage_answer(usage: ContextUsage) -> Answer:
     }
     if usage.reported is not None:
         wire["reported"] = usage.reported
+    if usage.next_compaction is not None:
+        wire["nextCompaction"] = next_compaction_answer(usage.next_compaction)
     return wire
+
+
+def next_compaction_answer(next_one: NextCompaction) -> Answer:
+    """``Usage.nextCompaction``."""
+    return {
+        "thresholdTokens": next_one.threshold,
+        "tokensLeft": next_one.tokens_left,
+        "turnsLeft": next_one.turns_left,
+        "perTurn": next_one.per_turn,
+        "near": next_one.near,
+        "origin": next_one.origin,
+        "disabledBy": next_one.disabled_by,
+    }
 
 
 def _protected(result: ProtectedResult) -> Answer:
