@@ -21,7 +21,8 @@ import pytest
 from tests.gemini_cli.gemini_cli import OVER_THRESHOLD, GeminiHome, needs_gemini_cli
 from tests.gemini_cli.gemini_stub import GeminiStub, Reply, Request, call, is_compression, text
 
-from compact_lsp.agents.gemini_cli.hook import HEADER, TAG
+from compact_lsp.agents.gemini_cli.hook import HEADER
+from compact_lsp.agents.gemini_cli.request import TAG
 
 pytestmark = needs_gemini_cli
 

@@ -15,6 +15,7 @@ import pytest
 
 from compact_lsp.agents.gemini_cli.hook import GEMINI_CONTEXT_LIMIT, HEADER
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
+from compact_lsp.agents.gemini_cli.request import cache_path
 
 from .sessions import GeminiSession
 
@@ -90,7 +91,13 @@ def test_after_a_compression_the_summary_carries_the_current_region_on_every_req
         assert f"# line {REGION_LINE + 5} CHANGED ON DISK\n" in ours  # the region as it is on disk now
         assert "shell-read note" in ours  # a file read through the shell
         assert "sk-do-not-leak" not in ours and "never re-read" not in ours  # credentials, outside files: never
-    assert "added" in log_file(env).read_text()
+    assert "'remembered': True" in log_file(env).read_text()  # the second request: no file changed since
+    remembered = Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "gemini-cli" / Path(cache_path("x")).name
+    (found,) = remembered.parent.iterdir()
+    assert len(found.name) == len(remembered.name) and oct(found.stat().st_mode & 0o777) == "0o600"
+    (session.project / "big.py").write_text(big_file(changed=REGION_LINE + 7))
+    again = json.loads(run_hook(session.hook_input(), env).stdout)["hookSpecificOutput"]
+    assert f"# line {REGION_LINE + 7} CHANGED ON DISK\n" in again["llm_request"]["messages"][0]["content"]
 
 
 def test_a_request_with_nothing_compressed_is_left_as_it_is_and_nothing_is_logged(

@@ -2,8 +2,9 @@
 its sessions in the editors is not built yet (docs/gemini-cli.md).
 
 Its hook runs before every model request, so the description answers a request with nothing compressed in it
-(no ``COMPRESSION_ACK``) itself, by a byte search, before the hook's modules are imported (docs/gemini-cli.md has
-the cost per request).
+(no ``COMPRESSION_ACK``) itself, by a byte search, before the hook's modules are imported; a request after a
+compression whose block is remembered (request.py) is answered without the engine (docs/gemini-cli.md has the cost
+per request).
 """
 
 from __future__ import annotations
@@ -35,11 +36,17 @@ class GeminiCli(JsonSettingsRoom):
     ) -> tuple[str | None, Mapping[str, Any]]:
         if COMPRESSION_ACK.encode() not in raw:
             raise NotForUs("no compression in the request")
+        from compact_lsp.agents.gemini_cli.request import quick_answer
+
+        answered, figures, needed = quick_answer(raw, budget)  # the block remembered: none of the engine imported
+        if needed is None:
+            return answered, figures
         from compact_lsp.agents.character_fit import DEFAULT_BUDGET
-        from compact_lsp.agents.gemini_cli.hook import GEMINI_BUDGET, answer
+        from compact_lsp.agents.gemini_cli.hook import GEMINI_BUDGET, build_answer
 
         # the hook's shared default is Claude Code's 10,000-character limit; Gemini's budget is ours (hook.py)
-        return answer(raw, budget=GEMINI_BUDGET if budget == DEFAULT_BUDGET else budget, keep=keep)
+        ours = GEMINI_BUDGET if budget == DEFAULT_BUDGET else budget
+        return build_answer(needed, figures, budget=ours, asked=budget, keep=keep)
 
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None

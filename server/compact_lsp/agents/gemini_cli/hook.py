@@ -25,13 +25,11 @@ user configured), through the file gate; credential-class files never.
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
-from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
-from compact_lsp.agents.gemini_cli.transcript import GeminiWindow, read_window
+from compact_lsp.agents.gemini_cli.request import TAG, remember, signature, with_context
+from compact_lsp.agents.gemini_cli.transcript import GeminiWindow, window
 from compact_lsp.agents.hook_io import (
     ReplayClock,
     allowed_roots,
@@ -40,74 +38,23 @@ from compact_lsp.agents.hook_io import (
     instant_realpath,
     instant_stat,
 )
-from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.files.artifact_trail import artifact_trail
 from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.file_use_timeline import file_uses
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.usable_path import checked_path
 from compact_lsp.engine.files.working_set import WorkingSet
 
-HOOK_EVENT = "BeforeModel"
 GEMINI_CONTEXT_LIMIT = 24_000
 """Our context's characters in all (about 6,000 tokens): Gemini CLI sets no limit and sends it on every request."""
 GEMINI_BUDGET = 20_000
 """Characters of files and slices within ``GEMINI_CONTEXT_LIMIT``; the framing, ledger and trail take the rest."""
 MAX_TRAIL_FILES = 60
-MAX_MESSAGES = 100_000
 HEADER = (
     "compact-lsp: context Gemini CLI's compression dropped. Files were re-read from disk just now (current "
     "content); use them instead of reading them again."
 )
-TAG = "compact-lsp-context"
-
-
-def summary_index(messages: list[dict[str, str]]) -> int | None:
-    """The index of the last summary: a ``user`` message the model's acknowledgement follows."""
-    for i in range(len(messages) - 2, -1, -1):
-        if (
-            messages[i]["role"] == "user"
-            and messages[i + 1]["role"] == "model"
-            and messages[i + 1]["content"].strip() == COMPRESSION_ACK
-        ):
-            return i
-    return None
-
-
-def parse_input(raw: bytes) -> tuple[dict[str, str], list[dict[str, str]]]:
-    """The hook input's session fields and its request's messages; ``NotForUs`` or ``ValueError`` otherwise."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"hook input is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("hook input is not a JSON object")
-    if data.get("hook_event_name") != HOOK_EVENT:
-        raise NotForUs(f"{data.get('hook_event_name')!r}: only {HOOK_EVENT} is ours")
-    fields: dict[str, str] = {}
-    for key in ("session_id", "transcript_path", "cwd"):
-        value = data.get(key)
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"hook input: {key!r} must be a non-empty string")
-        checked_path(value, f"hook input: {key!r}")  # the one check of a path from outside (usable_path.py)
-        fields[key] = value
-    if not os.path.isabs(fields["transcript_path"]) or not os.path.isabs(fields["cwd"]):
-        raise ValueError("hook input: transcript_path and cwd must be absolute paths")
-    request = data.get("llm_request")
-    listed = request.get("messages") if isinstance(request, dict) else None
-    if not isinstance(listed, list) or len(listed) > MAX_MESSAGES:
-        raise ValueError("hook input: llm_request.messages must be a list")
-    messages: list[dict[str, str]] = []
-    for message in listed:
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise ValueError("hook input: a message without a role")
-        content = message.get("content")
-        if not isinstance(content, str):
-            raise ValueError("hook input: a message whose content is not text")
-        messages.append({"role": message["role"], "content": content})
-    return fields, messages
 
 
 def build_context(window: GeminiWindow, cwd: str, *, budget: int = GEMINI_BUDGET) -> tuple[str | None, dict[str, Any]]:
@@ -146,34 +93,29 @@ def build_context(window: GeminiWindow, cwd: str, *, budget: int = GEMINI_BUDGET
     return context, figures
 
 
-def answer(
-    raw: bytes, *, budget: int = GEMINI_BUDGET, keep: list[object] | None = None
+def build_answer(
+    needed: tuple[dict[str, str], list[dict[str, str]], int, bytes, str],
+    figures: dict[str, Any],
+    *,
+    budget: int = GEMINI_BUDGET,
+    asked: int = GEMINI_BUDGET,
+    keep: list[object] | None = None,
 ) -> tuple[str | None, dict[str, Any]]:
-    """The hook's answer on stdout (None: leave the request as it is), and figures for the log."""
-    fields, messages = parse_input(raw)
-    session = {"session": fields["session_id"]}
-    index = summary_index(messages)
-    if index is None:
-        raise NotForUs("no compression in the request")
-    if not os.path.lexists(fields["transcript_path"]):
-        raise FileNotFoundError(f"no Gemini CLI session file at {fields['transcript_path']}")
-    window = read_window(fields["transcript_path"], fields["cwd"])
+    """The answer when nothing is remembered for the request (``request.quick_answer``'s third value): built from
+    the session file and the disk within ``budget``, then remembered under the budget the hook was ``asked`` for.
+    None: leave the request as it is."""
+    fields, messages, index, data, key = needed
+    cwd = fields["cwd"]
+    found = window(data, cwd)
     if keep is not None:
-        keep.append(window)
-    if not window.compressions:
-        return None, {**session, "reason": "the session file shows no compression"}
-    if not window.messages:
-        return None, {
-            **session,
-            "reason": "no file was used before the compression",
-            "compressions": window.compressions,
-        }
-    context, figures = build_context(window, fields["cwd"], budget=budget)
-    figures.update(session)
+        keep.append(found)
+    if not found.messages:
+        return None, {**figures, "reason": "no file was used before the compression"}
+    context, built = build_context(found, cwd, budget=budget)
+    figures.update(built)
     if context is None:
         return None, figures
-    answered = [dict(m) for m in messages[: index + 1]]
-    answered[index]["content"] += f"\n\n<{TAG}>\n{context}\n</{TAG}>"
+    named = {use.path: signature(use.path) for use in file_uses(found.messages, cwd)}
+    remember(fields["transcript_path"], key, asked, context, named)
     figures["summaryAt"] = index
-    output = {"hookSpecificOutput": {"hookEventName": HOOK_EVENT, "llm_request": {"messages": answered}}}
-    return json.dumps(output, ensure_ascii=False), figures
+    return with_context(messages, index, context), figures

@@ -22,16 +22,15 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
+from compact_lsp.agents.gemini_cli.request import read_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
-MAX_TRANSCRIPT_BYTES = 64 << 20
 MAX_TEXT_CHARS = 1_000_000
 SHELL_TOOL = "run_shell_command"
 
@@ -45,19 +44,6 @@ class GeminiWindow:
     compressions: int = 0
     kept_texts: list[str] = field(default_factory=list)
     """The tool results after the last compression: still in the request, verbatim."""
-
-
-def _read_tail(path: str) -> bytes:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_TRANSCRIPT_BYTES:
-            f.seek(info.st_size - MAX_TRANSCRIPT_BYTES)
-            f.readline()  # the cut line is not a record
-        return f.read(MAX_TRANSCRIPT_BYTES)
 
 
 def records(data: bytes) -> Iterator[dict[str, Any]]:
@@ -219,4 +205,4 @@ def window(data: bytes, cwd: str) -> GeminiWindow:
 
 
 def read_window(path: str, cwd: str) -> GeminiWindow:
-    return window(_read_tail(path), cwd)
+    return window(read_tail(path), cwd)
