@@ -191,7 +191,7 @@ def vscode_keys_text() -> str:
 
 
 def _lua_type(wire: WireSetting) -> str:
-    return "integer|string" if wire.declared.kind == "threshold" else _LUA[wire.value_type]
+    return "(integer|string)" if wire.declared.kind == "threshold" else _LUA[wire.value_type]
 
 
 def lua_text() -> str:

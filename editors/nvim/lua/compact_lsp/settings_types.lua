@@ -44,7 +44,7 @@
 
 ---@class compact_lsp.AutoCompactSettings
 ---@field enabled boolean? Compact automatically at the threshold. (default: true)
----@field threshold integer|string? Auto-compact threshold in tokens (150000) or a percent of the window ("80%"); unset: min(85% of the window, window − 33k).
+---@field threshold (integer|string)? Auto-compact threshold in tokens (150000) or a percent of the window ("80%"); unset: min(85% of the window, window − 33k).
 ---@field summaryPercent number? The summary's size as a share of the context window, in percent (20k at 200k, at most 32k). (default: 10)
 ---@field headroomPercent number? Room a compaction aims to leave below the threshold, as a share of the context window; after an automatic compaction that could not make room, the next waits until the context has grown by about this much. (default: 20)
 
