@@ -78,12 +78,20 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "protocol",
     ),
     "agents": (
-        grimp.Layer("hook_process", "importing", "doctor"),
+        grimp.Layer("hook_process", "importing", "doctor", "shown"),
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
         "json_settings",
-        grimp.Layer("hook_io", "hook_launcher", "appended_lines", "followed_window", "settings_files", "agent_config"),
+        grimp.Layer(
+            "hook_io",
+            "hook_launcher",
+            "appended_lines",
+            "followed_window",
+            "settings_files",
+            "agent_config",
+            "shown_blocks",
+        ),
         grimp.Layer("character_fit", "not_for_us"),
     ),
     "agent": (

@@ -125,8 +125,13 @@ def test_a_codex_session_is_codexs_refuses_changes_and_imports_as_a_writable_cop
 
             screen.command("CompactChat")
             shown = screen.wait_for("Codex's, read-only · :Compact import continues it")
-            shown = screen.wait_for("It defines greet(), which prints hello.")
-            assert "Claude Code" not in shown, shown
+            shown = screen.wait_for("Codex: It defines greet(), which prints hello.")
+            assert "Claude Code" not in shown and "Claude:" not in shown, shown
+            # as Codex's user saw it: the request, the command and its output; none of Codex's plumbing
+            assert "You: explain main.py" in shown and "⚙ exec_command cat main.py" in shown, shown
+            assert "↳ def greet():" in shown and shown.count("You: explain main.py") == 1, shown
+            for plumbing in ("environment_context", "skills_instructions", "Chunk ID", '"cmd"', "yield_time_ms"):
+                assert plumbing not in shown, shown
             screen.keys("i")
             shown = screen.wait_for("read-only: Codex owns this session. :Compact import continues it here")
             assert "-- INSERT --" not in shown, shown

@@ -29,10 +29,12 @@ export type SessionsResult = SessionInfo[];
  */
 export type TranscriptEntry = MessageEntry | MicrocompactionEntry | CompactionEntry | UndoEntry;
 /**
+ * Who wrote the summary: the model (anthropic), the offline summariser, the session notes, or the agent itself (agent: Codex's own compaction, shown in a followed or imported session's transcript; its figures are not known: 0).
+ *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "Summarizer".
  */
-export type Summarizer = "anthropic" | "offline" | "session-memory";
+export type Summarizer = "anthropic" | "offline" | "session-memory" | "agent";
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "Freshness".

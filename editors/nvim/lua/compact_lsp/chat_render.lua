@@ -10,6 +10,13 @@ local ns = vim.api.nvim_create_namespace('compact_lsp.chat')
 M.you = 'You: '
 M.claude = 'Claude: '
 
+--- The label of the agent's lines: the owner's of a followed session ("Codex: "), else ours.
+---@param owner string?
+---@return string
+function M.agent_label(owner)
+  return owner and (owner .. ': ') or M.claude
+end
+
 --- Your message as chat lines: "You: " before its first line.
 ---@param text string
 ---@return string[]
@@ -65,15 +72,16 @@ end
 ---@param first integer 0-based line of the first inserted line
 ---@param lines string[]
 local function highlight(buf, first, lines)
+  local agent = M.agent_label(vim.b[buf].compact_lsp_owner)
   for i, line in ipairs(lines) do
     local group = vim.startswith(line, M.you) and 'CompactLspChatUser'
-      or vim.startswith(line, M.claude) and 'CompactLspChatAgent'
+      or vim.startswith(line, agent) and 'CompactLspChatAgent'
       or line:match('^  [⚙↳✗]') and 'CompactLspChatTool'
       or line:match('^  [!]') and 'CompactLspChatError'
       or line:match('^%s*[─%[`]') and 'CompactLspChatMark'
       or nil
     if group then
-      local width = (group == 'CompactLspChatUser' and #M.you) or (group == 'CompactLspChatAgent' and #M.claude) or #line
+      local width = (group == 'CompactLspChatUser' and #M.you) or (group == 'CompactLspChatAgent' and #agent) or #line
       pcall(vim.api.nvim_buf_set_extmark, buf, ns, first + i - 1, 0, { end_col = width, hl_group = group })
     end
   end
@@ -249,9 +257,10 @@ end
 
 --- Lines of a past message (from compact/transcript): text labelled, tool calls and results one line each.
 ---@param message {role: string, content: string|table[]}
+---@param owner string? the agent whose session it is (a followed one), for its lines' label
 ---@return string[]
-function M.message_lines(message)
-  local label = message.role == 'user' and M.you or M.claude
+function M.message_lines(message, owner)
+  local label = message.role == 'user' and M.you or M.agent_label(owner)
   local content = message.content
   if type(content) == 'string' then
     content = { { type = 'text', text = content } }
@@ -292,6 +301,9 @@ function M.compaction_mark(entry)
   if entry.kind == 'undo' then
     return '  ── the compaction before this was undone ──'
   end
+  if entry.summarizer == 'agent' then -- the agent's own compaction: its figures are not in its transcript
+    return '  ── conversation compacted by the agent (its own summary) ──'
+  end
   local how = entry.fallback and ' (offline summary: the API failed)'
     or entry.summarizer and (' (' .. entry.summarizer .. ' summary)')
     or ''
@@ -303,8 +315,9 @@ M.HISTORY_ENTRIES = 400
 
 --- All the lines of a transcript (compact/transcript entries), the newest `HISTORY_ENTRIES` of them.
 ---@param entries table[]
+---@param owner string? the agent whose session it is (a followed one)
 ---@return string[]
-function M.history_lines(entries)
+function M.history_lines(entries, owner)
   local lines = {}
   entries = entries or {}
   local first = math.max(1, #entries - M.HISTORY_ENTRIES + 1)
@@ -314,9 +327,9 @@ function M.history_lines(entries)
   for i = first, #entries do
     local entry = entries[i]
     if entry.kind == 'message' and type(entry.message) == 'table' then
-      vim.list_extend(lines, M.message_lines(entry.message))
+      vim.list_extend(lines, M.message_lines(entry.message, owner))
     elseif entry.kind == 'message' and entry.role then
-      vim.list_extend(lines, M.message_lines(entry))
+      vim.list_extend(lines, M.message_lines(entry, owner))
     elseif entry.kind == 'compaction' or entry.kind == 'microcompaction' or entry.kind == 'undo' then
       table.insert(lines, M.compaction_mark(entry))
     end

@@ -106,13 +106,17 @@ end
 ---@param buf integer
 ---@param cb fun()?
 function M.show_history(session_id, buf, cb)
+  -- a newer request for this buffer (a followed session's refresh while the first read is on its way) wins: the
+  -- older answer is not appended as well
+  local asked = (vim.b[buf].compact_lsp_history_asked or 0) + 1
+  vim.b[buf].compact_lsp_history_asked = asked
   client.request('compact/transcript', { sessionId = session_id }, function(err, result)
     local render = require('compact_lsp.chat_render')
-    if vim.api.nvim_buf_is_valid(buf) then
+    if vim.api.nvim_buf_is_valid(buf) and vim.b[buf].compact_lsp_history_asked == asked then
       if err and not unknown_method(err) then
         render.append_lines(buf, { '  ! history not available: ' .. client.message(err):gsub('^compact%-lsp: ', ''), '' })
       elseif not err and type(result) == 'table' then
-        local lines = render.history_lines(result.entries)
+        local lines = render.history_lines(result.entries, vim.b[buf].compact_lsp_owner)
         if #lines > 0 then
           table.insert(lines, '')
           render.append_lines(buf, lines)

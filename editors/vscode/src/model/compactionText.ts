@@ -13,6 +13,7 @@ const SUMMARIZERS: Record<string, string> = {
   anthropic: "summary by the model",
   offline: "offline summary (no model call)",
   "session-memory": "summary from the session notes (no model call)",
+  agent: "the agent's own summary",
 };
 
 /** "summary by the model" · "offline summary, because the model failed: overloaded: 529". */
@@ -63,6 +64,9 @@ export function describeMarker(marker: MarkerFacts): string {
     return `${what}${how !== "" ? ` (${how})` : ""}: ${reduction}`;
   }
   const summary = describeSummarizer(marker);
+  if (marker.summarizer === "agent") {
+    return "Conversation compacted by the agent · its own summary"; // its figures are not in its transcript
+  }
   return `Conversation compacted${how !== "" ? ` ${how}` : ""}: ${reduction}${summary !== "" ? ` · ${summary}` : ""}`;
 }
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.registered import agent_named
+from compact_lsp.agents.shown import shown_entries
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
@@ -19,6 +20,7 @@ from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.lsp.protocol.transcript import transcript_entries
 from compact_lsp.lsp.work.in_session import in_session
 from compact_lsp.runtime.io_threads import run_io
+from compact_lsp.store.session_index import source_of
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
@@ -123,9 +125,10 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
     session_id = required_str(args, "sessionId", TRANSCRIPT)
     registry = server.registry()
 
-    def read() -> list[dict[str, Any]]:
+    def read() -> tuple[list[dict[str, Any]], str]:
         records, _report = registry.store.load(session_id)
-        return transcript_entries(records)
+        header = next((r for r in records if r.get("type") == "header"), None)
+        return transcript_entries(records), source_of(header, session_id)
 
     slot = registry.slots.get(session_id)
     if slot is not None and slot.followed is not None:  # Claude Code's transcript: what its model sees now
@@ -133,13 +136,15 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
             messages, stamps = slot.followed.messages, slot.followed.timestamps
         at = [*stamps, *[None] * (len(messages) - len(stamps))]
         entries = [{"kind": "message", "at": at[i], "message": m} for i, m in enumerate(messages)]
-        return {"sessionId": session_id, "entries": entries}
+        return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, entries)}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
-        entries = await asyncio.to_thread(read)
+        entries, source = await asyncio.to_thread(read)
     else:
         async with slot.lock:
-            entries = await asyncio.to_thread(read)
+            entries, source = await asyncio.to_thread(read)
+    if source == "import":  # an agent's session continued here: its part as the agent's user saw it
+        entries = await asyncio.to_thread(shown_entries, entries)
     return {"sessionId": session_id, "entries": entries}
 
 

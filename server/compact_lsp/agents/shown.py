@@ -1,0 +1,136 @@
+"""An agent's session as its user saw it (``compact/transcript`` of a followed or imported session): what each
+agent's transcript holds for the model or for itself is taken out or shown as what it was, so both editors show the
+conversation and never the plumbing. Each agent's room knows its own records (``agents/<name>/shown.py``); this
+module walks the entries and asks them, in turn, what a block is.
+
+A block is one of: the user's or the model's words (kept), plumbing (dropped: Claude Code's caveats, Codex's
+environment context, skills and permission texts, our own hook's context), a shell command the user ran in the
+agent's terminal (a tool row with its output, not user prose), a slash command (its name), or the summary an agent's
+own compaction starts from (a ``compaction`` marker, never the user's words). Tool calls show their command rather
+than the agent's JSON, and tool results their output without the agent's header. Only the display changes: the
+journal, the model's view and every count stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from compact_lsp.agents.claude_code import shown as claude_code
+from compact_lsp.agents.codex import shown as codex
+from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand
+
+READERS = (claude_code.classify, codex.classify)
+"""What each agent says a user text block is (None: not one of its records)."""
+CALLS = (codex.shown_call,)
+"""Each agent's tool calls, shown by what they do (None: not one of its tools)."""
+RESULTS = (codex.shown_result,)
+"""Each agent's tool results, shown without its header (None: as they are)."""
+
+
+def _classify(text: str) -> Block | None:
+    for read in READERS:
+        found = read(text)
+        if found is not None:
+            return found
+    return None
+
+
+class _Shown:
+    """The entries being built: message entries split where an agent's compaction falls."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.commands = 0
+        self.open_command: str | None = None
+        """The id of the last shell command the user ran, until its output comes."""
+
+    def message(self, at: Any, role: str, blocks: list[dict[str, Any]]) -> None:
+        if blocks:
+            self.entries.append({"kind": "message", "at": at, "message": {"role": role, "content": blocks}})
+
+    def marker(self, at: Any, summary: str) -> None:
+        self.entries.append({
+            "kind": "compaction", "at": at, "boundaryId": f"agent-{len(self.entries)}", "trigger": "auto",
+            "summarizer": "agent", "fallback": False, "fallbackReason": None, "tokensBefore": 0, "tokensAfter": 0,
+            "summary": summary or None,
+        })  # fmt: skip
+
+    def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> bool:
+        """Add what a user text block is to ``out``; False when it is a compaction (the caller splits there)."""
+        if found is None:
+            out.append(block)
+        elif isinstance(found, Command):
+            self.commands += 1
+            self.open_command = f"shown-command-{self.commands}"
+            out.append(
+                {"type": "tool_use", "id": self.open_command, "name": found.tool, "input": {"command": found.line}}
+            )
+        elif isinstance(found, CommandOutput):
+            if self.open_command is not None:
+                result: dict[str, Any] = {
+                    "type": "tool_result",
+                    "tool_use_id": self.open_command,
+                    "content": found.text,
+                }
+                if found.failed:
+                    result["is_error"] = True
+                out.append(result)
+                self.open_command = None
+        elif isinstance(found, SlashCommand):
+            out.append({"type": "text", "text": found.line})
+        elif isinstance(found, Handoff):
+            return False
+        return True  # Dropped: nothing shown
+
+
+def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``compact/transcript`` entries of an agent's session as its user saw them (see the module doc)."""
+    shown = _Shown()
+    for entry in entries:
+        message = entry.get("message") if entry.get("kind") == "message" else None
+        if not isinstance(message, Mapping):
+            shown.entries.append(dict(entry))
+            continue
+        role, at = str(message.get("role")), entry.get("at")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        out: list[dict[str, Any]] = []
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and role == "user" and isinstance(block.get("text"), str):
+                found = _classify(block["text"])
+                if not shown.user_text(found, block, out):
+                    assert isinstance(found, Handoff)
+                    shown.message(at, role, out)
+                    out = []
+                    shown.marker(at, found.summary)
+            elif kind == "tool_use":
+                out.append(_call(block))
+            elif kind == "tool_result":
+                out.append(_result(block))
+            else:
+                out.append(block)
+        shown.message(at, role, out)
+    return shown.entries
+
+
+def _call(block: dict[str, Any]) -> dict[str, Any]:
+    for shown_call in CALLS:
+        found = shown_call(str(block.get("name", "")), block.get("input"))
+        if found is not None:
+            return {**block, "input": found}
+    return block
+
+
+def _result(block: dict[str, Any]) -> dict[str, Any]:
+    content = block.get("content")
+    if not isinstance(content, str):
+        return block
+    for shown_result in RESULTS:
+        found = shown_result(content)
+        if found is not None:
+            return {**block, "content": found}
+    return block
