@@ -50,6 +50,7 @@ _EXIT_CODE = (
     re.compile(r"\AExit code (-?\d+)\b"),  # Claude Code, a failed command's first line
     re.compile(r"Process exited with code (-?\d+)\b"),  # Codex exec_command
     re.compile(r"\AExit code: (-?\d+)\b"),  # Codex shell
+    re.compile(r"\ACommand: (?s:.*)\nExit Code: (-?\d+)\b"),  # Qwen Code's run_shell_command: its last such line
 )
 _NOT_RUN = re.compile(
     r"doesn't want to (proceed|take this action)|requires approval|was blocked|permission to run|"
