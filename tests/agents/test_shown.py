@@ -135,6 +135,9 @@ def test_each_agent_names_its_own_records_only() -> None:
     )
     assert claude_code_block(ENV) is None  # not Claude Code's: Codex's reader says what it is
     assert codex_block(ENV) == Dropped() and codex_block(HEADER + "\n\nfiles") == Dropped()
+    # Codex 0.171.0's developer item joins its parts: skills, permissions (a name with a space), tools
+    joined = SKILLS + "<permissions instructions>\nsandbox\n</permissions instructions><tools>\nx\n</tools>"
+    assert codex_block(joined) == Dropped()
     assert HANDOFF.startswith(CODEX_HANDOFF)
     assert codex_block(HANDOFF) == Handoff("Summary: the user asked to fix the greeting.")
     assert codex_block("fix it") is None and claude_code_block("fix it") is None

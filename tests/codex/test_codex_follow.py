@@ -5,6 +5,7 @@ new one, refuse changes in words naming Codex, and can be imported to continue."
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,16 @@ async def test_codex_sessions_of_the_workspace_are_followed_read_only(
         assert run_codex(codex_home, workspace.root, "a second question").returncode == 0
         titles = {s["title"] for s in await codex_sessions(client, 2)}
         assert titles == {"what does hello.txt say", "a second question"}
+
+        # the followed session as Codex's user saw it: the request, the command row, the answer; no plumbing
+        shown = await request(client, "compact/transcript", {"sessionId": listed["sessionId"]})
+        text = json.dumps(shown["entries"])
+        assert "environment_context" not in text and "skills_instructions" not in text and "Chunk ID" not in text
+        calls = [b for e in shown["entries"] for b in e["message"]["content"] if b["type"] == "tool_use"]
+        assert [c["input"] for c in calls] == [{"command": "cat hello.txt"}]
+        users = [b["text"] for e in shown["entries"] if e["message"]["role"] == "user"
+                 for b in e["message"]["content"] if b["type"] == "text"]  # fmt: skip
+        assert users == ["what does hello.txt say"]
 
         imported = await request(client, "compact/importSession", {"sessionId": listed["sessionId"]})
         assert imported["sessionId"] == "cx-" + listed["sessionId"].removeprefix("codex-")  # its own id

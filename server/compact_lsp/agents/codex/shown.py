@@ -16,9 +16,10 @@ from compact_lsp.engine.codex.rollout import COMMAND_TOOLS, PATCH_TOOL
 
 HANDOFF = "Another language model started to solve this problem and produced a summary of its thinking process."
 HANDOFF_SUMMARY = "use the information in this summary to assist with your own analysis:"
-_WRAPPED = re.compile(r"\s*<([a-zA-Z_][\w -]*)>.*</\1>\s*", re.DOTALL)
-"""A text that is wholly one element (``<environment_context>…</environment_context>``): what Codex writes for
-the model, never what a user types."""
+_ELEMENT = re.compile(r"\s*<([a-zA-Z_][\w -]*?)(?: [^>]*)?>.*?</\1>\s*", re.DOTALL)
+"""One element (``<environment_context>…</environment_context>``, ``<permissions instructions>…``). A text made
+wholly of them is what Codex writes for the model (its developer item joins several: skills, tools, apps), never
+what a user types."""
 AGENTS_MD = "# AGENTS.md instructions for "
 _OUTPUT_HEADER = re.compile(
     r"(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code -?\d+\n|Exit code: -?\d+\n)"
@@ -32,9 +33,19 @@ def classify(text: str) -> Block | None:
     if text.startswith(HANDOFF):
         at = text.find(HANDOFF_SUMMARY)
         return Handoff(text[at + len(HANDOFF_SUMMARY) :].strip() if at >= 0 else "")
-    if text.startswith((HEADER, AGENTS_MD)) or _WRAPPED.fullmatch(text):
+    if text.startswith((HEADER, AGENTS_MD)) or _elements_only(text):
         return Dropped()
     return None
+
+
+def _elements_only(text: str) -> bool:
+    at = 0
+    while at < len(text):
+        element = _ELEMENT.match(text, at)
+        if element is None or element.end() == at:
+            return False
+        at = element.end()
+    return at > 0
 
 
 def shown_call(name: str, arguments: Any) -> dict[str, Any] | None:
