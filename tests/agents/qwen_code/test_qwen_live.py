@@ -58,7 +58,8 @@ def test_followed_line_by_line_in_torn_pieces_it_holds_what_reading_it_whole_doe
 
     work = followed.working_set()  # read_file said as the engine's Read; the shell call a command run
     [big] = work.read_only()
-    assert big.path.endswith("/big.py")
+    assert big.path.endswith("/big.py") and big.seen is not None  # the lines its header states
+    assert (big.seen.start, big.seen.count) == (1001, 40) and big.seen.text.startswith("handler_1000 = ")
     assert [run.command for run in work.runs] == ["true"]
 
 

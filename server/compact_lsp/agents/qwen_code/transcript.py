@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -155,22 +156,47 @@ def _uses(name: str, args: dict[str, Any], cwd: str) -> list[tuple[str, dict[str
 FILE_TOOLS = frozenset({"read_file", "edit", "write_file", "replace"})
 
 
+_SHOWING = re.compile(r"\AShowing lines (\d+)-(\d+) of (?:at least )?\d+ total lines\.\n\n---\n\n")
+"""The header Qwen's ``read_file`` puts before a part of a file (none before a whole file)."""
+
+
 def engine_view(messages: list[Message], cwd: str) -> list[Message]:
-    """Messages read by chat_log.py with Qwen's file tools said in the engine's words (``read_file`` → ``Read``
-    with a 1-based ``offset``, ``edit`` → ``Edit``, ``write_file`` → ``Write``); every other block as it is."""
+    """Messages read by chat_log.py with Qwen's file tools said in the engine's words (``edit`` → ``Edit``,
+    ``write_file`` → ``Write``); a ``read_file`` keeps its name (the engine's own read tool) with the lines its
+    result shows as a 1-based ``offset``/``limit`` and the result without Qwen's header. Every other block as is."""
     out: list[Message] = []
+    reads: dict[str, dict[str, Any]] = {}
     for message in messages:
         blocks: list[Block] = []
         for block in message["content"]:
             if block.get("type") == "tool_use" and block.get("name") in FILE_TOOLS:
                 uses = _uses(str(block["name"]), block.get("input") or {}, cwd)
                 if uses:
-                    blocks.append({**block, "name": uses[0][0], "input": uses[0][1]})
+                    tool, tool_input = uses[0]
+                    if tool == "Read":
+                        tool_input = {"file_path": tool_input["file_path"]}  # the range comes from the result
+                        reads[str(block.get("id"))] = tool_input
+                        tool = "read_file"
+                    blocks.append({**block, "name": tool, "input": tool_input})
                 continue
+            if block.get("type") == "tool_result" and str(block.get("tool_use_id")) in reads:
+                block = _read_result(block, reads[str(block.get("tool_use_id"))])
             blocks.append(block)
         if blocks:
             out.append({"role": message["role"], "content": blocks})
     return out
+
+
+def _read_result(block: Block, tool_input: dict[str, Any]) -> Block:
+    """A ``read_file`` result without Qwen's header; the range the header states goes into the call's input."""
+    content = block.get("content")
+    shown = _SHOWING.match(content) if isinstance(content, str) else None
+    if shown is None or not isinstance(content, str):
+        return block
+    first, last = int(shown.group(1)), int(shown.group(2))
+    tool_input.update(offset=first, limit=max(last - first + 1, 0))
+    text = content[shown.end() :]
+    return {**block, "content": text if text.endswith("\n") or not text else text + "\n"}
 
 
 def window(data: bytes, cwd: str) -> QwenWindow:
