@@ -78,7 +78,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "protocol",
     ),
     "agents": (
-        grimp.Layer("hook_process", "importing", "doctor", "shown"),
+        grimp.Layer("hook_process", "importing", "doctor", "shown", "other_installs"),
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
@@ -92,7 +92,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
             "agent_config",
             "shown_blocks",
         ),
-        grimp.Layer("character_fit", "not_for_us"),
+        grimp.Layer("character_fit", "not_for_us", "hook_claims"),
     ),
     "agent": (
         "loop",

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.codex.app_server import CodexAppServer
 from tests.codex.codex_cli import (
+    CODEX,
     COMPACT_LIMIT,
     developer_texts,
     env_for,
@@ -211,3 +213,66 @@ def test_a_second_compaction_in_one_session_gets_the_files_read_since_the_first(
     assert "second_a.py" in second and "second_b.py" in second, second
     trail = second.split("<artifact-trail", 1)[-1]
     assert "first_a.py" not in trail, "the second hook named a file only the window before the first one read"
+
+
+def trust_project(codex_home: Path, project: Path) -> None:
+    with (codex_home / "config.toml").open("a") as config:
+        config.write(f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
+
+
+def test_with_a_user_and_a_project_install_the_model_gets_our_context_once(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    """Codex runs both installs' hooks at once: on main the model got two identical developer items."""
+    write_config(codex_home, stub)
+    trust_project(codex_home, project)
+    install(codex_home, project)
+    said = subprocess.run(
+        [sys.executable, "-m", "compact_lsp", "codex", "install-hook"],
+        cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert f"also installed in {codex_home / 'config.toml'}" in said
+    assert "compact-lsp codex uninstall-hook --user" in said
+    stub.script = turn_script([exec_command("call_1", "sed -n '1,40p' src/app.py"), apply_patch("call_2", PATCH)])
+    done = run_codex(codex_home, project, "fix the greeting")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("hook: SessionStart Completed") == 2  # both ran
+    ours = [t for t in developer_texts(first_after_compaction(stub)) if t.startswith(HEADER)]
+    assert len(ours) == 1, "our context reached the model more than once"
+    assert "def step_0():" in ours[0]
+
+
+def test_uninstall_takes_out_the_trust_the_user_gave_in_codex(codex_home: Path, project: Path) -> None:
+    """The user trusts both installs in Codex's /hooks (done here through Codex's own app server, as its TUI
+    does); uninstalling both gives back the user's config byte for byte, Codex's trust entries included."""
+    stub = ResponsesStub(lambda request: ([message("unused")], 1)).start()
+    server = None
+    try:
+        write_config(codex_home, stub)
+        trust_project(codex_home, project)
+        before = (codex_home / "config.toml").read_bytes()
+        install(codex_home, project)
+        subprocess.run(
+            [sys.executable, "-m", "compact_lsp", "codex", "install-hook"],
+            cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        server = CodexAppServer(CODEX, env_for(codex_home), project)
+        hooks = server.hooks(project)
+        assert [h["source"] for h in hooks] == ["user", "project"]
+        for hook in hooks:
+            server.trust(hook)
+        assert [h["trustStatus"] for h in server.hooks(project)] == ["trusted", "trusted"]
+        assert (codex_home / "config.toml").read_text().count("trusted_hash") == 2
+        for scope in ("--user", "--project"):
+            done = subprocess.run(
+                [sys.executable, "-m", "compact_lsp", "codex", "uninstall-hook", scope],
+                cwd=project, env=env_for(codex_home), capture_output=True, text=True, timeout=60, check=True,
+            )  # fmt: skip
+            assert "trust entry" in done.stdout, done.stdout
+        assert (codex_home / "config.toml").read_bytes() == before  # byte for byte: no trust entry left behind
+        assert not (project / ".codex" / "config.toml").exists()  # install made it: it is gone again
+        assert server.hooks(project) == []
+    finally:
+        if server is not None:
+            server.close()
+        stub.stop()

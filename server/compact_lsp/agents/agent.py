@@ -195,6 +195,13 @@ class AgentRoom:
         follow: bool | None = getattr(settings, "follow", None)
         return follow
 
+    name: str
+    scope_help: Mapping[str, str]
+
+    def settings_path(self, scope: str, project_dir: str) -> Path:
+        """Where each install scope's settings file is (for the hook: which of them hold our hook too)."""
+        raise NotImplementedError(f"{self.room} names no settings file")
+
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None
     ) -> tuple[str | None, Mapping[str, Any]]:

@@ -18,9 +18,10 @@ import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
+from compact_lsp.agents.hook_claims import claim, claims_dir, installed_more_than_once, settings_places, transcript_mark
 from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.credential_files import is_credential_file
@@ -28,6 +29,9 @@ from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_use_timeline import FileUse
 from compact_lsp.engine.files.read_record import StatFn, os_stat
 from compact_lsp.engine.files.usable_path import checked_path, real_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HOOK_EVENT = "SessionStart"
 HOOK_SOURCE = "compact"
@@ -172,6 +176,14 @@ def hook_output(context: str) -> str:
 
 
 class SessionStartHook(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def scope_help(self) -> Mapping[str, str]: ...
+
+    def settings_path(self, scope: str, project_dir: str) -> Path: ...
+
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None
     ) -> tuple[str | None, Mapping[str, Any]]: ...
@@ -183,5 +195,9 @@ def session_start_answer(
     """The answer of an agent whose hook is ``SessionStart`` after its compaction: its ``hook_context`` as
     ``additionalContext`` (``AgentBeside.hook_answer``)."""
     inp = parse_hook_input(raw)
+    mark = transcript_mark(inp.transcript_path)  # before the agent writes anything more (agents/hook_claims.py)
     context, figures = agent.hook_context(inp, budget=budget, keep=keep)
+    places = settings_places(agent.scope_help, agent.settings_path, inp.cwd) if context is not None else []
+    if installed_more_than_once(places, agent.name) and not claim(claims_dir(), agent.name, mark):
+        return None, {"session": inp.session_id, "reason": "this compaction was answered by our other install"}
     return (None if context is None else hook_output(context)), {"session": inp.session_id, **figures}

@@ -16,6 +16,7 @@ from compact_lsp.agents import registered
 from compact_lsp.agents.agent import AgentBeside
 from compact_lsp.agents.character_fit import DEFAULT_BUDGET
 from compact_lsp.agents.hook_process import run_hook
+from compact_lsp.agents.other_installs import also_installed
 from compact_lsp.agents.settings_files import SettingsFileError
 
 
@@ -66,4 +67,6 @@ def agent_command(
         return 1
     out = stdout or sys.stdout
     out.write(change.message + (f" (backup: {change.backup})" if change.backup else "") + "\n")
+    if ns.action == "install-hook":
+        out.write("".join(f"{note}\n" for note in also_installed(agent, scope, project_dir)))
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 
 from compact_lsp.engine.files.file_gate import AllowedRoots
@@ -117,7 +116,7 @@ def _replace_in(folder: int, name: str, data: bytes) -> None:
     except FileNotFoundError:
         mode = DEFAULT_FILE_MODE & ~_umask()
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+    temporary = f".{name}.{os.urandom(6).hex()}.tmp"  # not secrets: its hashlib would load in every hook
     fd = os.open(temporary, flags, 0o600, dir_fd=folder)
     try:
         try:

@@ -33,7 +33,7 @@ class Codex(AgentRoom):
     )  # fmt: skip
 
     def settings_path(self, scope: str, project_dir: str) -> Path:
-        from compact_lsp.agents.codex.settings import config_path
+        from compact_lsp.agents.codex.config_places import config_path
 
         return config_path(scope, project_dir)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents import registered
 from compact_lsp.agents.agent import AgentBeside
+from compact_lsp.agents.other_installs import also_installed
 from compact_lsp.agents.settings_files import SettingsFileError
 from compact_lsp.lsp.features.handlers import command_handler
 from compact_lsp.lsp.protocol.errors import invalid_params, request_failed
@@ -65,9 +66,10 @@ async def install_hook_command(
         raise invalid_params(f"{command}: {exc}") from None
     except OSError as exc:
         raise request_failed(f"cannot write {agent.settings_words} {path}: {exc.strerror or exc}") from None
+    notes = [] if uninstall else await asyncio.to_thread(also_installed, agent, scope, server.workspace_root or "")
     return {
         "changed": change.changed,
         "path": str(change.path),
         "backup": None if change.backup is None else str(change.backup),
-        "message": change.message,
+        "message": " ".join([change.message, *notes]),
     }
