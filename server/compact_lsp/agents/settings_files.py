@@ -18,6 +18,8 @@ class SettingsFileError(Exception):
 
 @dataclass(frozen=True)
 class HookChange:
+    """What an install or uninstall did (a docstring of its own: dataclasses would import inspect to make one)."""
+
     path: Path
     changed: bool
     backup: Path | None
