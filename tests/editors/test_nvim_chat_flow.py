@@ -214,29 +214,66 @@ def test_a_followed_sessions_chat_follows_new_activity(tmp_path: Path) -> None:
             screen.command("qa!")
 
 
-def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_receipts(tmp_path: Path) -> None:
-    from tests.e2e.test_timeline import compaction
+REAL_TRANSCRIPT = Path(__file__).parent.parent / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+"""What the real Claude Code wrote with our hook: /compact, then an automatic compaction at 990,694 of 1M tokens."""
 
+
+def real_transcript(tmp_path: Path, lines: slice = slice(None)) -> Path:
+    """The followed session's transcript replaced by (part of) the real one; returns its path."""
+    (transcript,) = (tmp_path / "claude-projects").glob(f"*/{FOLLOWED}.jsonl")
+    transcript.write_text("".join(REAL_TRANSCRIPT.read_text().splitlines(keepends=True)[lines]))
+    return transcript
+
+
+def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_receipts(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         user = User(tmp_path, stub)
-        (transcript,) = (tmp_path / "claude-projects").glob(f"*/{FOLLOWED}.jsonl")
-        last = json.loads(transcript.read_text().splitlines()[-1])["uuid"]
-        spilled = "<persisted-output>Output too large (24.1KB). Full output saved to: /tmp/x.txt\nPreview…"
-        with transcript.open("ab") as out:
-            out.write(compaction(1, last, "manual", 41_200, 9_800, "compact-lsp: files …" * 100, ["src/a.py"]))
-            out.write(compaction(2, "u1", "auto", 167_300, 12_400, spilled, ["src/a.py", "src/b.py"]))
+        real_transcript(tmp_path)
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
             select_followed(screen)
             screen.command("Compact timeline")
             shown = screen.wait_for("Compaction timeline")
-            assert "2 compactions by Claude Code" in shown, shown
-            assert "compacted (manual): 41.2k → 9.8k tokens" in shown, shown
-            assert "hook delivered (SessionStart): 2000 characters, inline" in shown, shown
-            assert "compacted (auto): 167.3k → 12.4k tokens" in shown, shown
-            assert "re-attached by the agent: src/a.py, src/b.py" in shown, shown
-            assert "spilled to a file" in shown, shown
+            assert "2 compactions by Claude Code · automatic at 967k tokens" in shown, shown
+            assert "compacted (manual): 17.9k → 7.4k tokens" in shown, shown
+            assert "hook delivered (SessionStart): 4937 characters, inline, files b.py, a.py" in shown, shown
+            assert "compacted (auto): 990.7k → 4.1k tokens (fired at 990.7k, threshold 967k)" in shown, shown
+            assert "re-attached by the agent: " in shown and "g.py" in shown, shown
             no_prompt(shown)
             shot(screen, "nvim-timeline.png")
+            screen.keys("/summary:", "Enter", "Enter")  # the first summary, opened whole and read-only
+            shown = screen.wait_for("This session is being continued from a previous conversation")
+            assert "summary of compaction" in shown, shown
+            screen.keys("i")
+            screen.keys("x")
+            shown = screen.wait_for(lambda text: "E21" in text or "readonly" in text.lower() or "modifiable" in text)
+            screen.command("qa!")
+
+
+def test_the_warning_comes_before_the_followed_sessions_automatic_compaction(tmp_path: Path) -> None:
+    """The real transcript grows while Neovim runs: the turn that takes it to 990k of its 1M window (Claude Code
+    compacts at 967k) brings one warning with what the user can do, before the boundary is written."""
+    lines = REAL_TRANSCRIPT.read_text().splitlines(keepends=True)
+    auto = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line and '"auto"' in line)
+    big = max(i for i in range(auto) if '"input_tokens": 990000' in lines[i] or '"input_tokens":990000' in lines[i])
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        transcript = real_transcript(tmp_path, slice(None, big))
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select_followed(screen)
+            screen.command("Compact status")
+            shown = screen.wait_for("~949k tokens / ~53 turns to Claude Code's automatic compaction at 967k")
+            assert "(Claude Code's default: the window less 33,000)" in shown, shown
+            assert "compacts by itself in" not in shown, shown
             screen.keys("q")
+            with transcript.open("a") as out:
+                out.write("".join(lines[big:auto]))
+            shown = screen.wait_for("compact-lsp: Claude Code compacts by itself")
+            no_prompt(shown)  # one line, cut to fit; whole in :messages
+            shot(screen, "nvim-warning.png")
+            screen.command("messages")
+            shown = screen.wait_for("compacts by itself at its next step (967k reached): /compact with a focus in Claude")
+            assert ":Compact pin what must survive, or let it run" in shown.replace("\n", ""), shown
+            screen.keys("Enter")
             screen.command("qa!")

@@ -27,6 +27,7 @@ function M.did_change_usage(_, result, ctx)
     state.last_session = result.sessionId
   end
   vim.cmd.redrawstatus({ bang = true })
+  require('compact_lsp.next_compaction').check(result.sessionId, result.usage)
   if package.loaded['compact_lsp.chat'] then
     require('compact_lsp.chat').refresh_read_only(result.sessionId)
   end

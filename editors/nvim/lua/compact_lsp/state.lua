@@ -13,6 +13,7 @@
 ---@field cancelled_at table<string, integer> when the user last cancelled a turn, per session (vim.uv.now())
 ---@field watched table<string, compact_lsp.Watched> files the agent read, watched for changes on disk
 ---@field own_writes table<string, integer> last write by the agent or Neovim itself, per absolute path
+---@field warned_next table<string, 'near'|'off'> what the warning before an agent compacts last said, per session
 local State = {
   session_id = nil,
   last_session = nil,
@@ -27,6 +28,7 @@ local State = {
   cancelled_at = {},
   watched = {},
   own_writes = {},
+  warned_next = {},
 }
 
 ---@class compact_lsp.ChatTurn

@@ -125,18 +125,19 @@ end
 --- in `:messages`; no hit-enter prompt. The whole goes into the history first, drawn with 'messagesopt' set not
 --- to wait, then the cut version replaces it on screen.
 ---@param msg string
-function M.echo_fitted(msg)
+---@param hl string? the highlight group (a warning's `WarningMsg`)
+function M.echo_fitted(msg, hl)
   local room = math.max(vim.v.echospace, 20)
   local cut = format.fit_words(msg, room)
   if cut == msg then
-    return vim.api.nvim_echo({ { msg } }, true, {})
+    return vim.api.nvim_echo({ { msg, hl } }, true, {})
   end
   local saved = vim.o.messagesopt
   vim.o.messagesopt = 'wait:0,history:' .. (saved:match('history:(%d+)') or '500')
-  vim.api.nvim_echo({ { msg } }, true, {})
+  vim.api.nvim_echo({ { msg, hl } }, true, {})
   vim.cmd('redraw')
   vim.o.messagesopt = saved
-  vim.api.nvim_echo({ { cut } }, false, {})
+  vim.api.nvim_echo({ { cut, hl } }, false, {})
 end
 
 --- Show `msg` once, without a hit-enter prompt for information: with a screen, an informative message that
