@@ -107,6 +107,9 @@ describe("compaction markers", () => {
       "Conversation compacted automatically: 150k → 21k (−129k) · offline summary, because the model failed: overloaded: API error 529"],
     ["manual-session-notes", { compaction: "full", trigger: "manual", tokensBefore: 40000, tokensAfter: 6000, summarizer: "session-memory" },
       "Conversation compacted: 40k → 6k (−34k) · summary from the session notes (no model call)"],
+    // Codex's own compaction in its followed session: its figures are not in its rollout, none are made up
+    ["agent-own", { compaction: "full", trigger: "auto", tokensBefore: 0, tokensAfter: 0, summarizer: "agent" },
+      "Conversation compacted by the agent · its own summary"],
     ["micro", { compaction: "micro", trigger: "size", tokensBefore: 50000, tokensAfter: 30000, cleared: 3 },
       "3 old tool results cleared (on size): 50k → 30k (−20k)"],
   ];

@@ -11,10 +11,13 @@ import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { MessageConnection } from "vscode-jsonrpc/node";
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
-import type { ChatEvent, ChatResult, DidChangeUsageParams, MessagesView, MicrocompactResult, SessionInfo, Status, Usage } from "../protocol";
+import type { ChatEvent, ChatResult, DidChangeUsageParams, ImportSessionResult, MessagesView, MicrocompactResult, SessionInfo, Status, Usage } from "../protocol";
 import { CLEARED_TOOL_RESULT, Methods, ServerCommands } from "../protocol";
 import { EMPTY_TRANSCRIPT, applyChatEvent, endTurn, startTurn } from "../model/chatModel";
 import { renderTranscript } from "../model/chatPage";
+import { transcriptFromRecords } from "../model/chatRestore";
+import { failureOutcome } from "../model/commandModel";
+import { sessionOwner, sessionTooltip } from "../model/sessions";
 import { didChangeConfigurationParams, toServerSettings } from "../model/serverSettings";
 import { config } from "./fixtures";
 import type { StubServer } from "./messagesApiStub";
@@ -71,6 +74,34 @@ export function jsonRpcFrames(stdout: Buffer): unknown[] {
 
 const reason = skipReason();
 
+/** Codex's home with one session of the workspace, as Codex 0.171.0 writes it (its skills, its environment context,
+ * the request, an exec_command call and its output, the answer), last written days ago; returns the home. */
+function writeCodexSession(state: string, cwd: string): string {
+  const home = path.join(state, "codex-home");
+  const day = path.join(home, "sessions", "2026", "12", "01");
+  fs.mkdirSync(day, { recursive: true });
+  const thread = "01a24915-0369-7163-81ea-9e0d2d33ba44";
+  const item = (payload: unknown) => ({ type: "response_item", payload });
+  const text = (role: string, words: string) =>
+    item({ type: "message", role, content: [{ type: role === "assistant" ? "output_text" : "input_text", text: words }] });
+  const records = [
+    { type: "session_meta", payload: { id: thread, cwd, cli_version: "0.171.0" } },
+    text("developer", "<skills_instructions>\n## Skills\n</skills_instructions><tools>\nx\n</tools>"),
+    text("user", `<environment_context>\n  <cwd>${cwd}</cwd>\n</environment_context>`),
+    text("user", "explain main.py"),
+    item({ type: "function_call", name: "exec_command", call_id: "call_1",
+      arguments: JSON.stringify({ cmd: "cat src/main.py", yield_time_ms: 2000 }) }),
+    item({ type: "function_call_output", call_id: "call_1",
+      output: "Chunk ID: 2e991e\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nimport utils\n\nprint(utils.answer())\n" }),
+    text("assistant", "It prints the answer."),
+  ];
+  const file = path.join(day, `rollout-2026-12-01T10-00-00-${thread}.jsonl`);
+  fs.writeFileSync(file, records.map((r) => JSON.stringify(r) + "\n").join(""));
+  const past = new Date("2026-12-01T10:00:00Z");
+  fs.utimesSync(file, past, past);
+  return home;
+}
+
 describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 }, () => {
   let workspace: string;
   let server: ChildProcessWithoutNullStreams;
@@ -83,6 +114,7 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
   let stub: StubServer;
   let exited: Promise<number | null>;
   let sessionId: string;
+  let codexHome: string;
 
   /** Resolves on the first compact/didChangeUsage (already received or future) that matches. */
   function usageNotification(predicate: (p: DidChangeUsageParams) => boolean): Promise<DidChangeUsageParams> {
@@ -106,6 +138,7 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
     fs.mkdirSync(path.join(workspace, "src"));
     fs.writeFileSync(path.join(workspace, "src", "main.py"), "import utils\n\nprint(utils.answer())\n".repeat(40));
     fs.writeFileSync(path.join(workspace, "src", "utils.py"), "def answer():\n    return 42\n".repeat(40));
+    codexHome = writeCodexSession(state, fs.realpathSync(workspace));
     server = spawn(PYTHON, ["-m", "compact_lsp", "--stdio"], {
       cwd: workspace,
       env: {
@@ -150,7 +183,12 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
       rootUri,
       workspaceFolders: [{ uri: rootUri, name: "workspace" }],
       capabilities: { window: { workDoneProgress: true, showMessage: {} }, workspace: { configuration: true } },
-      initializationOptions: { sessionDir: path.join(state, "sessions"), microcompact: { keepRecent: 1 } },
+      initializationOptions: {
+        sessionDir: path.join(state, "sessions"),
+        microcompact: { keepRecent: 1 },
+        claudeCode: { follow: false },
+        codex: { home: codexHome },
+      },
     });
     await connection.sendNotification("initialized", {});
   });
@@ -256,6 +294,45 @@ describe("the real server over vscode-jsonrpc", { skip: reason, timeout: 60_000 
     assert.ok(renderTranscript(transcript).includes("answer() returns &lt;42&gt;."));
     assert.equal(stub.requests.length, 2);
     assert.deepEqual(stub.refused, []); // every request was one the real API accepts
+  });
+
+  test("a Codex session is Codex's in every word, shown as its user saw it, and imports as the user's own copy", async () => {
+    let codex: SessionInfo | undefined;
+    for (let i = 0; i < 100 && codex === undefined; i++) {
+      codex = (await connection.sendRequest<SessionInfo[]>(Methods.sessions, {})).find((s) => s.source === "codex");
+      if (codex === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    assert.ok(codex !== undefined, "Codex's session was never listed");
+    assert.equal(codex.readOnly, true);
+    assert.equal(sessionOwner(codex), "Codex");
+    assert.match(sessionTooltip(codex, false), /Codex owns its context/);
+    assert.doesNotMatch(sessionTooltip(codex, false), /Claude Code/);
+    // a change is refused in Codex's words, with the way forward
+    const refused = await connection
+      .sendRequest("workspace/executeCommand", { command: ServerCommands.microcompact, arguments: [{ sessionId: codex.sessionId }] })
+      .then(() => undefined, (error: unknown) => error);
+    const outcome = failureOutcome("Microcompaction", refused);
+    assert.match(outcome.text, /Codex owns its context.*Import to continue/);
+    assert.doesNotMatch(outcome.text, /Claude Code|another window|OwnedBy/);
+    // the chat shows the request, the command row and its output; none of Codex's plumbing
+    const shown = await connection.sendRequest<{ entries: unknown[] }>(Methods.transcript, { sessionId: codex.sessionId });
+    const html = renderTranscript(transcriptFromRecords(shown.entries));
+    assert.ok(html.includes("explain main.py") && html.includes("cat src/main.py") && html.includes("print(utils.answer())"), html);
+    for (const plumbing of ["environment_context", "skills_instructions", "Chunk ID", "yield_time_ms"]) {
+      assert.ok(!html.includes(plumbing), `${plumbing} is shown: ${html}`);
+    }
+    // Import to continue: a copy with its own id, writable, listed once beside Codex's (which stays Codex's)
+    const copy = await connection.sendRequest<ImportSessionResult>(Methods.importSession, { sessionId: codex.sessionId });
+    assert.notEqual(copy.sessionId, codex.sessionId);
+    const listed = await connection.sendRequest<SessionInfo[]>(Methods.sessions, {});
+    const rows = listed.filter((s) => s.sessionId === copy.sessionId || s.sessionId === codex.sessionId);
+    assert.deepEqual(
+      rows.map((s) => [s.sessionId, s.readOnly]).sort(),
+      [[codex.sessionId, true], [copy.sessionId, false]].sort(),
+    );
+    await connection.sendRequest(Methods.append, { sessionId: copy.sessionId, messages: [{ role: "user", content: "go on" }] });
   });
 
   test("shutdown and exit end the process cleanly, and stdout held only JSON-RPC", async () => {
