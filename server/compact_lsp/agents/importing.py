@@ -1,5 +1,5 @@
-"""Import Claude Code sessions (and Codex CLI rollouts, Qwen Code transcripts) into the session store, as a managed
-session of a workspace.
+"""Import Claude Code sessions (and Codex CLI rollouts, Qwen Code transcripts, Gemini CLI session files) into the
+session store, as a managed session of a workspace.
 
 Shared by ``compact-lsp import`` and the server's ``compact/importSession`` method. The Claude Code file is only
 read; the imported session is a new journal whose records are what the engine would have written had the
@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session
+from compact_lsp.agents.gemini_cli.chat_log import read_chat as read_gemini
 from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
@@ -29,6 +31,8 @@ CODEX_COPY_PREFIX = "cx-"
 is the user's, writable; the followed one stays Codex's)."""
 QWEN_COPY_PREFIX = "qw-"
 """An imported Qwen Code transcript's id: ``qw-<session id>``, never the followed session's ``qwen-<session id>``."""
+GEMINI_COPY_PREFIX = "gm-"
+"""An imported Gemini CLI session's id: ``gm-<session id>``."""
 
 
 class AlreadyImported(StoreError):
@@ -112,6 +116,12 @@ class _Log:
 def _read_log(path: str | Path) -> _Log:
     """A Claude Code log (``cc-<id>``), a Codex rollout (``cx-<id>``) or a Qwen Code transcript (``qw-<id>``):
     for the last two, what the model holds now (since the agent's last compaction)."""
+    if is_gemini_session(str(path)):
+        session = read_gemini(str(path))
+        fixed = repair(session.messages)
+        bad = [f"{session.bad_lines} line(s) could not be read"] if session.bad_lines else []
+        return _Log(f"{GEMINI_COPY_PREFIX}{session.session_id or Path(path).stem}", session.title or "",
+                    fixed.messages, bad, list(fixed.actions))  # fmt: skip
     if is_qwen_chat(str(path)):
         chat = read_chat(str(path))
         fixed = repair(chat.messages)

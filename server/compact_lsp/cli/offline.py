@@ -187,6 +187,26 @@ def inspect_qwen(
     )  # fmt: skip
 
 
+def inspect_gemini(
+    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
+) -> dict[str, Any]:
+    """``inspect_session`` for a Gemini CLI session file: what the model holds now (since its last compression)."""
+    from compact_lsp.agents.gemini_cli.chat_log import read_chat
+
+    chat = read_chat(path)
+    return _inspect_window(
+        path, settings, counter, window_given=window_given, agent="gemini-cli",
+        session_id=chat.session_id or Path(path).stem, title=chat.title or "", cwd=chat.cwd, model=chat.model,
+        messages=chat.messages, usage=chat.usage, window=chat.context_window,
+        facts={
+            "assistantTurns": chat.assistant_turns,
+            "problems": [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else [],
+            "skippedRecords": dict(chat.skipped),
+            "compaction": {"compactions": len(chat.compressions)} if chat.compressions else None,
+        },
+    )  # fmt: skip
+
+
 def _inspect_window(
     path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool, agent: str,
     session_id: str, title: str, cwd: str | None, model: str | None, messages: list[Message],
@@ -243,11 +263,13 @@ def _inspect(ns: argparse.Namespace) -> int:
     )
     counter = TiktokenCounter()
     given = ns.context_window is not None
+    from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session
     from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat
     from compact_lsp.engine.codex.rollout import is_rollout
 
     def inspect_one(path: str) -> dict[str, Any]:
         how = inspect_qwen if is_qwen_chat(path) else inspect_codex if is_rollout(path) else inspect_session
+        how = inspect_gemini if is_gemini_session(path) else how
         return how(path, settings, counter, window_given=given)
 
     reports = [inspect_one(p) for p in ns.sessions]
