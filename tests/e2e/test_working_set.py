@@ -145,3 +145,19 @@ async def test_a_followed_codex_sessions_working_set_reads_its_patches_and_comma
     assert (edited["path"], edited["added"], edited["removed"]) == ("app.py", 1, 1)
     assert edited["uri"] == (root / "app.py").as_uri()
     assert shown["cwd"] == str(root) and "- app.py: +1 −1" in shown["text"]
+
+
+async def test_an_imported_codex_rollouts_working_set_reads_its_patches(workspace: Workspace, tmp_path: Path) -> None:
+    root = Path(os.path.realpath(workspace.root))
+    (root / "app.py").write_text("a = 1\nb = 3\n")
+    rollout = tmp_path / "rollout-2026-12-01T00-00-00-0b5e2c1a-1111-4222-8333-944455556688.jsonl"
+    rollout.write_bytes(b"".join(_turns(root)))
+    client = await start_server(workspace, workspace.options())
+    try:
+        imported = await request(client, "compact/importSession", {"path": str(rollout)})
+        shown = await request(client, WORKING_SET, {"sessionId": imported["sessionId"]})
+    finally:
+        await stop_server(client)
+    assert imported["sessionId"].startswith("cx-")
+    assert "- app.py: +1 −1" in shown["text"]  # the patch's hunk, not "edited (1 change)"
+    assert "Last test: `pytest -q` — exit 1: FAILED test_app.py::test_b" in shown["text"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents.importing import CODEX_COPY_PREFIX
 from compact_lsp.engine.codex.working_set import codex_working_set
 from compact_lsp.engine.compaction.ledger import LedgerView, ledger_view
 from compact_lsp.engine.files.file_gate import gated_reader
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 WORKING_SET = "compact/workingSet"
-CODEX_IMPORT_PREFIX = "codex-"
-"""An imported Codex rollout's session id (agents/importing.py): its files are read as a Codex log's."""
 
 
 def _taken(slot: SessionSlot) -> tuple[WorkingSet, list[Message], str, bool]:
@@ -38,7 +37,7 @@ def _taken(slot: SessionSlot) -> tuple[WorkingSet, list[Message], str, bool]:
         return work, followed.messages, work.cwd, followed.plan_in_ledger
     cwd = session.workspace_root or ""
     messages = list(session.messages)
-    if session.id.startswith(CODEX_IMPORT_PREFIX) and session.source == "import":
+    if session.id.startswith(CODEX_COPY_PREFIX) and session.source == "import":  # a Codex rollout's copy
         return codex_working_set(messages, cwd), messages, cwd, True
     return session.state.working_set.snapshot(), messages, cwd, False
 
