@@ -56,10 +56,37 @@ def rollout(workspace: Path) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+HANDOFF = (
+    "Another language model started to solve this problem and produced a summary of its thinking process. You "
+    "also have access to the state of the tools that were used by that language model. Use this to build on the "
+    "work that has already been done and avoid duplicating work. Here is the summary produced by the other "
+    "language model, use the information in this summary to assist with your own analysis:\n"
+    "Summary: greet() prints hello."
+)
+
+
+def compacted(workspace: Path) -> list[dict[str, Any]]:
+    """The turn above, then Codex's own compaction (what it kept, its handoff) and the next turn, after which our
+    hook's files arrived as a developer item."""
+    env = f"<environment_context>\n  <cwd>{workspace.resolve()}</cwd>\n</environment_context>"
+    kept = [
+        {"type": "message", "role": r, "content": [{"type": "input_text", "text": t}]}
+        for r, t in (("developer", SKILLS), ("user", env), ("user", "explain main.py"), ("user", HANDOFF))
+    ]
+    return [
+        *rollout(workspace),
+        {"type": "compacted", "payload": {"message": HANDOFF, "replacement_history": kept}},
+        text("developer", "compact-lsp: files Codex's compaction dropped, re-read from disk just now (current "
+                          "content). Use them instead of reading them again.\n\n<file path=\"main.py\">\n</file>"),
+        text("user", "now say goodbye too"),
+        text("assistant", "Added goodbye()."),
+    ]  # fmt: skip
+
+
 class CodexUser:
     """A project, Codex's home with one session of it, Neovim's and the server's state."""
 
-    def __init__(self, root: Path, stub: MessagesApiStub) -> None:
+    def __init__(self, root: Path, stub: MessagesApiStub, records: Any = rollout) -> None:
         self.root = root
         self.project = root / "project"
         (self.project / ".git").mkdir(parents=True)
@@ -67,7 +94,7 @@ class CodexUser:
         self.codex_home = root / "home" / ".codex"
         day = self.codex_home / "sessions" / "2026" / "12" / "06"
         day.mkdir(parents=True)
-        lines = "".join(json.dumps(r) + "\n" for r in rollout(self.project))
+        lines = "".join(json.dumps(r) + "\n" for r in records(self.project))
         (day / f"rollout-2026-12-06T02-00-43-{THREAD}.jsonl").write_text(lines)
         self.state = root / "state"
         self.stub = stub
@@ -166,4 +193,22 @@ def test_a_codex_session_is_codexs_refuses_changes_and_imports_as_a_writable_cop
             assert len(followed) == 1 and "[read-only]" in followed[0] and "Codex" in followed[0], rows
             assert len(copy) == 1 and "[read-only]" not in copy[0] and "[current]" in copy[0], rows
             screen.keys("Escape")
+            screen.command("qa!")
+
+
+def test_codexs_own_compaction_is_a_marker_not_the_users_words(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        user = CodexUser(tmp_path, stub, compacted)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select(screen, "codex-" + THREAD)
+            screen.command("CompactChat")
+            shown = screen.wait_for("Codex: Added goodbye().")
+            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+            # what Codex kept (the user's request), its compaction, then the next turn; no handoff, no hook text
+            at = lines.index("You: explain main.py")
+            assert lines[at + 1].startswith("── conversation compacted by the agent (its own summary)"), lines
+            assert lines.index("You: now say goodbye too") in (at + 2, at + 3), lines  # the marker may wrap
+            assert "Another language model" not in shown and "compact-lsp: files" not in shown, shown
+            no_prompt(shown)
             screen.command("qa!")
