@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_FILES
+from compact_lsp.agents.gemini_cli.hook import GEMINI_BUDGET
 from compact_lsp.agents.qwen_code.hook import QWEN_BUDGET
 from compact_lsp.engine.compaction.file_excerpts import DEFAULT_EXCERPTS, EXCERPTS_BEFORE, ExcerptPolicy
 from compact_lsp.engine.compaction.file_ranking import Ranker, boosted_ranker, recency_ranker
@@ -90,6 +91,8 @@ CODEX_NAME = "Codex: no files (its summary and the user's messages)"
 CODEX_WITH_HOOK_NAME = "Codex + our hook (10,000 characters)"
 QWEN_CODE_NAME = "Qwen Code: 5 most recent files, whole up to ~5k tokens (measured)"
 QWEN_CODE_WITH_HOOK_NAME = "Qwen Code + our hook (24,000 characters)"
+GEMINI_CLI_NAME = "Gemini CLI: no files (its summary)"
+GEMINI_CLI_WITH_HOOK_NAME = "Gemini CLI + our hook (24,000 characters)"
 BEFORE_NAME = "budget 20k, 8k per file, slices only (before gap-fill and outlines)"
 
 SWEEP_GAPS = (0, 5, 10, 15, 20, 30, 50)
@@ -142,6 +145,15 @@ def default_rankers() -> tuple[RankerSpec, ...]:
             qwen_cut=True,
             claude_code_hook=True,
             hook_budget=QWEN_BUDGET,
+        ),
+        RankerSpec(GEMINI_CLI_NAME, recency_ranker, slices=False, own_files=False),
+        RankerSpec(
+            GEMINI_CLI_WITH_HOOK_NAME,
+            recency_ranker,
+            slices=False,
+            own_files=False,
+            claude_code_hook=True,
+            hook_budget=GEMINI_BUDGET,
         ),
         RankerSpec("5 most recent files, slices of big ones", recency_ranker),
         RankerSpec("budget 10k, 5k per file", recency_ranker, settings=budget(10_000)),

@@ -1,5 +1,5 @@
-"""The evaluation's policies "<agent> + our hook" on the corpus: what the hook adds to Claude Code's, Codex's and
-Qwen Code's own rules."""
+"""The evaluation's policies "<agent> + our hook" on the corpus: what the hook adds to Claude Code's, Codex's, Qwen
+Code's and Gemini CLI's own rules."""
 
 from __future__ import annotations
 
@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.agents.character_fit import DEFAULT_BUDGET
+from compact_lsp.agents.gemini_cli.hook import GEMINI_CONTEXT_LIMIT
 from compact_lsp.agents.qwen_code.hook import QWEN_CONTEXT_LIMIT
 from compact_lsp.cli.offline import main
 from compact_lsp.evaluation.config import CLAUDE_CODE_NAME as CLAUDE_CODE
-from compact_lsp.evaluation.config import CODEX_NAME, CODEX_WITH_HOOK_NAME, QWEN_CODE_NAME, QWEN_CODE_WITH_HOOK_NAME
+from compact_lsp.evaluation.config import (
+    CODEX_NAME,
+    CODEX_WITH_HOOK_NAME,
+    GEMINI_CLI_NAME,
+    GEMINI_CLI_WITH_HOOK_NAME,
+    QWEN_CODE_NAME,
+    QWEN_CODE_WITH_HOOK_NAME,
+)
 from compact_lsp.evaluation.config import WITH_HOOK_NAME as WITH_HOOK
 
 
@@ -51,3 +59,11 @@ def test_the_hook_cuts_claude_codes_strict_misses_within_its_budget(
     assert qwen_hooked["neededMisses"] <= 0 < qwen["neededMisses"]
     assert qwen_hooked["strictMisses"] <= 19 < qwen["strictMisses"]
     assert 0 < qwen_hooked["meanTokens"] - qwen["meanTokens"] <= QWEN_CONTEXT_LIMIT
+    # Gemini CLI re-attaches no file itself (0.61.0: its summary). With our BeforeModel hook on the summary (24,000
+    # characters, its own budget), measured 2026-12-06 on the corpus: 1 of 101 needed files not sent, 39 not covered
+    # whole, about 1,690 tokens a point.
+    gemini, gemini_hooked = rankers[GEMINI_CLI_NAME], rankers[GEMINI_CLI_WITH_HOOK_NAME]
+    assert gemini["neededMisses"] == gemini["needed"] == alone["needed"]
+    assert gemini_hooked["neededMisses"] <= 1 < gemini["neededMisses"]
+    assert gemini_hooked["strictMisses"] <= 39 < gemini["strictMisses"]
+    assert 0 < gemini_hooked["meanTokens"] <= GEMINI_CONTEXT_LIMIT
