@@ -25,7 +25,7 @@ FOLLOWED = f"qwen-{SESSION}"
 
 
 def record(kind: str, message: dict[str, Any] | None = None, **extra: Any) -> bytes:
-    body = {"uuid": f"x-{kind}-{len(extra)}", "sessionId": SESSION, "type": kind, "cwd": "/elsewhere", **extra}
+    body = {"uuid": f"x-{kind}-{len(extra)}", "sessionId": SESSION, "type": kind, **extra}
     if message is not None:
         body["message"] = message
     return (json.dumps(body) + "\n").encode()
@@ -42,14 +42,22 @@ async def listed(client: LanguageClient, check: Any) -> dict[str, Any]:
 
 
 async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Workspace, tmp_path: Path) -> None:
-    home = tmp_path / "qwen-home"
+    home = tmp_path / "home" / ".qwen"
     chats = Path(transcript_dir(os.path.realpath(workspace.root), str(home)))
+    assert chats.parent.name == os.path.realpath(workspace.root).replace("/", "-").replace("_", "-")  # as Qwen
     chats.mkdir(parents=True)
+    root = os.path.realpath(workspace.root)
     transcript = chats / f"{SESSION}.jsonl"
-    transcript.write_bytes(FIXTURE.read_bytes())
+    transcript.write_bytes(FIXTURE.read_bytes().replace(b"/tmp/qwen44/run/proj", root.encode()))
+    # another project whose name Qwen folds into the same folder ("_" and "-" both become "-"): not this one's
+    twin = root.replace("-", "_", 1)
+    assert twin != root and transcript_dir(twin, str(home)) == str(chats)
+    (chats / "twin.jsonl").write_text(json.dumps({"type": "user", "sessionId": "twin", "cwd": twin,
+        "message": {"role": "user", "parts": [{"text": "not yours"}]}}) + "\n")  # fmt: skip
     client = await start_server(workspace, workspace.options(qwenCode={"home": str(home)}))
     try:
         item = await listed(client, lambda i: i["messages"] > 0)
+        assert "qwen-twin" not in {s["sessionId"] for s in await request(client, "compact/sessions", {})}
         assert item["source"] == "qwen-code" and item["owner"] == "Qwen Code" and item["readOnly"] is True
         assert item["title"] == "please read big.py around line 1000"
         assert item["usage"]["contextWindow"] == 100_000 and item["usage"]["total"] == 5_000  # Qwen's own figures

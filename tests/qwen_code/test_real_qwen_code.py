@@ -10,6 +10,7 @@ block's header says (HTML-escaped: Qwen escapes ``<``/``>``, we escape ``&``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from tests.qwen_code.qwen_cli import (
     our_block,
     summary_index,
 )
+
+from compact_lsp.agents.qwen_code.chat_log import read_chat
+from compact_lsp.agents.qwen_code.transcript import transcript_dir
 
 pytestmark = needs_qwen_code
 
@@ -98,6 +102,11 @@ def test_after_an_automatic_compaction_the_current_region_reaches_the_model_from
         block = our_block(request)
         assert block is not None, "our context did not reach the model after the first request"
         assert AFTER in block and BEFORE not in block  # the region as it is on disk now, code as it is
+
+    # where the editors follow it: Qwen named the project's folder as transcript_dir does (the path has "_")
+    chats = Path(transcript_dir(os.path.realpath(qwen.project), str(qwen.home / ".qwen")))
+    [written] = chats.glob("*.jsonl")
+    assert [c.trigger for c in read_chat(str(written)).compactions] == ["token_limit"]
 
 
 def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHome) -> None:

@@ -1517,11 +1517,11 @@ export interface CodexSettings {
  */
 export interface QwenCodeSettings {
   /**
-   * Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's `~/.qwen/projects/<workspace, each / as ->/chats` folder exists or once it appears).
+   * Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's `~/.qwen/projects/<workspace>/chats` folder exists or once it appears).
    */
   follow?: boolean | null;
   /**
-   * The folder that holds Qwen Code's `.qwen` (unset: the home directory).
+   * Qwen Code's own folder (unset: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`); its sessions are in `projects/<workspace>/chats/` below it.
    */
   home?: string | null;
 }

@@ -170,9 +170,10 @@ def test_qwen_code_is_registered_with_its_settings_files(tmp_path: Path, env: di
     assert agent_named("qwen-code") is QWEN_CODE
     assert QWEN_CODE.settings_path("project", str(tmp_path)) == tmp_path / ".qwen" / "settings.json"
     assert QWEN_CODE.settings_path("user", str(tmp_path)).parts[-2:] == (".qwen", "settings.json")
-    where = QWEN_CODE.followed_folder(QwenCodeSettings(home=str(tmp_path / "h")), "/work/repo")
-    assert where is not None and where.folder == tmp_path / "h" / ".qwen" / "projects" / "-work-repo" / "chats"
-    assert where.wanted(str(where.folder / "s1.jsonl")) and not where.wanted(str(tmp_path / "h" / "s1.jsonl"))
+    where = QWEN_CODE.followed_folder(QwenCodeSettings(home=str(tmp_path / "q")), "/work/my_repo.v2/é𝄞")
+    # Qwen's sanitizeCwd: every character but an ASCII letter or digit is "-", one a UTF-16 unit
+    assert where is not None and where.folder == tmp_path / "q" / "projects" / "-work-my-repo-v2----" / "chats"
+    assert where.wanted(str(where.folder / "s1.jsonl")) and not where.wanted(str(tmp_path / "q" / "s1.jsonl"))
     doctor = ["doctor", "--dir", str(tmp_path)]
     assert "compact-lsp qwen-code install-hook" in run_cli(doctor, env).stdout  # nothing installed: how to
     cli(["install-hook", "--dir", str(tmp_path)], env)

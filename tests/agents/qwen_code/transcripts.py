@@ -16,7 +16,7 @@ class QwenTranscript:
     def __init__(self, home: Path, cwd: Path, session_id: str = "5b0f6c1e-qwen") -> None:
         self.cwd = cwd
         self.session_id = session_id
-        self.path = Path(transcript_dir(str(cwd), str(home))) / f"{session_id}.jsonl"
+        self.path = Path(transcript_dir(str(cwd), str(home / ".qwen"))) / f"{session_id}.jsonl"
         self.records: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 

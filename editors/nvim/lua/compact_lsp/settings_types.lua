@@ -71,5 +71,5 @@
 ---@field home string? Codex's home (unset: $CODEX_HOME, else ~/.codex); its sessions are in sessions/ below it.
 
 ---@class compact_lsp.QwenCodeSettings
----@field follow boolean? Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's ~/.qwen/projects/<workspace, each / as ->/chats folder exists or once it appears).
----@field home string? The folder that holds Qwen Code's .qwen (unset: the home directory).
+---@field follow boolean? Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's ~/.qwen/projects/<workspace>/chats folder exists or once it appears).
+---@field home string? Qwen Code's own folder (unset: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen); its sessions are in projects/<workspace>/chats/ below it.

@@ -53,16 +53,17 @@ class QwenCode(JsonSettingsRoom):
         def wanted(path: str) -> bool:
             return path.endswith(".jsonl") and os.path.dirname(path) == str(folder)
 
+        def open_transcript(path: Path, make_session: MakeSession) -> Followed | None:
+            from compact_lsp.agents.qwen_code.live import FollowedQwenSession, belongs_to
+
+            if not path.is_file() or not belongs_to(path, workspace_root):
+                return None
+            return FollowedQwenSession(path, make_session)
+
         return FollowedFolder(
             folder, recursive=False, levels_to_wait=LEVELS_TO_WAIT, wanted=wanted,
-            newest=lambda limit: transcripts_in(folder)[:limit], open=_open,
+            newest=lambda limit: transcripts_in(folder)[:limit], open=open_transcript,
         )  # fmt: skip
-
-
-def _open(path: Path, make_session: MakeSession) -> Followed | None:
-    from compact_lsp.agents.qwen_code.live import FollowedQwenSession
-
-    return FollowedQwenSession(path, make_session) if path.is_file() else None
 
 
 QWEN_CODE = QwenCode()

@@ -260,6 +260,20 @@ def is_qwen_chat(path: str) -> bool:
     return False
 
 
+def first_cwd(path: str) -> str | None:
+    """The ``cwd`` the transcript's first records name (None: none of its first ``SNIFF_LINES`` lines says)."""
+    try:
+        with open_regular(path, max_bytes=MAX_CHAT_BYTES) as f:
+            for _ in range(SNIFF_LINES):
+                record = parse_line(f.readline(1 << 20))
+                cwd = record.get("cwd") if record is not None else None
+                if is_usable(cwd):
+                    return str(cwd)
+    except OSError:
+        return None
+    return None
+
+
 def read_chat(path: str, *, max_bytes: int = MAX_CHAT_BYTES) -> QwenChat:
     """The transcript at ``path`` (a regular file, at most ``max_bytes``; ``OSError`` subclasses otherwise)."""
     chat = QwenChat(path)

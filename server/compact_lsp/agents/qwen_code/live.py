@@ -1,6 +1,6 @@
 """Qwen Code's transcripts as read-only sessions: the workspace's Qwen sessions, kept in step as Qwen writes.
 
-Qwen Code keeps a project's sessions in ``~/.qwen/projects/<cwd, each "/" → "-">/chats/<sessionId>.jsonl``
+Qwen Code keeps a project's sessions in ``~/.qwen/projects/<project_name(cwd)>/chats/<sessionId>.jsonl``
 (transcript.py ``transcript_dir``), so the folder itself says the workspace. ``FollowedQwenSession`` holds what
 the model holds now: the lines appended since the last look are read (``AppendedLines``; a replaced or shortened
 transcript is read again from its start) and fed to the transcript reader's builder (chat_log.py ``ChatBuilder``).
@@ -21,10 +21,11 @@ from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
-from compact_lsp.agents.qwen_code.chat_log import MAX_CHAT_BYTES, ChatBuilder, QwenChat, parse_line
+from compact_lsp.agents.qwen_code.chat_log import MAX_CHAT_BYTES, ChatBuilder, QwenChat, first_cwd, parse_line
 from compact_lsp.agents.qwen_code.transcript import engine_view, transcript_dir
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.validate import repair
+from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.setting_ranges import setting
@@ -45,7 +46,7 @@ class QwenCodeSettings:
         default=None,
         metadata=setting(
             "Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen "
-            "appends (unset: when the project's `~/.qwen/projects/<workspace, each / as ->/chats` folder exists or "
+            "appends (unset: when the project's `~/.qwen/projects/<workspace>/chats` folder exists or "
             "once it appears).",
             more='A followed session (`source: "qwen-code"`) is what the model sees now (since Qwen\'s last '
             "compaction); `docs/qwen-code.md`.",
@@ -55,7 +56,8 @@ class QwenCodeSettings:
     home: str | None = field(
         default=None,
         metadata=setting(
-            "The folder that holds Qwen Code's `.qwen` (unset: the home directory).",
+            "Qwen Code's own folder (unset: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`); its sessions are "
+            "in `projects/<workspace>/chats/` below it.",
             kind="path",
             not_in_vscode="Qwen Code's own folder, found by the server",
         ),
@@ -63,7 +65,15 @@ class QwenCodeSettings:
 
 
 def chats_folder(home: str | None, workspace_root: str) -> Path:
-    return Path(transcript_dir(workspace_root, os.path.expanduser(home) if home else None))
+    return Path(transcript_dir(workspace_root, os.path.abspath(os.path.expanduser(home)) if home else None))
+
+
+def belongs_to(path: Path, workspace_root: str) -> bool:
+    """Whether a transcript in the workspace's folder is the workspace's: Qwen names the folder with every
+    character but a letter or digit as ``-``, so ``/w/a_b`` and ``/w/a-b`` share one; the ``cwd`` its records
+    name tells them apart (none named yet: it is taken as the workspace's)."""
+    cwd = first_cwd(str(path))
+    return cwd is None or real_path(cwd) == real_path(workspace_root)
 
 
 def transcripts_in(folder: Path) -> list[Path]:

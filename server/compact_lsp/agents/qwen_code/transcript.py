@@ -1,10 +1,11 @@
 """Qwen Code's session transcript, read as the engine's ``Read``/``Edit``/``Write`` calls with their results.
 
-Qwen Code 0.24.4 writes ``~/.qwen/projects/<cwd, each "/" → "-">/chats/<sessionId>.jsonl`` (measured
-2026-12-05, shared notes): one JSON record a line with ``type`` (``user | assistant | tool_result | system``),
-``subtype`` and ``message`` (``{role, parts: [{text} | {functionCall: {id, name, args}} | {functionResponse: {id,
-name, response}}]}``, sometimes as a JSON string). A compaction is a ``system`` record with subtype
-``chat_compression`` whose ``systemPayload.compressedHistory`` starts with the summary.
+Qwen Code 0.24.4 writes ``~/.qwen/projects/<project_name(cwd)>/chats/<sessionId>.jsonl`` (measured 2026-12-05,
+shared notes; the folder's name is its bundle's ``sanitizeCwd``): one JSON record a line with ``type`` (``user |
+assistant | tool_result | system``), ``subtype`` and ``message`` (``{role, parts: [{text} | {functionCall: {id,
+name, args}} | {functionResponse: {id, name, response}}]}``, sometimes as a JSON string). A compaction is a
+``system`` record with subtype ``chat_compression`` whose ``systemPayload.compressedHistory`` starts with the
+summary.
 
 Its tools are said in the engine's vocabulary (as engine/codex/file_uses.py does for Codex): ``read_file
 {file_path, offset (0-based), limit}`` → ``Read`` (``offset`` 1-based), ``edit`` → ``Edit``, ``write_file`` →
@@ -56,10 +57,25 @@ def _of_shell(message: Message, ids: set[str]) -> bool:
     return any(str(b.get("id", b.get("tool_use_id", ""))).partition("#")[0] in ids for b in blocks)
 
 
-def transcript_dir(cwd: str, home: str | None = None) -> str:
-    """Where Qwen Code keeps a project's transcripts: ``~/.qwen/projects/<cwd, "/" → "-">/chats``."""
-    base = home if home is not None else os.path.expanduser("~")
-    return os.path.join(base, ".qwen", "projects", cwd.replace("/", "-"), "chats")
+def qwen_dir() -> str:
+    """Qwen Code's own folder as it finds it: ``$QWEN_RUNTIME_DIR``, else ``$QWEN_HOME``, else ``~/.qwen`` (its
+    ``Storage.getRuntimeBaseDir``, 0.24.4)."""
+    for name in ("QWEN_RUNTIME_DIR", "QWEN_HOME"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return os.path.abspath(os.path.expanduser(value))
+    return os.path.join(os.path.expanduser("~"), ".qwen")
+
+
+def project_name(cwd: str) -> str:
+    """Qwen Code's name for a project's folder (its ``sanitizeCwd``): every character but an ASCII letter or digit
+    as ``-``, counted as JavaScript counts them (a character beyond the BMP is two UTF-16 units, so two ``-``)."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" * (1 + (ord(ch) > 0xFFFF)) for ch in cwd)
+
+
+def transcript_dir(cwd: str, qwen: str | None = None) -> str:
+    """Where Qwen Code keeps a project's transcripts: ``<its folder>/projects/<project_name(cwd)>/chats``."""
+    return os.path.join(qwen if qwen is not None else qwen_dir(), "projects", project_name(cwd), "chats")
 
 
 def _read_tail(path: str) -> bytes:
