@@ -10,12 +10,13 @@ block's header says (HTML-escaped: Qwen escapes ``<``/``>``, we escape ``&``).
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, text_of
+from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, system_text, text_of
 from tests.qwen_code.qwen_cli import (
     OVER_THRESHOLD,
     QwenHome,
@@ -102,6 +103,8 @@ def test_after_an_automatic_compaction_the_current_region_reaches_the_model_from
         block = our_block(request)
         assert block is not None, "our context did not reach the model after the first request"
         assert AFTER in block and BEFORE not in block  # the region as it is on disk now, code as it is
+        # as sent: Qwen escaped our < and >, we our & (were Qwen to stop, the block's key to reading it would lie)
+        assert html.escape(AFTER, quote=False) in system_text(request)
 
     # where the editors follow it: Qwen named the project's folder as transcript_dir does (the path has "_")
     chats = Path(transcript_dir(os.path.realpath(qwen.project), str(qwen.home / ".qwen")))
