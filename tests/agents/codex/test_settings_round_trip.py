@@ -5,6 +5,7 @@ the user's config, whichever file held the hook."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,20 @@ def test_a_change_since_install_is_kept_and_only_ours_goes(tmp_path: Path) -> No
     assert 'model = "gpt-5.6"' in text and "# the default model" in text
     assert "compact-lsp" not in text and "hooks" not in text, text
     assert text == original.decode().replace('gpt-5.5"  ', 'gpt-5.6"  ')
+
+
+def test_a_reinstall_keeps_our_place_so_hooks_after_ours_stay_trusted(tmp_path: Path) -> None:
+    """Codex keys trust by a hook's place (``<file>:session_start:<group>:<hook>``): a reinstall with a new
+    launcher changes our command where it stands, and the user's hook after ours keeps its place and its trust."""
+    path = tmp_path / "config.toml"
+    path.write_text('model = "gpt-5.5"\n')
+    install_hook(path, COMMAND)
+    path.write_text(
+        path.read_text()
+        + '\n[[hooks.SessionStart]]\nmatcher = "startup"\n\n[[hooks.SessionStart.hooks]]\ntype = "command"\n'
+        'command = "echo theirs"\n'
+    )
+    assert install_hook(path, COMMAND + "-new").changed
+    groups = tomllib.loads(path.read_text())["hooks"]["SessionStart"]
+    assert [g["hooks"][0]["command"] for g in groups] == [COMMAND + "-new", "echo theirs"]
+    assert installed_commands(path) == [COMMAND + "-new"]

@@ -144,10 +144,13 @@ def _drop_ours(entries: Any) -> bool:
 
 
 def _expected(before: dict[str, Any], command: str | None) -> dict[str, Any]:
-    """What the file should say after the change, as plain data: ``before`` without our hook, plus ours when
-    ``command`` (install), or with emptied tables dropped (uninstall)."""
+    """What the file should say after the change, as plain data: ``before`` with our hook's command replaced where
+    it stands, or without our hook plus ours at the end when ``command`` (install), or with emptied tables dropped
+    (uninstall)."""
     data = copy.deepcopy(before)
     hooks = data.setdefault("hooks", {})
+    if command is not None and _replaced_in_place(hooks.get(EVENT, []), command):
+        return data
     entries = []
     for entry in hooks.get(EVENT, []):
         inner = entry.get("hooks") if isinstance(entry, dict) else None
@@ -200,12 +203,45 @@ def _installed_text(path: Path, original: str | None, command: str) -> str | Non
     entries = _entries(doc, path, create=True)
     if _already(entries, command):
         return None
-    _drop_ours(entries)
-    entries.append(_ours(command, inline=not isinstance(entries, AoT)))
+    if not _replaced_in_place(entries, command):
+        _drop_ours(entries)
+        entries.append(_ours(command, inline=not isinstance(entries, AoT)))
     text = tomlkit.dumps(doc).rstrip("\r\n") + "\n"
     if original is not None and "\r\n" in original:  # tomlkit writes what it adds with LF: the file's own ends
         text = re.sub(r"(?<!\r)\n", "\r\n", text)
     return _checked_text(path, text, _expected(_plain(original), command))
+
+
+def _replaced_in_place(entries: Any, command: str) -> bool:
+    """A reinstall (a new launcher): our hook's command changed where it stands. Codex keys trust by position
+    (``<file>:session_start:<group>:<hook>``), so moving ours to the end would shift every hook after it and Codex
+    would ask the user to review those again. False when ours is not there to replace."""
+    for group, entry in enumerate(entries):
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        if entry.get("matcher") != MATCHER or not isinstance(inner, list):
+            continue
+        for hook in inner:
+            if is_ours(hook):
+                hook["command"] = command
+                hook["timeout"] = TIMEOUT_SECONDS
+                _drop_ours_after(entries, group, hook)
+                return True
+    return False
+
+
+def _drop_ours_after(entries: Any, group: int, kept: Any) -> None:
+    """Any other copy of our hook, after the one kept (an older install's duplicate)."""
+    for index in reversed(range(group, len(entries))):
+        inner = entries[index].get("hooks") if isinstance(entries[index], dict) else None
+        if not isinstance(inner, list):
+            continue
+        others = [h for h in inner if h is kept or not is_ours(h)]
+        if len(others) == len(inner):
+            continue
+        if others:
+            entries[index]["hooks"] = others
+        else:
+            del entries[index]
 
 
 def _ours(command: str, *, inline: bool = False) -> Any:
