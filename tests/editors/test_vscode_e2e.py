@@ -37,7 +37,8 @@ def test_a_day_of_use_in_code_server() -> None:
     """From Restricted Mode and the walkthrough to a day of use: compaction from the palette, the chat in the side
     bar (an inline approval with a unified diff and the diff editor, links that open files, @file mentions), an
     automatic compaction whose fallback is named, a cancel that reads "Compaction cancelled", a reload that keeps
-    the user's chat although Claude Code wrote meanwhile, Claude Code's session read-only with Import to continue.
+    the user's chat although Claude Code wrote meanwhile, Claude Code's session read-only with Import to continue,
+    Codex's session in Codex's words and as its user saw it, imported as a copy listed once beside it after a reload.
     """
     missing = _missing()
     if missing:
@@ -75,6 +76,8 @@ def test_a_day_of_use_in_code_server() -> None:
         "Import to continue: a managed copy, current",
         "grep row: ",
         "session picker: ",
+        "Codex's session read-only, in Codex's words",
+        "Import to continue on Codex's session: a copy that takes input; after a reload",
         "Ctrl+Alt+C focused the chat's input",
         "high contrast: the chat follows the theme",
         "PASS",

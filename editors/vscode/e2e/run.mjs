@@ -82,6 +82,27 @@ async function seedSession(dirs, files) {
       content: [{ type: "text", text: "I'll add it after the column functions." }], usage: { input_tokens: 14000, output_tokens: 5 },
     }),
   ].join("\n") + "\n");
+  // Codex's session of this workspace, as Codex 0.171.0 writes it (its skills and environment context, the request,
+  // an exec_command and its output, the answer), last written hours ago: followed read-only, Codex's in every word.
+  const codexDay = path.join(dirs.home, ".codex", "sessions", "2026", "11", "28");
+  fs.mkdirSync(codexDay, { recursive: true });
+  const thread = "01a24915-0369-7163-81ea-9e0d2d33ba44";
+  const codexText = (role, text) => ({ type: "response_item", payload: { type: "message", role,
+    content: [{ type: role === "assistant" ? "output_text" : "input_text", text }] } });
+  const rollout = path.join(codexDay, `rollout-2026-11-28T10-00-00-${thread}.jsonl`);
+  fs.writeFileSync(rollout, [
+    { type: "session_meta", payload: { id: thread, cwd: dirs.workspace, cli_version: "0.171.0" } },
+    codexText("developer", "<skills_instructions>\n## Skills\n</skills_instructions><tools>\nx\n</tools>"),
+    codexText("user", `<environment_context>\n  <cwd>${dirs.workspace}</cwd>\n</environment_context>`),
+    codexText("user", "Explain the report columns"),
+    { type: "response_item", payload: { type: "function_call", name: "exec_command", call_id: "call_1",
+      arguments: JSON.stringify({ cmd: "cat src/report.py", yield_time_ms: 2000 }) } },
+    { type: "response_item", payload: { type: "function_call_output", call_id: "call_1",
+      output: "Chunk ID: 2e991e\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\ndef column_0(rows):\n" } },
+    codexText("assistant", "Each column is a slice of the rows."),
+  ].map((r) => JSON.stringify(r) + "\n").join(""));
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000); // older than the user's sessions, never current
+  fs.utimesSync(rollout, twoHoursAgo, twoHoursAgo);
   const { sessionId } = await connection.sendRequest("compact/newSession", { title: "How is the report built?" });
   const messages = [{ role: "user", content: "Read the source files and explain how the report is built." }];
   files.forEach((file, i) => {
@@ -648,7 +669,7 @@ async function main() {
     }) + "\n");
     await page.reload();
     await page.locator(".monaco-workbench").waitFor();
-    const restored = await webviewFrame(page, ".entry.boundary.fallback");
+    let restored = await webviewFrame(page, ".entry.boundary.fallback");
     await restored.locator(".entry.user", { hasText: "Rename field_0" }).waitFor();
     await restored.locator(".entry.assistant", { hasText: "900 handlers" }).waitFor();
     await page.locator(".monaco-list-row", { hasText: /How is the report built\?.*current/ }).waitFor();
@@ -734,6 +755,31 @@ async function main() {
     step(`session picker: ${picker.join(" | ")}`);
     expect(picker.every((row) => /tokens · .*(ago|just now|yesterday)/.test(row) && !/\b(ses|cc|claude)[-_][0-9a-f]/.test(row)), `the picker rows: ${picker.join(" | ")}`);
     await page.keyboard.press("Escape");
+
+    // 13b. Codex's session, opened from the Sessions tree: Codex's (never Claude Code's), shown as its user saw it
+    // (the request and the command, none of Codex's plumbing); Import to continue makes a copy with its own id that
+    // takes input at once, and a reload lists it once beside Codex's, which stays read-only.
+    await page.locator(".monaco-list-row", { hasText: "Explain the report columns" }).first().click();
+    await restored.locator(".entry.assistant", { hasText: "Each column is a slice of the rows." }).waitFor();
+    await restored.locator("#readonly:not([hidden])").waitFor();
+    const owner = (await restored.locator("#readonly").innerText()).replace(/\s+/g, " ").trim();
+    expect(/Codex's live session, read-only here/.test(owner) && !/Claude Code/.test(owner), `the read-only bar of Codex's session: ${owner}`);
+    const codexTool = (await restored.locator(".entry.tool").last().innerText()).trim();
+    expect(codexTool.includes("cat src/report.py") && !codexTool.includes('"cmd"'), `Codex's command row: ${codexTool}`);
+    const codexChat = await restored.locator("#log").innerText();
+    expect(!/environment_context|skills_instructions|Chunk ID/.test(codexChat), `Codex's plumbing is shown: ${codexChat}`);
+    step(`Codex's session read-only, in Codex's words: "${owner.slice(0, 60)}…"; command row "${codexTool.split("\n")[0]}"`);
+    await restored.locator("button", { hasText: "Import to continue" }).click();
+    await restored.locator("#composer:not([hidden])").waitFor();
+    await page.locator(".monaco-list-row", { hasText: /Explain the report columns.*current.*imported/ }).first().waitFor();
+    await page.reload();
+    await page.locator(".monaco-workbench").waitFor();
+    restored = await webviewFrame(page, ".entry.assistant"); // the chat again, on the copy (now current)
+    await page.locator(".monaco-list-row", { hasText: /Explain the report columns.*imported/ }).first().waitFor();
+    const codexRows = (await page.locator(".monaco-list-row", { hasText: "Explain the report columns" }).allInnerTexts()).map((r) => r.replace(/\s+/g, " "));
+    expect(codexRows.length === 2 && codexRows.filter((r) => /read-only/.test(r)).length === 1 && codexRows.some((r) => /Codex · read-only/.test(r)),
+      `after a reload, Codex's session and the copy are not listed once each: ${codexRows.join(" | ")}`);
+    step(`Import to continue on Codex's session: a copy that takes input; after a reload: ${codexRows.join(" | ")}`);
 
     // 14. Keybindings and high contrast: Ctrl+Alt+C puts the focus in the chat's input; the chat keeps its borders.
     await page.locator(".part.editor").click({ position: { x: 300, y: 300 } }).catch(() => undefined);

@@ -56,8 +56,9 @@ class _Shown:
             "summary": summary or None,
         })  # fmt: skip
 
-    def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> bool:
-        """Add what a user text block is to ``out``; False when it is a compaction (the caller splits there)."""
+    def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> Handoff | None:
+        """Add what a user text block is to ``out``; the handoff when it is the agent's compaction (the caller
+        splits there)."""
         if found is None:
             out.append(block)
         elif isinstance(found, Command):
@@ -80,8 +81,8 @@ class _Shown:
         elif isinstance(found, SlashCommand):
             out.append({"type": "text", "text": found.line})
         elif isinstance(found, Handoff):
-            return False
-        return True  # Dropped: nothing shown
+            return found
+        return None  # Dropped: nothing shown
 
 
 def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -101,12 +102,11 @@ def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             kind = block.get("type")
             if kind == "text" and role == "user" and isinstance(block.get("text"), str):
-                found = _classify(block["text"])
-                if not shown.user_text(found, block, out):
-                    assert isinstance(found, Handoff)
+                handoff = shown.user_text(_classify(block["text"]), block, out)
+                if handoff is not None:
                     shown.message(at, role, out)
                     out = []
-                    shown.marker(at, found.summary)
+                    shown.marker(at, handoff.summary)
             elif kind == "tool_use":
                 out.append(_call(block))
             elif kind == "tool_result":
