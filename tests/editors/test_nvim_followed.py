@@ -86,18 +86,25 @@ def compacted(workspace: Path) -> list[dict[str, Any]]:
 class CodexUser:
     """A project, Codex's home with one session of it, Neovim's and the server's state."""
 
-    def __init__(self, root: Path, stub: MessagesApiStub, records: Any = rollout) -> None:
+    def __init__(self, root: Path, stub: MessagesApiStub, records: Any = rollout, *, installed: bool = True) -> None:
         self.root = root
         self.project = root / "project"
         (self.project / ".git").mkdir(parents=True)
         (self.project / "main.py").write_text('def greet():\n    print("hello")\n')
         self.codex_home = root / "home" / ".codex"
-        day = self.codex_home / "sessions" / "2026" / "12" / "06"
-        day.mkdir(parents=True)
-        lines = "".join(json.dumps(r) + "\n" for r in records(self.project))
-        (day / f"rollout-2026-12-06T02-00-43-{THREAD}.jsonl").write_text(lines)
+        (root / "home").mkdir()
+        self.records = records
         self.state = root / "state"
         self.stub = stub
+        if installed:
+            self.codex_runs()
+
+    def codex_runs(self) -> None:
+        """Codex's session of the project, written where Codex writes it (every missing folder made at once)."""
+        day = self.codex_home / "sessions" / "2026" / "12" / "06"
+        day.mkdir(parents=True, exist_ok=True)
+        lines = "".join(json.dumps(r) + "\n" for r in self.records(self.project))
+        (day / f"rollout-2026-12-06T02-00-43-{THREAD}.jsonl").write_text(lines)
 
     def start(self, *files: str) -> Screen:
         nvim = nvim_executable()
@@ -210,5 +217,21 @@ def test_codexs_own_compaction_is_a_marker_not_the_users_words(tmp_path: Path) -
             assert lines[at + 1].startswith("── conversation compacted by the agent (its own summary)"), lines
             assert lines.index("You: now say goodbye too") in (at + 2, at + 3), lines  # the marker may wrap
             assert "Another language model" not in shown and "compact-lsp: files" not in shown, shown
+            no_prompt(shown)
+            screen.command("qa!")
+
+
+def test_codex_installed_after_neovim_started_is_followed_without_a_restart(tmp_path: Path) -> None:
+    """No ~/.codex when Neovim opened the project; Codex's first run makes it, its sessions folder and today's
+    folder at once: the session is listed and opens as Codex's, with no restart."""
+    with MessagesApiStub() as stub:
+        user = CodexUser(tmp_path, stub, installed=False)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("Compact session codex-" + THREAD)
+            screen.wait_for("unknown session")  # not there yet
+            user.codex_runs()
+            select(screen, "codex-" + THREAD)
+            shown = screen.wait_for("(Codex's, read-only: :Compact import continues it)")
             no_prompt(shown)
             screen.command("qa!")
