@@ -273,7 +273,7 @@ def test_the_warning_comes_before_the_followed_sessions_automatic_compaction(tmp
             no_prompt(shown)  # one line, cut to fit; whole in :messages
             shot(screen, "nvim-warning.png")
             screen.command("messages")
-            shown = screen.wait_for("compacts by itself at its next step (967k reached): /compact with a focus in Claude")
+            shown = screen.wait_for("compacts by itself at its next step (967k reached): /compact with a focus")
             assert ":Compact pin what must survive, or let it run" in shown.replace("\n", ""), shown
             screen.keys("Enter")
             screen.command("qa!")

@@ -7,7 +7,7 @@ import { CompactClient } from "./client";
 import { registerCommands } from "./commands";
 import { createLog } from "./logging";
 import { failureOutcome } from "./model/commandModel";
-import { announceAutoCompactions, notify } from "./notify";
+import { announceAutoCompactions, notify, warnBeforeAgentsCompact } from "./notify";
 import { ProposedChanges } from "./proposedChanges";
 import { SessionsView } from "./sessionsView";
 import { SummaryDocuments } from "./summaryDocuments";
@@ -20,7 +20,8 @@ let client: CompactClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = createLog();
-  client = new CompactClient(context.secrets, log);
+  const started = new CompactClient(context.secrets, log);
+  client = started;
   const changes = new ProposedChanges();
   const chat = new ChatViewProvider(context.extensionUri, client, changes, log);
   client.setMessageRequestHandler((params) => answerMessageRequest(chat, params));
@@ -43,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     createStatusBar(client),
     watchAgentEdits(client, log),
     announceAutoCompactions(client.onDidCompact),
+    warnBeforeAgentsCompact(client.onDidChangeUsage, (sessionId) => started.readOnlyOwner(sessionId)),
     ...registerCommands({ client, views, chat, sessions, log, secrets: context.secrets }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void vscode.commands.executeCommand("setContext", "compactLsp.restricted", false);

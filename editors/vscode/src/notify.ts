@@ -4,7 +4,8 @@ import { Commands } from "./model/commandIds";
 import type { Outcome } from "./model/commandModel";
 import { fallbackActions } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
-import type { DidCompactParams } from "./protocol";
+import { NextCompactionWarnings } from "./model/nextCompaction";
+import type { DidChangeUsageParams, DidCompactParams } from "./protocol";
 
 export function notify(outcome: Outcome): void {
   const show =
@@ -39,6 +40,28 @@ export function announceAutoCompactions(onDidCompact: vscode.Event<DidCompactPar
       severity: facts.fallback === true ? "warning" : "info",
       text: `${text}.`,
       actions: facts.fallback === true ? fallbackActions(facts.fallbackReason) : undefined,
+    });
+  });
+}
+
+/** Once when an agent's next automatic compaction comes near (or a setting turns it off): what to do, with buttons
+ * that do it (model/nextCompaction.ts). */
+export function warnBeforeAgentsCompact(
+  onDidChangeUsage: vscode.Event<DidChangeUsageParams>,
+  ownerOf: (sessionId: string) => string | undefined,
+): vscode.Disposable {
+  const warnings = new NextCompactionWarnings();
+  return onDidChangeUsage((event) => {
+    const warning = warnings.check(event.sessionId, event.usage, ownerOf(event.sessionId) ?? "The agent");
+    if (warning === undefined) {
+      return;
+    }
+    void vscode.window.showWarningMessage(`Compact: ${warning.text}`, ...warning.actions).then((choice) => {
+      if (choice === "Pin a File…") {
+        void vscode.commands.executeCommand(Commands.pinFile);
+      } else if (choice === "Show Timeline") {
+        void vscode.commands.executeCommand(Commands.showTimeline);
+      }
     });
   });
 }

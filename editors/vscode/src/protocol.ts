@@ -32,6 +32,7 @@ export type {
   Summarizer,
   TimelineResult,
   TimelineRow,
+  NextCompaction,
   TranscriptEntry,
   TranscriptResult,
   UndoEntry,

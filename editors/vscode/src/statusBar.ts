@@ -7,7 +7,8 @@ export function createStatusBar(client: CompactClient): vscode.Disposable {
   const item = vscode.window.createStatusBarItem("compactLsp.usage", vscode.StatusBarAlignment.Right, 100);
   item.name = "Compact: context usage";
   const update = (): void => {
-    const state = statusBarState(client.usage, vscode.workspace.isTrusted ? client.state : "restricted");
+    const trust = vscode.workspace.isTrusted ? client.state : "restricted";
+    const state = statusBarState(client.usage, trust, client.readOnlyOwner(client.sessionId));
     item.text = state.text;
     item.tooltip = state.tooltip;
     item.command = state.command;

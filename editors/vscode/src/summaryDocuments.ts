@@ -5,7 +5,9 @@ import type { CompactClient } from "./client";
 import {
   SUMMARY_SCHEME,
   compactionSummaries,
+  parseResultPath,
   parseSummaryPath,
+  resultDocumentText,
   parseTimelinePath,
   summaryDocumentText,
   summaryPath,
@@ -15,11 +17,29 @@ import {
 import type { TimelineResult } from "./protocol";
 import { Methods } from "./protocol";
 
-export class SummaryDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+export class SummaryDocuments implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider, vscode.Disposable {
   private readonly registration: vscode.Disposable;
 
   constructor(private readonly client: CompactClient) {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, this);
+    this.registration = vscode.Disposable.from(
+      vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, this),
+      vscode.languages.registerDocumentLinkProvider({ scheme: SUMMARY_SCHEME }, this),
+    );
+  }
+
+  /** The timeline's links to cleared results (`compact-summary:/result/…`), clickable where they stand. */
+  provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+    const links: vscode.DocumentLink[] = [];
+    const pattern = new RegExp(`${SUMMARY_SCHEME}:(/result/[^\\s]+)`, "g");
+    for (let line = 0; line < document.lineCount; line++) {
+      const text = document.lineAt(line).text;
+      for (const match of text.matchAll(pattern)) {
+        const start = match.index ?? 0;
+        const range = new vscode.Range(line, start, line, start + match[0].length);
+        links.push(new vscode.DocumentLink(range, vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: match[1] })));
+      }
+    }
+    return links;
   }
 
   static uri(sessionId: string, index: number): vscode.Uri {
@@ -32,6 +52,11 @@ export class SummaryDocuments implements vscode.TextDocumentContentProvider, vsc
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const result = parseResultPath(uri.path);
+    if (result !== undefined) {
+      const answer = await this.client.request<{ entries?: unknown[] }>(Methods.transcript, { sessionId: result.sessionId });
+      return resultDocumentText(answer.entries ?? [], result.toolUseId);
+    }
     const timelineOf = parseTimelinePath(uri.path);
     if (timelineOf !== undefined) {
       return timelineMarkdown(await this.client.request<TimelineResult>(Methods.timeline, { sessionId: timelineOf }));

@@ -119,7 +119,40 @@ export function parseTimelinePath(path: string): string | undefined {
 const AGENTS: Record<string, string> = { "compact-lsp": "Compact", "claude-code": "Claude Code", codex: "Codex", "qwen-code": "Qwen Code" };
 const KINDS: Record<string, string> = { full: "Compacted", micro: "Cleared old tool results", undo: "Compaction undone" };
 
-function rowMarkdown(row: TimelineRow, threshold: number | null): string[] {
+/** Where a cleared tool result opens read-only: `compact-summary:/result/<session>/<tool use id>/<name>`. */
+export function resultPath(sessionId: string, toolUseId: string, name: string): string {
+  const file = name.replace(/[/\\()\s]/g, "_") || "result";
+  return `/result/${encodeURIComponent(sessionId)}/${encodeURIComponent(toolUseId)}/${file}`;
+}
+
+/** The session and tool use a cleared result's document path names, or undefined for any other path. */
+export function parseResultPath(path: string): { sessionId: string; toolUseId: string } | undefined {
+  const match = /^\/result\/([^/]+)\/([^/]+)\/[^/]*$/.exec(path);
+  return match === null ? undefined : { sessionId: decodeURIComponent(match[1]), toolUseId: decodeURIComponent(match[2]) };
+}
+
+/** The text of a cleared result's document: what the tool returned before it was cleared, from the transcript's
+ * entries (the journal keeps every message as it was). */
+export function resultDocumentText(entries: unknown[], toolUseId: string): string {
+  for (const entry of entries) {
+    const { kind, message } = entry as { kind?: unknown; message?: { content?: unknown } };
+    if (kind !== "message" || !Array.isArray(message?.content)) {
+      continue;
+    }
+    for (const block of message.content as { type?: unknown; tool_use_id?: unknown; content?: unknown }[]) {
+      if (block.type === "tool_result" && block.tool_use_id === toolUseId) {
+        if (typeof block.content === "string") {
+          return block.content;
+        }
+        const parts = Array.isArray(block.content) ? (block.content as { text?: unknown }[]) : [];
+        return parts.map((part) => (typeof part.text === "string" ? part.text : "")).join("\n");
+      }
+    }
+  }
+  return "This result is no longer in the session's history.";
+}
+
+function rowMarkdown(row: TimelineRow, threshold: number | null, sessionId: string): string[] {
   const when = typeof row.at === "string" ? row.at.replace(/^(\d+-\d+-\d+)T(\d+:\d+).*$/, "$1 $2 UTC") : "time not recorded";
   const figures =
     typeof row.tokensBefore === "number" && typeof row.tokensAfter === "number"
@@ -135,14 +168,20 @@ function rowMarkdown(row: TimelineRow, threshold: number | null): string[] {
     lines.push("Summary the model read instead:", "", ...quoted, "");
   }
   if (row.cleared !== undefined && row.cleared.length > 0) {
-    lines.push("Cleared:", "", ...row.cleared.map((c) => `- ${c.path ?? c.tool ?? c.toolUseId}${c.tokens !== undefined ? ` (${formatTokens(c.tokens)} tokens)` : ""}`), "");
+    const cleared = row.cleared.map((c) => {
+      const name = c.path ?? c.tool ?? c.toolUseId;
+      const tokens = c.tokens !== undefined ? ` (${formatTokens(c.tokens)} tokens)` : "";
+      return `- ${name}${tokens}: ${SUMMARY_SCHEME}:${resultPath(sessionId, c.toolUseId, name)}`;
+    });
+    lines.push("Cleared (Ctrl+click a link to read what the tool returned):", "", ...cleared, "");
   }
   if (row.reattached !== undefined && row.reattached.length > 0) {
     lines.push("Re-attached by the agent itself:", "", ...row.reattached.map((path) => `- ${path}`), "");
   }
   for (const receipt of row.receipts ?? []) {
     const how = receipt.spilled ? "spilled to a file, a preview in the context" : "inline";
-    lines.push(`Hook delivered (${receipt.hook}, as the transcript recorded it): ${receipt.characters} characters, ${how}.`, "");
+    const files = receipt.files !== undefined && receipt.files.length > 0 ? `, files ${receipt.files.join(", ")}` : ", no file content";
+    lines.push(`Hook delivered (${receipt.hook}, as the transcript recorded it): ${receipt.characters} characters, ${how}${files}.`, "");
   }
   if (row.kept !== undefined && row.kept.length > 0) {
     lines.push(`Kept by the agent besides the summary: ${row.kept.length} message${row.kept.length === 1 ? "" : "s"}.`, "");
@@ -161,8 +200,11 @@ export function timelineMarkdown(timeline: TimelineResult): string {
     `${count} compaction${count === 1 ? "" : "s"} by ${who}${threshold !== null ? ` · automatic at ${formatTokens(threshold)} tokens` : ""}.`,
     "",
   ];
+  if (timeline.disabledBy !== undefined && timeline.disabledBy !== null) {
+    head.push(`Automatic compaction is off: ${timeline.disabledBy}.`, "");
+  }
   if (count === 0) {
     head.push("No compaction yet in this session.", "");
   }
-  return [...head, ...timeline.rows.flatMap((row) => rowMarkdown(row, threshold))].join("\n");
+  return [...head, ...timeline.rows.flatMap((row) => rowMarkdown(row, threshold, timeline.sessionId))].join("\n");
 }

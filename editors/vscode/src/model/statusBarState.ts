@@ -1,6 +1,7 @@
 // What the status bar item shows for a given usage. The vscode adapter (statusBar.ts) only copies these fields.
 import type { Usage } from "../protocol";
 import { Commands } from "./commandIds";
+import { nextCompactionLine } from "./nextCompaction";
 import { formatPercent, formatTokens, formatUsage, kindLabel } from "./usageFormat";
 
 export type StatusBackground = "none" | "warning";
@@ -16,7 +17,11 @@ export interface StatusBarState {
 
 export type ServerState = "starting" | "running" | "stopped" | "restricted";
 
-export function statusBarState(usage: Usage | undefined, server: ServerState = "running"): StatusBarState {
+export function statusBarState(
+  usage: Usage | undefined,
+  server: ServerState = "running",
+  owner = "The agent",
+): StatusBarState {
   if (server === "restricted") {
     return {
       text: "$(shield) Compact",
@@ -62,6 +67,10 @@ export function statusBarState(usage: Usage | undefined, server: ServerState = "
   }
   if (usage.reported !== undefined) {
     lines.push(`Reported by the API for the last request: ${formatTokens(usage.reported)} (estimated above: what is in the conversation now)`);
+  }
+  const next = nextCompactionLine(usage, owner);
+  if (next !== undefined) {
+    lines.push(next);
   }
   if (usage.level === "critical") {
     lines.push("At the auto-compact threshold: the next turn compacts.");

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   compactionSummaries,
+  parseResultPath,
+  resultDocumentText,
+  resultPath,
   parseSummaryPath,
   parseTimelinePath,
   summaryDocumentText,
@@ -44,7 +47,7 @@ test("the timeline reads as a person would tell it: figures, threshold, summary,
         tokensAfter: 9800,
         summary: "This session is being continued.",
         reattached: ["src/a.py"],
-        receipts: [{ hook: "SessionStart", characters: 2000, spilled: false }],
+        receipts: [{ hook: "SessionStart", characters: 2000, spilled: false, files: ["b.py", "a.py"] }],
       },
     ],
   });
@@ -53,7 +56,7 @@ test("the timeline reads as a person would tell it: figures, threshold, summary,
   assert.match(text, /\*2026-12-05 10:01 UTC\*/);
   assert.match(text, /> This session is being continued\./);
   assert.match(text, /- src\/a\.py/);
-  assert.match(text, /Hook delivered \(SessionStart, as the transcript recorded it\): 2000 characters, inline\./);
+  assert.match(text, /Hook delivered \(SessionStart, as the transcript recorded it\): 2000 characters, inline, files b\.py, a\.py\./);
   const ours = timelineMarkdown({
     sessionId: "ses_1",
     agent: "compact-lsp",
@@ -65,8 +68,25 @@ test("the timeline reads as a person would tell it: figures, threshold, summary,
     ],
   });
   assert.match(ours, /3 compactions by Compact · automatic at 167k tokens\./);
-  assert.match(ours, /- src\/app\.py \(812 tokens\)/);
+  assert.match(ours, /- src\/app\.py \(812 tokens\): compact-summary:\/result\/ses_1\/toolu_1\/src_app\.py/);
   assert.match(ours, /\(fired at 171k, threshold 167k\)/);
   assert.match(ours, /## Compaction undone \(manual\)/);
   assert.equal(parseTimelinePath(timelinePath("ses_1")), "ses_1");
+});
+
+test("a cleared result opens read-only at an address that names it, and reads what the tool returned", () => {
+  const path = resultPath("ses_1", "toolu_1", "src/app.py");
+  assert.deepEqual(parseResultPath(path), { sessionId: "ses_1", toolUseId: "toolu_1" });
+  assert.equal(parseResultPath("/timeline/ses_1/x.md"), undefined);
+  const entries = [
+    { kind: "message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "no" }] } },
+    { kind: "message", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "def app(): ..." }] }] } },
+  ];
+  assert.equal(resultDocumentText(entries, "toolu_1"), "def app(): ...");
+  assert.match(resultDocumentText(entries, "toolu_9"), /no longer in the session's history/);
+});
+
+test("a timeline says when the agent's automatic compaction is off, and what turns it off", () => {
+  const text = timelineMarkdown({ sessionId: "claude-1", agent: "claude-code", thresholdTokens: null, disabledBy: "DISABLE_AUTO_COMPACT in the environment", rows: [] });
+  assert.match(text, /Automatic compaction is off: DISABLE_AUTO_COMPACT in the environment\./);
 });

@@ -1,0 +1,82 @@
+// The warning before an agent compacts by itself (Usage.nextCompaction, docs/protocol.md): the gauge's line
+// ("~949k tokens / ~53 turns to Claude Code's automatic compaction at 967k"), and one warning when it comes near,
+// with what the user can do; a setting that silently turns the agent's automatic compaction off is named once.
+import type { NextCompaction, Usage } from "../protocol";
+import { formatTokens } from "./usageFormat";
+
+/** "~949k tokens / ~53 turns", or undefined with nothing to say. */
+function distance(next: NextCompaction): string | undefined {
+  if (next.tokensLeft === null) {
+    return undefined;
+  }
+  const turns = next.turnsLeft === null ? "" : ` / ~${next.turnsLeft} turn${next.turnsLeft === 1 ? "" : "s"}`;
+  return `~${formatTokens(next.tokensLeft)} tokens${turns}`;
+}
+
+/** The gauge's line for a usage (the status bar's tooltip, the usage view), or undefined when the server said
+ * nothing (not an agent's session it can tell). */
+export function nextCompactionLine(usage: Usage, owner: string): string | undefined {
+  const next = usage.nextCompaction;
+  if (next === undefined) {
+    return undefined;
+  }
+  if (next.disabledBy !== null) {
+    return `${owner} will not compact by itself: ${next.disabledBy} turns it off.`;
+  }
+  const far = distance(next);
+  if (far === undefined || next.thresholdTokens === null) {
+    return undefined;
+  }
+  return `${far} to ${owner}'s automatic compaction at ${formatTokens(next.thresholdTokens)} (${next.origin}).`;
+}
+
+export interface NextCompactionWarning {
+  text: string;
+  actions: string[];
+}
+
+/** The warning for a usage near the agent's automatic compaction, or turned off. */
+export function nextCompactionWarning(usage: Usage, owner: string): NextCompactionWarning | undefined {
+  const next = usage.nextCompaction;
+  if (next === undefined) {
+    return undefined;
+  }
+  if (next.disabledBy !== null) {
+    return {
+      text: `${owner} will not compact by itself: ${next.disabledBy} turns it off, so the session runs into the end of its window.`,
+      actions: ["Show Timeline"],
+    };
+  }
+  if (!next.near) {
+    return undefined;
+  }
+  const when =
+    next.tokensLeft !== null && next.tokensLeft > 0
+      ? `in ${distance(next)}`
+      : `at its next step (${formatTokens(next.thresholdTokens ?? usage.total)} reached)`;
+  return {
+    text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back).`,
+    actions: ["Pin a File…", "Show Timeline", "Let It Run"],
+  };
+}
+
+/** Remembers what was last said per session, so each warning comes once: again only after the session moved away
+ * (a compaction happened) and came near again. */
+export class NextCompactionWarnings {
+  private readonly said = new Map<string, "near" | "off">();
+
+  /** The warning to show now for this usage, or undefined (nothing to say, or said already). */
+  check(sessionId: string, usage: Usage, owner: string): NextCompactionWarning | undefined {
+    const next = usage.nextCompaction;
+    const now = next === undefined ? undefined : next.disabledBy !== null ? "off" : next.near ? "near" : undefined;
+    if (now === this.said.get(sessionId)) {
+      return undefined;
+    }
+    if (now === undefined) {
+      this.said.delete(sessionId);
+      return undefined;
+    }
+    this.said.set(sessionId, now);
+    return nextCompactionWarning(usage, owner);
+  }
+}
