@@ -142,7 +142,7 @@ def test_a_registered_agent_is_followed_and_installed_by_the_server(
         ls.protocol.client_capabilities = types.ClientCapabilities()
         assert install_command(FAKE) == "compact.installFakeAgentHook" in ls.protocol.fm.commands
         options = {"sessionDir": str(tmp_path / "sessions"), "claudeCode": {"follow": False},
-                   "codex": {"follow": False}}  # fmt: skip
+                   "codex": {"follow": False}, "geminiCli": {"follow": False}}  # fmt: skip
         lifecycle.initialize(
             ls, types.InitializeParams(capabilities=types.ClientCapabilities(), root_path=str(tmp_path / "ws"),
                                        initialization_options=options),

@@ -12,7 +12,7 @@ export type SessionId = string;
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "SessionSource".
  */
-export type SessionSource = "chat" | "import" | "api" | "claude-code" | "codex" | "qwen-code";
+export type SessionSource = "chat" | "import" | "api" | "claude-code" | "codex" | "qwen-code" | "gemini-cli";
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "UsageLevel".
@@ -803,7 +803,7 @@ export interface TimelineResult {
   /**
    * Who compacted: our server, or the agent a followed session belongs to.
    */
-  agent: "compact-lsp" | "claude-code" | "codex" | "qwen-code";
+  agent: "compact-lsp" | "claude-code" | "codex" | "qwen-code" | "gemini-cli";
   /**
    * The automatic-compaction threshold configured now: ours from the settings, a followed agent's from its configuration (null when it will not compact by itself or we cannot tell).
    */
@@ -1320,6 +1320,7 @@ export interface Settings {
   claudeCode?: ClaudeCodeSettings;
   codex?: CodexSettings;
   qwenCode?: QwenCodeSettings;
+  geminiCli?: GeminiCliSettings;
 }
 /**
  * The managed memory's folders: project, user and team (None: where they are by default).
@@ -1522,6 +1523,22 @@ export interface QwenCodeSettings {
   follow?: boolean | null;
   /**
    * Qwen Code's own folder (unset: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`); its sessions are in `projects/<workspace>/chats/` below it.
+   */
+  home?: string | null;
+}
+/**
+ * Following the workspace's Gemini CLI sessions (docs/gemini-cli.md).
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "GeminiCliSettings".
+ */
+export interface GeminiCliSettings {
+  /**
+   * Follow the workspace's Gemini CLI sessions as read-only sessions, read again as Gemini writes them (unset: when the project's `~/.gemini/tmp/<project>/chats` folder exists or once it appears).
+   */
+  follow?: boolean | null;
+  /**
+   * The folder that holds Gemini CLI's `.gemini` (unset: the home directory).
    */
   home?: string | null;
 }

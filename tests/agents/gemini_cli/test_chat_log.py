@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session, read_chat
+from compact_lsp.agents.gemini_cli.live import chats_folder
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "gemini_cli" / "compressed-session.jsonl"
@@ -58,3 +59,13 @@ def test_inspect_and_import_read_it(tmp_path: Path) -> None:
         env=env, capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert "gm-4dbfce25-09b5-4d9d-b7c0-89edca1e08c3" in done.stdout
+
+
+def test_the_followed_folder_is_the_one_gemini_names_for_the_workspace(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert chats_folder(str(home), "/work/my-app") == home / ".gemini" / "tmp" / "my-app" / "chats"  # not named yet
+    (home / ".gemini").mkdir(parents=True)
+    named = {"/work/my-app": "my-app-1", "/elsewhere": "../../etc"}
+    (home / ".gemini" / "projects.json").write_text(json.dumps({"projects": named}))
+    assert chats_folder(str(home), "/work/my-app") == home / ".gemini" / "tmp" / "my-app-1" / "chats"
+    assert chats_folder(str(home), "/elsewhere") == home / ".gemini" / "tmp" / "elsewhere" / "chats"  # no escape

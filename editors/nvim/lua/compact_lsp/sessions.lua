@@ -8,7 +8,7 @@ local state = require('compact_lsp.state')
 local M = {}
 
 --- Agents' names by a session's `source`, for a server that does not send `owner` yet.
-M.AGENTS = { ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code' }
+M.AGENTS = { ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code', ['gemini-cli'] = 'Gemini CLI' }
 
 --- How long `<Tab>` completion may wait for the session list.
 local COMPLETE_TIMEOUT_MS = 800

@@ -22,6 +22,7 @@
 ---@field claudeCode compact_lsp.ClaudeCodeSettings?
 ---@field codex compact_lsp.CodexSettings?
 ---@field qwenCode compact_lsp.QwenCodeSettings?
+---@field geminiCli compact_lsp.GeminiCliSettings?
 
 ---@class compact_lsp.MemorySettings
 ---@field projectRoot string? Managed-memory root of the project, anywhere (unset: <workspace>/.compact/memory, plus Claude Code's and Qwen Code's project memory folders when they exist).
@@ -73,3 +74,7 @@
 ---@class compact_lsp.QwenCodeSettings
 ---@field follow boolean? Follow the workspace's Qwen Code sessions as read-only sessions, read from where they stopped as Qwen appends (unset: when the project's ~/.qwen/projects/<workspace>/chats folder exists or once it appears).
 ---@field home string? Qwen Code's own folder (unset: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen); its sessions are in projects/<workspace>/chats/ below it.
+
+---@class compact_lsp.GeminiCliSettings
+---@field follow boolean? Follow the workspace's Gemini CLI sessions as read-only sessions, read again as Gemini writes them (unset: when the project's ~/.gemini/tmp/<project>/chats folder exists or once it appears).
+---@field home string? The folder that holds Gemini CLI's .gemini (unset: the home directory).

@@ -7,7 +7,7 @@ local format = require('compact_lsp.format')
 
 local M = {}
 
-local agents = { ['compact-lsp'] = 'compact-lsp', ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code' }
+local agents = { ['compact-lsp'] = 'compact-lsp', ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code', ['gemini-cli'] = 'Gemini CLI' }
 local kinds = { full = 'compacted', micro = 'cleared old tool results', undo = 'compaction undone' }
 
 --- When, as "2026-12-05 10:01" (UTC), or '' when not recorded.

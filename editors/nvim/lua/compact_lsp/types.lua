@@ -5,7 +5,7 @@
 
 ---@alias compact_lsp.UsageLevel 'ok'|'warning'|'critical'
 ---@alias compact_lsp.Freshness 'fresh'|'stale'|'deleted'|'unknown'
----@alias compact_lsp.SessionSource 'chat'|'import'|'api'|'claude-code'|'codex'|'qwen-code'
+---@alias compact_lsp.SessionSource 'chat'|'import'|'api'|'claude-code'|'codex'|'qwen-code'|'gemini-cli'
 ---@alias compact_lsp.Summarizer 'anthropic'|'offline'|'session-memory'|'agent'
 ---@alias compact_lsp.OutcomeKind 'cancelled'|'not_smaller'|'empty'|'nothing_to_undo'
 

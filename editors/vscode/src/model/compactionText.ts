@@ -116,7 +116,13 @@ export function parseTimelinePath(path: string): string | undefined {
   return match === null ? undefined : decodeURIComponent(match[1]);
 }
 
-const AGENTS: Record<string, string> = { "compact-lsp": "Compact", "claude-code": "Claude Code", codex: "Codex", "qwen-code": "Qwen Code" };
+const AGENTS: Record<string, string> = {
+  "compact-lsp": "Compact",
+  "claude-code": "Claude Code",
+  codex: "Codex",
+  "qwen-code": "Qwen Code",
+  "gemini-cli": "Gemini CLI",
+};
 const KINDS: Record<string, string> = { full: "Compacted", micro: "Cleared old tool results", undo: "Compaction undone" };
 
 /** Where a cleared tool result opens read-only: `compact-summary:/result/<session>/<tool use id>/<name>`. */

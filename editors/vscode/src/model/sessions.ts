@@ -40,7 +40,12 @@ export function relativeTime(iso: string, now: Date): string {
 }
 
 /** Agents' names by a session's source, for a server that does not send `owner` yet. */
-const AGENTS: Readonly<Record<string, string>> = { "claude-code": "Claude Code", codex: "Codex", "qwen-code": "Qwen Code" };
+const AGENTS: Readonly<Record<string, string>> = {
+  "claude-code": "Claude Code",
+  codex: "Codex",
+  "qwen-code": "Qwen Code",
+  "gemini-cli": "Gemini CLI",
+};
 
 /** The agent that owns a read-only session, in its own words (the server's `owner`); undefined for the user's own. */
 export function sessionOwner(session: SessionItem): string | undefined {

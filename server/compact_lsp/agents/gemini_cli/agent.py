@@ -1,5 +1,5 @@
-"""Gemini CLI as an agent beside us (agents/agent.py): its ``BeforeModel`` hook and its settings.json. Following
-its sessions in the editors is not built yet (docs/gemini-cli.md).
+"""Gemini CLI as an agent beside us (agents/agent.py): its ``BeforeModel`` hook, its settings.json, its sessions
+followed read-only (live.py).
 
 Its hook runs before every model request, so the description answers a request with nothing compressed in it
 (no ``COMPRESSION_ACK``) itself, by a byte search, before the hook's modules are imported; a request after a
@@ -9,6 +9,7 @@ per request).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,9 @@ from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
 from compact_lsp.agents.not_for_us import NotForUs
 
 if TYPE_CHECKING:
-    from compact_lsp.agents.agent import FollowedFolder
+    from pathlib import Path
+
+    from compact_lsp.agents.agent import Followed, FollowedFolder, MakeSession
     from compact_lsp.agents.hook_io import HookInput
 
 
@@ -54,13 +57,36 @@ class GeminiCli(JsonSettingsRoom):
         # Gemini CLI has no event after its compression: its hook answers each request (hook_answer)
         return None, {"reason": "Gemini CLI's hook is BeforeModel"}
 
-    settings_class = None
+    @property
+    def settings_class(self) -> type:
+        from compact_lsp.agents.gemini_cli.live import GeminiCliSettings
+
+        return GeminiCliSettings
 
     def follows(self, settings: Any) -> bool | None:
-        return False
+        follow: bool | None = settings.follow
+        return follow
 
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
-        return None
+        from compact_lsp.agents.agent import FollowedFolder
+        from compact_lsp.agents.gemini_cli.live import LEVELS_TO_WAIT, chats_folder, transcripts_in
+
+        folder = chats_folder(settings.home, workspace_root)
+
+        def wanted(path: str) -> bool:
+            name = os.path.basename(path)
+            return name.startswith("session-") and name.endswith(".jsonl") and os.path.dirname(path) == str(folder)
+
+        return FollowedFolder(
+            folder, recursive=False, levels_to_wait=LEVELS_TO_WAIT, wanted=wanted,
+            newest=lambda limit: transcripts_in(folder)[:limit], open=_open,
+        )  # fmt: skip
+
+
+def _open(path: Path, make_session: MakeSession) -> Followed | None:
+    from compact_lsp.agents.gemini_cli.live import FollowedGeminiSession
+
+    return FollowedGeminiSession(path, make_session) if path.is_file() else None
 
 
 GEMINI_CLI = GeminiCli()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.agent import Followed
+from compact_lsp.agents.gemini_cli.chat_log import read_chat as read_gemini
 from compact_lsp.agents.qwen_code.chat_log import read_chat
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
@@ -131,10 +132,19 @@ def _qwen_code_rows(path: Path) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def _gemini_cli_rows(path: Path) -> list[dict[str, Any]]:
+    """Gemini CLI compresses by itself only, and records no token counts: each compression's summary."""
+    return [
+        {"kind": "full", "at": None, "trigger": "auto", "tokensBefore": None, "tokensAfter": None, "summary": summary}
+        for summary in read_gemini(str(path)).compressions
+    ]
+
+
 RECORDED: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
     "claude-code": _claude_code_rows,
     "codex": _codex_rows,
     "qwen-code": _qwen_code_rows,
+    "gemini-cli": _gemini_cli_rows,
 }
 """Each agent's compactions as its transcript recorded them, by its sessions' ``source``; another agent's session
 shows none yet."""
