@@ -105,7 +105,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "report",
         grimp.Layer("replay", "survival"),
         "repeated_needs",
-        grimp.Layer("compact_preview", "timeline", "config"),
+        grimp.Layer("compact_preview", "timeline", "config", "agent_rules"),
         grimp.Layer("workspace", "metrics", "cost", "focus", "sources", "ledger_recall"),
     ),
     "store": ("session_store", grimp.Layer("session_lock", "session_index")),

@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
-from compact_lsp.agents.claude_code.reattached import claude_code_reattachment
-from compact_lsp.agents.qwen_code.hook import qwen_restored
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession
 from compact_lsp.engine.compaction.ledger import build_ledger
 from compact_lsp.engine.compaction.microcompact import tool_result_tokens
@@ -34,6 +31,7 @@ from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings, MemorySettings, MicrocompactSettings
+from compact_lsp.evaluation.agent_rules import claude_code_cut, disk_text, qwen_code_cut, with_hook
 from compact_lsp.evaluation.config import OFF, EvalConfig, MicroSpec, micro_settings, qwen_threshold
 from compact_lsp.evaluation.cost import CacheMeter
 from compact_lsp.evaluation.focus import focus_signals
@@ -300,50 +298,18 @@ def _score_point(
         )
         attached = [_attached(c, ws, counter) for c in candidates if c.included and not c.deleted]
         if spec.size_cut:
-            attached = _claude_code_cut(attached, counter)
+            attached = claude_code_cut(attached, counter)
         if spec.qwen_cut:
-            attached = _qwen_code_cut(attached)
+            attached = qwen_code_cut(attached)
         if spec.claude_code_hook:
-            attached = _with_hook(plain, attached, counter, roots, ws, ledger, spec.hook_budget)
+            attached = with_hook(plain, attached, counter, roots, ws, ledger, spec.hook_budget)
         if spec.default:
             result.default_attached[index] = [(ws.logged_path(a.path), a.lines) for a in attached]
             whole = {a.path: attached_body(a.text) for a in attached if not a.partial}
             result.rereads.attached(index, turn + config.lookahead_turns, whole)
         for scores, horizon in horizons:
             needs = lookahead(uses, index, turn, horizon, known, workspace=[root])
-            scores[spec.name] = scores[spec.name] + score_point(attached, needs, _disk_text)
-
-
-@dataclass(frozen=True)
-class _Touch:
-    path: str
-    tool: str = "Read"
-
-
-def _claude_code_cut(attached: list[Attached], counter: TokenCounter) -> list[Attached]:
-    """Claude Code's five files with its size cut (``claude_code_reattachment``, measured on the real CLI): a file
-    past it reaches the model by name only, so it is left out here. Its tokens are counted as the rest of the
-    evaluation counts them (the hook's own estimate is set high on purpose, to attach rather than lose a file)."""
-    oldest_first = [_Touch(a.path) for a in reversed(attached)]
-    whole = set(claude_code_reattachment(oldest_first, _disk_text, counter.count_text, len(attached)).whole)
-    return [a for a in attached if a.path in whole]
-
-
-def _qwen_code_cut(attached: list[Attached]) -> list[Attached]:
-    """Qwen Code's five files by its own rule (``qwen_restored``, the model our Qwen hook uses): a file past about
-    5,000 tokens (characters / 4) reaches the model by name only, so it is left out here."""
-    uses = [FileUse(n, 0, "Read", a.path, None, None) for n, a in enumerate(reversed(attached))]
-    whole = set(qwen_restored(uses, _disk_text)[0])
-    return [a for a in attached if a.path in whole]
-
-
-def _disk_text(path: str) -> str | None:
-    """A file of the stand-in workspace as it is at the point (where an Edit's old text was)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
-        return None
+            scores[spec.name] = scores[spec.name] + score_point(attached, needs, disk_text)
 
 
 def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attached:
@@ -352,35 +318,6 @@ def _attached(c: Candidate, ws: ReplayWorkspace, counter: TokenCounter) -> Attac
     outline_tokens = counter.count_text(c.text[at:]) if at >= 0 else 0
     spans = tuple((e.first, e.last) for e in c.outline)
     return Attached(c.realpath, c.tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath), spans, outline_tokens)
-
-
-def _with_hook(plain: ContextSession, own: list[Attached], counter: TokenCounter, roots: Sequence[str],
-               ws: ReplayWorkspace, ledger: str = "", budget: int | None = None) -> list[Attached]:  # fmt: skip
-    """Claude Code's own files plus what our hook adds, as the hook decides it (in characters, within its
-    budget): files Claude Code put back whole are already in its context; for a big file it put back in part,
-    the hook's slice joins it. Tokens are counted as the rest of the evaluation counts them."""
-    candidates = rehydration_candidates(
-        plain.read_state,
-        kept_messages=already_in_context(a.text for a in own if not a.partial),
-        settings=hook_rehydration() if budget is None else hook_rehydration(budget),
-        counter=CharCounter(),
-        workspace_roots=roots,
-        history=plain.messages,
-        ledger=ledger,
-    )
-    by_path = {a.path: a for a in own}
-    for c in candidates:
-        if not c.included or c.deleted:
-            continue
-        mine = by_path.get(c.realpath)
-        tokens = counter.count_text(c.text)  # the hook decides in characters; the figures are tokens
-        if mine is None:
-            by_path[c.realpath] = Attached(c.realpath, tokens, c.partial, c.lines, c.text, *ws.shown(c.realpath))
-        elif mine.partial:
-            lines = ",".join(x for x in (mine.lines, c.lines) if x) or None
-            text, tokens = mine.text + c.text, mine.tokens + tokens
-            by_path[c.realpath] = Attached(c.realpath, tokens, c.partial, lines, text, *ws.shown(c.realpath))
-    return list(by_path.values())
 
 
 def _score_rewrite(
