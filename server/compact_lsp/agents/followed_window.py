@@ -12,7 +12,7 @@ from typing import Any
 
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.conversation.next_compaction import AutoCompaction, next_compaction, user_turns
+from compact_lsp.engine.conversation.next_compaction import AutoCompaction, UserTurns, next_compaction, user_turns
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.files.working_set import WorkingSet
@@ -103,6 +103,7 @@ def usage_with_tail(
     reported: dict[str, Any] | None,
     window: int | None = None,
     auto: AutoCompaction | None = None,
+    turns_of: Callable[[list[Message]], int] = user_turns,
 ) -> ContextUsage:
     """A followed session's usage: the committed messages', the open tail's counted in, and the input tokens the
     agent last reported (``reported``, its API's own usage), in the agent's ``window`` (``agent_usage``), against
@@ -111,7 +112,7 @@ def usage_with_tail(
     by_kind = dict(usage.by_kind)
     for kind, tokens in tail.tokens.items():
         by_kind[kind] = by_kind.get(kind, 0) + tokens
-    turns = user_turns(session.messages) + user_turns(tail.messages) if auto is not None else 0
+    turns = turns_of(session.messages) + user_turns(tail.messages) if auto is not None else 0
     return agent_usage(
         by_kind, session.settings, reported_input_tokens(reported) or usage.reported, window, auto, turns
     )
@@ -124,11 +125,12 @@ def status_with_tail(
     read_files: bool = True,
     window: int | None = None,
     auto: AutoCompaction | None = None,
+    turns_of: Callable[[list[Message]], int] = user_turns,
 ) -> SessionStatus:
     """A followed session's status, with the open tail counted in (``status_of``'s ``read_files``)."""
     count = len(session.messages) + len(tail.messages)
     status = status_of(session, read_files=read_files)
-    usage = usage_with_tail(session, tail, reported, window, auto)
+    usage = usage_with_tail(session, tail, reported, window, auto, turns_of)
     return replace(status, usage=usage, message_count=count)
 
 
@@ -196,11 +198,20 @@ class FollowedTranscript:
         threshold for ``window``, or what turns it off), for the warning before it compacts; None: not told."""
         return None
 
+    _turns: UserTurns | None = None
+    """The committed messages' user turns, counted as they come (each appended line would count them all)."""
+
+    def _turns_of(self, messages: list[Message]) -> int:
+        if self._turns is None:
+            self._turns = UserTurns()
+        return self._turns(messages)
+
     def usage(self) -> ContextUsage:
         window = self.context_window()
-        return usage_with_tail(self.session, self._open, self._reported(), window, self.auto_compaction(window))
+        auto = self.auto_compaction(window)
+        return usage_with_tail(self.session, self._open, self._reported(), window, auto, self._turns_of)
 
     def status(self, read_files: bool = True) -> SessionStatus:
         reported, window = self._reported(), self.context_window()
         auto = self.auto_compaction(window)
-        return status_with_tail(self.session, self._open, reported, read_files, window, auto)
+        return status_with_tail(self.session, self._open, reported, read_files, window, auto, self._turns_of)
