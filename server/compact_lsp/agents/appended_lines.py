@@ -85,6 +85,8 @@ def scan_chunks(f: BinaryIO, size: int, chunk: int = CHUNK) -> Iterator[ScanChun
             at += whole
             buffer[: end - whole] = buffer[whole:end]  # the torn line to the front; as long as it was: no resize
         kept = end - whole
+        if len(buffer) > chunk and kept < chunk:  # a long line grew it: chunks again, not a long line's worth of
+            del buffer[chunk:]  # records at a time (a 1 MiB buffer after one big tool result held ~300 records)
 
 
 @dataclass
