@@ -277,3 +277,78 @@ def test_the_warning_comes_before_the_followed_sessions_automatic_compaction(tmp
             assert ":Compact pin what must survive, or let it run" in shown.replace("\n", ""), shown
             screen.keys("Enter")
             screen.command("qa!")
+
+
+CODEX_ROLLOUT = Path(__file__).parent.parent / "fixtures" / "codex" / "rollout-two-compactions.jsonl"
+"""What the real Codex wrote with our hook: two automatic compactions in one turn (limit 50,000)."""
+CODEX_THREAD = "01a24922-191a-7333-9cdb-081049550edc"
+
+
+def test_the_compaction_timeline_of_a_followed_codex_session_has_its_figures_and_receipts(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        home = tmp_path / "codex-home"
+        day = home / "sessions" / "2026" / "12" / "06"
+        day.mkdir(parents=True)
+        rollout = CODEX_ROLLOUT.read_text().replace("/work/proj", str(user.project.resolve()))
+        (day / f"rollout-2026-12-06T02-15-01-{CODEX_THREAD}.jsonl").write_text(rollout)
+        (home / "config.toml").write_text("model_auto_compact_token_limit = 50000\n")  # as it was recorded
+        user.settings["codex"] = {"home": str(home)}
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            for _ in range(60):  # registered a moment after start
+                screen.command("Compact session codex-" + CODEX_THREAD)
+                try:
+                    screen.wait_for("current session: ", timeout=1)
+                    break
+                except AssertionError:
+                    screen.keys("Enter")
+            screen.command("Compact timeline")
+            shown = screen.wait_for("Compaction timeline")
+            assert "2 compactions by Codex · automatic at 50k tokens" in shown, shown
+            assert "compacted (auto): 90k → 4k tokens (fired at 90k, threshold 50k)" in shown, shown
+            receipt = "hook delivered (SessionStart): 3128 characters, inline, files first_b.py, first_a.py"
+            assert receipt in shown, shown
+            assert "files second_b.py, second_a.py" in shown, shown
+            assert "summary: Summary 1: the user asked to read the modules." in shown, shown
+            no_prompt(shown)
+            shot(screen, "nvim-timeline-codex.png")
+            screen.command("qa!")
+
+
+def test_our_sessions_timeline_has_a_micro_a_full_and_an_undone_compaction_and_opens_a_cleared_result(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's session imported as the user's own copy, then :Compact micro, full and undo: the timeline has
+    the three rows, and <CR> on a cleared result opens what the tool returned, read-only."""
+    with MessagesApiStub() as stub:
+        stub.push(reply("Summary: the user added a noise worklet and a recording button."))
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select_followed(screen)
+            screen.command("Compact import")
+            screen.wait_for("compact-lsp: your own copy, now current: ")
+            screen.command("Compact micro")
+            screen.wait_for(lambda s: "cleared " in s.splitlines()[-1] and "tool result" in s.splitlines()[-1])
+            screen.command("Compact full")
+            screen.wait_for("compacted the conversation, ")
+            screen.command("Compact undo")
+            screen.wait_for(lambda s: "undo" in s.splitlines()[-1].lower() or "restored" in s.splitlines()[-1])
+            screen.command("Compact timeline")
+            shown = screen.wait_for("Compaction timeline")
+            assert "3 compactions by compact-lsp" in shown, shown
+            assert "automatic compaction is off: autoCompact.enabled is false in the settings" in shown, shown
+            assert "cleared old tool results (forced): 38.8k → 18.4k tokens" in shown, shown
+            no_prompt(shown)
+            shot(screen, "nvim-timeline-ours.png")
+            screen.keys("G")  # the float's end: the full compaction and its undo
+            shown = screen.wait_for("compaction undone (manual)")
+            assert "compacted (manual): " in shown, shown
+            assert "summary: Summary: the user added a noise worklet" in shown, shown
+            screen.keys("g", "g", "/cleared: ", "Enter", "Enter")
+            shown = screen.wait_for("cleared result: ")
+            shot(screen, "nvim-cleared-result.png")
+            screen.keys("i")
+            shown = screen.wait_for(lambda text: "E21" in text or "modifiable" in text)
+            screen.command("qa!")

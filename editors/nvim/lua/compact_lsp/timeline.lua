@@ -74,7 +74,7 @@ end
 function M.doc(result)
   local lines, opens = {}, {}
   local who = agents[result.agent] or tostring(result.agent)
-  local threshold = given(result.thresholdTokens)
+  local threshold = not given(result.disabledBy) and given(result.thresholdTokens) or nil
   local rows = type(result.rows) == 'table' and result.rows or {}
   table.insert(lines, string.format('%d compaction%s by %s%s', #rows, #rows == 1 and '' or 's', who,
     threshold and (' · automatic at ' .. format.tokens(threshold) .. ' tokens') or ''))

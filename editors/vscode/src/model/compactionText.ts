@@ -199,14 +199,15 @@ function rowMarkdown(row: TimelineRow, threshold: number | null, sessionId: stri
 export function timelineMarkdown(timeline: TimelineResult): string {
   const who = AGENTS[timeline.agent] ?? timeline.agent;
   const count = timeline.rows.length;
-  const threshold = timeline.thresholdTokens;
+  const off = timeline.disabledBy !== undefined && timeline.disabledBy !== null;
+  const threshold = off ? null : timeline.thresholdTokens;
   const head = [
     `# Compaction timeline`,
     "",
     `${count} compaction${count === 1 ? "" : "s"} by ${who}${threshold !== null ? ` · automatic at ${formatTokens(threshold)} tokens` : ""}.`,
     "",
   ];
-  if (timeline.disabledBy !== undefined && timeline.disabledBy !== null) {
+  if (off) {
     head.push(`Automatic compaction is off: ${timeline.disabledBy}.`, "");
   }
   if (count === 0) {
