@@ -142,13 +142,24 @@ function itemsTable(items: ContextItem[], empty: string, showTokens = true): str
   return `<div class="table-wrap"><table>${head}${rows}</table></div>`;
 }
 
+/** The files whose content is in the context now by the biggest items (a read, or what the agent re-attached after
+ * its compaction: a followed session's read state does not see those), relative or absolute alike. */
+function inContextPaths(status: Status): (path: string) => boolean {
+  const paths = (status.biggestItems ?? [])
+    .filter((item) => typeof item.path === "string" && !item.label.endsWith("(cleared)"))
+    .map((item) => item.path as string);
+  return (path) => paths.some((seen) => seen === path || seen.endsWith(`/${path}`) || path.endsWith(`/${seen}`));
+}
+
 function readFilesTable(status: Status): string {
   if (status.readFiles.length === 0) {
     return `<p class="muted">No files read in this session.</p>`;
   }
+  const inContext = inContextPaths(status);
   const rows = status.readFiles
     .map((file) => {
-      const flags = [file.open ? "open" : "", file.dirty ? "unsaved" : "", file.inHistory === false ? "not in context" : ""]
+      const gone = file.inHistory === false && !inContext(file.path); // never "not in context" beside a biggest item
+      const flags = [file.open ? "open" : "", file.dirty ? "unsaved" : "", gone ? "not in context" : ""]
         .filter((flag) => flag !== "")
         .join(", ");
       return (

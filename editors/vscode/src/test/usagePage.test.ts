@@ -41,6 +41,14 @@ test("the usage page shows the total, each kind and every read file with its fre
   assert.ok(html.includes("src/&lt;old&gt;.py"));
 });
 
+test("a file among the biggest items is never called not in context", () => {
+  const biggest = [{ kind: "attachments", label: "file src/<old>.py", tokens: 4000, messageIndex: 3, path: "/w/src/<old>.py" }];
+  const html = renderUsagePage(status({ biggestItems: biggest } as Partial<Status>), undefined, OPTIONS);
+  assert.doesNotMatch(html, /not in context/);
+  const cleared = [{ ...biggest[0], label: "read_file src/<old>.py (cleared)" }];
+  assert.match(renderUsagePage(status({ biggestItems: cleared } as Partial<Status>), undefined, OPTIONS), /not in context/);
+});
+
 test("the usage page runs no scripts", () => {
   const html = renderUsagePage(status(), undefined, OPTIONS);
   assert.match(html, /script-src 'none'/);
