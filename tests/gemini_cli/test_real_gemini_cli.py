@@ -103,13 +103,15 @@ def without_ids(content: dict[str, Any]) -> dict[str, Any]:
     return {**content, "parts": parts}
 
 
-def test_after_gemini_compresses_our_context_joins_the_summary_and_nothing_else_changes(gemini: GeminiHome) -> None:
-    bare = session(gemini, "bare")
-    said = gemini.cli("install-hook", "--user")
-    assert "installed" in said
-    hooked = session(gemini, "hooked")
-    assert len(hooked) == len(bare) == 5
+PROJECT_SETTINGS_LISTED = ("├───small.py\n└───.gemini/\n    └───settings.json\n", "└───small.py\n")
+"""The session context lists the project's files: with the hook in the project, its .gemini/settings.json too."""
 
+
+def same_but_ours(hooked: list[Request], bare: list[Request], listed: tuple[str, str] = ("", "")) -> None:
+    """Nothing of ours before the compression; after it, on every request, our block after the summary with the
+    region as it is on disk now, and everything else as the bare run sent it (``listed``: what the session
+    context lists beside, replaced by what the bare run listed)."""
+    assert len(hooked) == len(bare) == 5
     for request in hooked[:2]:  # before the compression: nothing of ours
         assert OURS not in texts(request) and HEADER not in texts(request)
     for n, (ours, theirs) in enumerate(zip(hooked[2:], bare[2:], strict=True), start=3):
@@ -118,10 +120,11 @@ def test_after_gemini_compresses_our_context_joins_the_summary_and_nothing_else_
         assert SUMMARY in json.dumps(bare_first) and OURS not in texts(theirs)
         # the summary's content: its text parts as one (what BeforeModel answers make of a content), ours after
         (part,) = first["parts"]
+        text = part["text"].replace(*listed) if listed[0] else part["text"]
         joined = "".join(p["text"] for p in bare_first["parts"])
         assert first["role"] == bare_first["role"] == "user"
-        assert part["text"].startswith(joined + "\n\n" + OURS), f"request {n}"
-        block = part["text"][len(joined) :]
+        assert text.startswith(joined + "\n\n" + OURS), f"request {n}"
+        block = text[len(joined) :]
         assert CHANGED in block, f"request {n}: the region as it is on disk now"
         assert "return 33\n" not in block
         # every other content as the bare run sent it: count, order, roles, tool calls and responses
@@ -129,4 +132,15 @@ def test_after_gemini_compresses_our_context_joins_the_summary_and_nothing_else_
         for key in ("systemInstruction", "tools", "generationConfig"):
             assert ours["body"].get(key) == theirs["body"].get(key), f"request {n}: {key}"
     assert any("functionResponse" in p for c in hooked[3]["body"]["contents"] for p in c["parts"])
+
+
+def test_after_gemini_compresses_our_context_joins_the_summary_and_nothing_else_changes(gemini: GeminiHome) -> None:
+    bare = session(gemini, "bare")
+    assert "installed" in gemini.cli("install-hook", "--user")
+    same_but_ours(session(gemini, "user"), bare)
     assert "added" in gemini.hook_log.read_text()
+    # the project's .gemini/settings.json, in the trusted folder, runs it the same way
+    assert "removed" in gemini.cli("uninstall-hook", "--user")
+    assert "installed" in gemini.cli("install-hook")
+    assert (gemini.project / ".gemini" / "settings.json").is_file()
+    same_but_ours(session(gemini, "project"), bare, PROJECT_SETTINGS_LISTED)
