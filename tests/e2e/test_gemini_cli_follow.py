@@ -47,7 +47,8 @@ async def test_a_gemini_cli_session_is_followed_as_gemini_writes_it(workspace: W
         item = await listed(client, lambda i: i["messages"] > 0)
         assert item["source"] == "gemini-cli" and item["owner"] == "Gemini CLI" and item["readOnly"] is True
         assert item["title"] == "Read lines 100 to 120 of big.py"
-        assert item["usage"]["total"] == 6_000  # Gemini's own last figure
+        assert item["usage"]["total"] == 6_000  # Gemini's own last figure, in its window
+        assert item["usage"]["contextWindow"] == 1_048_576 and item["usage"]["autoCompactThreshold"] == 524_288
         before = item["messages"]
 
         with session.open("a") as f:  # the user asks again; Gemini answers and reports 7,000 tokens

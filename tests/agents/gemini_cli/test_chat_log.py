@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from compact_lsp.agents.gemini_cli.auto_compaction import gemini_auto_compaction
 from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session, read_chat
 from compact_lsp.agents.gemini_cli.live import chats_folder
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
@@ -69,3 +70,18 @@ def test_the_followed_folder_is_the_one_gemini_names_for_the_workspace(tmp_path:
     (home / ".gemini" / "projects.json").write_text(json.dumps({"projects": named}))
     assert chats_folder(str(home), "/work/my-app") == home / ".gemini" / "tmp" / "my-app-1" / "chats"
     assert chats_folder(str(home), "/elsewhere") == home / ".gemini" / "tmp" / "elsewhere" / "chats"  # no escape
+
+
+def test_the_next_compression_is_gemini_clis_threshold_where_the_session_runs(tmp_path: Path) -> None:
+    home = tmp_path / "home" / ".gemini"
+    transcript = home / "tmp" / "proj" / "chats" / "session-x.jsonl"
+    project = tmp_path / "proj"
+    default = gemini_auto_compaction("gemini-2.5-flash", str(project), transcript)
+    assert default.threshold == 524_288 and "default" in default.origin  # half of 1,048,576
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"model": {"compressionThreshold": 0.2}}))
+    assert gemini_auto_compaction("gemini-2.5-flash", str(project), transcript).threshold == 209_715
+    (project / ".gemini").mkdir(parents=True)
+    (project / ".gemini" / "settings.json").write_text(json.dumps({"model": {"compressionThreshold": 1.5}}))
+    never = gemini_auto_compaction("gemini-2.5-flash", str(project), transcript)  # the project's wins
+    assert never.threshold is None and never.disabled_by is not None and "never" in never.disabled_by

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.gemini_cli.auto_compaction import gemini_auto_compaction, token_limit
 from compact_lsp.agents.gemini_cli.chat_log import GeminiChat, read_chat
+from compact_lsp.engine.conversation.next_compaction import AutoCompaction
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.setting_ranges import setting
@@ -126,7 +128,11 @@ class FollowedGeminiSession(FollowedTranscript):
         return self._chat.usage
 
     def context_window(self) -> int | None:
-        return self._chat.context_window
+        """The window Gemini CLI compresses against, by the model it last used (auto_compaction.py)."""
+        return token_limit(self._chat.model) if self._chat.model else None
+
+    def auto_compaction(self, window: int | None) -> AutoCompaction | None:
+        return gemini_auto_compaction(self._chat.model, self.cwd or self.session.workspace_root, self.path)
 
     def update(self) -> bool:
         """Read the session file again when it changed; True when the session changed."""
