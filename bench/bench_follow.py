@@ -20,7 +20,12 @@ answer, a ``token_count``; ``compacted`` when the window is full). For each size
   base (tests/reliability/process_tree.py); the median of ``--server-runs`` identical runs, with their spread. The
   live context is the largest window the server held from its first read to its last, in the log's bytes.
 
-    .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--codex-sizes 1000,10000,50000] [--big]
+    .venv/bin/python bench/bench_follow.py [--sizes 1000,10000,50000] [--codex-sizes 1000,10000,50000]
+        [--corpus-sizes 1000,20000] [--big]
+
+``--corpus-sizes``: transcripts built from the corpus's own lines as well (bench/corpus_transcript.py: what Claude
+Code writes, records of every size with their side data), by default never compacted (``--corpus-window-mib``),
+as the issue-40 transcript of 20,000 records and 88 MB was: its live context is the whole file.
 
 ``--big`` adds the 1M-record (~290 MiB) transcript; run it once, late, under ``nice``. Writes
 bench/results/follow.{json,md}.
@@ -45,6 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus_transcript import CorpusTranscriptWriter, write_corpus_transcript  # noqa: E402
 from tests.reliability.process_tree import TreeMemory, descendants  # noqa: E402
 from tests.reliability.rpc import RawServer, Workspace  # noqa: E402
 
@@ -187,6 +193,10 @@ class RolloutWriter:
         return lines
 
 
+Writer = TranscriptWriter | RolloutWriter | CorpusTranscriptWriter
+"""What writes a transcript a turn at a time: synthetic Claude Code or Codex lines, or the corpus's own."""
+
+
 def write_rollout(path: Path, cwd: str, records: int, result_bytes: int, window_bytes: int) -> RolloutWriter:
     writer = RolloutWriter(cwd, result_bytes, window_bytes)
     with path.open("wb") as f:
@@ -196,7 +206,7 @@ def write_rollout(path: Path, cwd: str, records: int, result_bytes: int, window_
     return writer
 
 
-def in_process(followed: Any, writer: TranscriptWriter | RolloutWriter, appends: int) -> dict[str, Any]:
+def in_process(followed: Any, writer: Writer, appends: int) -> dict[str, Any]:
     """The first read's wall time, then the CPU time of each appended line's update."""
     path = followed.transcript.path
     t0 = time.perf_counter()
@@ -267,9 +277,7 @@ def wait_listed(server: RawServer, session_id: str, since: float) -> float:
         time.sleep(0.05)
 
 
-def append_lines(
-    server: RawServer, live: Path, writer: TranscriptWriter | RolloutWriter, lines: int
-) -> tuple[list[float], int]:
+def append_lines(server: RawServer, live: Path, writer: Writer, lines: int) -> tuple[list[float], int]:
     """Append ``lines`` of the writer's turns one at a time; the write → ``compact/didChangeUsage`` of each, and
     the largest window the writer reached meanwhile."""
     delays: list[float] = []
@@ -303,7 +311,7 @@ def through_server(
     base: Path,
     transcript: Path,
     place: Callable[[Workspace, Path], Followed],
-    writer: TranscriptWriter | RolloutWriter,
+    writer: Writer,
     appends: int,
 ) -> dict[str, Any]:
     """Start a server following a small warm-up transcript (start-up, imports, encoding, follow thread, appends
@@ -361,6 +369,7 @@ def server_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if delays:
         result["write_to_usage_ms_p50"] = round(statistics.median(delays) * 1000, 1)
         result["write_to_usage_ms_p95"] = round(delays[int(len(delays) * 0.95)] * 1000, 1)
+        result["write_to_usage_ms_p99"] = round(delays[int(len(delays) * 0.99)] * 1000, 1)
     return result
 
 
@@ -370,7 +379,7 @@ class WarmUp:
 
     live: Path
     session_id: str
-    writer: TranscriptWriter | RolloutWriter
+    writer: Writer
 
 
 def warm_up(place: Callable[[Workspace, Path], Followed], workspace: Workspace, live: Path) -> WarmUp:
@@ -403,7 +412,7 @@ def traced_first_read(followed: Any) -> dict[str, Any]:
 
 def follow_row(
     path: Path,
-    writer: TranscriptWriter | RolloutWriter,
+    writer: Writer,
     open_followed: Callable[[Path], Any],
     place: Callable[[Workspace, Path], Followed],
     ns: argparse.Namespace,
@@ -432,6 +441,15 @@ def measure(records: int, result_bytes: int, window_bytes: int, ns: argparse.Nam
         )
 
 
+def measure_corpus(records: int, window_bytes: int, ns: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-follow-corpus-") as tmp:
+        path = Path(tmp) / "t.jsonl"
+        writer = write_corpus_transcript(path, "/w", records, window_bytes)
+        return follow_row(
+            path, writer, lambda p: FollowedSession(LiveTranscript(p), make_session), claude_code_place, ns
+        )
+
+
 def measure_codex(records: int, result_bytes: int, window_bytes: int, ns: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-follow-codex-") as tmp:
         path = Path(tmp) / "rollout.jsonl"
@@ -443,9 +461,9 @@ def measure_codex(records: int, result_bytes: int, window_bytes: int, ns: argpar
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| records | MiB | window MiB | first read (s) | CPU/line p50 (ms) | p95 | rebuilds | traced held / peak (MiB) "
-        "| listed (s) | write→usage p50 (ms) | p95 | idle CPU (s/3 s) | base RSS (MiB) | peak − base (MiB) "
+        "| listed (s) | write→usage p50 (ms) | p95 | p99 | idle CPU (s/3 s) | base RSS (MiB) | peak − base (MiB) "
         "| (peak−base)/window | load (1/5/15) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         over = r["grown_mib"] / max(r["window_mib"], 0.01)
@@ -455,6 +473,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
             f"| {r['records']:,} | {r['mib']} | {r['window_mib']} | {r['first_read_s']} | {r['cpu_per_line_ms_p50']} "
             f"| {r['cpu_per_line_ms_p95']} | {r['rebuilds']} | {r['traced_held_mib']} / {r['traced_peak_mib']} "
             f"| {r['listed_s']} | {r.get('write_to_usage_ms_p50')} | {r.get('write_to_usage_ms_p95')} "
+            f"| {r.get('write_to_usage_ms_p99')} "
             f"| {r['idle_cpu_s_per_3s']} | {r['base_rss_mib']} | {r['grown_mib']}{spread} | {over:.1f}x "
             f"| {r['load_before']} |"
         )
@@ -476,6 +495,10 @@ BASE_NOTE = (
 
 def markdown(result: dict[str, Any]) -> str:
     lines = [f"commit {result['commit']}. {BASE_NOTE}", "", *table(result["rows"])]
+    if result.get("corpus_rows"):
+        lines += ["", "Transcripts built from the corpus's own lines (bench/corpus_transcript.py), measured the same "
+                  "way.", ""]  # fmt: skip
+        lines += table(result["corpus_rows"])
     if result.get("codex_rows"):
         lines += ["", "Codex rollouts (`FollowedCodexSession`, `codex.home`), measured the same way.", ""]
         lines += table(result["codex_rows"])
@@ -488,6 +511,8 @@ def main() -> int:
     parser.add_argument("--codex-sizes", default="1000,10000,50000", help="Codex rollout sizes ('' for none)")
     parser.add_argument("--result-bytes", type=int, default=8_000, help="tool result size (~4.4 KB a record)")
     parser.add_argument("--window-mib", type=float, default=3.0)
+    parser.add_argument("--corpus-sizes", default="1000,20000", help="corpus-shaped transcript sizes ('' for none)")
+    parser.add_argument("--corpus-window-mib", type=float, default=0.0, help="0: never compacted")
     parser.add_argument("--big", action="store_true", help="add 1M records of ~290 B (~290 MiB)")
     parser.add_argument("--appends", type=int, default=200)
     parser.add_argument("--server-appends", type=int, default=40)
@@ -496,13 +521,16 @@ def main() -> int:
     import subprocess
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    result: dict[str, Any] = {"commit": commit.stdout.strip(), "rows": [], "codex_rows": []}
+    result: dict[str, Any] = {"commit": commit.stdout.strip(), "rows": [], "corpus_rows": [], "codex_rows": []}
     window = int(ns.window_mib * 2**20)
     for records in [int(s) for s in ns.sizes.split(",") if s]:
         result["rows"].append(measure(records, ns.result_bytes, window, ns))
         print(result["rows"][-1], file=sys.stderr, flush=True)  # progress; the table is the result
     if ns.big:
         result["rows"].append(measure(1_000_000, 40, window, ns))
+    for records in [int(s) for s in ns.corpus_sizes.split(",") if s]:
+        result["corpus_rows"].append(measure_corpus(records, int(ns.corpus_window_mib * 2**20), ns))
+        print(result["corpus_rows"][-1], file=sys.stderr, flush=True)
     codex_sizes = [int(s) for s in ns.codex_sizes.split(",") if s]
     for records in codex_sizes:
         result["codex_rows"].append(measure_codex(records, ns.result_bytes, window, ns))
