@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agents.codex.settings import install_hook, is_ours, uninstall_hook
+from compact_lsp.agents.codex.hook_entries import is_ours
+from compact_lsp.agents.codex.settings import install_hook, uninstall_hook
 from compact_lsp.agents.settings_files import SettingsFileError
 
 COMMAND = "/opt/compact-lsp/launchers/codex-hook-1"

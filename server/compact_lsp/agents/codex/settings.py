@@ -25,7 +25,6 @@ Codex runs a new or changed hook only after the user trusts it once (``/hooks`` 
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import stat
@@ -39,21 +38,20 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT
 
 from compact_lsp.agents.codex.config_places import config_path
+from compact_lsp.agents.codex.hook_entries import (
+    EVENT,
+    already_there,
+    drop_ours,
+    expected,
+    is_ours,
+    ours_entry,
+    replaced_in_place,
+)
 from compact_lsp.agents.codex.hook_trust import drop_trust, trust_keys, without_trailing_change
 from compact_lsp.agents.settings_files import HookChange, SettingsFileError, read_settings_text
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.runtime.atomic_files import replace_file
 
-EVENT = "SessionStart"
-MATCHER = "compact"
-TIMEOUT_SECONDS = 30
-_MARKERS = (
-    "compact_lsp codex hook",
-    "compact-lsp codex hook",
-    "compact-lsp/codex-hook",
-    "compact-lsp/launchers/codex-hook-",
-)
-"""How our own entry is recognised, whichever way it was started (the launcher is ``…/compact-lsp/codex-hook``)."""
 MAX_CONFIG_BYTES = 4 << 20
 TRUST_NOTE = (
     "Codex runs a new or changed hook only after you trust it: start Codex in this project, type /hooks and trust "
@@ -70,10 +68,6 @@ def hook_command() -> str:
         return launcher_command("codex")
     except LauncherError as exc:
         raise SettingsFileError(str(exc)) from None
-
-
-def is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and any(m in str(hook.get("command", "")) for m in _MARKERS)
 
 
 def _check_not_linked(path: Path) -> None:
@@ -124,53 +118,6 @@ def _entries(doc: tomlkit.TOMLDocument, path: Path, *, create: bool) -> Any:
     return entries
 
 
-def _drop_ours(entries: Any) -> bool:
-    """Take our hook out of every entry (an entry left with no hooks goes too); True when something went."""
-    changed = False
-    for index in reversed(range(len(entries))):
-        entry = entries[index]
-        inner = entry.get("hooks") if isinstance(entry, dict) else None
-        if not isinstance(inner, list):
-            continue
-        others = [h for h in inner if not is_ours(h)]
-        if len(others) == len(inner):
-            continue
-        changed = True
-        if others:
-            entry["hooks"] = others
-        else:
-            del entries[index]
-    return changed
-
-
-def _expected(before: dict[str, Any], command: str | None) -> dict[str, Any]:
-    """What the file should say after the change, as plain data: ``before`` with our hook's command replaced where
-    it stands, or without our hook plus ours at the end when ``command`` (install), or with emptied tables dropped
-    (uninstall)."""
-    data = copy.deepcopy(before)
-    hooks = data.setdefault("hooks", {})
-    if command is not None and _replaced_in_place(hooks.get(EVENT, []), command):
-        return data
-    entries = []
-    for entry in hooks.get(EVENT, []):
-        inner = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(inner, list) and any(is_ours(h) for h in inner):
-            others = [h for h in inner if not is_ours(h)]
-            if not others:
-                continue
-            entry = {**entry, "hooks": others}
-        entries.append(entry)
-    if command is not None:
-        hook = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
-        entries.append({"matcher": MATCHER, "hooks": [hook]})
-    hooks[EVENT] = entries
-    if command is None and not entries:
-        del hooks[EVENT]
-    if not hooks:
-        del data["hooks"]
-    return data
-
-
 def _checked_text(path: Path, text: str, wanted: dict[str, Any], *, loose: bool = False) -> str:
     """``text``, once a strict parser (the stdlib's) reads it back as ``wanted`` (``loose``: up to the empty
     tables a removal keeps or drops); any other outcome refuses the change with nothing written (tomlkit can render
@@ -201,75 +148,15 @@ def _installed_text(path: Path, original: str | None, command: str) -> str | Non
     """The text install writes over ``original`` (None: ours is already there as it is)."""
     doc = _parse(path, original)
     entries = _entries(doc, path, create=True)
-    if _already(entries, command):
+    if already_there(entries, command):
         return None
-    if not _replaced_in_place(entries, command):
-        _drop_ours(entries)
-        entries.append(_ours(command, inline=not isinstance(entries, AoT)))
+    if not replaced_in_place(entries, command):
+        drop_ours(entries)
+        entries.append(ours_entry(command, inline=not isinstance(entries, AoT)))
     text = tomlkit.dumps(doc).rstrip("\r\n") + "\n"
     if original is not None and "\r\n" in original:  # tomlkit writes what it adds with LF: the file's own ends
         text = re.sub(r"(?<!\r)\n", "\r\n", text)
-    return _checked_text(path, text, _expected(_plain(original), command))
-
-
-def _replaced_in_place(entries: Any, command: str) -> bool:
-    """A reinstall (a new launcher): our hook's command changed where it stands. Codex keys trust by position
-    (``<file>:session_start:<group>:<hook>``), so moving ours to the end would shift every hook after it and Codex
-    would ask the user to review those again. False when ours is not there to replace."""
-    for group, entry in enumerate(entries):
-        inner = entry.get("hooks") if isinstance(entry, dict) else None
-        if entry.get("matcher") != MATCHER or not isinstance(inner, list):
-            continue
-        for hook in inner:
-            if is_ours(hook):
-                hook["command"] = command
-                hook["timeout"] = TIMEOUT_SECONDS
-                _drop_ours_after(entries, group, hook)
-                return True
-    return False
-
-
-def _drop_ours_after(entries: Any, group: int, kept: Any) -> None:
-    """Any other copy of our hook, after the one kept (an older install's duplicate)."""
-    for index in reversed(range(group, len(entries))):
-        inner = entries[index].get("hooks") if isinstance(entries[index], dict) else None
-        if not isinstance(inner, list):
-            continue
-        others = [h for h in inner if h is kept or not is_ours(h)]
-        if len(others) == len(inner):
-            continue
-        if others:
-            entries[index]["hooks"] = others
-        else:
-            del entries[index]
-
-
-def _ours(command: str, *, inline: bool = False) -> Any:
-    if inline:  # an inline array (``SessionStart = [...]``) takes only inline tables
-        hook_inline = tomlkit.inline_table()
-        hook_inline.update({"type": "command", "command": command, "timeout": TIMEOUT_SECONDS})
-        hooks_array = tomlkit.array()
-        hooks_array.append(hook_inline)
-        entry_inline = tomlkit.inline_table()
-        entry_inline.update({"matcher": MATCHER, "hooks": hooks_array})
-        return entry_inline
-    entry = tomlkit.table()
-    entry["matcher"] = MATCHER
-    hook = tomlkit.table()
-    hook.update({"type": "command", "command": command, "timeout": TIMEOUT_SECONDS})
-    inner = tomlkit.aot()
-    inner.append(hook)
-    entry["hooks"] = inner
-    return entry
-
-
-def _already(entries: Any, command: str) -> bool:
-    for entry in entries:
-        inner = entry.get("hooks") if isinstance(entry, dict) else None
-        mine = isinstance(inner, list) and any(is_ours(h) and h.get("command") == command for h in inner)
-        if entry.get("matcher") == MATCHER and mine:
-            return True
-    return False
+    return _checked_text(path, text, expected(_plain(original), command))
 
 
 def _holds_ours(path: Path, text: str | None) -> bool:
@@ -354,13 +241,13 @@ def _without_ours(
     if before is not None and any(_installed_text_or_none(path, before, c) == current for c in commands):
         replace_file(str(path), before)  # what install changed and nothing else: the file as it was
         return HookChange(path, True, backup, done)
-    _drop_ours(entries)
+    drop_ours(entries)
     _drop_emptied(doc, entries, _plain(before) if before is not None else {})
     text = without_trailing_change(tomlkit.dumps(doc), original)
     if before is None and not text.strip():  # install made the file: it goes again
         path.unlink()
         return HookChange(path, True, None, f"{done} and the file, which install had made")
-    replace_file(str(path), _checked_text(path, text, _untrusted(_expected(_plain(original), None), keys), loose=True))
+    replace_file(str(path), _checked_text(path, text, _untrusted(expected(_plain(original), None), keys), loose=True))
     return HookChange(path, True, backup if before is not None else None, done)
 
 
