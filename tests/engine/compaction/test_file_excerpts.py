@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.engine.compaction.file_excerpts import (
+    DEFAULT_EXCERPTS,
+    EXCERPTS_BEFORE,
     fit_ranges,
     load_text,
     render_deleted,
@@ -16,6 +18,7 @@ from compact_lsp.engine.compaction.file_excerpts import (
     render_plan,
     truncate_to_tokens,
 )
+from compact_lsp.engine.compaction.over_budget import whole_anyway
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.engine.files.editor_documents import EditorDocument
 from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader
@@ -160,3 +163,18 @@ def test_load_text(read: Callable[[str], bytes], dirty: bool, expected: tuple[ob
 
 def test_load_text_of_a_missing_file_is_deleted(tmp_path: Path) -> None:
     assert load_text(str(tmp_path / "missing.py"), None, gated_reader(AllowedRoots.of(str(tmp_path)))).deleted
+
+
+@pytest.mark.parametrize(
+    ("edits", "tokens", "whole"),
+    [
+        pytest.param(2, 1_500, True, id="worked-on-and-fits-twice-the-cap"),
+        pytest.param(1, 1_500, False, id="edited-once"),
+        pytest.param(3, 2_500, False, id="over-twice-the-cap"),
+        pytest.param(3, 900, False, id="under-the-cap-is-not-an-exception"),
+    ],
+)
+def test_a_file_the_agent_worked_on_comes_back_whole_over_the_cap(edits: int, tokens: int, whole: bool) -> None:
+    uses: list[dict[str, object]] = [{"old_string": "a", "new_string": "b"}] * edits + [{"offset": 1}]
+    assert whole_anyway(uses, tokens, cap=1_000, allowed=10_000, excerpts=DEFAULT_EXCERPTS) is whole
+    assert not whole_anyway(uses, tokens, cap=1_000, allowed=10_000, excerpts=EXCERPTS_BEFORE)

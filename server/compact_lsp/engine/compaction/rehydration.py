@@ -40,7 +40,6 @@ from compact_lsp.engine.compaction.file_excerpts import (
     file_parts,
     load_text,
     render_deleted,
-    render_excerpt,
     render_file,
     render_plan,
     render_tag,
@@ -48,6 +47,7 @@ from compact_lsp.engine.compaction.file_excerpts import (
 from compact_lsp.engine.compaction.file_outline import OutlineEntry
 from compact_lsp.engine.compaction.file_ranking import RankedFile, Ranker, recency_ranker, resolved_roots, root_of
 from compact_lsp.engine.compaction.ledger import after_ledger
+from compact_lsp.engine.compaction.over_budget import cut_to_budget, whole_anyway
 from compact_lsp.engine.compaction.ranked_files import Entry, ranked_files
 from compact_lsp.engine.compaction.skills import PathText
 from compact_lsp.engine.compaction.skills import skill_attachments as skill_attachments_for
@@ -181,21 +181,15 @@ def _pack_one(
     lines_label: str | None = span
     outline: tuple[OutlineEntry, ...] = ()
     reason = "fits the budget" if span is None else "the lines read of a file admitted from outside"
-    if _whole_anyway(act.uses, tokens, cap, allowed, excerpts):
+    if whole_anyway(act.uses, tokens, cap, allowed, excerpts):
         reason = f"over the per-file budget, whole: edited {excerpts.worked_edits} times or more, and it fits"
     elif tokens > min(cap, allowed):
-        budget = min(cap, allowed)
-        if span is not None or budget < MIN_PARTIAL_TOKENS:  # the lines read of an outside file: those or none
+        if span is not None or min(cap, allowed) < MIN_PARTIAL_TOKENS:  # an outside file's lines read: those or none
             return skipped(f"about {tokens} tokens; only {allowed} left in the total budget", tokens)
-        read_span = act.record.line_span() if act.record is not None and act.record.is_partial else None
-        excerpt = render_excerpt(
-            act.path, content, uses=act.uses, read_span=read_span, full_tokens=tokens, budget=budget, cap=cap,
-            counter=counter, dirty=dirty, policy=excerpts,
-        )  # fmt: skip
+        excerpt, tokens, reason = cut_to_budget(
+            act, content, tokens=tokens, allowed=allowed, cap=cap, counter=counter, dirty=dirty, policy=excerpts
+        )
         rendered, lines_label, outline = excerpt.rendered, excerpt.lines, excerpt.outline
-        cut_again = budget < cap < tokens  # over one file's budget, and the files before it left less than that
-        tokens = counter.count_text(rendered)
-        reason = excerpt.reason + (f", cut to the {allowed} left in the total budget" if cut_again else "")
     if dirty:
         reason += "; from the unsaved editor buffer"
     partial = lines_label is not None
@@ -205,17 +199,6 @@ def _pack_one(
         realpath=act.realpath, text=rendered, outline=outline,
     )  # fmt: skip
     return _Packed(Attachment("file", rendered, act.path, meta), candidate)
-
-
-def _whole_anyway(
-    uses: Sequence[dict[str, object]], tokens: int, cap: int, allowed: int, excerpts: ExcerptPolicy
-) -> bool:
-    """A file over the cap comes back whole all the same: the agent edited it at least ``worked_edits`` times in
-    the summarised history, and it fits in ``worked_factor`` times the cap and in what is left of the budget."""
-    if excerpts.worked_edits <= 0 or tokens <= min(cap, allowed) or tokens > min(allowed, cap * excerpts.worked_factor):
-        return False
-    edits = sum(1 for u in uses if "old_string" in u or "edits" in u or "content" in u)
-    return edits >= excerpts.worked_edits
 
 
 # -- the entry points ---------------------------------------------------------------------------------------
