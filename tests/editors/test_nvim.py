@@ -259,6 +259,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
         "codex-hook",
         "files",
         "full",
+        "gemini-hook",
         "import",
         "micro",
         "pin",

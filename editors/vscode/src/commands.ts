@@ -14,7 +14,15 @@ import {
   failureOutcome,
 } from "./model/commandModel";
 import { Commands, WALKTHROUGH_ID } from "./model/commandIds";
-import { CLAUDE_CODE, CODEX, describeHookChange, type HookAgent, hookChoices, QWEN_CODE } from "./model/claudeCodeHook";
+import {
+  CLAUDE_CODE,
+  CODEX,
+  describeHookChange,
+  GEMINI_CLI,
+  type HookAgent,
+  hookChoices,
+  QWEN_CODE,
+} from "./model/claudeCodeHook";
 import { pickerItem, renameParams, sessionOwner, titleProblem } from "./model/sessions";
 import type { SessionItem } from "./model/sessions";
 import { notify } from "./notify";
@@ -174,6 +182,9 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     ),
     register(Commands.qwenCodeHook, "Install the Qwen Code Hook", async () =>
       installHook(client, QWEN_CODE, ServerCommands.installQwenCodeHook),
+    ),
+    register(Commands.geminiCliHook, "Install the Gemini CLI Hook", async () =>
+      installHook(client, GEMINI_CLI, ServerCommands.installGeminiCLIHook),
     ),
     register(Commands.showServerLog, "Show Server Log", async () => log.show()),
     register(Commands.restartServer, "Restart", async () => {

@@ -84,6 +84,7 @@ export const ServerCommands = {
   installClaudeCodeHook: "compact.installClaudeCodeHook",
   installCodexHook: "compact.installCodexHook",
   installQwenCodeHook: "compact.installQwenCodeHook",
+  installGeminiCLIHook: "compact.installGeminiCLIHook",
 } as const satisfies Record<string, keyof Wire.CompactLspProtocol["commands"]>;
 
 export const CLEARED_TOOL_RESULT = "[Old tool result content cleared]";

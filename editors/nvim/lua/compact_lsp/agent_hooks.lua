@@ -1,4 +1,4 @@
---- `:Compact claude-hook|codex-hook|qwen-hook [project|user] [uninstall]`: install (or remove) an agent's
+--- `:Compact claude-hook|codex-hook|qwen-hook|gemini-hook [project|user] [uninstall]`: install (or remove) an agent's
 --- compaction hook through the server's `compact.install<Agent>Hook` command, answered by the server's message.
 local client = require('compact_lsp.client')
 local format = require('compact_lsp.format')
@@ -12,6 +12,7 @@ M.HOOKS = {
   ['claude-hook'] = { 'compact.installClaudeCodeHook', 'Claude Code' },
   ['codex-hook'] = { 'compact.installCodexHook', 'Codex' },
   ['qwen-hook'] = { 'compact.installQwenCodeHook', 'Qwen Code' },
+  ['gemini-hook'] = { 'compact.installGeminiCLIHook', 'Gemini CLI' },
 }
 
 M.ARGS = { 'project', 'user', 'uninstall' }

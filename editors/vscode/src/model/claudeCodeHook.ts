@@ -1,5 +1,5 @@
-// "Compact: Install the Claude Code Hook" / "… the Codex Hook" / "… the Qwen Code Hook": the choices of their quick picks and what the
-// server's answer reads as. Pure.
+// "Compact: Install the Claude Code Hook" / "… the Codex Hook" / "… the Qwen Code Hook" / "… the Gemini CLI Hook":
+// the choices of their quick picks and what the server's answer reads as. Pure.
 import type { InstallClaudeCodeHookArguments, InstallClaudeCodeHookResult } from "../protocol";
 import type { Outcome } from "./commandModel";
 
@@ -35,6 +35,13 @@ export const QWEN_CODE: HookAgent = {
   name: "Qwen Code",
   projectFile: ".qwen/settings.json",
   userFile: "~/.qwen/settings.json",
+  after: "",
+};
+
+export const GEMINI_CLI: HookAgent = {
+  name: "Gemini CLI",
+  projectFile: ".gemini/settings.json",
+  userFile: "~/.gemini/settings.json",
   after: "",
 };
 

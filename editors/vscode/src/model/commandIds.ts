@@ -24,6 +24,7 @@ export const Commands = {
   claudeCodeHook: "compact.claudeCodeHook",
   codexHook: "compact.codexHook",
   qwenCodeHook: "compact.qwenCodeHook",
+  geminiCliHook: "compact.geminiCliHook",
   focusChat: "compact.focusChat",
   sendMessage: "compact.sendMessage",
   stopTurn: "compact.stopTurn",

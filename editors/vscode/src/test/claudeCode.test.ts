@@ -1,7 +1,7 @@
 // Claude Code beside ours: its sessions marked read-only in the Sessions tree, and the hook's palette command.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CODEX, describeHookChange, hookChoices, QWEN_CODE } from "../model/claudeCodeHook";
+import { CODEX, describeHookChange, GEMINI_CLI, hookChoices, QWEN_CODE } from "../model/claudeCodeHook";
 import { pickerItem, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
 import { sessionInfo } from "./fixtures";
 
@@ -118,5 +118,15 @@ describe("Install the Qwen Code Hook", () => {
       installed.text,
       "Installed the compact-lsp hook in /w/.qwen/settings.json. Qwen Code runs it after each compaction: after /compress its next request carries our context; after an automatic compaction Qwen does not wait for the hook, so the request after that one does.",
     );
+  });
+});
+
+describe("Install the Gemini CLI Hook", () => {
+  test("names Gemini CLI's files", () => {
+    assert.deepEqual(
+      hookChoices(true, GEMINI_CLI).map((c) => c.detail),
+      [".gemini/settings.json", "~/.gemini/settings.json", ".gemini/settings.json", "~/.gemini/settings.json"],
+    );
+    assert.deepEqual(hookChoices(false, GEMINI_CLI).map((c) => c.detail), ["~/.gemini/settings.json", "~/.gemini/settings.json"]);
   });
 });
