@@ -110,7 +110,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
     ),
     "store": ("session_store", grimp.Layer("session_lock", "session_index")),
     "tracking": (grimp.Layer("watcher", "reader"),),
-    "runtime": (grimp.Layer("io_threads", "atomic_files", "malloc_arena"),),
+    "runtime": (grimp.Layer("io_threads", "atomic_files", "malloc_arena", "cyclic_collector"),),
 }
 """Each package's rooms (a module or a folder), top first; the engine's are ENGINE_ROOMS below."""
 

@@ -23,6 +23,7 @@ from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import passive
 from compact_lsp.lsp.sessions.snapshots import publish
 from compact_lsp.lsp.work.notify import changed
+from compact_lsp.runtime.cyclic_collector import settle_after_rebuild
 
 if TYPE_CHECKING:
     from compact_lsp.lsp.server import CompactLanguageServer
@@ -129,11 +130,14 @@ class FollowedUpdates:
         slot = registry.follow_slot(followed)
 
         def update() -> dict[str, Any] | None:
+            before = followed.session
             if not followed.update():
                 return None
             slot.session = followed.session
             registry.publish_summary(slot)
             usage: dict[str, Any] = publish(slot)["usage"]
+            if followed.session is not before:  # the window read whole: the collector's full pass now, once
+                self._thread.submit(settle_after_rebuild)  # after this line is told (runtime/cyclic_collector.py)
             return usage
 
         async with slot.lock:
