@@ -83,13 +83,7 @@ local function submit(buf, text)
   end)
 end
 
---- Markdown in the chat as CodeCompanion shows it: treesitter's markdown highlighting, with `**`, backticks and
---- link targets concealed (off the cursor line). Without the parser the text stays plain.
----@param buf integer
-local function markdown(buf)
-  pcall(vim.treesitter.language.register, 'markdown', 'compact_chat')
-  pcall(vim.treesitter.start, buf, 'markdown')
-end
+local markdown = require('compact_lsp.chat_markdown').start
 
 --- The lines at the top of a followed session's chat: whose it is, read-only, and the one action.
 ---@param owner string the agent that owns it ("Claude Code", "Codex")
