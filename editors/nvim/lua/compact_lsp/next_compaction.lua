@@ -56,6 +56,21 @@ function M.line(session_id, usage)
   return string.format('%s to %s\'s automatic compaction at %s', how_far, who, format.tokens(next_one.thresholdTokens))
 end
 
+--- The gauge's lines in `:Compact status` (how far, and where the threshold comes from), if the server said.
+---@param doc compact_lsp.Doc
+---@param session_id string
+---@param usage compact_lsp.Usage
+function M.add_lines(doc, session_id, usage)
+  local text = M.line(session_id, usage)
+  if not text then
+    return
+  end
+  local next_one = usage.nextCompaction
+  local near = next_one.near or given(next_one.disabledBy) ~= nil
+  doc:add({ { text, near and 'CompactLspWarning' or 'Comment' } })
+  doc:add({ { '  (' .. next_one.origin .. ')', 'Comment' } })
+end
+
 --- The warning's text: how far, and what the user can do.
 ---@param session_id string
 ---@param next_one table

@@ -202,12 +202,7 @@ function M.status_doc(status)
   doc:blank()
   if status.usage then
     render_usage(status.usage, doc)
-    local next_line = require('compact_lsp.next_compaction').line(status.sessionId, status.usage)
-    if next_line then
-      local near = status.usage.nextCompaction.near or status.usage.nextCompaction.disabledBy ~= vim.NIL
-      doc:add({ { next_line, near and 'CompactLspWarning' or 'Comment' } })
-      doc:add({ { '  (' .. status.usage.nextCompaction.origin .. ')', 'Comment' } })
-    end
+    require('compact_lsp.next_compaction').add_lines(doc, status.sessionId, status.usage)
   end
 
   local biggest = status.biggestItems
