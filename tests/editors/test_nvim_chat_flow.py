@@ -39,6 +39,12 @@ def select_followed(screen: Screen) -> None:
     raise AssertionError("the followed Claude Code session never became known")
 
 
+def last_chat_line(shown: str) -> str:
+    """The chat window's last line of text above its prompt."""
+    lines = [line for line in chat_column(shown) if line and line != "~"]
+    return lines[lines.index(">") - 1] if ">" in lines else ""
+
+
 def chat_column(shown: str) -> list[str]:
     """The chat window's lines (the right-hand window), stripped."""
     return [line.split("│")[-1].strip() for line in shown.splitlines()]
@@ -351,4 +357,22 @@ def test_our_sessions_timeline_has_a_micro_a_full_and_an_undone_compaction_and_o
             shot(screen, "nvim-cleared-result.png")
             screen.keys("i")
             shown = screen.wait_for(lambda text: "E21" in text or "modifiable" in text)
+            screen.command("qa!")
+
+
+def test_a_compaction_while_the_chat_is_open_draws_its_marker_at_once(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        stub.push(reply("Short."), reply("A long answer about the report module. " * 120), reply("<summary>S</summary>"))
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat Hi")
+            screen.wait_for("Claude: Short.")
+            screen.command("CompactSend Tell me everything")
+            # the long answer is in: its request reached the API and the chat's last line before the prompt is a mark
+            screen.wait_for(lambda s: len(stub.requests) == 2 and last_chat_line(s).startswith("[done"))
+            screen.command("Compact full")
+            shown = screen.wait_for(lambda s: "── conversation compacted: " in s)
+            marker = next(line for line in chat_column(shown) if line.startswith("── conversation compacted"))
+            assert "→" in marker and "tokens (anthropic" in marker, marker
             screen.command("qa!")

@@ -153,6 +153,23 @@ function M.on_event(ev)
   end
 end
 
+--- A compaction of a session whose chat is open (`compact/didCompact`): its marker, where it happened (mid-turn too),
+--- as the history shows it when the chat is opened again.
+---@param result compact_lsp.DidCompactParams
+function M.on_compacted(result)
+  local buf = state.chat_buffer(result.sessionId)
+  if not buf then
+    return
+  end
+  local turn = state.turns[result.sessionId]
+  if turn then
+    turn.open_text = false
+  end
+  local kind = ({ micro = 'microcompaction', undo = 'undo' })[result.kind] or 'compaction'
+  local entry = vim.tbl_extend('force', result, { kind = kind })
+  render.append_lines(buf, { render.compaction_mark(entry) })
+end
+
 --- Send `text` as one user turn of `session_id` (whose buffer already shows it).
 ---@param session_id string
 ---@param text string

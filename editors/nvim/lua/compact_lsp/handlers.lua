@@ -60,6 +60,7 @@ function M.did_compact(_, result, ctx)
       fallback ~= '' and vim.log.levels.WARN or vim.log.levels.INFO
     )
   end
+  require('compact_lsp.chat_turn').on_compacted(result)
   M.emit('CompactLspCompacted', vim.tbl_extend('force', { client_id = ctx.client_id }, result))
 end
 
