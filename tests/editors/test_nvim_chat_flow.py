@@ -362,7 +362,8 @@ def test_our_sessions_timeline_has_a_micro_a_full_and_an_undone_compaction_and_o
 
 def test_a_compaction_while_the_chat_is_open_draws_its_marker_at_once(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
-        stub.push(reply("Short."), reply("A long answer about the report module. " * 120), reply("<summary>S</summary>"))
+        long_answer = "A long answer about the report module. " * 120
+        stub.push(reply("Short."), reply(long_answer), reply("<summary>S</summary>"))
         user = User(tmp_path, stub)
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
