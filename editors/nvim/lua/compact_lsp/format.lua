@@ -25,12 +25,18 @@ function M.percent(p)
   return (string.format('%.1f', tonumber(p) or 0):gsub('%.0$', ''))
 end
 
---- "52.1k → 18.3k tokens"
+--- "52.1k → 18.3k tokens"; "6.9k → 6.9k tokens (−63)" when both round alike
 ---@param before integer?
 ---@param after integer?
 ---@return string
 function M.change(before, after)
-  return string.format('%s → %s tokens', M.tokens(before), M.tokens(after))
+  local from, to = M.tokens(before), M.tokens(after)
+  local saved = (tonumber(before) or 0) - (tonumber(after) or 0)
+  if from ~= to or saved == 0 then
+    return string.format('%s → %s tokens', from, to)
+  end
+  -- both round alike ("6.9k → 6.9k"): what changed, so a compaction that freed little does not read as nothing
+  return string.format('%s → %s tokens (%s%d)', from, to, saved > 0 and '−' or '+', math.abs(saved))
 end
 
 --- "48.2k/200k tokens (24%)": a usage's total, window and percent, as everywhere in the plugin.
