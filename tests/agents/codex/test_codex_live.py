@@ -4,11 +4,12 @@ replaced or cut shorter is read again."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-from tests.agents.codex.rollouts import assistant, compaction, head, turn, user
+from tests.agents.codex.rollouts import assistant, compaction, head, item, turn, user
 
 from compact_lsp.agents.codex import live as codex_live
 from compact_lsp.agents.codex.live import FollowedCodexSession, ownership
@@ -175,3 +176,36 @@ def test_a_rollout_whose_first_line_is_not_written_yet_is_not_taken_for_another_
     assert ownership(path, str(tmp_path)) is False  # whole, and another project's
     path.write_bytes(b"not json\n")
     assert ownership(path, str(workspace)) is False
+
+
+def shell_read(n: int, cmd: str, body: str) -> list[bytes]:
+    """A turn whose shell command prints a file, as Codex logs it."""
+    arguments = json.dumps({"cmd": cmd})
+    return [
+        user(f"read {n}"),
+        item(type="function_call", call_id=f"s{n}", name="exec_command", arguments=arguments),
+        item(type="function_call_output", call_id=f"s{n}", output=f"Process exited with code 0\nOutput:\n{body}"),
+        assistant(f"read {n}."),
+    ]
+
+
+def test_a_followed_sessions_status_lists_the_files_its_shell_commands_read(tmp_path: Path) -> None:
+    """The usage view's "Read files" of a Codex session: ``cat``, ``sed -n`` and ``nl | sed -n`` reads are listed
+    (Codex has no Read tool), a failed ``apply_patch`` and an unrecognised pipeline are not, and a compaction
+    starts the list again with what Codex reads after it."""
+    path = tmp_path / "rollout.jsonl"
+    lines = head(tmp_path) + turn(0)  # cat f0.py, then a failed patch of it
+    lines += shell_read(1, "sed -n '1,20p' src/f1.py", "x = 1\n" * 20)
+    lines += shell_read(2, "nl -ba f2.py | sed -n '1,5p'", "     1\tx = 2\n")
+    lines += shell_read(3, "cat f3.py | wc -l", "7\n")
+    lines += [assistant("Done.")]
+    path.write_bytes(b"".join(lines))
+    followed = follower(path)
+    followed.update()
+    listed = {os.path.relpath(r.realpath, tmp_path) for r in followed.status().read_files}
+    assert listed == {"f0.py", os.path.join("src", "f1.py"), "f2.py"}
+
+    with path.open("ab") as f:
+        f.write(b"".join([compaction(), *shell_read(4, "cat f4.py", "y = 4\n"), assistant("Again.")]))
+    assert followed.update() is True
+    assert [os.path.relpath(r.realpath, tmp_path) for r in followed.status().read_files] == ["f4.py"]

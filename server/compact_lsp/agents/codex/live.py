@@ -34,6 +34,7 @@ from typing import Any
 from compact_lsp.agents.appended_lines import AppendedLines, LineMark
 from compact_lsp.agents.codex.auto_compaction import codex_auto_compaction
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import (
     MAX_LINE_BYTES,
     MAX_ROLLOUT_BYTES,
@@ -282,3 +283,13 @@ class FollowedCodexSession(FollowedTranscript):
             self.session = self._new_session(self.title)
             with self.journal.updating():
                 self.session.append(whole, reported_usage=self._rollout.usage)
+            new = whole
+        self._observe_file_uses(new)
+
+    def _observe_file_uses(self, messages: list[Message]) -> None:
+        """The read-file state learns Codex's reads and changes (``cat``, ``sed -n``, ``nl``, ``apply_patch``) as
+        the engine's ``Read``/``Edit``/``Write`` calls: its own observation of the messages sees only shell commands.
+        A commit ends before an assistant message, so each call's result is committed with it."""
+        cwd = self._rollout.cwd or self.session.workspace_root or ""
+        for read, block in self.session.read_state.observe(file_use_view(messages, cwd)):
+            self.session.state.seen.remember_result(read, block)
