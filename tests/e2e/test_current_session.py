@@ -104,7 +104,46 @@ async def test_import_to_continue_makes_a_managed_copy_once(
         assert again["alreadyImported"] is True and again["sessionId"] == copy["sessionId"]
         assert again["title"] == "Continued"
         assert (await request(client, "compact/currentSession", {}))["sessionId"] == copy["sessionId"]
-        with pytest.raises(Exception, match="not a Claude Code or Codex session followed here"):
+        with pytest.raises(Exception, match="is not an agent's session followed here"):
             await request(client, "compact/importSession", {"sessionId": copy["sessionId"]})
     finally:
         await stop_server(client)
+
+
+COMPACTED = Path(__file__).parent.parent / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+"""Recorded from the real Claude Code CLI (tests/claude_code_cli/record_transcript.py): a manual then an automatic
+compaction; like any copy, without the ``prompt_snapshot`` records its responses hang off."""
+
+
+async def test_import_to_continue_a_compacted_session_carries_what_the_model_held(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    session = json.loads(COMPACTED.read_text().splitlines()[0])["sessionId"]
+    projects = tmp_path / "claude-projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    (directory / f"{session}.jsonl").write_bytes(COMPACTED.read_bytes())
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        for _ in range(int(GUARD / 0.1)):
+            if f"claude-{session}" in {s["sessionId"] for s in await request(client, "compact/sessions", {})}:
+                break
+            await asyncio.sleep(0.1)
+        copy = await request(client, "compact/importSession", {"sessionId": f"claude-{session}"})
+        view = await request(client, "compact/messages", {"sessionId": copy["sessionId"]})
+    finally:
+        await stop_server(client)
+    assert copy["title"] == "Read the first seven modules"  # the user's first prompt, not the transcript's name
+    texts = [
+        str(b.get("text") or b.get("content") or "")
+        for m in view["messages"]
+        for b in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
+    ]
+    joined = "\n".join(texts)
+    assert "This session is being continued from a previous conversation" in joined  # Claude Code's summary
+    assert "def i0():" in joined  # the Read kept verbatim by the automatic compaction
+    assert "Called the Read tool" in joined  # the file Claude Code re-attached
+    assert "compact-lsp" in joined  # what our hook delivered at the compaction
+    assert view["messages"][-1]["content"][-1]["text"] == "Read them all."  # the turn after it
+    assert "(earlier conversation not available)" not in joined
+    assert 4000 < copy["tokens"] < 6000, copy  # the context after the compaction: ~4.8k, not a 17-token stub

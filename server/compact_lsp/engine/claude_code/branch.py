@@ -43,7 +43,15 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
         chain.add(cursor)
         parent = by_uuid.get(cursor)
         if parent is None:
-            break
+            # The link names a record the file does not hold, or one we do not parse: the ``prompt_snapshot``
+            # attachment or ``api-request`` record logged before each response, left out of a copy. Claude Code
+            # logged it just before the child, after the record it hung off: go on from the record before the
+            # child. Without this, everything before the break (a compaction's summary and files included) is
+            # left out as another branch.
+            parent = _logged_before(records, child)
+            if parent is None or parent.uuid is None or parent.uuid in chain:
+                break
+            chain.add(parent.uuid)
         if parent.message is None and _is_retry_notice(parent):
             # What was logged after a failed API call that Claude Code retried hangs off its api_error notice,
             # which hangs off the message before the call; the retry's answer hangs off that message too. The
@@ -82,6 +90,14 @@ def select_branch(records: list[LogRecord], skipped: Counter[str]) -> list[LogRe
 
 def _line_no(record: LogRecord) -> int:
     return record.line_no
+
+
+def _logged_before(records: list[LogRecord], child: LogRecord) -> LogRecord | None:
+    """The last record with a uuid logged before ``child``, or None."""
+    for at in range(bisect_left(records, child.line_no, key=_line_no) - 1, -1, -1):
+        if records[at].uuid is not None:
+            return records[at]
+    return None
 
 
 def _is_retry_notice(record: LogRecord) -> bool:
