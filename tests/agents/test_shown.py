@@ -4,6 +4,7 @@ Codex rollouts in the shapes Codex 0.171.0 writes (tests/codex/ records them fro
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from tests.agents.claude_code.transcripts import corpus_session
@@ -141,3 +142,34 @@ def test_each_agent_names_its_own_records_only() -> None:
     assert HANDOFF.startswith(CODEX_HANDOFF)
     assert codex_block(HANDOFF) == Handoff("Summary: the user asked to fix the greeting.")
     assert codex_block("fix it") is None and claude_code_block("fix it") is None
+
+
+def test_a_claude_code_slash_commands_output_is_the_result_of_its_row() -> None:
+    """The records Claude Code 2.1.332 logged for ``/compact`` (tests/fixtures/claude_code, recorded from the real
+    CLI: its caveat, the command, its output), then a ``/mcp`` whose output says what failed."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+    records = [json.loads(line) for line in fixture.read_text().splitlines()]
+    marks = ("<local-command-", "<command-name>")
+    typed = [r["message"] for r in records if str((r.get("message") or {}).get("content")).startswith(marks)]
+    assert "<local-command-stdout>Compacted" in json.dumps(typed)  # the shapes
+    failed = "<local-command-stderr>Failed to connect to MCP server docs</local-command-stderr>"
+    mcp = [{"role": "user", "content": "<command-name>/mcp</command-name>"}, {"role": "user", "content": failed}]
+    shown = shown_entries(entries([*typed, *mcp]))
+    assert user_texts(shown) == []  # no caveat, no tags
+    rows = [b for _, b in blocks(shown) if b["type"] == "tool_use"]
+    assert [(r["name"], r["input"]) for r in rows] == [
+        ("SlashCommand", {"command": "/compact"}),
+        ("SlashCommand", {"command": "/mcp"}),
+    ]
+    results = [b for _, b in blocks(shown) if b["type"] == "tool_result"]
+    assert [(r["tool_use_id"], r["content"], r.get("is_error", False)) for r in results] == [
+        (rows[0]["id"], "Compacted (ctrl+o to see full summary)", False),
+        (rows[1]["id"], "Failed to connect to MCP server docs", True),
+    ]
+
+
+def test_output_of_no_command_is_shown_without_its_tags() -> None:
+    shown = shown_entries(
+        entries([{"role": "user", "content": "<local-command-stdout>See ya!</local-command-stdout>"}])
+    )
+    assert user_texts(shown) == ["See ya!"]

@@ -4,6 +4,7 @@ project directory, as Claude Code writes it, and read through the real server.""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,61 @@ async def test_a_project_directory_made_after_start_is_followed_under_claude_cod
         assert usage["estimated"] == expected_total(corpus_session(SESSION))
     finally:
         await stop_server(client)
+
+
+COMPACTED = Path(__file__).parent.parent / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+"""Recorded from the real Claude Code CLI (tests/claude_code_cli/record_transcript.py)."""
+MCP_OUTPUT = "No MCP servers configured. Please run /doctor if this is unexpected. Otherwise, run `claude mcp`."
+
+
+def slash_command_records(after: dict[str, Any], command: str, output: str) -> list[str]:
+    """What Claude Code 2.1.332 logs for a slash command its user typed, after the record ``after``: the caveat,
+    the command's name, its output (the three records of the recorded ``/compact``, another command's words)."""
+    texts = [
+        "<local-command-caveat>The command below was run directly in Claude Code, not sent to you as a request, and "
+        "its output goes straight to the user. It's recorded here as context for later messages."
+        "</local-command-caveat>",
+        f"<command-name>{command}</command-name>\n            <command-message>{command[1:]}</command-message>\n"
+        "            <command-args></command-args>",
+        f"<local-command-stdout>{output}</local-command-stdout>",
+    ]
+    keep = ("sessionId", "cwd", "version", "gitBranch", "userType", "entrypoint", "timestamp")
+    records, parent = [], after["uuid"]
+    for i, text in enumerate(texts):
+        uuid = f"{command[1:]}-record-{i}"
+        record = {"parentUuid": parent, "isSidechain": False, "type": "user", "uuid": uuid,
+                  "message": {"role": "user", "content": text}, **{k: after[k] for k in keep}}  # fmt: skip
+        records.append(json.dumps({**record, "isMeta": True} if i == 0 else record) + "\n")
+        parent = uuid
+    return records
+
+
+async def test_a_slash_commands_output_is_shown_as_its_result_without_tags(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    lines = COMPACTED.read_text().splitlines(keepends=True)
+    last = json.loads(next(line for line in reversed(lines) if '"type":"assistant"' in line))
+    session = last["sessionId"]
+    projects = tmp_path / "claude-projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    (directory / f"{session}.jsonl").write_text("".join([*lines, *slash_command_records(last, "/mcp", MCP_OUTPUT)]))
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        entries: list[dict[str, Any]] = []
+        for _ in range(int(GUARD / 0.1)):
+            try:
+                entries = (await request(client, "compact/transcript", {"sessionId": f"claude-{session}"}))["entries"]
+            except Exception:  # not followed yet
+                entries = []
+            if "/mcp" in json.dumps(entries):
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        await stop_server(client)
+    shown = json.dumps(entries)
+    assert "<local-command" not in shown and "<command-name>" not in shown, shown[:2000]
+    blocks = [b for e in entries if e["kind"] == "message" for b in e["message"]["content"]]
+    rows = {b["input"]["command"]: b["id"] for b in blocks if b["type"] == "tool_use" and b["name"] == "SlashCommand"}
+    results = {b["tool_use_id"]: b["content"] for b in blocks if b["type"] == "tool_result"}
+    assert results[rows["/mcp"]] == MCP_OUTPUT  # what the user saw, as the row's result

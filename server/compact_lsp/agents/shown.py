@@ -21,6 +21,8 @@ from compact_lsp.agents.codex import shown as codex
 from compact_lsp.agents.qwen_code import shown as qwen_code
 from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand
 
+SLASH_COMMAND_TOOL = "SlashCommand"
+"""The row of a slash command the user typed whose output the agent logged (Claude Code's ``/mcp``)."""
 READERS = (claude_code.classify, codex.classify, qwen_code.classify)
 """What each agent says a user text block is (None: not one of its records)."""
 CALLS = (codex.shown_call, qwen_code.shown_call)
@@ -45,6 +47,8 @@ class _Shown:
         self.commands = 0
         self.open_command: str | None = None
         """The id of the last shell command the user ran, until its output comes."""
+        self.open_slash: tuple[dict[str, Any], str] | None = None
+        """The block showing the last slash command the user typed, and its line, until its output comes."""
 
     def message(self, at: Any, role: str, blocks: list[dict[str, Any]]) -> None:
         if blocks:
@@ -63,27 +67,39 @@ class _Shown:
         if found is None:
             out.append(block)
         elif isinstance(found, Command):
-            self.commands += 1
-            self.open_command = f"shown-command-{self.commands}"
-            out.append(
-                {"type": "tool_use", "id": self.open_command, "name": found.tool, "input": {"command": found.line}}
-            )
+            self.open_slash = None
+            out.append(self._call(found.tool, found.line))
         elif isinstance(found, CommandOutput):
-            if self.open_command is not None:
-                result: dict[str, Any] = {
-                    "type": "tool_result",
-                    "tool_use_id": self.open_command,
-                    "content": found.text,
-                }
-                if found.failed:
-                    result["is_error"] = True
-                out.append(result)
-                self.open_command = None
+            self._output(found, out)
         elif isinstance(found, SlashCommand):
-            out.append({"type": "text", "text": found.line})
+            self.open_command = None
+            self.open_slash = ({"type": "text", "text": found.line}, found.line)
+            out.append(self.open_slash[0])
         elif isinstance(found, Handoff):
             return found
         return None  # Dropped: nothing shown
+
+    def _call(self, tool: str, line: str) -> dict[str, Any]:
+        self.commands += 1
+        self.open_command = f"shown-command-{self.commands}"
+        return {"type": "tool_use", "id": self.open_command, "name": tool, "input": {"command": line}}
+
+    def _output(self, found: CommandOutput, out: list[dict[str, Any]]) -> None:
+        """A command's output as the result of its row: a shell command's, or a slash command's (its line becomes
+        a row, shown where it was); output of no command the user ran is shown as text, never with its tags."""
+        if self.open_command is None and self.open_slash is not None:
+            block, line = self.open_slash
+            block.clear()  # already in its entry: it becomes the row in place
+            block.update(self._call(SLASH_COMMAND_TOOL, line))
+        self.open_slash = None
+        if self.open_command is None:
+            out.append({"type": "text", "text": found.text})
+            return
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.open_command, "content": found.text}
+        if found.failed:
+            result["is_error"] = True
+        out.append(result)
+        self.open_command = None
 
 
 def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """Claude Code's records of the user's terminal, as its user saw them (agents/shown.py): the local-command caveat
 (plumbing), ``!`` shell commands (``<bash-input>``) with their output (``<bash-stdout>``, ``<bash-stderr>``), and
-slash commands (``<command-name>``, their empty ``<local-command-stdout>``)."""
+slash commands (``<command-name>``) with their output (``<local-command-stdout>``: ``/mcp``'s list, ``/compact``'s
+"Compacted"; nothing when empty)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ _BASH_OUTPUT = re.compile(
 )
 _COMMAND = re.compile(r"\s*(?:<command-message>.*?</command-message>\s*)?<command-name>(.*?)</command-name>", re.DOTALL)
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>\s*", re.DOTALL)
+_LOCAL_OUTPUT = re.compile(r"\s*<local-command-(stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>\s*", re.DOTALL)
+_LOCAL_CAVEAT = re.compile(r"\s*<local-command-caveat>.*?</local-command-caveat>\s*", re.DOTALL)
+"""Claude Code 2.x's caveat before a slash command's records (1.x wrote ``CAVEAT``)."""
 NO_CONTENT = ("", "(no content)")
 
 
 def classify(text: str) -> Block | None:
     """What a user text block of a Claude Code transcript is, or None (the user's own words, or not Claude Code's)."""
-    if text.startswith(CAVEAT):
+    if text.startswith(CAVEAT) or _LOCAL_CAVEAT.fullmatch(text):
         return Dropped()
     if text.lstrip().startswith("<bash-input>"):
         found = _BASH_INPUT.fullmatch(text)
@@ -40,6 +43,7 @@ def classify(text: str) -> Block | None:
         line = " ".join(p for p in (command.group(1).strip(), (args.group(1).strip() if args else "")) if p)
         return SlashCommand(line)
     local = _LOCAL_OUTPUT.fullmatch(text)
-    if local is not None and local.group(1).strip() in NO_CONTENT:
-        return Dropped()
-    return None
+    if local is None:
+        return None
+    said = local.group(2).strip()
+    return Dropped() if said in NO_CONTENT else CommandOutput(said, failed=local.group(1) == "stderr")
