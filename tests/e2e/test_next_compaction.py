@@ -62,6 +62,7 @@ async def test_the_warning_comes_before_claude_codes_automatic_compaction(tmp_pa
             total = reported(line)
             if total is not None and i > boundaries[0]:  # after the manual compaction: Claude Code's window is known
                 seen.append((i, await next_compaction_once_read(client, total)))
+        (item,) = [s for s in await request(client, "compact/sessions", {}) if s["sessionId"] == FOLLOWED]
     finally:
         await stop_server(client)
     assert seen, "no turn after the manual compaction"
@@ -72,6 +73,7 @@ async def test_the_warning_comes_before_claude_codes_automatic_compaction(tmp_pa
     assert calm[0]["turnsLeft"] is not None and calm[0]["perTurn"] > 0
     assert near, "the status never warned before Claude Code compacted by itself"
     assert near[-1]["tokensLeft"] == 0 and seen[-1][1]["near"]  # the last line before the boundary: at it
+    assert item["usage"]["nextCompaction"] == seen[-1][1], "the session list and the status disagree"
 
 
 async def test_a_setting_that_turns_claude_codes_automatic_compaction_off_is_named(

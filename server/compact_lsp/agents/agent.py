@@ -72,6 +72,10 @@ class Followed(Protocol):
         """When the agent last wrote the transcript (epoch seconds; None: cannot tell)."""
         ...
 
+    def turns(self) -> int:
+        """The user turns in the window followed: the pace of the agent's next automatic compaction."""
+        ...
+
     def refusal(self) -> SessionBusy:
         """What a change to the session is refused with: the agent owns its context (say where to compact it)."""
         ...

@@ -206,6 +206,10 @@ class FollowedTranscript:
             self._turns = UserTurns()
         return self._turns(messages)
 
+    def turns(self) -> int:
+        """The user turns in the window followed: the pace of the agent's next automatic compaction."""
+        return self._turns_of(self.session.messages) + user_turns(self._open.messages)
+
     def usage(self) -> ContextUsage:
         window = self.context_window()
         auto = self.auto_compaction(window)

@@ -71,13 +71,16 @@ class SessionSummary:
     context_window: int | None = None
     """A followed session's: the agent's window (its gauge is the agent's own figure, ``agent_usage``); never
     stored."""
+    turns: int = 0
+    """A followed session's user turns in its window, the pace of the agent's next compaction (``turnsLeft``, as
+    ``compact/status`` says it); never stored."""
 
     def matches(self, size: int, mtime_ns: int) -> bool:
         return self.size == size and self.mtime_ns == mtime_ns
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        del data["context_window"]  # a followed session's, never stored
+        del data["context_window"], data["turns"]  # a followed session's, never stored
         return data
 
     @classmethod

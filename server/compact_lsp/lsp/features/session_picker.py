@@ -65,7 +65,7 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
         slot = server.registry().slots.get(summary.session_id)
         followed = slot.followed if slot is not None else None
         auto = followed.auto_compaction(window) if followed is not None else None
-        usage = agent_usage(summary.by_kind, server.settings, summary.reported, window, auto)
+        usage = agent_usage(summary.by_kind, server.settings, summary.reported, window, auto, summary.turns)
     else:
         usage = build_usage(summary.by_kind, server.settings, summary.reported)
     item: dict[str, Any] = {

@@ -190,6 +190,7 @@ class SessionRegistry:
             size=size,
             mtime_ns=mtime_ns,
             context_window=followed.context_window() if followed is not None else None,
+            turns=followed.turns() if followed is not None else 0,
         )
 
     def index_slot(self, slot: SessionSlot) -> None:
