@@ -96,6 +96,9 @@ async def test_import_to_continue_makes_a_managed_copy_once(
         copy = await request(client, "compact/importSession", {"sessionId": FOLLOWED})
         assert copy["sessionId"] == f"cc-{SESSION}" and copy["messages"] == listed[FOLLOWED]["messages"]
         assert not copy.get("alreadyImported")
+        listed = {s["sessionId"]: s for s in await request(client, "compact/sessions", {})}
+        assert listed[copy["sessionId"]]["importedFrom"] == "Claude Code"  # its earlier answers are Claude Code's
+        assert "importedFrom" not in listed[FOLLOWED] and listed[FOLLOWED]["owner"] == "Claude Code"
         assert (await request(client, "compact/currentSession", {}))["sessionId"] == copy["sessionId"]
         # the copy is the user's: it takes changes the followed session refuses
         await request(client, "compact/renameSession", {"sessionId": copy["sessionId"], "title": "Continued"})

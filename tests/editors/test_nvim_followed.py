@@ -183,10 +183,13 @@ def test_a_codex_session_is_codexs_refuses_changes_and_imports_as_a_writable_cop
             shown = screen.wait_for("compact-lsp: your own copy, now current: explain main.py")
             shown = screen.wait_for(lambda s: "read-only" not in s.split("\n", 1)[-1])
             no_prompt(shown)
+            # the copy's earlier answers are still Codex's; what our agent answers from now on is ours
+            assert "Codex: It defines greet(), which prints hello." in shown, shown
+            assert "Claude: It defines greet()" not in shown, shown
             assert [line for line in shown.splitlines() if line.split("│")[-1].strip() == ">"], shown  # a prompt
             screen.keys("i", "What next?", "Enter")
-            shown = screen.wait_for("Continuing from Codex's work.")
-            assert "You: What next?" in shown, shown
+            shown = screen.wait_for("Claude: Continuing from Codex's work.")
+            assert "You: What next?" in shown and "Codex: It defines greet()" in shown, shown
             screen.keys("Escape")
 
             # the copy is the user's own (its own id), listed once beside Codex's session, which stays Codex's

@@ -271,6 +271,10 @@ export interface SessionInfo {
    * With readOnly: the agent that owns the session, in its own words (Claude Code, Codex, Qwen Code).
    */
   owner?: string;
+  /**
+   * A copy imported from an agent's session (Import to continue): that agent, in its own words (Claude Code, Codex, Qwen Code, Gemini CLI); its earlier answers are that agent's.
+   */
+  importedFrom?: string;
 }
 /**
  * How full the context window is (docs/protocol.md, Shared shapes).

@@ -33,6 +33,17 @@ QWEN_COPY_PREFIX = "qw-"
 """An imported Qwen Code transcript's id: ``qw-<session id>``, never the followed session's ``qwen-<session id>``."""
 GEMINI_COPY_PREFIX = "gm-"
 """An imported Gemini CLI session's id: ``gm-<session id>``."""
+CLAUDE_CODE_COPY_PREFIX = "cc-"
+"""An imported Claude Code session's id: ``cc-<session id>``."""
+_COPIED_FROM = {CLAUDE_CODE_COPY_PREFIX: "Claude Code", CODEX_COPY_PREFIX: "Codex", QWEN_COPY_PREFIX: "Qwen Code",
+                GEMINI_COPY_PREFIX: "Gemini CLI"}  # fmt: skip
+
+
+def imported_from(session_id: str, source: str | None) -> str | None:
+    """The agent an imported copy's earlier answers are from, in its words ("Codex"); None for any other session."""
+    if source != "import":
+        return None
+    return next((agent for prefix, agent in _COPIED_FROM.items() if session_id.startswith(prefix)), None)
 
 
 class AlreadyImported(StoreError):
@@ -136,7 +147,8 @@ def _read_log(path: str | Path) -> _Log:
         return _Log(session_id, rollout.title or "", fixed.messages, bad, list(fixed.actions))
     imported = import_claude_code(path)
     problems = [f"line {p.line_no}: {p.reason}" for p in imported.problems]
-    return _Log(f"cc-{imported.session.id}", imported.session.title, imported.session.messages, problems,
+    copied = imported.session
+    return _Log(f"{CLAUDE_CODE_COPY_PREFIX}{copied.id}", copied.title, copied.messages, problems,
                 list(imported.repairs))  # fmt: skip
 
 

@@ -116,7 +116,8 @@ function M.show_history(session_id, buf, cb)
       if err and not unknown_method(err) then
         render.append_lines(buf, { '  ! history not available: ' .. client.message(err):gsub('^compact%-lsp: ', ''), '' })
       elseif not err and type(result) == 'table' then
-        local lines = render.history_lines(result.entries, vim.b[buf].compact_lsp_owner)
+        -- an imported copy's earlier answers are its agent's ("Codex: "); what our agent answers since is ours
+        local lines = render.history_lines(result.entries, vim.b[buf].compact_lsp_owner or M.imported_from(session_id))
         if #lines > 0 then
           table.insert(lines, '')
           render.append_lines(buf, lines)
@@ -245,6 +246,18 @@ function M.owner(session_id)
   for _, item in ipairs(state.sessions or {}) do
     if item.sessionId == session_id and item.readOnly then
       return item.owner or M.AGENTS[item.source] or 'another agent'
+    end
+  end
+  return nil
+end
+
+--- The agent a known session was imported from ("Codex"), as the server names it; nil for any other session.
+---@param session_id string?
+---@return string?
+function M.imported_from(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id then
+      return item.importedFrom
     end
   end
   return nil

@@ -34,6 +34,7 @@
 ---@field damagedRecords integer?
 ---@field readOnly boolean an agent's transcript (Claude Code, Codex) followed read-only
 ---@field owner string? with readOnly: the agent that owns it, in its words (Claude Code, Codex)
+---@field importedFrom string? a copy imported from an agent's session: that agent, in its words (Codex)
 ---@field usage compact_lsp.Usage
 
 ---@class compact_lsp.CurrentSessionResult

@@ -8,6 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
+from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.registered import agent_named
 from compact_lsp.agents.shown import shown_entries
 from compact_lsp.engine.conversation.titles import TitleError, check_title
@@ -84,6 +85,8 @@ def session_item(server: CompactLanguageServer, summary: SessionSummary, current
     }
     if agent is not None:
         item["owner"] = agent.owner
+    elif (origin := imported_from(summary.session_id, summary.source)) is not None:
+        item["importedFrom"] = origin
     return item
 
 
