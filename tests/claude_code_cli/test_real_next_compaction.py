@@ -83,7 +83,7 @@ async def test_the_warning_comes_before_the_real_claude_codes_automatic_compacti
             cc.push(reply(f"Read {name}.py.", input_tokens=tokens))
             await asyncio.to_thread(cc.run, f"Now {name}.py", resume=session)
             seen.append(await usage_once_read(client, followed, tokens))
-        listed_near = await listed(client, followed)
+        listed_near = await listed(client, followed, GROWING[2])
         heard_before = await notes.until(followed, GROWING[2])
         assert not boundaries(cc, session), "Claude Code compacted before the turn that crosses its threshold"
         n = len(cc.model_requests())
@@ -94,7 +94,7 @@ async def test_the_warning_comes_before_the_real_claude_codes_automatic_compacti
         await asyncio.to_thread(cc.run, "And d.py", resume=session)
         assert sum(is_compaction(r.body) for r in cc.after(n)) == 1, "Claude Code did not compact by itself"
         after = await usage_once_read(client, followed, AFTER)
-        listed_after = await listed(client, followed)
+        listed_after = await listed(client, followed, AFTER)
         timeline = await request(client, "compact/timeline", {"sessionId": followed})
         heard_after = await notes.until(followed, AFTER)
     finally:
@@ -153,7 +153,14 @@ def boundaries(cc: ClaudeCode, session: str) -> list[dict[str, Any]]:
     return [r for r in cc.records(session) if r.get("subtype") == "compact_boundary"]
 
 
-async def listed(client: LanguageClient, session: str) -> dict[str, Any]:
-    """The followed session's ``nextCompaction`` in ``compact/sessions`` (the editors' session picker)."""
-    (item,) = [s for s in await request(client, "compact/sessions", {}) if s["sessionId"] == session]
-    return dict(item["usage"]["nextCompaction"])
+async def listed(client: LanguageClient, session: str, total: int) -> dict[str, Any]:
+    """The followed session's ``nextCompaction`` in ``compact/sessions`` (the editors' session picker), once it
+    lists the size ``total`` (while the server reads the CLI's last lines, the list shows the update before)."""
+    usage: dict[str, Any] = {}
+    for _ in range(int(GUARD / 0.05)):
+        items = [s for s in await request(client, "compact/sessions", {}) if s["sessionId"] == session]
+        usage = items[0]["usage"] if items else {}
+        if usage.get("total") == total:
+            return dict(usage["nextCompaction"])
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the session list never showed {total} tokens: {usage}")
