@@ -65,6 +65,7 @@ def test_a_day_of_use_in_code_server() -> None:
         "Show diff opened the diff editor",
         "the proposal's tab closed after the decision",
         "opened data.py at line 3",
+        'the chat keeps "Edited src/data.py +1 \u22121"; clicking it opened data.py at the change',
         "@src/main.py attached the file",
         "answered the prompt with the keyboard only",
         "offline summary, because the model failed",
@@ -78,7 +79,7 @@ def test_a_day_of_use_in_code_server() -> None:
         "session picker: ",
         "Codex's session read-only, in Codex's words",
         "Import to continue on Codex's session: a copy that takes input; after a reload",
-        "Ctrl+Alt+C focused the chat's input",
+        "Ctrl+Alt+A focused the chat's input",
         "high contrast: the chat follows the theme",
         "PASS",
     ):

@@ -526,6 +526,13 @@ async function main() {
     await chat.locator(".entry.assistant a", { hasText: "data.py" }).click();
     await page.locator(".statusbar-item", { hasText: "Ln 3, Col 1" }).waitFor();
     step("the answer's link [data.py](src/data.py#L3) opened data.py at line 3");
+    // The approved edit stays in the chat as a row naming the file and its lines, opening it at the change.
+    const editedRow = chat.locator(".entry.edited", { hasText: "src/data.py" });
+    const editedText = (await editedRow.innerText()).replace(/\s+/g, " ").trim();
+    expect(editedText === "Edited src/data.py +1 \u22121", `the edited-file row reads ${JSON.stringify(editedText)}`);
+    await editedRow.locator("a").click();
+    await page.locator(".statusbar-item", { hasText: "Ln 1, Col 1" }).waitFor();
+    step(`the chat keeps "${editedText}"; clicking it opened data.py at the change (line 1)`);
     await page.locator(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-line", { hasText: "def first_field(row):" }).first().waitFor();
     step("the open editor of data.py shows the agent's edit");
     // Pins: the chat's read of data.py (never cleared by microcompaction) and, from the palette, the file itself.
@@ -568,16 +575,19 @@ async function main() {
     const sentToModel = JSON.stringify(stub.requests.at(-1)?.messages ?? []);
     expect(sentToModel.includes("from report import render"), "the mentioned file's text did not reach the model");
     step("@src/mai + Tab suggested and took src/main.py; @src/main.py attached the file: a chip in the chat, its text in the model's request");
-    // Keyboard only: from the input, Shift+Tab reaches the prompt's buttons; Enter answers.
+    // Keyboard only: the prompt takes the focus on "Allow once" as it appears (the message was sent, nothing is
+    // typed); from the input one Shift+Tab reaches it again; Tab goes on to the next button; Enter answers.
+    const focusedText = () => chat.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+    await chat.waitForFunction(() => document.activeElement?.textContent?.trim() === "Allow once");
     await chat.locator("#input").focus();
-    let focused = "";
-    for (let i = 0; i < 8 && focused !== "Allow for this session"; i++) {
-      await page.keyboard.press("Shift+Tab");
-      focused = await chat.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
-    }
-    expect(focused === "Allow for this session", `Shift+Tab from the input never reached the prompt's buttons (${focused})`);
+    await page.keyboard.press("Shift+Tab");
+    const once = await focusedText();
+    expect(once === "Allow once", `one Shift+Tab from the input reached ${JSON.stringify(once)}, not Allow once`);
+    await page.keyboard.press("Tab");
+    const next = await focusedText();
+    expect(next === "Allow for this session", `Tab from Allow once reached ${JSON.stringify(next)}`);
     await page.keyboard.press("Enter");
-    step("answered the prompt with the keyboard only (Shift+Tab, Enter)");
+    step("answered the prompt with the keyboard only (focus on Allow once as it appeared; Shift+Tab from the input reaches it; Tab, Enter)");
     const conflict = page.locator(".notification-toast", { hasText: "has unsaved changes" });
     await conflict.waitFor();
     step(`dirty editor: "${(await conflict.locator(".notification-list-item-message").innerText()).trim()}"`);
@@ -781,11 +791,11 @@ async function main() {
       `after a reload, Codex's session and the copy are not listed once each: ${codexRows.join(" | ")}`);
     step(`Import to continue on Codex's session: a copy that takes input; after a reload: ${codexRows.join(" | ")}`);
 
-    // 14. Keybindings and high contrast: Ctrl+Alt+C puts the focus in the chat's input; the chat keeps its borders.
+    // 14. Keybindings and high contrast: Ctrl+Alt+A puts the focus in the chat's input; the chat keeps its borders.
     await page.locator(".part.editor").click({ position: { x: 300, y: 300 } }).catch(() => undefined);
-    await page.keyboard.press("Control+Alt+C");
+    await page.keyboard.press("Control+Alt+A");
     await restored.waitForFunction(() => document.activeElement?.id === "input");
-    step("Ctrl+Alt+C focused the chat's input");
+    step("Ctrl+Alt+A focused the chat's input");
     dirs.changeSettings({ "workbench.colorTheme": "Default High Contrast" });
     await restored.waitForFunction(() => document.body.classList.contains("vscode-high-contrast"));
     const userBorder = await restored.locator(".entry.user").last().evaluate((e) => getComputedStyle(e).borderTopStyle);

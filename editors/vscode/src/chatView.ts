@@ -24,6 +24,7 @@ export const CHAT_VIEW_ID = "compactLsp.chat";
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
+  private focusWhenReady = false;
   private readonly transcripts: ChatTranscripts;
   /** Running turns by session id. */
   private readonly turns = new Map<string, vscode.CancellationTokenSource>();
@@ -98,6 +99,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Puts the keyboard focus in the chat's input (Compact: Focus Chat Input). */
   async focusInput(): Promise<void> {
+    // a chat first opened by this command loads its script after the message below: it takes the focus when ready
+    this.focusWhenReady = this.view === undefined;
     await this.show();
     void this.view?.webview.postMessage({ type: "focus" });
   }
@@ -183,6 +186,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "ready":
         this.post();
+        if (this.focusWhenReady) {
+          void this.view?.webview.postMessage({ type: "focus" });
+        }
+        this.focusWhenReady = false;
         break;
       case "approve":
         this.approvals.answer(request.id, request.decision);

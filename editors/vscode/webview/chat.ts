@@ -88,6 +88,56 @@ let followOwnMessage = false;
 /** Tool calls the user opened: a redraw keeps them open. */
 const open = new Set<string>();
 
+/** The approvals already offered the focus: a prompt takes it once, when it appears. */
+const offered = new Set<string>();
+
+/** The pending approval's primary button ("Allow once"), if a prompt waits. */
+function allowOnce(): HTMLButtonElement | null {
+  return log.querySelector<HTMLButtonElement>(".approval.pending button[data-action=approve]:not([disabled])");
+}
+
+/** The focused button of the log as "entry key/action/decision", to find it again after the log is redrawn. */
+function focusedInLog(): string | undefined {
+  const button = document.activeElement;
+  if (!(button instanceof HTMLButtonElement) || !log.contains(button)) {
+    return undefined;
+  }
+  const key = button.closest<HTMLElement>("[data-key]")?.dataset.key ?? "";
+  return `${key}/${button.dataset.action ?? ""}/${button.dataset.decision ?? ""}`;
+}
+
+function refocus(where: string | undefined): void {
+  if (where === undefined) {
+    return;
+  }
+  for (const button of log.querySelectorAll<HTMLButtonElement>("button")) {
+    const key = button.closest<HTMLElement>("[data-key]")?.dataset.key ?? "";
+    if (`${key}/${button.dataset.action ?? ""}/${button.dataset.decision ?? ""}` === where && !button.disabled) {
+      button.focus();
+      return;
+    }
+  }
+}
+
+/**
+ * A prompt that appears while the chat has the focus and nothing is typed takes the focus on "Allow once" (Enter
+ * allows, Tab reaches the others); from the input, Shift+Tab goes straight to it. Typing on its buttons goes on in
+ * the input, so a keystroke meant for the next message is never lost.
+ */
+function offerApprovalFocus(): void {
+  const pending = log.querySelector<HTMLElement>(".approval.pending");
+  const key = pending?.dataset.key;
+  if (pending === null || key === undefined || offered.has(key)) {
+    return;
+  }
+  offered.add(key);
+  const here = document.activeElement;
+  const idle = here === null || here === document.body || (here === input && input.value.trim() === "");
+  if (document.hasFocus() && idle) {
+    allowOnce()?.focus({ preventScroll: true });
+  }
+}
+
 function submit(): void {
   const text = input.value;
   if (text.trim() === "" || send.disabled) {
@@ -118,6 +168,11 @@ input.addEventListener("keydown", (event) => {
     showSuggestions([]);
     return;
   }
+  if (event.key === "Tab" && event.shiftKey && allowOnce() !== null) {
+    event.preventDefault();
+    allowOnce()?.focus();
+    return;
+  }
   if (event.key === "Enter" && !event.shiftKey) {
     event.preventDefault();
     submit();
@@ -142,6 +197,14 @@ log.addEventListener(
   },
   true,
 );
+
+log.addEventListener("keydown", (event) => {
+  const target = event.target as HTMLElement;
+  const printable = event.key.length === 1 && event.key !== " " && !event.ctrlKey && !event.metaKey && !event.altKey;
+  if (printable && target.closest(".approval.pending") !== null && !composer.hidden) {
+    input.focus(); // the key's character lands in the input: typing on the prompt's buttons is never lost
+  }
+});
 
 log.addEventListener("click", (event) => {
   const link = (event.target as HTMLElement).closest("a");
@@ -205,6 +268,7 @@ window.addEventListener("message", (event: MessageEvent) => {
     return;
   }
   const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  const focused = focusedInLog();
   log.innerHTML = DOMPurify.sanitize(message.html, { ADD_ATTR: ["data-action", "data-id", "data-decision", "data-key"] });
   for (const details of log.querySelectorAll<HTMLDetailsElement>("details[data-key]")) {
     if (open.has(details.dataset.key ?? "")) {
@@ -221,6 +285,8 @@ window.addEventListener("message", (event: MessageEvent) => {
   log.classList.toggle("read-only", readOnly);
   send.disabled = message.busy === true;
   stop.disabled = message.busy !== true;
+  refocus(focused);
+  offerApprovalFocus();
   const actions = log.querySelector<HTMLElement>(".approval.pending .actions");
   if (actions !== null) {
     // the decision's buttons in view, above the fixed composer

@@ -47,7 +47,18 @@ export type ChatEntry =
     }
   | CompactionMarker
   | { kind: "error"; text: string; /** A command that helps (Set API Key). */ action?: "compact.setApiKey" }
-  | { kind: "notice"; text: string };
+  | { kind: "notice"; text: string }
+  | EditedFile;
+
+/** An approved edit that changed a file: a row naming it with its lines added/removed, opening it at the change. */
+export interface EditedFile {
+  kind: "edited";
+  path: string;
+  added: number;
+  removed: number;
+  /** The first changed line in the file after the edit. */
+  line: number;
+}
 
 export interface ChatTranscript {
   entries: ChatEntry[];
@@ -98,6 +109,10 @@ export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): Ch
         entries[index] = { ...entry, state, result };
       } else {
         entries.push({ kind: "tool", id, name: stringField(event, "name") || "tool", summary: "", state, result });
+      }
+      const edited = state === "done" ? editedFile(entries, id) : undefined;
+      if (edited !== undefined) {
+        entries.push(edited);
       }
       return { ...transcript, entries };
     }
@@ -185,6 +200,39 @@ export function endTurn(
     entries.push({ kind: "notice", text: `Context: ${formatUsage(result.usage)}` });
   }
   return { entries, status: undefined, busy: false };
+}
+
+/** The "Edited file +N −M" row of a tool call that succeeded after the user allowed its previewed change. */
+export function editedFile(entries: readonly ChatEntry[], toolUseId: string): EditedFile | undefined {
+  const approval = entries.findLast(
+    (entry): entry is Extract<ChatEntry, { kind: "approval" }> => entry.kind === "approval" && entry.toolUseId === toolUseId,
+  );
+  const allowed = approval?.state === "Allow once" || approval?.state === "Allow for this session";
+  const diff = approval?.diff;
+  const path = (approval?.input as { file_path?: unknown } | undefined)?.file_path;
+  if (!allowed || diff === undefined || diff.problem !== undefined || typeof path !== "string" || path === "") {
+    return undefined;
+  }
+  if (diff.added === 0 && diff.removed === 0) {
+    return undefined; // nothing changed: nothing to go back to
+  }
+  return { kind: "edited", path, added: diff.added, removed: diff.removed, line: firstChangedLine(diff.lines) };
+}
+
+/** The line of the first `+`/`-` in the file after the change, from its hunk header (`@@ -a,b +c,d @@`). */
+function firstChangedLine(lines: readonly string[]): number {
+  let line = 1;
+  for (const text of lines) {
+    const header = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(text);
+    if (header !== null) {
+      line = Math.max(1, Number(header[1]));
+    } else if (text.startsWith("+") || text.startsWith("-")) {
+      return line;
+    } else {
+      line += 1;
+    }
+  }
+  return line;
 }
 
 function findToolEntry(entries: ChatEntry[], id: string): number {

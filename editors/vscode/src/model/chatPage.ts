@@ -1,6 +1,6 @@
 // The chat webview: a static shell (the bundled webview script in dist/webview.js posts the user's input and swaps
 // in the transcript HTML) and the transcript HTML itself, rendered here so it is unit-tested in Node.
-import type { ApprovalState, ChatEntry, ChatTranscript } from "./chatModel";
+import type { ApprovalState, ChatEntry, ChatTranscript, EditedFile } from "./chatModel";
 import { pendingApproval } from "./chatModel";
 import { renderApprovalDiff } from "./approvalDiff";
 import { describeMarker } from "./compactionText";
@@ -37,6 +37,18 @@ const DECIDED: Record<Exclude<ApprovalState, "pending">, [string, string]> = {
   Deny: ["close", "Denied"],
   dismissed: ["circle-slash", "Not answered (denied)"],
 };
+
+/** "Edited src/data.py +1 −1": a link that opens the file at the change (the chat's links open files). */
+export function renderEdited(entry: EditedFile): string {
+  const href = `${encodeURI(entry.path).replace(/#/g, "%23")}#L${entry.line}`;
+  const counts =
+    `<span class="added" aria-label="${entry.added} lines added">+${entry.added}</span> ` +
+    `<span class="removed" aria-label="${entry.removed} lines removed">\u2212${entry.removed}</span>`;
+  return (
+    `<div class="entry edited">${icon("diff")} Edited <a href="${escapeHtml(href)}" title="Open ${escapeHtml(entry.path)} at the change">` +
+    `${escapeHtml(entry.path)}</a> ${counts}</div>`
+  );
+}
 
 function renderApproval(entry: Extract<ChatEntry, { kind: "approval" }>): string {
   const [headline, ...rest] = entry.prompt.split("\n\n");
@@ -123,6 +135,8 @@ export function renderChatEntry(entry: ChatEntry, compacted = false, boundary = 
     }
     case "notice":
       return `<div class="entry notice">${escapeHtml(entry.text)}</div>`;
+    case "edited":
+      return renderEdited(entry);
   }
 }
 

@@ -129,6 +129,9 @@ body.chat-page { padding: 0 8px; }
 .tool-result { margin: 4px 0 2px; max-height: 14em; overflow: auto; font-size: 0.95em; white-space: pre-wrap;
                color: var(--vscode-descriptionForeground); }
 .entry.notice { color: var(--vscode-descriptionForeground); font-style: italic; }
+.entry.edited { display: flex; gap: 6px; align-items: center; }
+.entry.edited .added { color: var(--vscode-gitDecoration-addedResourceForeground, #587c0c); }
+.entry.edited .removed { color: var(--vscode-gitDecoration-deletedResourceForeground, #ad0707); }
 .entry.approval { border: 1px solid var(--vscode-editorWarning-foreground, #cca700); }
 .entry.approval.decided { border-color: var(--vscode-widget-border, #8884); }
 .approval-detail { max-height: 10em; overflow: auto; font-size: 0.9em; white-space: pre-wrap; margin: 6px 0;

@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ChatTranscript } from "../model/chatModel";
-import { EMPTY_TRANSCRIPT, applyChatEvent, endTurn, startTurn, summariseInput } from "../model/chatModel";
+import { approvalDiff } from "../model/approvalDiff";
+import type { ApprovalState, ChatTranscript } from "../model/chatModel";
+import {
+  EMPTY_TRANSCRIPT,
+  applyChatEvent,
+  attachDiff,
+  endTurn,
+  requestApproval,
+  resolveApproval,
+  startTurn,
+  summariseInput,
+} from "../model/chatModel";
 import { parseChatViewRequest, renderTranscript, transcriptMessage } from "../model/chatPage";
+import { linkTarget } from "../model/fileLinks";
 import type { ChatEvent } from "../protocol";
 import { usage } from "./fixtures";
 
@@ -148,4 +159,53 @@ describe("messages from the webview", () => {
   for (const [id, raw, expected] of cases) {
     test(id, () => assert.deepEqual(parseChatViewRequest(raw), expected));
   }
+});
+
+describe("the edited-file row after an approved edit", () => {
+  const FILE = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
+  const input = { file_path: "src/data.py", old_string: "line 10\n", new_string: "line ten\nline ten and a half\n" };
+
+  function approved(state: ApprovalState, before: string = FILE): ChatTranscript {
+    let t = play([{ kind: "tool_use", id: "toolu_e", name: "edit_file", input }]);
+    t = requestApproval(t, "ap_1", "Edit src/data.py?");
+    const diff = approvalDiff("edit_file", input, before);
+    assert.ok(diff !== undefined);
+    t = attachDiff(t, "ap_1", diff);
+    return resolveApproval(t, "ap_1", state);
+  }
+
+  test("allowed and done: a row names the file with its lines added and removed, and links to the change", () => {
+    const t = play([{ kind: "tool_result", toolUseId: "toolu_e", content: "Edited src/data.py" }], approved("Allow once"));
+    const row = t.entries.at(-1);
+    assert.deepEqual(row, { kind: "edited", path: "src/data.py", added: 2, removed: 1, line: 10 });
+    const html = renderTranscript(t);
+    assert.match(html, /Edited <a href="src\/data\.py#L10"[^>]*>src\/data\.py<\/a> <span class="added"[^>]*>\+2<\/span> <span class="removed"[^>]*>\u22121<\/span>/);
+    // the link opens the file at the change, as the answers' links do
+    assert.deepEqual(linkTarget("src/data.py#L10"), { kind: "file", path: "src/data.py", line: 10 });
+  });
+
+  test("allowed for the session: the same row", () => {
+    const t = play([{ kind: "tool_result", toolUseId: "toolu_e", content: "ok" }], approved("Allow for this session"));
+    assert.equal(t.entries.at(-1)?.kind, "edited");
+  });
+
+  test("denied, failed, or an edit that would not apply: no row", () => {
+    for (const [state, isError, before] of [
+      ["Deny", true, FILE],
+      ["Allow once", true, FILE],
+      ["Allow once", false, "no such line\n"],
+    ] as const) {
+      const t = play([{ kind: "tool_result", toolUseId: "toolu_e", content: "x", isError }], approved(state, before));
+      assert.ok(!t.entries.some((e) => e.kind === "edited"), `${state} ${isError} ${before}`);
+    }
+  });
+
+  test("a read's result after it adds no second row", () => {
+    let t = play([{ kind: "tool_result", toolUseId: "toolu_e", content: "ok" }], approved("Allow once"));
+    t = play([
+      { kind: "tool_use", id: "toolu_r", name: "read_file", input: { file_path: "src/data.py" } },
+      { kind: "tool_result", toolUseId: "toolu_r", content: "line 1" },
+    ], t);
+    assert.equal(t.entries.filter((e) => e.kind === "edited").length, 1);
+  });
 });
