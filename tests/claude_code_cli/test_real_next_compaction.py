@@ -1,5 +1,7 @@
 """The warning before Claude Code compacts by itself, live: the real Claude Code (pinned in VERSION) runs turn after
-turn in a workspace while our real server, started over stdio as an editor starts it, follows its transcript.
+turn in a workspace while our real server, started over stdio as an editor starts it, follows its transcript. It is
+Claude Code's first run: the server starts before ``~/.claude`` exists and follows the session once Claude Code makes
+its folders.
 
 The loopback Messages API stub reports a context that grows each turn (100,000, 200,000, then 940,000 input tokens
 of the model's window); the fourth turn's first answer reports 990,000, past Claude Code's threshold, and Claude Code
@@ -65,7 +67,7 @@ async def test_the_warning_comes_before_the_real_claude_codes_automatic_compacti
     for name in "abcd":
         (project / f"{name}.py").write_text(source(name, 40))
     projects = cc.home / ".claude" / "projects"
-    projects.mkdir(parents=True)  # Claude Code was used before, never in this project: it makes the project's folder
+    cc.home.mkdir()  # Claude Code's first run: it makes ~/.claude and the project's folder as the server waits
     client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
     notes = Heard()
 
