@@ -1,6 +1,6 @@
 // Ctrl+Alt+A reaches the chat's input from anywhere, end to end in a real VS Code (code-server): from the Explorer
-// (where Ctrl+Alt+C, the key it replaces, is VS Code's own "Copy Path of Active File" and wins) and from an editor,
-// the keys open the chat with the focus in its input and what is typed lands there. Needs what run.mjs needs (e2e/setup.sh, npm run package).
+// (where Ctrl+Alt+C, the key it replaces, is VS Code's own "Copy Path of Active File") with the chat never opened
+// yet, and from an editor, the keys open the chat with the focus in its input and what is typed lands there. Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
