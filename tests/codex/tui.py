@@ -135,7 +135,18 @@ class CodexTui:
         self.wait_for("the prompt", lambda: "for shortcuts" in self.screen(), 60)
 
     def stop(self) -> None:
+        """Stop the TUI and its tmux server, and wait until the server is gone: a ``new-session`` on the socket of a
+        server still exiting fails (seen under load, in a test that starts the TUI again)."""
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=30, check=False)
+        deadline = time.monotonic() + 10
+        while (
+            time.monotonic() < deadline
+            and subprocess.run(
+                ["tmux", "-S", self.socket, "has-session"], capture_output=True, timeout=30, check=False
+            ).returncode
+            == 0
+        ):
+            time.sleep(0.05)
 
 
 def stop_background_server(codex_home: Path) -> None:
