@@ -9,6 +9,7 @@ import io
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,12 +153,13 @@ def test_a_registered_agent_is_followed_and_installed_by_the_server(
             follow_agents(ls)
             assert set(ls.followers) == {FAKE.name}
             slot = None
-            for _ in range(500):  # the follower reads the transcript on its own thread
+            deadline = time.monotonic() + 60  # the follower reads the transcript on its own thread (slow under load)
+            while time.monotonic() < deadline:
                 slot = next((s for s in ls.registry().slots.values() if s.followed is not None), None)
                 if slot is not None and slot.followed is not None and slot.followed.version:
                     break
                 await asyncio.sleep(0.01)
-            assert slot is not None and slot.followed is not None
+            assert slot is not None and slot.followed is not None and slot.followed.version
             listed = await session_picker.list_sessions(ls, {})
             entry = next(item for item in listed if item["sessionId"] == slot.session.id)
             assert entry["source"] == FAKE.name and entry["readOnly"] is True
