@@ -73,6 +73,7 @@ def test_a_day_of_use_in_code_server() -> None:
         "compaction in progress, in the chat",
         'cancel: "Compact: Compaction cancelled."',
         "the user's session is current, not Claude Code's newer one",
+        "reload: both edits are rows again",
         "Claude Code's session opened read-only: no input, one Import to continue",
         "Import to continue: a managed copy, current",
         "grep row: ",

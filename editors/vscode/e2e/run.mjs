@@ -686,6 +686,9 @@ async function main() {
     expect((await page.locator(".monaco-list-row", { hasText: /Add a CSV export.*current/ }).count()) === 0, "Claude Code's session became current on reload");
     expect((await restored.locator(".entry", { hasText: "And a JSON export too" }).count()) === 0, "the chat switched to Claude Code's session");
     step(`reload: chat restored with ${await restored.locator(".entry.boundary").count()} markers; the user's session is current, not Claude Code's newer one`);
+    const editedRows = (await restored.locator(".entry.edited").allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
+    expect(editedRows.length === 2 && editedRows.every((r) => r === "Edited src/data.py +1 \u22121"), `after a reload the edited rows read ${JSON.stringify(editedRows)}`);
+    step(`reload: both edits are rows again (${editedRows.join(" | ")})`);
     await screenshot(page, "5-reloaded");
     const exitErrors = logLines(path.join(dirs.user, "logs"), "Compact.log").filter((line) => /\[error\].*exited with code 0/i.test(line));
     expect(exitErrors.length === 0, `a clean server exit is logged as an error: ${exitErrors.join("\n")}`);

@@ -1,5 +1,6 @@
 // The chat transcript as the webview draws it, built from compact/chatEvent notifications. Pure and immutable:
 // each event gives a new transcript, so the view can be redrawn from any state.
+import { diffLines } from "diff";
 import type { ChatEvent, ChatResult } from "../protocol";
 import type { ApprovalDiff } from "./approvalDiff";
 import { formatUsage } from "./usageFormat";
@@ -56,7 +57,7 @@ export interface EditedFile {
   path: string;
   added: number;
   removed: number;
-  /** The first changed line in the file after the edit. */
+  /** The first changed line in the file after the edit (0: not known, the row opens the file). */
   line: number;
 }
 
@@ -110,7 +111,8 @@ export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): Ch
       } else {
         entries.push({ kind: "tool", id, name: stringField(event, "name") || "tool", summary: "", state, result });
       }
-      const edited = state === "done" ? editedFile(entries, id) : undefined;
+      const tool = index >= 0 ? (entries[index] as Extract<ChatEntry, { kind: "tool" }>) : undefined;
+      const edited = state === "done" ? (editedFile(entries, id) ?? editedByInput(tool?.name, tool?.input)) : undefined;
       if (edited !== undefined) {
         entries.push(edited);
       }
@@ -217,6 +219,25 @@ export function editedFile(entries: readonly ChatEntry[], toolUseId: string): Ed
     return undefined; // nothing changed: nothing to go back to
   }
   return { kind: "edited", path, added: diff.added, removed: diff.removed, line: firstChangedLine(diff.lines) };
+}
+
+/**
+ * The row of a successful edit_file with no previewed diff (allowed for the session, or restored after a reload):
+ * its lines from old_string → new_string; where in the file is not known then (line 0: the row opens the file).
+ */
+export function editedByInput(tool: string | undefined, input: unknown): EditedFile | undefined {
+  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const { file_path: path, old_string: before, new_string: after } = args;
+  if (tool !== "edit_file" || typeof path !== "string" || path === "" || typeof before !== "string" || typeof after !== "string") {
+    return undefined;
+  }
+  let added = 0;
+  let removed = 0;
+  for (const part of diffLines(before, after)) {
+    added += part.added ? part.count : 0;
+    removed += part.removed ? part.count : 0;
+  }
+  return added === 0 && removed === 0 ? undefined : { kind: "edited", path, added, removed, line: 0 };
 }
 
 /** The line of the first `+`/`-` in the file after the change, from its hunk header (`@@ -a,b +c,d @@`). */

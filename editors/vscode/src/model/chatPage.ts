@@ -40,7 +40,7 @@ const DECIDED: Record<Exclude<ApprovalState, "pending">, [string, string]> = {
 
 /** "Edited src/data.py +1 −1": a link that opens the file at the change (the chat's links open files). */
 export function renderEdited(entry: EditedFile): string {
-  const href = `${encodeURI(entry.path).replace(/#/g, "%23")}#L${entry.line}`;
+  const href = `${encodeURI(entry.path).replace(/#/g, "%23")}${entry.line > 0 ? `#L${entry.line}` : ""}`;
   const counts =
     `<span class="added" aria-label="${entry.added} lines added">+${entry.added}</span> ` +
     `<span class="removed" aria-label="${entry.removed} lines removed">\u2212${entry.removed}</span>`;

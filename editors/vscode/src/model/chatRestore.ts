@@ -2,7 +2,7 @@
 // showed them, with compaction boundaries and microcompaction clearings as markers. Pure.
 import type { Block, Message } from "../protocol";
 import type { ChatEntry, ChatTranscript, CompactionMarker } from "./chatModel";
-import { summariseInput } from "./chatModel";
+import { editedByInput, summariseInput } from "./chatModel";
 
 const PREVIEW_CHARS = 400;
 const PREVIEW_LINES = 6;
@@ -50,6 +50,9 @@ export function appendMessage(entries: ChatEntry[], message: Message): void {
         state: "running",
         result: "",
       };
+      if (block.name === "edit_file") {
+        entry.input = block.input; // its "Edited file +N −M" row, once its result says it succeeded
+      }
       entries.push(entry);
     } else if (block.type === "tool_result") {
       const id = String(block.tool_use_id ?? "");
@@ -57,6 +60,10 @@ export function appendMessage(entries: ChatEntry[], message: Message): void {
       if (index >= 0) {
         const tool = entries[index] as Extract<ChatEntry, { kind: "tool" }>;
         entries[index] = { ...tool, state: block.is_error === true ? "error" : "done", result: preview(resultText(block.content)) };
+        const edited = block.is_error === true ? undefined : editedByInput(tool.name, tool.input);
+        if (edited !== undefined) {
+          entries.push(edited);
+        }
       }
     }
   }

@@ -13,6 +13,7 @@ import {
   summariseInput,
 } from "../model/chatModel";
 import { parseChatViewRequest, renderTranscript, transcriptMessage } from "../model/chatPage";
+import { transcriptFromMessages } from "../model/chatRestore";
 import { linkTarget } from "../model/fileLinks";
 import type { ChatEvent } from "../protocol";
 import { usage } from "./fixtures";
@@ -193,11 +194,30 @@ describe("the edited-file row after an approved edit", () => {
     for (const [state, isError, before] of [
       ["Deny", true, FILE],
       ["Allow once", true, FILE],
-      ["Allow once", false, "no such line\n"],
+      ["Allow once", true, "no such line\n"],
     ] as const) {
       const t = play([{ kind: "tool_result", toolUseId: "toolu_e", content: "x", isError }], approved(state, before));
       assert.ok(!t.entries.some((e) => e.kind === "edited"), `${state} ${isError} ${before}`);
     }
+  });
+
+  test("an edit allowed for the session (no prompt) and one restored after a reload: the row from its strings", () => {
+    const live = play([
+      { kind: "tool_use", id: "toolu_s", name: "edit_file", input },
+      { kind: "tool_result", toolUseId: "toolu_s", content: "ok" },
+    ]);
+    assert.deepEqual(live.entries.at(-1), { kind: "edited", path: "src/data.py", added: 2, removed: 1, line: 0 });
+    assert.match(renderTranscript(live), /Edited <a href="src\/data\.py" /); // no line known: it opens the file
+    const restored = transcriptFromMessages([
+      { role: "user", content: "rename it" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_s", name: "edit_file", input }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s", content: "ok" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_d", name: "edit_file", input }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_d", content: "denied", is_error: true }] },
+    ]);
+    assert.deepEqual(restored.entries.filter((e) => e.kind === "edited"), [
+      { kind: "edited", path: "src/data.py", added: 2, removed: 1, line: 0 },
+    ]);
   });
 
   test("a read's result after it adds no second row", () => {
