@@ -173,3 +173,18 @@ def test_output_of_no_command_is_shown_without_its_tags() -> None:
         entries([{"role": "user", "content": "<local-command-stdout>See ya!</local-command-stdout>"}])
     )
     assert user_texts(shown) == ["See ya!"]
+
+
+def test_claude_codes_own_compaction_is_a_marker_with_its_summary_not_the_users_words() -> None:
+    """The summary message Claude Code 2.1.332 wrote after each compaction (tests/fixtures/claude_code, recorded
+    from the real CLI) is shown as the agent's compaction marker holding the summary."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+    records = [json.loads(line) for line in fixture.read_text().splitlines()]
+    summaries = [r["message"] for r in records if r.get("isCompactSummary")]
+    assert len(summaries) == 2  # the shapes
+    shown = shown_entries(entries([{"role": "user", "content": "Read them all."}, *summaries]))
+    assert user_texts(shown) == ["Read them all."]
+    markers = [e for e in shown if e["kind"] == "compaction"]
+    assert len(markers) == 2 and all(m["summarizer"] == "agent" for m in markers), markers
+    assert markers[0]["summary"].startswith("The user asked for work on the project"), markers[0]
+    assert "<system-reminder>" not in markers[0]["summary"]

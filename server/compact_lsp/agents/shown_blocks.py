@@ -36,7 +36,8 @@ class SlashCommand:
 
 @dataclass(frozen=True)
 class Handoff:
-    """The summary an agent's own compaction starts from (Codex's "Another language model started…")."""
+    """The summary an agent's own compaction starts from (Codex's "Another language model started…", Claude Code's
+    "This session is being continued…")."""
 
     summary: str
 
