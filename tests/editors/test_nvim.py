@@ -635,7 +635,8 @@ def test_the_chosen_session_is_current_after_a_restart_with_its_history(tmp_path
     assert imported in s["completion"]
     assert s["imported_name"].startswith("compact-lsp://chat/") and imported not in s["imported_name"]
     shown = s["imported_lines"]
-    assert any(line.startswith("You: ") for line in shown) and any(line.startswith("Claude: ") for line in shown)
+    assert any(line.startswith("You: ") for line in shown)
+    assert any(line.startswith("Claude Code: ") for line in shown), shown  # an import: Claude Code's answers
     # Claude Code's terminal records as its user saw them (the server's transcript): the slash command as typed,
     # the shell command a command row, not their markup
     assert "You: /clear" in shown and "  ⚙ Bash `uv run pytest test/test_project_display_name.py`" in shown

@@ -110,6 +110,21 @@ function M.show_history(session_id, buf, cb)
   -- older answer is not appended as well
   local asked = (vim.b[buf].compact_lsp_history_asked or 0) + 1
   vim.b[buf].compact_lsp_history_asked = asked
+  -- the labels depend on the session list (an import's agent): read it first when it does not hold the session
+  if not vim.b[buf].compact_lsp_owner and not M.known(session_id) then
+    return M.refresh(function()
+      M.render_history(session_id, buf, asked, cb)
+    end)
+  end
+  M.render_history(session_id, buf, asked, cb)
+end
+
+--- The history's lines for `show_history`'s request number `asked` (an older answer is dropped).
+---@param session_id string
+---@param buf integer
+---@param asked integer
+---@param cb fun()?
+function M.render_history(session_id, buf, asked, cb)
   client.request('compact/transcript', { sessionId = session_id }, function(err, result)
     local render = require('compact_lsp.chat_render')
     if vim.api.nvim_buf_is_valid(buf) and vim.b[buf].compact_lsp_history_asked == asked then
@@ -249,6 +264,18 @@ function M.owner(session_id)
     end
   end
   return nil
+end
+
+--- Whether the session list this Neovim holds names the session.
+---@param session_id string?
+---@return boolean
+function M.known(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id then
+      return true
+    end
+  end
+  return false
 end
 
 --- The agent a known session was imported from ("Codex"), as the server names it; nil for any other session.
