@@ -3,55 +3,27 @@
 // tests/fixtures/claude_code/transcript-two-compactions.jsonl) grows to 990k of its 1M window while the user watches;
 // one warning says Claude Code compacts by itself next, with what to do; the timeline shows the manual and the
 // automatic compaction with the hook's receipts, read-only. Needs what run.mjs needs (e2e/setup.sh, npm run package).
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  PYTHON,
+  REPO,
+  expect,
+  inCodeServer,
+  runCommand,
+  screenshot,
+  step,
+  writeUserSettings,
+} from "./harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const EXTENSION = path.resolve(here, "..");
-const REPO = path.resolve(EXTENSION, "..", "..");
-const WORK = path.join(here, ".work");
-const PYTHON = process.env.COMPACT_LSP_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
-const NODE24_BIN = path.join(WORK, "node24", "node_modules", "node", "bin");
-const CODE_SERVER = path.join(WORK, "cs", "node_modules", ".bin", "code-server");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const VSIX = path.join(EXTENSION, "compact-lsp.vsix");
-const SCREENS = path.join(WORK, "screens");
-const STEP_TIMEOUT = 60_000;
 const FIXTURE = path.join(REPO, "tests", "fixtures", "claude_code", "transcript-two-compactions.jsonl");
 const LINES = fs.readFileSync(FIXTURE, "utf8").split("\n").filter((line) => line !== "").map((line) => line + "\n");
 const SESSION = JSON.parse(LINES[0]).sessionId;
 const TITLE = "Read the first seven modules";
 const AUTO = LINES.findIndex((line) => line.includes('"compact_boundary"') && line.includes('"auto"'));
 const BIG = LINES.findIndex((line) => /"input_tokens":\s*990000/.test(line));
-
-const { chromium } = createRequire(path.join(WORK, "pw", "package.json"))("playwright-core");
-
-const started = Date.now();
-function step(message) {
-  console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
-}
-
-function expect(condition, message) {
-  if (!condition) {
-    throw new Error(message);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A workspace, and Claude Code's session of it up to the turn before it reaches 990k tokens. */
 function prepare() {
@@ -66,137 +38,15 @@ function prepare() {
   fs.mkdirSync(projectDir, { recursive: true });
   const transcript = path.join(projectDir, `${SESSION}.jsonl`);
   fs.writeFileSync(transcript, LINES.slice(0, BIG).join(""));
-  const settings = {
-    "compactLsp.sessionDir": path.join(run, "sessions"),
-    "compactLsp.sessionMemory.enabled": false,
-    "workbench.startupEditor": "none",
-    "security.workspace.trust.enabled": false,
-    "telemetry.telemetryLevel": "off",
-    "extensions.autoCheckUpdates": false,
-    "extensions.autoUpdate": false,
-    "update.mode": "none",
-    "workbench.tips.enabled": false,
-    "chat.disableAIFeatures": true,
-    "workbench.secondarySideBar.defaultVisibility": "hidden",
+  writeUserSettings(user, run, {
     "editor.stickyScroll.enabled": false,
-  };
-  for (const scope of ["User", "Machine"]) {
-    fs.mkdirSync(path.join(user, scope), { recursive: true });
-    fs.writeFileSync(path.join(user, scope, "settings.json"), JSON.stringify(settings, null, 2));
-  }
+  });
   return { run, workspace, home, user, transcript, extensions: path.join(run, "extensions") };
 }
 
-/** The frame of the webview that has `selector` (webviews are nested iframes). */
-async function webviewFrame(page, selector, timeout = STEP_TIMEOUT) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
-      if (frame !== page.mainFrame()) {
-        const count = await Promise.race([
-          frame.locator(selector).count().catch(() => 0),
-          new Promise((resolve) => setTimeout(() => resolve(0), 500)),
-        ]);
-        if (count > 0) {
-          return frame;
-        }
-      }
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`no webview shows ${selector}`);
-}
-
-async function runCommand(page, title, category = "Compact") {
-  const quickInput = page.locator(".quick-input-widget input");
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press("F1");
-    try {
-      await quickInput.waitFor({ timeout: 5000 });
-    } catch {
-      // the focus is in a webview or nowhere: open the palette from the title bar's command center instead
-      await page.locator(".part.titlebar .command-center").first().click();
-      await quickInput.waitFor();
-    }
-    try {
-      await quickInput.fill(`>${category}: ${title}`, { timeout: 5000 });
-      break;
-    } catch (error) {
-      // the palette closed before it was typed into (a view took the focus as it settled): open it again
-      if (attempt >= 3) {
-        throw error;
-      }
-      step(`the palette closed before "${title}" was typed: opened again`);
-      await page.keyboard.press("Escape");
-    }
-  }
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
-
-async function screenshot(page, name) {
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`) });
-}
-
 async function main() {
-  for (const [what, file] of [["code-server (run e2e/setup.sh)", CODE_SERVER], ["the .vsix (npm run package)", VSIX], ["chromium", CHROMIUM], ["the server's Python", PYTHON]]) {
-    if (!fs.existsSync(file)) {
-      throw new Error(`missing ${what}: ${file}`);
-    }
-  }
-  fs.mkdirSync(SCREENS, { recursive: true });
   const dirs = prepare();
-  step(`workspace ${dirs.workspace}`);
-  const withoutServer = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "compact-lsp")));
-  const env = { ...process.env, PATH: [NODE24_BIN, ...withoutServer].join(path.delimiter), HOME: dirs.home };
-  const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
-  const installed = spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env });
-  expect(installed.status === 0, `installing the .vsix failed:\n${installed.stdout}\n${installed.stderr}`);
-  const port = await freePort();
-  const codeServer = spawn(
-    CODE_SERVER,
-    [...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
-      "--disable-getting-started-override", dirs.workspace],
-    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const serverLog = fs.createWriteStream(path.join(WORK, "code-server-timeline.log"));
-  codeServer.stdout.pipe(serverLog, { end: false });
-  codeServer.stderr.pipe(serverLog, { end: false });
-  const stopCodeServer = () => {
-    try {
-      process.kill(-codeServer.pid, "SIGTERM"); // its own process group: code-server, its extension host, our server
-    } catch {
-      // already gone
-    }
-  };
-  process.on("exit", stopCodeServer);
-  let browser;
-  let page;
-  let keep = false;
-  try {
-    await new Promise((resolve, reject) => {
-      let seen = "";
-      const onData = (chunk) => {
-        seen += chunk.toString();
-        if (seen.includes("HTTP server listening")) {
-          resolve();
-        }
-      };
-      codeServer.stdout.on("data", onData);
-      codeServer.stderr.on("data", onData);
-      codeServer.once("exit", (code) => reject(new Error(`code-server exited (${code}):\n${seen}`)));
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(STEP_TIMEOUT);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
-    await page.locator(".monaco-workbench").waitFor();
-    step("workbench loaded");
-
+  await inCodeServer("timeline", dirs, async (page) => {
     // 1. Open Claude Code's session (the Sessions tree lists it once the server has read it).
     await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
     const item = page.locator(".monaco-list-row", { hasText: TITLE }).first();
@@ -247,21 +97,7 @@ async function main() {
     expect((await page.locator(".tabs-container .tab.dirty").count()) === 0, "a tab is dirty");
     expect((await page.locator(".tabs-container .tab", { hasText: "Untitled" }).count()) === 0, "an Untitled document opened");
     await screenshot(page, "timeline");
-    console.log("PASS");
-  } catch (error) {
-    keep = true;
-    console.error(`kept ${dirs.run} (logs under user/logs)`);
-    if (page !== undefined) {
-      await page.screenshot({ path: path.join(SCREENS, "timeline-failure.png") }).catch(() => undefined);
-    }
-    throw error;
-  } finally {
-    await browser?.close();
-    stopCodeServer();
-    if (!keep) {
-      fs.rmSync(dirs.run, { recursive: true, force: true });
-    }
-  }
+  });
 }
 
 main().catch((error) => {
