@@ -253,6 +253,20 @@ def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_rec
             screen.keys("i")
             screen.keys("x")
             shown = screen.wait_for(lambda text: "E21" in text or "readonly" in text.lower() or "modifiable" in text)
+            screen.keys("Escape")
+            screen.command("close")  # the summary goes; the file is left
+            # from a row of the timeline, one key opens the session's working set, the key its help line names
+            screen.command("Compact timeline")
+            shown = screen.wait_for("Compaction timeline")
+            assert "<CR> on a summary or a cleared result opens it · w the working set · q closes" in shown, shown
+            screen.keys("/compacted (auto)", "Enter", "w")
+            shown = screen.wait_for("Working set · ")
+            assert "Compaction timeline" not in shown, shown  # the float gave way to it
+            assert f"compact-lsp://working-set/claude-{FOLLOWED}" in shown, shown
+            assert "summary of compaction" not in shown and "main.py" in shown, shown
+            assert "<CR> or gf on a file opens it · q closes" in shown, shown
+            no_prompt(shown)
+            shot(screen, "nvim-timeline-working-set.png")
             screen.command("qa!")
 
 

@@ -141,6 +141,8 @@ M.subcommands = {
     run = function()
       require('compact_lsp.timeline').run(notify, function(err, result)
         done('timeline', err, result)
+      end, function(err, result)
+        done('workingset', err, result)
       end)
     end,
   },

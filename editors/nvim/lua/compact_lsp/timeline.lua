@@ -2,13 +2,15 @@
 --- what started it, the tokens before and after against the threshold, the summary's first line, each result that
 --- was cleared, what the agent re-attached itself and what a hook delivered (the receipt the agent recorded: its
 --- characters, inline or spilled, the files it held). In a float: `<CR>` on a summary opens it whole, on a cleared
---- result opens what it said, both read-only.
+--- result opens what it said, both read-only; `w` opens the session's working set (`compact/workingSet`).
 local format = require('compact_lsp.format')
 
 local M = {}
 
 local agents = { ['compact-lsp'] = 'compact-lsp', ['claude-code'] = 'Claude Code', codex = 'Codex', ['qwen-code'] = 'Qwen Code', ['gemini-cli'] = 'Gemini CLI' }
 local kinds = { full = 'compacted', micro = 'cleared old tool results', undo = 'compaction undone' }
+--- The float's help line: its keys, in the order a reader needs them.
+M.HELP = '<CR> on a summary or a cleared result opens it · w the working set · q closes'
 
 --- When, as "2026-12-05 10:01" (UTC), or '' when not recorded.
 ---@param at string?
@@ -81,6 +83,8 @@ function M.doc(result)
   if given(result.disabledBy) then
     table.insert(lines, 'automatic compaction is off: ' .. result.disabledBy)
   end
+  local help = #lines -- 0-based: the line the help goes on
+  table.insert(lines, M.HELP)
   table.insert(lines, '')
   if #rows == 0 then
     table.insert(lines, 'No compaction yet in this session.')
@@ -92,7 +96,7 @@ function M.doc(result)
     end
     vim.list_extend(lines, row_text)
   end
-  return { lines = lines, marks = {} }, opens
+  return { lines = lines, marks = { { line = help, col = 0, end_col = #M.HELP, hl = 'Comment' } } }, opens
 end
 
 --- Text in a read-only scratch buffer in a new split, named `name`.
@@ -136,8 +140,7 @@ end
 local function open_cleared(session_id, cleared)
   require('compact_lsp.client').request('compact/transcript', { sessionId = session_id }, function(err, result)
     if err then
-      return require('compact_lsp.words').notify('compact-lsp: ' .. require('compact_lsp.words').error(err),
-        vim.log.levels.ERROR)
+      return require('compact_lsp.words').notify(require('compact_lsp.words').error(err), vim.log.levels.ERROR)
     end
     for _, entry in ipairs(result and result.entries or {}) do
       local content = entry.kind == 'message' and entry.message and entry.message.content
@@ -152,10 +155,12 @@ local function open_cleared(session_id, cleared)
   end)
 end
 
---- `:Compact timeline`: ask for the current session's timeline and show it; `done(err, result)` when answered.
+--- `:Compact timeline`: ask for the current session's timeline and show it; `done(err, result)` when answered,
+--- `working_set_done(err, result)` when `w` opened the session's working set.
 ---@param notify fun(msg: string)
 ---@param done fun(err: lsp.ResponseError?, result: table?)
-function M.run(notify, done)
+---@param working_set_done fun(err: lsp.ResponseError?, result: table?)
+function M.run(notify, done, working_set_done)
   require('compact_lsp.sessions').current(function(id)
     if not id then
       notify('no session in this workspace yet')
@@ -177,6 +182,10 @@ function M.run(notify, done)
             open_cleared(id, what.cleared)
           end
         end, { buffer = buf, nowait = true, desc = 'Open the summary or the cleared result, read-only' })
+        vim.keymap.set('n', 'w', function()
+          vim.api.nvim_win_close(0, true) -- the working set opens below the window under the float
+          require('compact_lsp.working_set').open(id, working_set_done)
+        end, { buffer = buf, nowait = true, desc = "Open this session's working set" })
       end
       done(err, result)
     end)

@@ -116,6 +116,19 @@ function M.show(session_id, result)
   return buf
 end
 
+--- Ask for `session_id`'s working set and show it; `done(err, result)` when answered (an error is the caller's to
+--- tell). `:Compact workingset` opens the current session's; the timeline's `w` the session it shows.
+---@param session_id string
+---@param done fun(err: lsp.ResponseError?, result: table?)
+function M.open(session_id, done)
+  require('compact_lsp.client').request('compact/workingSet', { sessionId = session_id }, function(err, result)
+    if not err then
+      M.show(session_id, result)
+    end
+    done(err, result)
+  end)
+end
+
 --- `:Compact workingset`: ask for the current session's working set and show it; `done(err, result)` when answered.
 ---@param notify fun(msg: string)
 ---@param done fun(err: lsp.ResponseError?, result: table?)
@@ -125,12 +138,7 @@ function M.run(notify, done)
       notify('no session in this workspace yet')
       return done(nil, nil)
     end
-    require('compact_lsp.client').request('compact/workingSet', { sessionId = id }, function(err, result)
-      if not err then
-        M.show(id, result)
-      end
-      done(err, result)
-    end)
+    M.open(id, done)
   end)
 end
 
