@@ -116,6 +116,44 @@ def test_the_edit_approval_asks_after_the_diff_is_on_screen(tmp_path: Path) -> N
             screen.command("qa!")
 
 
+def test_an_agent_write_to_a_file_with_unsaved_changes_keeps_them_and_says_so_on_one_line(tmp_path: Path) -> None:
+    """The user has typed into main.py without saving; the agent rewrites main.py. The buffer keeps the user's
+    text, the disk has the agent's, and one line says so with both ways out, without a prompt that stops the
+    user mid-turn (it wrapped on 120 columns and waited for Enter, the turn's end drawn behind it)."""
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "main.py"}),
+            tool_call("write_file", {"file_path": "main.py", "content": "def greet():\n    return 'rewritten'\n"}),
+            reply("Rewrote it."),
+        )
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.keys("G", "o", "# my unsaved note", "Escape")
+            screen.command("CompactChat! Rewrite main.py")
+            shown = screen.wait_for("Allow once")
+            assert "main.py has unsaved changes in Neovim; they stay in your buffer either way" in shown, shown
+            screen.keys("1", "Enter")
+            shown = screen.wait_for("Claude: Rewrote it.")
+            no_prompt(shown)
+            # under the write, in the chat (the message line goes when the chat's Insert mode is drawn)
+            chat = " ".join(" ".join(chat_column(shown)).split())
+            assert chat.index("↳ Overwrote main.py") < chat.index("Claude: Rewrote it."), shown
+            note = "⚠ main.py: your unsaved changes stay in the buffer; :e! takes the agent’s version, :w! keeps yours"
+            assert note in chat, shown
+            assert "# my unsaved note" in shown, shown  # the user's text, still there
+            assert (user.project / "main.py").read_text() == "def greet():\n    return 'rewritten'\n"
+            shot(screen, "nvim-unsaved-buffer.png")
+            screen.command("wincmd h")
+            screen.command("echo 'unsaved:' &modified")
+            screen.wait_for("unsaved: 1")
+            screen.command("messages")
+            shown = screen.wait_for("compact-lsp: the agent rewrote main.py on disk; your unsaved changes stay in")
+            assert ":e! takes the agent’s version, :w! keeps yours" in " ".join(shown.split()), shown  # whole there
+            screen.keys("Enter")
+            screen.command("qa!")
+
+
 def test_a_full_compaction_that_would_not_pay_says_so_plainly_and_long_messages_stay_whole(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         stub.push(reply("Short."), reply("A summary far longer than the chat itself. " * 60))

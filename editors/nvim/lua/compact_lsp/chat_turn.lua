@@ -98,9 +98,15 @@ local function call_path(turn, input)
   return require('compact_lsp.edits').absolute(path, turn.root)
 end
 
+--- What the chat says under a write's result when the file's buffer had unsaved changes (the notice on the message
+--- line goes when the chat's Insert mode is drawn; this stays).
+local DIVERGED = '  ⚠ %s: your unsaved changes stay in the buffer; :e! takes the agent’s version, :w! keeps yours'
+
 --- Tool calls seen by the plugin: reads are watched for changes on disk, writes reload the buffers they touch.
+--- Returns the lines the chat adds under the event (a write that left a buffer apart from the disk).
 ---@param turn compact_lsp.ChatTurn
 ---@param ev table
+---@return string[]
 local function track_tools(turn, ev)
   local edits = require('compact_lsp.edits')
   local watch = require('compact_lsp.watch')
@@ -123,19 +129,21 @@ local function track_tools(turn, ev)
       if outcome then
         emit('CompactLspBufferSync', { path = path, outcome = outcome })
       end
+      if outcome == 'diverged' then
+        return { string.format(DIVERGED, vim.fn.fnamemodify(path, ':~:.')) }
+      end
     elseif call.name == 'read_file' then
       watch.read(path)
     end
   end
+  return {}
 end
 
 --- Render one `compact/chatEvent` in its session's chat buffer.
 ---@param ev compact_lsp.ChatEventParams|table
 function M.on_event(ev)
   local turn = state.turns[ev.sessionId]
-  if turn then
-    track_tools(turn, ev)
-  end
+  local notes = turn and track_tools(turn, ev) or {}
   local buf = state.chat_buffer(ev.sessionId)
   if not buf then
     return
@@ -147,7 +155,7 @@ function M.on_event(ev)
   if turn then
     turn.open_text = false
   end
-  render.append_lines(buf, render.event_lines(ev))
+  render.append_lines(buf, vim.list_extend(render.event_lines(ev), notes))
   if state.queued[ev.sessionId] then
     show_queue(ev.sessionId)
   end

@@ -154,13 +154,18 @@ function M.after_agent_write(path, tool, input)
     )
     return 'merged'
   end
-  vim.notify(
-    string.format(
-      'compact-lsp: the agent changed %s on disk, and your buffer has unsaved changes: :e! takes the agent’s version, :w! keeps yours',
-      shown
-    ),
-    vim.log.levels.WARN
-  )
+  -- During the turn: cut to fit the line (whole in :messages), the file and both ways out kept; after the event
+  -- that brought it is drawn (echoing a cut message lets Neovim handle the next chat events meanwhile).
+  vim.schedule(function()
+    require('compact_lsp.words').notify(
+      string.format(
+        'compact-lsp: the agent rewrote %s on disk; your unsaved changes stay in the buffer: :e! takes the agent’s version, :w! keeps yours',
+        shown
+      ),
+      vim.log.levels.WARN,
+      { fit = true }
+    )
+  end)
   return 'diverged'
 end
 

@@ -142,14 +142,17 @@ end
 
 --- Show `msg` once, without a hit-enter prompt for information: with a screen, an informative message that
 --- would not fit the message line is cut to fit and kept whole in `:messages` (warnings and errors are shown
---- whole).
+--- whole, unless `opts.fit`: a warning that comes while the user is busy elsewhere, such as the agent's write
+--- during a turn or the server found missing as Neovim starts, must not stop them with a prompt).
 ---@param msg string
 ---@param level integer?
-function M.notify(msg, level)
+---@param opts {fit: boolean?}?
+function M.notify(msg, level, opts)
   level = level or vim.log.levels.INFO
   local own = debug.getinfo(vim.notify, 'S').source:find('_editor.lua', 1, true) -- no notification plugin
-  if level <= vim.log.levels.INFO and #vim.api.nvim_list_uis() > 0 and own and vim.o.messagesopt then
-    return M.echo_fitted(msg)
+  local fit = level <= vim.log.levels.INFO or (opts and opts.fit)
+  if fit and #vim.api.nvim_list_uis() > 0 and own and vim.o.messagesopt then
+    return M.echo_fitted(msg, level >= vim.log.levels.WARN and 'WarningMsg' or nil)
   end
   vim.notify(msg, level)
 end
