@@ -227,6 +227,14 @@ function H.write_file(path, content)
   file:close()
 end
 
+--- Tell another Neovim something through the file `path`, whole or not at all: written beside it, then renamed
+--- onto it. The other side polls for the file and reads it at once; a file made by `io.open` is there, empty,
+--- before its text (under load for long), and a read then got '' (the two-window test's missed append).
+function H.signal(path, content)
+  H.write_file(path .. '.partial', content)
+  assert(os.rename(path .. '.partial', path))
+end
+
 --- Distinct, token-heavy text: `n` numbered lines.
 function H.text(label, n)
   local lines = {}

@@ -1,5 +1,5 @@
 -- Two Neovim windows on one folder, the first one: it makes a session and works in it while the second one
--- (two_windows_follower.lua) looks at it. Signals go through files in the workspace.
+-- (two_windows_follower.lua) looks at it. Signals go through files in the workspace, each written whole (H.signal).
 local H = require('nvim_harness')
 
 local function wait_for(name)
@@ -23,7 +23,7 @@ H.run(function()
   table.insert(messages, { role = 'assistant', content = 'Read it.' })
   H.request('compact/append', { sessionId = sid, messages = messages })
   H.record('session', sid)
-  H.write_file(ws .. '/owner-ready', sid)
+  H.signal(ws .. '/owner-ready', sid)
   wait_for('follower-tried')
   -- the owner goes on: the follower's status line must move with it
   local more = { { role = 'user', content = 'And b.py' } }
@@ -31,6 +31,6 @@ H.run(function()
   table.insert(more, { role = 'assistant', content = 'Read b.py too.' })
   H.request('compact/append', { sessionId = sid, messages = more })
   H.record('total', H.request('compact/status', { sessionId = sid }).usage.total)
-  H.write_file(ws .. '/owner-appended', tostring(H.results.total))
+  H.signal(ws .. '/owner-appended', tostring(H.results.total))
   wait_for('follower-done')
 end)
