@@ -82,7 +82,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
-        "json_settings",
+        grimp.Layer("json_settings", "hook_context"),
         grimp.Layer(
             "hook_io",
             "hook_launcher",
@@ -92,7 +92,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
             "agent_config",
             "shown_blocks",
         ),
-        grimp.Layer("character_fit", "not_for_us", "hook_claims"),
+        grimp.Layer("character_fit", "not_for_us", "hook_claims", "hook_input"),
     ),
     "agent": (
         "loop",

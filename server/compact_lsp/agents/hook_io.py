@@ -1,18 +1,16 @@
-"""What the Claude Code and the Codex hooks share: their input, the files they may re-read, and the answer fitted
-to the agent's inline limit.
+"""What the agents' hooks share at their door: the ``SessionStart`` input, the files they may re-read, and the
+answer.
 
-Both agents run their ``SessionStart`` hook with the same JSON on stdin (``parse_hook_input``; another event or
-source is ``NotForUs``) and take the same answer (``hook_output``). Files come only from ``allowed_roots``: the
-transcript's ``cwd`` (never what the server refuses as a root: ``/``, the home directory, a folder holding it)
-and, outside it, only when the user configured it, the exact files the transcript shows read or edited with
-success, file by file. ``fit`` keeps the whole answer within the inline limit, best
-first. The Claude Code specifics are in ``hook.py``, Codex's in ``codex_hook.py``: neither imports the other's
-transcript format.
+Claude Code, Codex and Qwen Code run their ``SessionStart`` hook with the same JSON on stdin (``parse_hook_input``;
+another event or source is ``NotForUs``) and take the same answer (``hook_output``). Files come only from
+``allowed_roots``: the transcript's ``cwd`` (never what the server refuses as a root: ``/``, the home directory, a
+folder holding it) and, outside it, only when the user configured it, the exact files the transcript shows read or
+edited with success, file by file. The context itself is built in ``hook_context.py``, each agent's specifics in its
+room's ``hook.py``: none imports another's transcript format.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import stat
@@ -20,15 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
 from compact_lsp.agents.hook_claims import claim, claims_dir, installed_more_than_once, settings_places, transcript_mark
+from compact_lsp.agents.hook_input import hook_json, session_fields
 from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.credential_files import is_credential_file
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_use_timeline import FileUse
-from compact_lsp.engine.files.read_record import StatFn, os_stat
-from compact_lsp.engine.files.usable_path import checked_path, real_path
+from compact_lsp.engine.files.usable_path import real_path
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,23 +47,12 @@ class HookInput:
 
 def parse_hook_input(raw: bytes) -> HookInput:
     """The hook input, or ``NotForUs``/``ValueError`` (both print nothing)."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"hook input is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("hook input is not a JSON object")
+    data = hook_json(raw)
     event, source = data.get("hook_event_name"), data.get("source")
     if event != HOOK_EVENT or source != HOOK_SOURCE:
         raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {HOOK_SOURCE!r} is ours")
-    fields = {key: data.get(key) for key in ("session_id", "transcript_path", "cwd")}
-    for key, value in fields.items():
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"hook input: {key!r} must be a non-empty string")
-        checked_path(value, f"hook input: {key!r}")  # the one check of a path from outside (usable_path.py)
-    if not os.path.isabs(fields["transcript_path"] or "") or not os.path.isabs(fields["cwd"] or ""):
-        raise ValueError("hook input: transcript_path and cwd must be absolute paths")
-    return HookInput(str(fields["session_id"]), str(fields["transcript_path"]), str(fields["cwd"]), event, source)
+    fields = session_fields(data)
+    return HookInput(fields["session_id"], fields["transcript_path"], fields["cwd"], event, source)
 
 
 OUTSIDE_FILES_ENV = "COMPACT_LSP_HOOK_OUTSIDE_FILES"
@@ -116,59 +102,6 @@ def allowed_roots(
         except OSError:
             continue
     return base.plus(*files)
-
-
-def instant_realpath() -> Callable[[str], str]:
-    """``real_path`` (``os.path.realpath`` that never raises for a swap) remembered for one hook call: the disk is
-    taken as it is at that instant (a file the hook re-attaches is still resolved again where it is opened, through
-    the file gate)."""
-    return functools.lru_cache(maxsize=None)(real_path)
-
-
-def instant_stat() -> StatFn:
-    """``os_stat`` remembered for one hook call, as ``instant_realpath``: a replay puts a file's record again at every
-    read, write and edit of it (816 stats of 24 files at 1M tokens), each once stat-ed."""
-    return functools.lru_cache(maxsize=None)(os_stat)
-
-
-def display_path(path: str, cwd: str) -> str:
-    rel = os.path.relpath(path, cwd)
-    return path if rel.startswith("..") else rel
-
-
-TRAIL_HEAD = '<artifact-trail note="files touched before the compaction, most recent first, with the last action">'
-TRAIL_TAIL = "</artifact-trail>"
-
-
-def fit(parts: Sequence[str], trail: Sequence[str], limit: int = HOOK_CHAR_LIMIT, *, header: str) -> str | None:
-    """The header, then each part in order while it fits, then as many trail lines as fit: at most ``limit``
-    characters in all (None when nothing but the header would be said)."""
-    out = header
-    for part in parts:
-        if len(out) + 2 + len(part) <= limit:
-            out += "\n\n" + part
-    frame = 2 + len(TRAIL_HEAD) + 1 + len(TRAIL_TAIL)
-    lines: list[str] = []
-    room = limit - len(out) - frame
-    for line in trail:
-        if len(line) + 1 > room:
-            break
-        lines.append(line)
-        room -= len(line) + 1
-    if lines:
-        out += "\n\n" + TRAIL_HEAD + "\n" + "\n".join(lines) + "\n" + TRAIL_TAIL
-    return None if out == header else out
-
-
-class ReplayClock:
-    """A clock for the replayed read-file state: one tick per call, so later reads rank as more recent."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def hook_output(context: str) -> str:

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.agents.character_fit import HOOK_CHAR_LIMIT
-from compact_lsp.agents.claude_code.hook import MAX_TRAIL_FILES, context_for
+from compact_lsp.agents.claude_code.hook import context_for
 from compact_lsp.agents.claude_code.reattached import CLAUDE_CODE_MEMORY, claude_code_reattachment
+from compact_lsp.agents.hook_context import MAX_TRAIL_FILES
 from compact_lsp.agents.hook_io import allowed_roots, parse_hook_input
 from compact_lsp.agents.hook_launcher import ready
 from compact_lsp.agents.hook_process import hook_main

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact_lsp.agents.character_fit import CharCounter
-from compact_lsp.agents.hook_io import ReplayClock
+from compact_lsp.agents.hook_context import ReplayClock
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.read_record import content_hash

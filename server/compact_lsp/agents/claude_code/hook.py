@@ -34,37 +34,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.agents.character_fit import DEFAULT_BUDGET, CharCounter, already_in_context, hook_rehydration
+from compact_lsp.agents.character_fit import DEFAULT_BUDGET
 from compact_lsp.agents.claude_code.reattached import (
     CLAUDE_CODE_FILES,
     CLAUDE_CODE_MEMORY,
     FileTouch,
     claude_code_reattachment,
 )
-from compact_lsp.agents.hook_io import (
-    HookInput,
-    ReplayClock,
-    allowed_roots,
-    display_path,
-    fit,
-    instant_realpath,
-    instant_stat,
-)
+from compact_lsp.agents.hook_context import display_path, hook_context, hook_window
+from compact_lsp.agents.hook_io import HookInput
 from compact_lsp.engine.claude_code.branch import conversation_of
 from compact_lsp.engine.claude_code.compaction_view import mapped_tail, reattached_files, with_preserved
 from compact_lsp.engine.claude_code.log_lines import LogRecord, parse_log_lines
-from compact_lsp.engine.compaction.ledger import build_ledger
-from compact_lsp.engine.compaction.rehydration import rehydrate
 from compact_lsp.engine.conversation.messages import Message, blocks_of
-from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import AllowedRoots, gated_reader, gated_texts
-from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
+from compact_lsp.engine.files.file_gate import AllowedRoots, gated_texts
+from compact_lsp.engine.files.file_use_timeline import FileUse
 from compact_lsp.engine.files.plan_state import PlanState, extract_plan
-from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.usable_path import real_path
-from compact_lsp.engine.files.working_set import WorkingSet
 
-MAX_TRAIL_FILES = 60
 TUI_ENTRYPOINT = "cli"
 """The ``entrypoint`` Claude Code stamps on a session's records in its interactive TUI (print mode: ``sdk-cli``)."""
 UNSURE_NOTE = (
@@ -158,48 +144,25 @@ def build_context(
     messages and the results' side data) for the window the model held; ``held``: the files the previous
     compaction put back in it; ``summary``: Claude Code's new summary when it is known (it is not yet written when
     the hook runs, so a plan with open steps comes back)."""
-    counter = CharCounter()
-    uses = file_uses(messages, cwd, side)
-    realpath = instant_realpath()
-    roots = allowed_roots(cwd, uses, realpath)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
-    state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
-    own = claude_code_context(uses, held, roots, [_last_assistant_text(messages)], predictable=predictable)
+    window = hook_window(messages, cwd, side)
+    last = [_last_assistant_text(messages)]
+    own = claude_code_context(window.uses, held, window.roots, last, predictable=predictable)
     plan = extract_plan(messages)
-    work = WorkingSet(cwd=cwd)
-    work.observe(messages, side)
-    ledger = build_ledger(work, read_text=gated_reader(roots), cwd=cwd)
-    result = rehydrate(
-        read_state=state,
-        kept_messages=already_in_context(own.texts),
-        settings=hook_rehydration(budget),
-        counter=counter,
-        workspace_roots=list(roots.paths),
-        plan=plan if _plan_lost(plan, summary) else None,
-        denied_paths=frozenset(real_path(path) for path in [*(p for p, _ in own.files), *own.unsure]),
-        read_text=gated_reader(roots),
-        history=messages,
-        ledger=ledger.text,
-    )
-    parts = [a.text for a in result.attachments if a.kind in ("ledger", "plan", "file", "file-deleted")]
-    if own.unsure:
-        parts.insert(0, UNSURE_NOTE.format(files=", ".join(display_path(p, cwd) for p in own.unsure)))
-    trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
-    context = fit(parts, trail, header=HEADER)
+    unsure = [UNSURE_NOTE.format(files=", ".join(display_path(p, cwd) for p in own.unsure))] if own.unsure else []
+    built = hook_context(
+        window, kept=own.texts, budget=budget, header=HEADER, plan=plan if _plan_lost(plan, summary) else None,
+        denied=[*(p for p, _ in own.files), *own.unsure], lead=unsure,
+    )  # fmt: skip
     figures = {
-        "ledgerLines": len(ledger.lines),
-        "files": sum(1 for a in result.attachments if a.kind == "file"),
-        "plan": any(a.kind == "plan" for a in result.attachments),
-        "fileChars": result.file_tokens,
-        "chars": len(context or ""),
+        **built.figures(),
+        "plan": any(a.kind == "plan" for a in built.result.attachments),
+        "fileChars": built.result.file_tokens,
         "claudeCodeFiles": len(own.files),
         "claudeCodeByName": len(own.by_name),
         "claudeCodeUnsure": len(own.unsure),
         "held": len(held),
-        "trail": len(trail),
-        "roots": list(roots.paths),
     }
-    return context, figures
+    return built.text, figures
 
 
 def context_for(

@@ -14,8 +14,8 @@ since, its last test, build and command with their exit status, and its open ``u
 
 Codex delivers ``additionalContext`` whole only up to ``CODEX_INLINE_LIMIT`` characters (beyond it the model gets
 a head-and-tail preview): everything we add — files and slices (best ranked first), the artifact trail, the
-framing — fits in that many characters, budgeted in characters as the Claude Code hook does (its ``fit``,
-``allowed_roots`` and input are shared: ``agents/hook_io.py``).
+framing — fits in that many characters, budgeted in characters as every agent's hook is (the build is shared:
+``agents/hook_context.py``; the input and ``allowed_roots``: ``agents/hook_io.py``).
 
 A big file's read hints (its note, its omitted-lines markers, its outline) name ``sed -n 'FIRST,LASTp'``, the way
 Codex reads, not the Read tool's ``offset``/``limit`` (``codex_reads``).
@@ -31,37 +31,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compact_lsp.agents.character_fit import (
-    DEFAULT_BUDGET,
-    HOOK_CHAR_LIMIT,
-    CharCounter,
-    already_in_context,
-    hook_rehydration,
-)
-from compact_lsp.agents.hook_io import (
-    HookInput,
-    ReplayClock,
-    allowed_roots,
-    display_path,
-    fit,
-    instant_realpath,
-    instant_stat,
-)
+from compact_lsp.agents.character_fit import DEFAULT_BUDGET, HOOK_CHAR_LIMIT
+from compact_lsp.agents.hook_context import hook_context, hook_window
+from compact_lsp.agents.hook_io import HookInput
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import CodexRollout, read_rollout
 from compact_lsp.engine.codex.working_set import codex_working_set
-from compact_lsp.engine.compaction.ledger import build_ledger
-from compact_lsp.engine.compaction.rehydration import rehydrate
-from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import gated_reader
-from compact_lsp.engine.files.file_use_timeline import file_uses
 from compact_lsp.engine.files.plan_state import extract_plan
-from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.prompts import FILE_OUTLINE_HEADER
 
 CODEX_INLINE_LIMIT = HOOK_CHAR_LIMIT
 """Characters of ``additionalContext`` Codex delivers whole (10,000, as Claude Code; docs/codex.md)."""
-MAX_TRAIL_FILES = 60
 HEADER = (
     "compact-lsp: files Codex's compaction dropped, re-read from disk just now (current content). "
     "Use them instead of reading them again."
@@ -92,37 +72,14 @@ def build_context(
     if compaction is None:
         return None, {"reason": "the rollout has no compaction"}
     before = rollout.window_before_last_compaction()  # a session compacted before: the window since then
-    view = file_use_view(before, cwd)
-    counter = CharCounter()
-    realpath = instant_realpath()
-    roots = allowed_roots(cwd, file_uses(view, cwd), realpath)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
-    state.replay(view, hashes=False)  # the hooks send no change notices: no hash is ever compared
+    window = hook_window(file_use_view(before, cwd), cwd)
     work = codex_working_set(before, cwd)  # the files, told as exactly as the rollout says; then the commands
     plan = extract_plan(before)
-    ledger = build_ledger(work, read_text=gated_reader(roots), cwd=cwd, plan_text=plan.text if plan else None)
-    result = rehydrate(
-        read_state=state,
-        kept_messages=already_in_context([compaction.summary, *compaction.kept_texts]),
-        settings=hook_rehydration(budget),
-        counter=counter,
-        workspace_roots=list(roots.paths),
-        plan=None,
-        read_text=gated_reader(roots),
-        history=view,
-        ledger=ledger.text,
-    )
-    parts = [codex_reads(a.text) for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
-    trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(view, cwd)[:MAX_TRAIL_FILES]]
-    context = fit(parts, trail, CODEX_INLINE_LIMIT, header=HEADER)
-    figures = {
-        "ledgerLines": len(ledger.lines),
-        "files": len(parts),
-        "trail": len(trail),
-        "chars": len(context or ""),
-        "roots": list(roots.paths),
-    }
-    return context, figures
+    built = hook_context(
+        window, work, kept=[compaction.summary, *compaction.kept_texts], budget=budget, header=HEADER,
+        limit=CODEX_INLINE_LIMIT, plan_text=plan.text if plan else None, attachment=codex_reads,
+    )  # fmt: skip
+    return built.text, built.figures()
 
 
 def context_for(

@@ -27,30 +27,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
 from compact_lsp.agents.gemini_cli.request import TAG, remember, signature, with_context
 from compact_lsp.agents.gemini_cli.transcript import GeminiWindow, window
-from compact_lsp.agents.hook_io import (
-    ReplayClock,
-    allowed_roots,
-    display_path,
-    fit,
-    instant_realpath,
-    instant_stat,
-)
-from compact_lsp.engine.compaction.ledger import build_ledger
-from compact_lsp.engine.compaction.rehydration import rehydrate
-from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import gated_reader
+from compact_lsp.agents.hook_context import hook_context, hook_window
 from compact_lsp.engine.files.file_use_timeline import file_uses
-from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.working_set import WorkingSet
 
 GEMINI_CONTEXT_LIMIT = 24_000
 """Our context's characters in all (about 6,000 tokens): Gemini CLI sets no limit and sends it on every request."""
 GEMINI_BUDGET = 20_000
 """Characters of files and slices within ``GEMINI_CONTEXT_LIMIT``; the framing, ledger and trail take the rest."""
-MAX_TRAIL_FILES = 60
 HEADER = (
     "compact-lsp: context Gemini CLI's compression dropped. Files were re-read from disk just now (current "
     "content); use them instead of reading them again."
@@ -59,38 +44,11 @@ HEADER = (
 
 def build_context(window: GeminiWindow, cwd: str, *, budget: int = GEMINI_BUDGET) -> tuple[str | None, dict[str, Any]]:
     """Our context after the compression (None: nothing to add), and figures for the log."""
-    messages = window.messages
-    counter = CharCounter()
-    realpath = instant_realpath()
-    roots = allowed_roots(cwd, file_uses(messages, cwd), realpath)
-    read = gated_reader(roots)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
-    state.replay(messages, hashes=False)  # the hooks send no change notices: no hash is ever compared
-    work = WorkingSet(cwd=cwd)
-    work.observe(messages)
-    ledger = build_ledger(work, read_text=read, cwd=cwd)
-    result = rehydrate(
-        read_state=state,
-        kept_messages=already_in_context([window.summary, *window.kept_texts]),
-        settings=hook_rehydration(budget),
-        counter=counter,
-        workspace_roots=list(roots.paths),
-        plan=None,
-        read_text=read,
-        history=messages,
-        ledger=ledger.text,
-    )
-    parts = [a.text for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
-    trail = [f"- {display_path(e.path, cwd)}: {e.action}" for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]]
-    context = fit(parts, trail, GEMINI_CONTEXT_LIMIT - len(TAG) * 2 - 8, header=HEADER)
-    figures = {
-        "ledgerLines": len(ledger.lines),
-        "files": sum(1 for a in result.attachments if a.kind == "file"),
-        "chars": len(context or ""),
-        "trail": len(trail),
-        "roots": list(roots.paths),
-    }
-    return context, figures
+    built = hook_context(
+        hook_window(window.messages, cwd), kept=[window.summary, *window.kept_texts], budget=budget,
+        header=HEADER, limit=GEMINI_CONTEXT_LIMIT - len(TAG) * 2 - 8,
+    )  # fmt: skip
+    return built.text, built.figures()
 
 
 def build_answer(

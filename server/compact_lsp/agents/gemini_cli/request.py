@@ -16,17 +16,15 @@ import contextlib
 import hashlib
 import json
 import os
-import stat
 from typing import Any
 
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
+from compact_lsp.agents.hook_input import hook_json, session_fields, transcript_tail
 from compact_lsp.agents.not_for_us import NotForUs
-from compact_lsp.engine.files.usable_path import checked_path
 
 HOOK_EVENT = "BeforeModel"
 TAG = "compact-lsp-context"
 MAX_MESSAGES = 100_000
-MAX_TRANSCRIPT_BYTES = 64 << 20
 MAX_CACHE_BYTES = 1 << 20
 Signature = list[int] | None
 """A file's ``[size, mtime_ns, inode]``, or None when it is not there."""
@@ -34,23 +32,10 @@ Signature = list[int] | None
 
 def parse_input(raw: bytes) -> tuple[dict[str, str], list[dict[str, str]]]:
     """The hook input's session fields and its request's messages; ``NotForUs`` or ``ValueError`` otherwise."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"hook input is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("hook input is not a JSON object")
+    data = hook_json(raw)
     if data.get("hook_event_name") != HOOK_EVENT:
         raise NotForUs(f"{data.get('hook_event_name')!r}: only {HOOK_EVENT} is ours")
-    fields: dict[str, str] = {}
-    for key in ("session_id", "transcript_path", "cwd"):
-        value = data.get(key)
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"hook input: {key!r} must be a non-empty string")
-        checked_path(value, f"hook input: {key!r}")  # the one check of a path from outside (usable_path.py)
-        fields[key] = value
-    if not os.path.isabs(fields["transcript_path"]) or not os.path.isabs(fields["cwd"]):
-        raise ValueError("hook input: transcript_path and cwd must be absolute paths")
+    fields = session_fields(data)
     request = data.get("llm_request")
     listed = request.get("messages") if isinstance(request, dict) else None
     if not isinstance(listed, list) or len(listed) > MAX_MESSAGES:
@@ -85,20 +70,6 @@ def with_context(messages: list[dict[str, str]], index: int, context: str) -> st
     answered[index]["content"] += f"\n\n<{TAG}>\n{context}\n</{TAG}>"
     output = {"hookSpecificOutput": {"hookEventName": HOOK_EVENT, "llm_request": {"messages": answered}}}
     return json.dumps(output, ensure_ascii=False)
-
-
-def read_tail(path: str) -> bytes:
-    """At most ``MAX_TRANSCRIPT_BYTES`` from the end of a regular file, not followed through a link at its end."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_TRANSCRIPT_BYTES:
-            f.seek(info.st_size - MAX_TRANSCRIPT_BYTES)
-            f.readline()  # the cut line is not a record
-        return f.read(MAX_TRANSCRIPT_BYTES)
 
 
 def session_key(data: bytes) -> str | None:
@@ -187,7 +158,7 @@ def quick_answer(
     index = summary_index(messages)
     if index is None:
         raise NotForUs("no compression in the request")
-    data = read_tail(fields["transcript_path"])
+    data = transcript_tail(fields["transcript_path"])
     key = session_key(data)
     figures: dict[str, Any] = {"session": fields["session_id"]}
     if key is None:

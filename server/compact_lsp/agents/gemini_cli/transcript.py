@@ -13,8 +13,8 @@ inclusive) → ``Read``, ``replace {file_path, old_string, new_string}`` → ``E
 and a ``run_shell_command`` that prints files (``cat``, ``sed -n``, ``head``, ``nl``) → ``Read`` of what it
 printed. A call whose ``status`` is not ``success`` failed. Anything else says nothing about files.
 
-The file is untrusted: at most ``MAX_TRANSCRIPT_BYTES`` from its end are read, a line that is not a JSON object
-of the expected shape is skipped, and nothing it says widens what the hook may read (hook_io.allowed_roots).
+The file is untrusted: at most ``hook_input.MAX_TRANSCRIPT_BYTES`` from its end are read, a line that is not a JSON
+object of the expected shape is skipped, and nothing it says widens what the hook may read (hook_io.allowed_roots).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
-from compact_lsp.agents.gemini_cli.request import read_tail
+from compact_lsp.agents.hook_input import transcript_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
@@ -205,4 +205,4 @@ def window(data: bytes, cwd: str) -> GeminiWindow:
 
 
 def read_window(path: str, cwd: str) -> GeminiWindow:
-    return window(read_tail(path), cwd)
+    return window(transcript_tail(path), cwd)

@@ -23,25 +23,11 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from compact_lsp.agents.character_fit import CharCounter, already_in_context, hook_rehydration
-from compact_lsp.agents.hook_io import (
-    HookInput,
-    ReplayClock,
-    allowed_roots,
-    display_path,
-    fit,
-    instant_realpath,
-    instant_stat,
-)
+from compact_lsp.agents.hook_context import hook_context, hook_window
+from compact_lsp.agents.hook_io import HookInput
 from compact_lsp.agents.qwen_code.transcript import QwenWindow, read_window
-from compact_lsp.engine.compaction.ledger import build_ledger
-from compact_lsp.engine.compaction.rehydration import rehydrate
-from compact_lsp.engine.files.artifact_trail import artifact_trail
-from compact_lsp.engine.files.file_gate import gated_reader, gated_texts
+from compact_lsp.engine.files.file_gate import gated_texts
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
-from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.files.usable_path import real_path
-from compact_lsp.engine.files.working_set import WorkingSet
 
 QWEN_FILES = 5
 """Files Qwen Code re-reads itself after its summary (measured)."""
@@ -53,7 +39,6 @@ QWEN_CONTEXT_LIMIT = 24_000
 """Our answer's characters in all (about 6,000 tokens): Qwen sets no limit and sends it on every request."""
 QWEN_BUDGET = 20_000
 """Characters of files and slices within ``QWEN_CONTEXT_LIMIT``; the framing, ledger and trail take the rest."""
-MAX_TRAIL_FILES = 60
 HEADER = (
     "compact-lsp: context Qwen Code's compaction did not put back (it re-read its recent files itself). Files "
     "were re-read from disk just now (current content); use them instead of reading them again. This block is "
@@ -95,49 +80,16 @@ def qwen_restored(uses: Sequence[FileUse], text_of: Callable[[str], str | None])
 
 def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> tuple[str | None, dict[str, Any]]:
     """The additional context after Qwen's compaction (None: nothing to add), and figures for the log."""
-    messages = qwen.messages
-    counter = CharCounter()
-    uses = file_uses(messages, cwd)
-    realpath = instant_realpath()
-    roots = allowed_roots(cwd, uses, realpath)
-    read = gated_reader(roots)
-    text_of = gated_texts(roots)
-
+    window = hook_window(qwen.messages, cwd)
+    text_of = gated_texts(window.roots)
     # Qwen re-reads only files its own tools touched: a file read through the shell is ours to add
     whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of)
-    state = ReadFileState(cwd=cwd, counter=counter, clock=ReplayClock(), realpath=realpath, stat=instant_stat())
-    state.replay(messages, hashes=False)
-    work = WorkingSet(cwd=cwd)
-    work.observe(messages)
-    ledger = build_ledger(work, read_text=read, cwd=cwd)
-    result = rehydrate(
-        read_state=state,
-        kept_messages=already_in_context([qwen.summary, *(t for p in whole if (t := text_of(p)) is not None)]),
-        settings=hook_rehydration(budget),
-        counter=counter,
-        workspace_roots=list(roots.paths),
-        plan=None,
-        denied_paths=frozenset(real_path(p) for p in whole),
-        read_text=read,
-        history=messages,
-        ledger=ledger.text,
-    )
-    parts = [escaped_for_qwen(a.text) for a in result.attachments if a.kind in ("ledger", "file", "file-deleted")]
-    trail = [
-        escaped_for_qwen(f"- {display_path(e.path, cwd)}: {e.action}")
-        for e in artifact_trail(messages, cwd)[:MAX_TRAIL_FILES]
-    ]
-    context = fit(parts, trail, QWEN_CONTEXT_LIMIT, header=HEADER)
-    figures = {
-        "ledgerLines": len(ledger.lines),
-        "files": sum(1 for a in result.attachments if a.kind == "file"),
-        "qwenFiles": len(whole),
-        "qwenByName": len(by_name),
-        "chars": len(context or ""),
-        "trail": len(trail),
-        "roots": list(roots.paths),
-    }
-    return context, figures
+    built = hook_context(
+        window, kept=[qwen.summary, *(t for p in whole if (t := text_of(p)) is not None)], budget=budget,
+        header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
+    )  # fmt: skip
+    figures = {**built.figures(), "qwenFiles": len(whole), "qwenByName": len(by_name)}
+    return built.text, figures
 
 
 def context_for(

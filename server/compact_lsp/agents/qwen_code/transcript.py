@@ -12,8 +12,8 @@ Its tools are said in the engine's vocabulary (as engine/codex/file_uses.py does
 ``Write``, and a ``run_shell_command`` that prints files (``cat``, ``sed -n``, ``head``, ``nl``) → ``Read`` of what
 it printed. A result with an ``error`` is a failure. Anything else says nothing about files.
 
-The transcript is untrusted: at most ``MAX_TRANSCRIPT_BYTES`` from its end are read, a line that is not a JSON
-object of the expected shape is skipped, and nothing it says widens what the hook may read (hook_io.allowed_roots).
+The transcript is untrusted: at most ``hook_input.MAX_TRANSCRIPT_BYTES`` from its end are read, a line that is not a
+JSON object of the expected shape is skipped, and nothing it says widens what the hook may read (hook_io.allowed_roots).
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from compact_lsp.agents.hook_input import transcript_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
-MAX_TRANSCRIPT_BYTES = 64 << 20
 """The most of a transcript read back from its end (far more than Qwen's context holds)."""
 MAX_TEXT_CHARS = 1_000_000
 COMPRESSION = "chat_compression"
@@ -76,19 +75,6 @@ def project_name(cwd: str) -> str:
 def transcript_dir(cwd: str, qwen: str | None = None) -> str:
     """Where Qwen Code keeps a project's transcripts: ``<its folder>/projects/<project_name(cwd)>/chats``."""
     return os.path.join(qwen if qwen is not None else qwen_dir(), "projects", project_name(cwd), "chats")
-
-
-def _read_tail(path: str) -> bytes:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_TRANSCRIPT_BYTES:
-            f.seek(info.st_size - MAX_TRANSCRIPT_BYTES)
-            f.readline()  # the cut line is not a record
-        return f.read(MAX_TRANSCRIPT_BYTES)
 
 
 def records(data: bytes) -> Iterator[dict[str, Any]]:
@@ -270,4 +256,4 @@ def _summary(record: dict[str, Any]) -> str:
 
 
 def read_window(path: str, cwd: str) -> QwenWindow:
-    return window(_read_tail(path), cwd)
+    return window(transcript_tail(path), cwd)
