@@ -41,12 +41,14 @@ async def test_our_sessions_timeline_has_its_micro_full_and_undone_compactions(
     assert shown["agent"] == "compact-lsp" and shown["thresholdTokens"] > 0
     rows = shown["rows"]
     assert [r["kind"] for r in rows] == ["micro", "full", "undo"], rows
-    clearing, compaction, _undo = rows
+    clearing, compaction, undo = rows
     assert (clearing["tokensBefore"], clearing["tokensAfter"]) == (micro["tokensBefore"], micro["tokensAfter"])
     assert [c["toolUseId"] for c in clearing["cleared"]] == [c["toolUseId"] for c in micro["cleared"]]
     assert (compaction["tokensBefore"], compaction["tokensAfter"]) == (full["tokensBefore"], full["tokensAfter"])
     assert compaction["trigger"] == "manual" and compaction["summaryIndex"] == 0 and compaction["summary"]
     assert compaction["fallback"] is True and compaction["summarizer"] == "offline"
+    # the undo brings back what the compaction had summarised: its figures, reversed
+    assert (undo["tokensBefore"], undo["tokensAfter"]) == (full["tokensAfter"], full["tokensBefore"])
     assert all(r["at"].endswith("Z") for r in rows)
 
 

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as net from "node:net";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EXTENSION = path.resolve(here, "..");
@@ -68,6 +68,21 @@ export async function webviewFrame(page, selector, timeout = STEP_TIMEOUT) {
   throw new Error(`no webview shows ${selector}`);
 }
 
+/** The text of `selector` in whichever webview shows it; a webview redrawn meanwhile is looked up again. */
+export async function webviewText(page, selector) {
+  for (let attempt = 0; ; attempt++) {
+    const frame = await webviewFrame(page, selector);
+    try {
+      return (await frame.locator(selector).first().innerText({ timeout: 5000 })).trim();
+    } catch (error) {
+      if (attempt >= 5) {
+        throw error;
+      }
+    }
+  }
+}
+
+/** Runs `category: title` from the palette (`category` null: a command without one, such as Open Link). */
 export async function runCommand(page, title, category = "Compact") {
   const quickInput = page.locator(".quick-input-widget input");
   for (let attempt = 1; ; attempt++) {
@@ -80,23 +95,76 @@ export async function runCommand(page, title, category = "Compact") {
       await quickInput.waitFor();
     }
     try {
-      await quickInput.fill(`>${category}: ${title}`, { timeout: 5000 });
+      await quickInput.fill(category === null ? `>${title}` : `>${category}: ${title}`, { timeout: 5000 });
       break;
     } catch (error) {
-      // the palette closed before it was typed into (a view took the focus as it settled): open it again
+      // The palette closed before it was typed into: the focus moved (a view or the workbench taking it as it
+      // settles, slow on a loaded machine). A user opens it again; so do we, twice, with a picture of why.
       if (attempt >= 3) {
         throw error;
       }
-      step(`the palette closed before "${title}" was typed: opened again`);
+      await screenshot(page, `palette-closed-${title.replace(/\W+/g, "-")}-${attempt}`);
+      step(`the palette closed before "${title}" was typed (${error.message.split("\n")[0]}): opened again`);
       await page.keyboard.press("Escape");
     }
   }
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
-  await page.keyboard.press("Enter");
+  // the row itself, not Enter: Enter may run the row still focused from before the list was filtered
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().click();
 }
 
 export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`) });
+}
+
+/** The lines of the active editor, top to bottom, page by page (the editor draws only the lines in view). */
+export async function editorText(page) {
+  const lines = page.locator(".editor-group-container .monaco-editor .view-lines").first();
+  await lines.click();
+  await page.keyboard.press("Control+Home");
+  const pages = [];
+  for (let i = 0; i < 40; i++) {
+    const text = (await lines.innerText()).replace(/\u00a0/g, " ");
+    if (text === pages.at(-1)) {
+      break;
+    }
+    pages.push(text);
+    await page.keyboard.press("PageDown");
+    await page.waitForTimeout(300); // the editor redraws the lines now in view
+  }
+  return pages.join("\n");
+}
+
+/** Whether any editor tab is dirty or Untitled (a read-only document must be neither). */
+export async function dirtyOrUntitled(page) {
+  return (await page.locator(".tabs-container .tab.dirty").count()) + (await page.locator(".tabs-container .tab", { hasText: "Untitled" }).count()) > 0;
+}
+
+/**
+ * A separate server on stdio in `workspace`, as any agent's client starts one: `request(method, params)`,
+ * `command(name, argument)` (workspace/executeCommand) and `close()`. What it stores lands in
+ * `initializationOptions.sessionDir`, where the server that VS Code starts finds it.
+ */
+export async function protocolClient(workspace, initializationOptions, env = process.env) {
+  const rpc = createRequire(path.join(EXTENSION, "package.json"))("vscode-jsonrpc/node");
+  const child = spawn(PYTHON, ["-m", "compact_lsp", "--stdio"], { cwd: workspace, env, stdio: ["pipe", "pipe", "inherit"] });
+  const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
+  connection.onRequest(() => null);
+  connection.listen();
+  const rootUri = pathToFileURL(workspace).href;
+  await connection.sendRequest("initialize", {
+    processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: "workspace" }], capabilities: {}, initializationOptions,
+  });
+  await connection.sendNotification("initialized", {});
+  return {
+    request: (method, params) => connection.sendRequest(method, params),
+    command: (name, argument) => connection.sendRequest("workspace/executeCommand", { command: name, arguments: [argument] }),
+    close: async () => {
+      await connection.sendRequest("shutdown");
+      await connection.sendNotification("exit");
+      await new Promise((resolve) => child.once("exit", resolve));
+      connection.dispose();
+    },
+  };
 }
 
 /** The user settings every scenario starts from, with `extra`, written for the User and Machine scopes of `user`. */

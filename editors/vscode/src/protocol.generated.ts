@@ -824,7 +824,7 @@ export interface TimelineResult {
  */
 export interface TimelineRow {
   /**
-   * A full compaction (a summary), a microcompaction (old tool results cleared), or the undo of a full one.
+   * A full compaction (a summary), a microcompaction (old tool results cleared), or the undo of a full one (its tokensBefore and tokensAfter: that compaction's, reversed).
    */
   kind: "full" | "micro" | "undo";
   /**

@@ -27,16 +27,22 @@ export class SummaryDocuments implements vscode.TextDocumentContentProvider, vsc
     );
   }
 
-  /** The timeline's links to cleared results (`compact-summary:/result/…`), clickable where they stand. */
+  /** The timeline's links to cleared results (`compact-summary:/result/…`) and to a row's whole summary, clickable
+   * where they stand. */
   provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
     const links: vscode.DocumentLink[] = [];
-    const pattern = new RegExp(`${SUMMARY_SCHEME}:(/result/[^\\s]+)`, "g");
+    const pattern = new RegExp(`${SUMMARY_SCHEME}:(/[^\\s]+)`, "g");
     for (let line = 0; line < document.lineCount; line++) {
       const text = document.lineAt(line).text;
       for (const match of text.matchAll(pattern)) {
         const start = match.index ?? 0;
         const range = new vscode.Range(line, start, line, start + match[0].length);
-        links.push(new vscode.DocumentLink(range, vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: match[1] })));
+        const summary = parseSummaryPath(match[1]);
+        const target =
+          summary !== undefined
+            ? SummaryDocuments.uri(summary.sessionId, summary.index) // its tab reads "Summary of compaction N.md"
+            : vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: match[1] });
+        links.push(new vscode.DocumentLink(range, target));
       }
     }
     return links;

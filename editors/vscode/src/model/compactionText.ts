@@ -78,6 +78,11 @@ export function summaryPath(sessionId: string, index: number): string {
   return `/${encodeURIComponent(sessionId)}/${index}/Summary of compaction ${index + 1}.md`;
 }
 
+/** How the timeline links a row to its whole summary (a link the editor opens at `summaryPath`'s address). */
+export function summaryLink(sessionId: string, index: number): string {
+  return `${SUMMARY_SCHEME}:/${encodeURIComponent(sessionId)}/${index}/summary`;
+}
+
 /** The session and compaction index a summary document's path names, or undefined for any other path. */
 export function parseSummaryPath(path: string): { sessionId: string; index: number } | undefined {
   const match = /^\/([^/]+)\/(\d+)\/[^/]*$/.exec(path);
@@ -172,6 +177,9 @@ function rowMarkdown(row: TimelineRow, threshold: number | null, sessionId: stri
   if (typeof row.summary === "string" && row.summary !== "") {
     const quoted = row.summary.trim().split("\n").slice(0, 12).map((line) => `> ${line}`);
     lines.push("Summary the model read instead:", "", ...quoted, "");
+  }
+  if (typeof row.summaryIndex === "number") {
+    lines.push(`The whole summary, read-only (Ctrl+click): ${summaryLink(sessionId, row.summaryIndex)}`, "");
   }
   if (row.cleared !== undefined && row.cleared.length > 0) {
     const cleared = row.cleared.map((c) => {

@@ -63,7 +63,7 @@ test("the timeline reads as a person would tell it: figures, threshold, summary,
     thresholdTokens: 167000,
     rows: [
       { kind: "micro", at: null, trigger: "size", tokensBefore: 52000, tokensAfter: 21000, cleared: [{ toolUseId: "toolu_1", path: "src/app.py", tokens: 812 }] },
-      { kind: "full", at: null, trigger: "auto", tokensBefore: 171000, tokensAfter: 23000 },
+      { kind: "full", at: null, trigger: "auto", tokensBefore: 171000, tokensAfter: 23000, summaryIndex: 0 },
       { kind: "undo", at: null, trigger: "manual" },
     ],
   });
@@ -71,6 +71,10 @@ test("the timeline reads as a person would tell it: figures, threshold, summary,
   assert.match(ours, /- src\/app\.py \(812 tokens\): compact-summary:\/result\/ses_1\/toolu_1\/src_app\.py/);
   assert.match(ours, /\(fired at 171k, threshold 167k\)/);
   assert.match(ours, /## Compaction undone \(manual\)/);
+  const link = /The whole summary, read-only \(Ctrl\+click\): compact-summary:(\S+)/.exec(ours);
+  assert.ok(link !== null, ours); // our full compaction links to its whole summary, which opens read-only
+  assert.deepEqual(parseSummaryPath(link[1]), { sessionId: "ses_1", index: 0 });
+  assert.equal((ours.match(/The whole summary/g) ?? []).length, 1); // not on the microcompaction or the undo
   assert.equal(parseTimelinePath(timelinePath("ses_1")), "ses_1");
 });
 

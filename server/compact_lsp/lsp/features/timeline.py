@@ -38,24 +38,23 @@ MAX_TRANSCRIPT_BYTES = 256 << 20
 
 def _our_rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    summaries = 0
+    standing: list[tuple[str, dict[str, Any]]] = []  # the full compactions an undo can revert, by boundary
     for entry in entries:
         kind = entry["kind"]
         if kind == "compaction":
-            rows.append(
-                {
-                    "kind": "full",
-                    "at": entry.get("at"),
-                    "trigger": entry.get("trigger", "manual"),
-                    "tokensBefore": entry.get("tokensBefore"),
-                    "tokensAfter": entry.get("tokensAfter"),
-                    "summary": entry.get("summary"),
-                    "summaryIndex": summaries,
-                    "summarizer": entry.get("summarizer"),
-                    "fallback": bool(entry.get("fallback")),
-                }
-            )
-            summaries += 1
+            full = {
+                "kind": "full",
+                "at": entry.get("at"),
+                "trigger": entry.get("trigger", "manual"),
+                "tokensBefore": entry.get("tokensBefore"),
+                "tokensAfter": entry.get("tokensAfter"),
+                "summary": entry.get("summary"),
+                "summaryIndex": sum(row["kind"] == "full" for row in rows),
+                "summarizer": entry.get("summarizer"),
+                "fallback": bool(entry.get("fallback")),
+            }
+            standing.append((entry.get("boundaryId", ""), full))
+            rows.append(full)
         elif kind == "microcompaction":
             cleared = [
                 {k: item[k] for k in ("toolUseId", "tool", "path", "tokens") if item.get(k) is not None}
@@ -73,8 +72,24 @@ def _our_rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
         elif kind == "undo":
-            rows.append({"kind": "undo", "at": entry.get("at"), "trigger": "manual"})
+            undone = _undone(standing, entry.get("boundaryId"))
+            rows.append(
+                {
+                    "kind": "undo",
+                    "at": entry.get("at"),
+                    "trigger": "manual",
+                    "tokensBefore": undone["tokensAfter"] if undone else None,
+                    "tokensAfter": undone["tokensBefore"] if undone else None,
+                }
+            )
     return rows
+
+
+def _undone(standing: list[tuple[str, dict[str, Any]]], boundary: object) -> dict[str, Any] | None:
+    """The full compaction an undo reverted (its boundary's, else the newest standing), taken off ``standing``. The
+    journal keeps no figures for an undo: the timeline shows that compaction's, reversed (as the chat's marker)."""
+    index = next((i for i in reversed(range(len(standing))) if standing[i][0] == boundary), len(standing) - 1)
+    return standing.pop(index)[1] if standing else None
 
 
 def _receipts(receipts: list[HookReceipt]) -> list[dict[str, Any]]:
