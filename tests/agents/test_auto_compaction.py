@@ -11,7 +11,9 @@ import pytest
 from compact_lsp.agents.agent_config import read_config, toml_table
 from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction
 from compact_lsp.agents.codex.auto_compaction import codex_auto_compaction
+from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.engine.conversation.next_compaction import AutoCompaction, next_compaction
+from compact_lsp.engine.settings import EngineSettings
 
 
 def claude_transcript(home: Path) -> Path:
@@ -95,3 +97,21 @@ def test_a_configuration_file_is_parsed_again_only_when_it_changes(tmp_path: Pat
     path.write_text("model_auto_compact_token_limit = 20000\n")  # another size: read again
     assert read_config(path, toml_table) == {"model_auto_compact_token_limit": 20000}
     assert read_config(tmp_path / "missing.toml", toml_table) is None
+
+
+@pytest.mark.parametrize(
+    ("reported", "level"),
+    [
+        pytest.param(500_000, "ok", id="half-way"),
+        pytest.param(940_000, "warning", id="940k-is-near-967k"),
+        pytest.param(967_000, "critical", id="at-the-threshold"),
+    ],
+)
+def test_the_gauge_level_is_the_agents_next_compaction(tmp_path: Path, reported: int, level: str) -> None:
+    """A followed Claude Code session at 1M compacts at 967,000 by default: its gauge warns when that is near,
+    whatever our own thresholds say."""
+    auto = claude_code_auto_compaction(1_000_000, None, claude_transcript(tmp_path), {})
+    usage = agent_usage({"tool_result": 10_000}, EngineSettings(), reported, 1_000_000, auto, turns=40)
+    assert usage.next_compaction is not None and usage.next_compaction.threshold == 967_000
+    assert usage.level == level and usage.next_compaction.near == (level != "ok")
+    assert usage.warning_threshold <= 940_000 < usage.auto_compact_threshold

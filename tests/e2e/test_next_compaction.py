@@ -33,7 +33,7 @@ def reported(line: str) -> int | None:
 
 
 async def next_compaction_once_read(client: Any, total: int) -> dict[str, Any]:
-    """The status's ``nextCompaction`` once the server shows the size ``total``."""
+    """The status's ``nextCompaction`` once the server shows the size ``total``; the gauge's level agrees."""
     usage: dict[str, Any] = {}
     for _ in range(int(GUARD / 0.05)):
         try:
@@ -41,7 +41,11 @@ async def next_compaction_once_read(client: Any, total: int) -> dict[str, Any]:
         except Exception:  # not followed yet: its first lines are still coming
             usage = {}
         if usage.get("total") == total and "nextCompaction" in usage:
-            return dict(usage["nextCompaction"])
+            next_one = dict(usage["nextCompaction"])
+            level = "critical" if next_one["tokensLeft"] == 0 else "warning" if next_one["near"] else "ok"
+            if next_one["thresholdTokens"] is not None:  # turned off: the level is the window's filling
+                assert usage["level"] == level, f"the gauge says {usage['level']}, its next compaction {next_one}"
+            return next_one
         await asyncio.sleep(0.05)
     raise AssertionError(f"the status never showed {total} tokens: {usage}")
 

@@ -12,7 +12,13 @@ from typing import Any
 
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.conversation.messages import Message
-from compact_lsp.engine.conversation.next_compaction import AutoCompaction, UserTurns, next_compaction, user_turns
+from compact_lsp.engine.conversation.next_compaction import (
+    AutoCompaction,
+    UserTurns,
+    near_point,
+    next_compaction,
+    user_turns,
+)
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
 from compact_lsp.engine.files.working_set import WorkingSet
@@ -91,9 +97,7 @@ def agent_usage(
     if auto is None:
         return usage
     if auto.threshold is not None:
-        margin = settings.auto_compact.warning_margin_tokens
-        warning = max(auto.threshold - margin, auto.threshold * 4 // 5)
-        usage = replace(usage, auto_compact_threshold=auto.threshold, warning_threshold=warning)
+        usage = replace(usage, auto_compact_threshold=auto.threshold, warning_threshold=near_point(auto.threshold))
     return replace(usage, next_compaction=next_compaction(usage.total, auto, turns))
 
 

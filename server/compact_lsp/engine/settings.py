@@ -122,7 +122,6 @@ class AutoCompactSettings:
     """Each rewrite breaks the prompt cache, so each must buy this much growth."""
     reserved_output_tokens: int = 20_000
     buffer_tokens: int = 13_000
-    warning_margin_tokens: int = 20_000
     max_consecutive_failures: int = 3
 
     def __post_init__(self) -> None:
@@ -153,11 +152,6 @@ class AutoCompactSettings:
             return max(1, int(context_window * self.threshold_percent / 100))
         reserved = context_window - self.reserved_output_tokens - self.buffer_tokens
         return max(1, context_window // 2, min(int(context_window * 0.85), reserved))
-
-    def warning_for(self, context_window: int) -> int:
-        """The margin below the threshold, but never below 80% of it: a warning means "compaction is near"."""
-        threshold = self.threshold_for(context_window)
-        return max(threshold - self.warning_margin_tokens, threshold * 4 // 5)
 
 
 @dataclass(frozen=True)

@@ -167,24 +167,23 @@ def test_auto_compact_threshold(auto: AutoCompactSettings, window: int, threshol
 @pytest.mark.parametrize(
     ("window", "warning"),
     [
-        pytest.param(200_000, 147_000, id="default-20k-below-threshold"),
-        pytest.param(50_000, 20_000, id="small-80pct-of-threshold"),
-        pytest.param(8_000, 3_200, id="tiny-80pct-of-threshold"),
-        pytest.param(1_000, 400, id="smallest-allowed-window"),
+        pytest.param(200_000, 150_300, id="default-10pct-below-threshold"),
+        pytest.param(50_000, 22_500, id="small"),
+        pytest.param(8_000, 3_600, id="tiny"),
+        pytest.param(1_000, 450, id="smallest-allowed-window"),
     ],
 )
 def test_warning_level_stays_below_the_threshold_and_above_zero(window: int, warning: int) -> None:
-    auto = AutoCompactSettings()
-    assert auto.warning_for(window) == warning
-    assert 0 < auto.warning_for(window) < auto.threshold_for(window) < window
     usage = build_usage({"user_text": 10}, EngineSettings(context_window=window))
+    assert usage.warning_threshold == warning
+    assert 0 < usage.warning_threshold < usage.auto_compact_threshold < window
     assert usage.level == "ok"  # an almost empty context is never a warning, whatever the window
 
 
 def test_usage_levels_and_wire_shape() -> None:
     settings = EngineSettings(context_window=200_000)
     ok = build_usage({"user_text": 1000}, settings)
-    warn = build_usage({"tool_result": 150_000}, settings)
+    warn = build_usage({"tool_result": 151_000}, settings)
     crit = build_usage({"tool_result": 170_000}, settings, reported=169_000)
     assert (ok.level, warn.level, crit.level) == ("ok", "warning", "critical")
     wire = usage_answer(crit)

@@ -16,6 +16,12 @@ NEAR_SHARE = 10
 """...or when what is left is at most this share (percent) of the threshold."""
 
 
+def near_point(threshold: int) -> int:
+    """The context size from which an automatic compaction at ``threshold`` is near by its size alone: the gauge's
+    warning threshold (``ContextUsage.warning_threshold``), whoever compacts."""
+    return threshold - threshold * NEAR_SHARE // 100
+
+
 @dataclass(frozen=True)
 class AutoCompaction:
     """An agent's automatic compaction as configured where it runs."""
@@ -49,7 +55,7 @@ def next_compaction(total: int, auto: AutoCompaction, turns: int) -> NextCompact
         return NextCompaction(None, None, None, per_turn, False, auto.origin, auto.disabled_by)
     left = max(0, auto.threshold - total)
     turns_left = -(-left // per_turn) if per_turn else None
-    near = left * 100 <= auto.threshold * NEAR_SHARE or (turns_left is not None and turns_left <= NEAR_TURNS)
+    near = total >= near_point(auto.threshold) or (turns_left is not None and turns_left <= NEAR_TURNS)
     return NextCompaction(auto.threshold, left, turns_left, per_turn, near, auto.origin, auto.disabled_by)
 
 

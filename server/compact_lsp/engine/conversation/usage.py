@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.engine.conversation.messages import Message, blocks_of
-from compact_lsp.engine.conversation.next_compaction import NextCompaction
+from compact_lsp.engine.conversation.next_compaction import NextCompaction, near_point
 from compact_lsp.engine.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 from compact_lsp.engine.settings import EngineSettings
 
@@ -67,7 +67,7 @@ class ContextUsage:
     """Our count of the messages when ``total`` is not it (a followed session's gauge is the agent's own
     figure); None: ``total`` is our count."""
     next_compaction: NextCompaction | None = None
-    """How far the agent's next automatic compaction is (a followed session whose agent's threshold we know)."""
+    """How far the next automatic compaction is, ours or the agent's that owns the session (None: not known)."""
 
     @property
     def counted(self) -> int:
@@ -80,6 +80,11 @@ class ContextUsage:
 
     @property
     def level(self) -> str:
+        """``critical`` at the threshold, ``warning`` near it: when the next automatic compaction is known, its own
+        answer (``next_compaction.near``, the one owner of "near"), else the context against the thresholds."""
+        upcoming = self.next_compaction
+        if upcoming is not None and upcoming.threshold is not None:
+            return "critical" if upcoming.tokens_left == 0 else "warning" if upcoming.near else "ok"
         if self.total >= self.auto_compact_threshold:
             return "critical"
         if self.total >= self.warning_threshold:
@@ -89,13 +94,13 @@ class ContextUsage:
 
 def build_usage(by_kind: Mapping[str, int], settings: EngineSettings, reported: int | None = None) -> ContextUsage:
     kinds = {k: int(by_kind.get(k, 0)) for k in KINDS}
-    window = settings.context_window
+    threshold = settings.auto_compact.threshold_for(settings.context_window)
     return ContextUsage(
         total=sum(kinds.values()),
         by_kind=kinds,
-        context_window=window,
-        auto_compact_threshold=settings.auto_compact.threshold_for(window),
-        warning_threshold=settings.auto_compact.warning_for(window),
+        context_window=settings.context_window,
+        auto_compact_threshold=threshold,
+        warning_threshold=near_point(threshold),
         reported=reported,
     )
 
