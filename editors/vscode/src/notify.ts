@@ -52,12 +52,14 @@ export function warnBeforeAgentsCompact(
 ): vscode.Disposable {
   const warnings = new NextCompactionWarnings();
   return onDidChangeUsage((event) => {
-    const warning = warnings.check(event.sessionId, event.usage, ownerOf(event.sessionId) ?? "The agent");
+    const warning = warnings.check(event.sessionId, event.usage, ownerOf(event.sessionId));
     if (warning === undefined) {
       return;
     }
     void vscode.window.showWarningMessage(`Compact: ${warning.text}`, ...warning.actions).then((choice) => {
-      if (choice === "Pin a File…") {
+      if (choice === "Compact Now…") {
+        void vscode.commands.executeCommand(Commands.compactConversation);
+      } else if (choice === "Pin a File…") {
         void vscode.commands.executeCommand(Commands.pinFile);
       } else if (choice === "Show Timeline") {
         void vscode.commands.executeCommand(Commands.showTimeline);

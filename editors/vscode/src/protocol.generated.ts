@@ -317,7 +317,7 @@ export interface UsageByKind {
   [k: string]: number;
 }
 /**
- * How far the agent's next automatic compaction is, for a followed session whose agent's threshold we can tell (Claude Code, Codex): from its configuration where it runs, its reported window and the growth per turn so far.
+ * How far the next automatic compaction is: ours (our autoCompact settings) for our own sessions, the agent's for a followed session whose agent's threshold we can tell (Claude Code, Codex: from its configuration where it runs, its version and its reported window); the growth per turn so far gives the turns. The gauge's level and warningThreshold follow it.
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "NextCompaction".
@@ -340,7 +340,7 @@ export interface NextCompaction {
    */
   perTurn: number | null;
   /**
-   * At most two turns or 10% of the threshold away: warn (once).
+   * At most two turns or 10% of the threshold away: warn (once); the gauge's level is then warning.
    */
   near: boolean;
   /**

@@ -117,6 +117,7 @@ class ChatLoop:
             - session.counter.count_text(session.system_prompt())
             + session.counter.count_text(canonical_json(self.tool_params))
         )
+        session.request_overhead = overhead  # the gauge's next compaction counts what this one does
         body = {
             "model": session.settings.model,
             "max_tokens": capped_output(session.settings.model, self.settings.max_tokens),

@@ -1,16 +1,17 @@
 --- The warning before an agent compacts by itself (`usage.nextCompaction`, docs/protocol.md): the gauge's line
 --- ("~949k tokens / ~53 turns to Claude Code's automatic compaction") and one warning when it is near, with what the
---- user can do; a setting that silently turns the agent's automatic compaction off is named once.
+--- user can do; a setting that silently turns the agent's automatic compaction off is named once. Our own sessions
+--- (no agent owns them) get the same, about compact-lsp's automatic compaction.
 local format = require('compact_lsp.format')
 local state = require('compact_lsp.state')
 
 local M = {}
 
---- The agent's name for a session ("Claude Code"), as the sessions list says.
+--- The agent's name for a followed session ("Claude Code"), as the sessions list says; nil for our own.
 ---@param session_id string
----@return string
+---@return string?
 local function agent(session_id)
-  return require('compact_lsp.sessions').owner(session_id) or 'the agent'
+  return require('compact_lsp.sessions').owner(session_id)
 end
 
 ---@param value any
@@ -44,10 +45,11 @@ function M.line(session_id, usage)
   if type(next_one) ~= 'table' then
     return nil
   end
-  local who = agent(session_id)
+  local owner = agent(session_id)
+  local who = owner or 'compact-lsp'
   local off = next_one.disabledBy ~= vim.NIL and next_one.disabledBy or nil
   if off then
-    return string.format('%s will not compact by itself: %s turns it off', who, off)
+    return string.format('%s will not compact %sby itself: %s turns it off', who, owner and '' or 'this session ', off)
   end
   local how_far = distance(next_one)
   if not how_far then
@@ -80,6 +82,10 @@ function M.warning(session_id, next_one)
   local left = given(next_one.tokensLeft)
   local when = (left and left > 0) and ('in ' .. distance(next_one))
     or ('at its next step (' .. format.tokens(next_one.thresholdTokens) .. ' reached)')
+  if not who then
+    return string.format('this session compacts by itself %s: :Compact full with a focus, :Compact pin what must '
+      .. 'survive, or let it run.', when)
+  end
   return string.format('%s compacts by itself %s: /compact with a focus in %s, :Compact pin what must survive, '
     .. 'or let it run.', who, when, who)
 end

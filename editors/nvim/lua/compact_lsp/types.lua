@@ -19,7 +19,7 @@
 ---@field byKind table<string, integer> tokens by kind: system, userText, assistantText, toolUse, toolResult, ...
 ---@field estimated integer?
 ---@field reported integer?
----@field nextCompaction table? how far the agent's next automatic compaction is (a followed session)
+---@field nextCompaction table? how far the next automatic compaction is (ours, or the agent's of a followed session)
 
 ---@class compact_lsp.SessionInfo
 ---@field sessionId string

@@ -1,6 +1,7 @@
 // The warning before an agent compacts by itself (Usage.nextCompaction, docs/protocol.md): the gauge's line
 // ("~949k tokens / ~53 turns to Claude Code's automatic compaction at 967k"), and one warning when it comes near,
 // with what the user can do; a setting that silently turns the agent's automatic compaction off is named once.
+// The owner is the agent that owns a followed session; undefined for our own sessions, which compact-lsp compacts.
 import type { NextCompaction, Usage } from "../protocol";
 import { formatTokens } from "./usageFormat";
 
@@ -15,20 +16,23 @@ function distance(next: NextCompaction): string | undefined {
 
 /** The gauge's line for a usage (the status bar's tooltip, the usage view), or undefined when the server said
  * nothing (not an agent's session it can tell). */
-export function nextCompactionLine(usage: Usage, owner: string): string | undefined {
+export function nextCompactionLine(usage: Usage, owner: string | undefined): string | undefined {
   const next = usage.nextCompaction;
   if (next === undefined) {
     return undefined;
   }
+  const who = owner ?? OURS;
   if (next.disabledBy !== null) {
-    return `${owner} will not compact by itself: ${next.disabledBy} turns it off.`;
+    return `${who} will not compact ${owner === undefined ? "this session " : ""}by itself: ${next.disabledBy} turns it off.`;
   }
   const far = distance(next);
   if (far === undefined || next.thresholdTokens === null) {
     return undefined;
   }
-  return `${far} to ${owner}'s automatic compaction at ${formatTokens(next.thresholdTokens)} (${next.origin}).`;
+  return `${far} to ${who}'s automatic compaction at ${formatTokens(next.thresholdTokens)} (${next.origin}).`;
 }
+
+const OURS = "compact-lsp";
 
 export interface NextCompactionWarning {
   text: string;
@@ -36,14 +40,14 @@ export interface NextCompactionWarning {
 }
 
 /** The warning for a usage near the agent's automatic compaction, or turned off. */
-export function nextCompactionWarning(usage: Usage, owner: string): NextCompactionWarning | undefined {
+export function nextCompactionWarning(usage: Usage, owner: string | undefined): NextCompactionWarning | undefined {
   const next = usage.nextCompaction;
   if (next === undefined) {
     return undefined;
   }
   if (next.disabledBy !== null) {
     return {
-      text: `${owner} will not compact by itself: ${next.disabledBy} turns it off, so the session runs into the end of its window.`,
+      text: `${nextCompactionLine(usage, owner)?.slice(0, -1)}, so the session runs into the end of its window.`,
       actions: ["Show Timeline"],
     };
   }
@@ -54,6 +58,12 @@ export function nextCompactionWarning(usage: Usage, owner: string): NextCompacti
     next.tokensLeft !== null && next.tokensLeft > 0
       ? `in ${distance(next)}`
       : `at its next step (${formatTokens(next.thresholdTokens ?? usage.total)} reached)`;
+  if (owner === undefined) {
+    return {
+      text: `This session compacts by itself ${when}. Before it does: compact now with a focus, pin what must survive, or let it run.`,
+      actions: ["Compact Now…", "Pin a File…", "Let It Run"],
+    };
+  }
   return {
     text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back).`,
     actions: ["Pin a File…", "Show Timeline", "Let It Run"],
@@ -66,7 +76,7 @@ export class NextCompactionWarnings {
   private readonly said = new Map<string, "near" | "off">();
 
   /** The warning to show now for this usage, or undefined (nothing to say, or said already). */
-  check(sessionId: string, usage: Usage, owner: string): NextCompactionWarning | undefined {
+  check(sessionId: string, usage: Usage, owner: string | undefined): NextCompactionWarning | undefined {
     const next = usage.nextCompaction;
     const now = next === undefined ? undefined : next.disabledBy !== null ? "off" : next.near ? "near" : undefined;
     if (now === this.said.get(sessionId)) {

@@ -20,7 +20,7 @@ export type ServerState = "starting" | "running" | "stopped" | "restricted";
 export function statusBarState(
   usage: Usage | undefined,
   server: ServerState = "running",
-  owner = "The agent",
+  owner?: string,
 ): StatusBarState {
   if (server === "restricted") {
     return {

@@ -48,3 +48,22 @@ test("a setting that turns the agent's automatic compaction off is named once", 
   );
   assert.equal(warnings.check("claude-1", usage({ nextCompaction: off }), "Claude Code"), undefined);
 });
+
+test("our own session: how far compact-lsp's automatic compaction is, a warning to compact now, and 'off'", () => {
+  const ours = { ...far, thresholdTokens: 9000, tokensLeft: 490, turnsLeft: 1, perTurn: 4255, near: true, origin: "autoCompact.threshold: 9,000" };
+  const line = nextCompactionLine(usage({ nextCompaction: ours }), undefined);
+  assert.equal(line, "~490 tokens / ~1 turn to compact-lsp's automatic compaction at 9k (autoCompact.threshold: 9,000).");
+  assert.ok(statusBarState(usage({ nextCompaction: ours, level: "warning" })).tooltip.includes(line ?? "-"));
+  const warnings = new NextCompactionWarnings();
+  const warning = warnings.check("s-1", usage({ nextCompaction: ours }), undefined);
+  assert.equal(
+    warning?.text,
+    "This session compacts by itself in ~490 tokens / ~1 turn. Before it does: compact now with a focus, pin what must survive, or let it run.",
+  );
+  assert.deepEqual(warning?.actions, ["Compact Now…", "Pin a File…", "Let It Run"]);
+  const off = { ...ours, thresholdTokens: null, tokensLeft: null, turnsLeft: null, near: false, disabledBy: '"autoCompact.enabled": false' };
+  assert.equal(
+    warnings.check("s-1", usage({ nextCompaction: off }), undefined)?.text,
+    'compact-lsp will not compact this session by itself: "autoCompact.enabled": false turns it off, so the session runs into the end of its window.',
+  );
+});

@@ -39,9 +39,10 @@ from compact_lsp.engine.conversation.messages import (
     merged_user_turns,
     normalize_message,
 )
+from compact_lsp.engine.conversation.next_compaction import UserTurns
 from compact_lsp.engine.conversation.titles import check_title, title_record
 from compact_lsp.engine.conversation.tokens import TokenCounter
-from compact_lsp.engine.conversation.usage import ContextUsage, build_usage
+from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import append_problems
 from compact_lsp.engine.files.admitted_files import AdmittedFile, Reason, admit_record, bindable
 from compact_lsp.engine.files.allowed_roots import work_roots
@@ -50,13 +51,8 @@ from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.engine.files.file_tool_calls import check_input_paths
 from compact_lsp.engine.files.memory import ManagedMemory
 from compact_lsp.engine.files.read_state import ReadFileState
-from compact_lsp.engine.session.journal import (
-    Journal,
-    NullJournal,
-    header_record,
-    pending_record,
-    read_record,
-)
+from compact_lsp.engine.session.journal import Journal, NullJournal, header_record, pending_record, read_record
+from compact_lsp.engine.session.own_auto_compaction import own_usage
 from compact_lsp.engine.session.record_checks import SkippedRecord
 from compact_lsp.engine.session.session_compacting import (
     UndoOutcome,
@@ -127,6 +123,10 @@ class ContextSession:
         self.denied_paths = self.state.denied_paths
         """Real paths the user refused the agent; never rehydrated (journalled, so a reload remembers)."""
         self.journal: Journal = journal or NullJournal()
+        self._turns = UserTurns()
+        """The user turns so far, counted as messages come: the pace of our next automatic compaction."""
+        self.request_overhead = 0
+        """Tokens our agent's next request carries that the session does not count (its prompt, its tools)."""
         if write_header:
             self.journal.write(
                 header_record(session_id, title=title, system=system, created_at=self.created_at, source=source)
@@ -201,7 +201,8 @@ class ContextSession:
         by_kind["memory"] = by_kind.get("memory", 0) + self.counter.count_text(self.memory.system_prompt_section())
         if notices:
             by_kind["attachments"] = by_kind.get("attachments", 0) + self.counter.count_text(notices.text())
-        return build_usage(by_kind, self.settings, history.reported)
+        turns, compactions = self._turns(self.messages), self.state.compactions
+        return own_usage(by_kind, self.settings, history.reported, compactions, turns, self.request_overhead)
 
     def session(self) -> Session:
         return Session(id=self.id, system=self.system_prompt(), messages=self.view(), title=self.title)
