@@ -60,12 +60,14 @@ class User:
         }
         self.stub = stub
 
-    def start(self, *files: str, keymaps: Any = None) -> Screen:
+    def start(self, *files: str, keymaps: Any = None, cmd: list[str] | None = None) -> Screen:
+        """Neovim in tmux on ``files``; ``cmd``: the server command given to setup() instead of the real one."""
         nvim = nvim_executable()
         assert nvim is not None
         config: dict[str, Any] = {
             "plugin_dir": str(PLUGIN_DIR),
-            "cmd": [sys.executable, "-m", "compact_lsp", "--stdio", "--log-file", str(self.state / "server.log")],
+            "cmd": cmd
+            or [sys.executable, "-m", "compact_lsp", "--stdio", "--log-file", str(self.state / "server.log")],
             "settings": self.settings,
         }
         if keymaps is not None:

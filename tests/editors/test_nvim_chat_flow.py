@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -150,6 +151,57 @@ def test_an_agent_write_to_a_file_with_unsaved_changes_keeps_them_and_says_so_on
             screen.command("messages")
             shown = screen.wait_for("compact-lsp: the agent rewrote main.py on disk; your unsaved changes stay in")
             assert ":e! takes the agent’s version, :w! keeps yours" in " ".join(shown.split()), shown  # whole there
+            screen.keys("Enter")
+            screen.command("qa!")
+
+
+CRASHING_SERVER = (
+    'import sys; sys.stderr.write(\'Traceback (most recent call last):\\n  File "compact_lsp/__main__.py"\\n'
+    "ModuleNotFoundError: No module named \\'pygls\\'\\n'); sys.exit(1)"
+)
+"""A server that fails as it starts, as one whose Python lacks its packages does (its --version too)."""
+
+
+def test_a_server_that_stops_as_it_starts_is_one_line_with_why_and_what_to_do(tmp_path: Path) -> None:
+    """Neovim said "Client compact_lsp quit with exit code 1 … Check log for errors", then the plugin "did not
+    finish starting" at each command, each with "Press ENTER", and started it again for every file opened."""
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        with user.start("main.py", cmd=[sys.executable, "-c", CRASHING_SERVER, "--stdio"]) as screen:
+            said = "compact-lsp: the server stops as it starts: ModuleNotFoundError: No module named 'pygls'"
+            said += "; :CompactInstall"
+            shown = screen.wait_for(said)
+            no_prompt(shown)
+            assert 'print("hello")' in shown, shown  # the file is drawn, nothing waits for a key
+            screen.command("edit other.py")  # not started again for the next file
+            screen.wait_for("other.py")
+            screen.command("Compact status")  # a command says the same, and starts nothing
+            screen.wait_for(lambda s: "Press ENTER" in s or s.rstrip().splitlines()[-1].startswith("compact-lsp: the"))
+            screen.keys("Enter")
+            screen.command("messages")
+            shown = "".join(screen.wait_for("quit with exit code 1").split())  # lines wrapped anywhere: no blanks
+            assert shown.count("quitwithexitcode") == 1, shown  # one start, one exit
+            whole = "compact-lsp: the server stops as it starts (exit 1: ModuleNotFoundError: No module named 'pygls');"
+            whole += " :CompactInstall reinstalls it, :checkhealth compact_lsp says more"
+            assert "".join(whole.split()) in shown, shown
+            assert "did not finish starting" not in shown, shown
+            screen.keys("Enter")
+            screen.command("qa!")
+
+
+def test_a_missing_server_is_said_on_one_line_once_the_file_is_drawn(tmp_path: Path) -> None:
+    """It wrapped on 120 columns as Neovim started: "Press ENTER" over an empty screen, the file not drawn."""
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        with user.start("main.py", cmd=["compact-lsp-not-installed", "--stdio"]) as screen:
+            shown = screen.wait_for(
+                "compact-lsp: server `compact-lsp-not-installed` not found. Install: :CompactInstall"
+            )
+            no_prompt(shown)
+            assert 'print("hello")' in shown, shown
+            screen.command("messages")
+            shown = "".join(screen.wait_for("not found. Install: :CompactInstall (or: cd ").split())
+            assert "python3-mvenv.venv&&.venv/bin/pipinstall.)" in shown, shown  # whole there
             screen.keys("Enter")
             screen.command("qa!")
 

@@ -23,6 +23,10 @@ return {
   --- @param bufnr integer
   --- @param on_dir fun(root_dir?: string)
   root_dir = function(bufnr, on_dir)
+    local state = package.loaded['compact_lsp.state']
+    if state and state.failed_start then
+      return -- it stopped as it started (said once): not again for every file opened
+    end
     on_dir(vim.fs.root(bufnr, root_markers) or vim.fn.getcwd())
   end,
   init_options = vim.empty_dict(),
@@ -30,10 +34,14 @@ return {
   on_init = function(client, result)
     require('compact_lsp.version').check(client, result)
   end,
-  --- A running chat turn ends when its server goes (its answer will never come).
-  on_exit = function(_, _, client_id)
+  --- A running chat turn ends when its server goes (its answer will never come); a server that stopped as it
+  --- started is said once, with why.
+  on_exit = function(code, signal, client_id)
+    local client = vim.lsp.get_client_by_id(client_id)
+    local exit = { code = code, signal = signal, started = client ~= nil and client.initialized == true,
+      cmd = client and client.config.cmd }
     vim.schedule(function()
-      require('compact_lsp.client').gone(client_id)
+      require('compact_lsp.client').gone(client_id, exit)
       if package.loaded['compact_lsp.chat_turn'] then
         require('compact_lsp.chat_turn').client_gone(client_id)
       end

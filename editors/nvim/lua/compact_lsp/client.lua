@@ -49,6 +49,10 @@ end
 ---@return string? error
 function M.ensure()
   local client = M.get()
+  local failed = require('compact_lsp.state').failed_start
+  if not client and failed then
+    return nil, failed
+  end
   if not client then
     local target = vim.api.nvim_get_current_buf()
     local config = M.resolve_config(target)
@@ -105,13 +109,40 @@ function M.adopt(client)
   end)
 end
 
---- A server went away: its figures go with it (the status line shows none until the next one reports).
+--- Why `cmd` stops as it starts: the last line its `--version` run writes when it fails that way too (a
+--- Python without the server's packages: "ModuleNotFoundError: No module named 'pygls'"), else nil.
+---@param cmd string[]
+---@return string?
+local function why_it_stops(cmd)
+  local ok, run = pcall(vim.system, vim.list_extend(require('compact_lsp.health').base_command(cmd), { '--version' }),
+    { text = true })
+  local done = ok and run:wait(3000) or nil
+  if not done or done.code == 0 then
+    return nil
+  end
+  local lines = vim.split(vim.trim((done.stderr or '') .. '\n' .. (done.stdout or '')), '\n', { trimempty = true })
+  return lines[#lines] and vim.trim(lines[#lines]) or nil
+end
+
+--- A server went away: its figures go with it (the status line shows none until the next one reports). One that
+--- failed before it answered `initialize` is said once, with why and what to do, and is not started again.
 ---@param client_id integer
-function M.gone(client_id)
+---@param exit {code: integer, signal: integer, started: boolean, cmd: string[]|function|nil}?
+function M.gone(client_id, exit)
   local state = require('compact_lsp.state')
   state.adopted[client_id] = nil
   state.usage = {}
   vim.cmd.redrawstatus({ bang = true })
+  if not exit or exit.started or (exit.code == 0 and exit.signal == 0) or state.failed_start then
+    return
+  end
+  local why = type(exit.cmd) == 'table' and why_it_stops(exit.cmd) or nil
+  local what = string.format('compact-lsp: the server stops as it starts (exit %d%s)', exit.code,
+    why and (': ' .. why) or '')
+  state.failed_start = what .. '; :CompactInstall reinstalls it, :checkhealth compact_lsp says more'
+  -- on the line: what happened and the command; the whole in :messages
+  require('compact_lsp.words').notify(state.failed_start, vim.log.levels.ERROR,
+    { fit = true, short = (why and ('compact-lsp: the server stops as it starts: ' .. why) or what) .. '; :CompactInstall' })
 end
 
 --- A server error as one line for the user, in Neovim's terms, prefixed once with "compact-lsp: ".

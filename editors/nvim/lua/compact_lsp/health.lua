@@ -22,7 +22,7 @@ end
 --- The server command with its transport flags removed, so flags like `--version` can be appended.
 ---@param cmd string[]
 ---@return string[]
-local function base_command(cmd)
+function M.base_command(cmd)
   local base, skip = {}, false
   for _, arg in ipairs(cmd) do
     if skip then
@@ -84,7 +84,7 @@ function M.check()
   vim.health.ok('server command: ' .. table.concat(cmd, ' '))
   vim.health.info('server found: ' .. require('compact_lsp.config').server_source(cmd)
     .. '. Rebuild the plugin\'s server with :CompactInstall (lazy.nvim: :Lazy build compact-lsp)')
-  local version_cmd = base_command(cmd)
+  local version_cmd = M.base_command(cmd)
   table.insert(version_cmd, '--version')
   local version = run(version_cmd)
   if version.code == 0 then

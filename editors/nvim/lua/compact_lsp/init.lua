@@ -8,6 +8,7 @@ local M = {}
 function M.setup(opts)
   local config = require('compact_lsp.config')
   config.apply(opts)
+  require('compact_lsp.state').failed_start = nil -- a new command may start
   -- The commands again: lazy.nvim deletes its `cmd` stand-ins (and with them commands made before) on load.
   require('compact_lsp.plugin').load()
   local o = config.options

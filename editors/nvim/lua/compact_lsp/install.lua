@@ -54,6 +54,7 @@ end
 --- once Neovim is running, a server already running stops and the open files start the new one.
 ---@return string what happens next, in the user's words
 local function use_new_server()
+  require('compact_lsp.state').failed_start = nil -- the new server may start, for every file again
   local config = require('compact_lsp.config')
   if config.options.cmd then
     return 'your setup() cmd is still the one used'

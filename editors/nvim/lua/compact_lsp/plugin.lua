@@ -74,7 +74,17 @@ local function autocommands()
       end
       local missing = require('compact_lsp.config').missing_server()
       if missing then
-        vim.notify_once(missing, vim.log.levels.WARN)
+        -- cut to fit the line (whole in :messages): as Neovim starts, a wrapped one stopped it at "Press ENTER"
+        -- before the file was drawn
+        local function tell()
+          local short = missing:gsub(' %(or: .*%)$', '') -- the shell's way in :messages
+          require('compact_lsp.words').notify(missing, vim.log.levels.WARN, { fit = true, short = short })
+        end
+        if vim.v.vim_did_enter == 1 or #vim.api.nvim_list_uis() == 0 then -- no screen to draw first
+          tell()
+        else
+          vim.api.nvim_create_autocmd('VimEnter', { group = group, once = true, callback = vim.schedule_wrap(tell) })
+        end
       end
       return true -- checked once
     end,

@@ -126,9 +126,13 @@ end
 --- to wait, then the cut version replaces it on screen.
 ---@param msg string
 ---@param hl string? the highlight group (a warning's `WarningMsg`)
-function M.echo_fitted(msg, hl)
+---@param short string? what the line shows instead when `msg` does not fit (itself cut to fit if need be)
+function M.echo_fitted(msg, hl, short)
   local room = math.max(vim.v.echospace, 20)
   local cut = format.fit_words(msg, room)
+  if cut ~= msg and short then
+    cut = format.fit_words(short, room)
+  end
   if cut == msg then
     return vim.api.nvim_echo({ { msg, hl } }, true, {})
   end
@@ -144,15 +148,18 @@ end
 --- would not fit the message line is cut to fit and kept whole in `:messages` (warnings and errors are shown
 --- whole, unless `opts.fit`: a warning that comes while the user is busy elsewhere, such as the agent's write
 --- during a turn or the server found missing as Neovim starts, must not stop them with a prompt).
+--- `opts.short`: the line to show instead of a cut of `msg`.
 ---@param msg string
 ---@param level integer?
----@param opts {fit: boolean?}?
+---@param opts {fit: boolean?, short: string?}?
 function M.notify(msg, level, opts)
   level = level or vim.log.levels.INFO
+  opts = opts or {}
   local own = debug.getinfo(vim.notify, 'S').source:find('_editor.lua', 1, true) -- no notification plugin
-  local fit = level <= vim.log.levels.INFO or (opts and opts.fit)
+  local fit = level <= vim.log.levels.INFO or opts.fit
   if fit and #vim.api.nvim_list_uis() > 0 and own and vim.o.messagesopt then
-    return M.echo_fitted(msg, level >= vim.log.levels.WARN and 'WarningMsg' or nil)
+    local hl = level >= vim.log.levels.ERROR and 'ErrorMsg' or level >= vim.log.levels.WARN and 'WarningMsg' or nil
+    return M.echo_fitted(msg, hl, opts.short)
   end
   vim.notify(msg, level)
 end
