@@ -31,6 +31,7 @@ def test_a_first_session_where_new_users_trip() -> None:
     assert run.returncode == 0, output
     for seen in (
         'Restricted Mode: a command says "Paused in Restricted Mode',
+        'sent the moment the folder was trusted: answered, no "not running"',
         "PASS",
     ):
         assert seen in output, f"{seen!r} not in:\n{output}"

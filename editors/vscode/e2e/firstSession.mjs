@@ -62,6 +62,18 @@ async function main() {
       step(`Restricted Mode: a command says "${pausedText.replace(/^.*?Compact: /, "").slice(0, 60)}…"`);
       await screenshot(page, "first-restricted");
       await page.keyboard.press("Escape");
+
+      // 1. Trust the folder and send at once, while the server still starts: the message waits for it and is answered.
+      await runCommand(page, "Manage Workspace Trust", "Workspaces");
+      await page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first().click();
+      await page.keyboard.press("Control+W"); // the trust editor
+      const chat = await webviewFrame(page, "#composer:not([hidden])");
+      await chat.locator("#input").fill("What is this project?");
+      await chat.locator("#input").press("Enter");
+      await chat.locator(".entry.assistant", { hasText: "The project is shop" }).waitFor();
+      const refused = page.locator(".notification-toast", { hasText: /not running/ });
+      expect((await refused.count()) === 0, `the first message was refused: ${await refused.allInnerTexts()}`);
+      step("sent the moment the folder was trusted: answered, no \"not running\"");
     });
   } finally {
     expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);

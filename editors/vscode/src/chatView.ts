@@ -251,6 +251,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async send(text: string): Promise<void> {
+    await this.client.ready(); // sent as the server starts (the folder just trusted): wait for it, not "not running"
     let sessionId = this.client.sessionId;
     if (sessionId !== undefined && (this.turns.has(sessionId) || this.client.isReadOnly(sessionId))) {
       return; // a turn runs, or the session is Claude Code's (the chat offers Import to continue instead)
@@ -267,6 +268,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
     } catch (error) {
       turn.dispose();
+      void this.view?.webview.postMessage({ type: "draft", text }); // back in the input: what was typed is not lost
       notify(failureOutcome("Starting a chat", error));
       return;
     }

@@ -59,6 +59,8 @@ export class CompactClient implements vscode.Disposable {
   private started = false;
   /** Sessions listed as read-only (Claude Code's, Codex's) → their source: never adopted as current by a notification. */
   private readonly readOnly = new Map<string, string>();
+  /** The start in progress, if any: ready() waits for it. */
+  private startup: Promise<void> | undefined;
   /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
   private messageRequestHandler: MessageRequestHandler | undefined;
 
@@ -105,7 +107,26 @@ export class CompactClient implements vscode.Disposable {
     this.messageRequestHandler = handler;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the server (once: a second call while it starts waits for the same start). Resolves once the current
+   * session is followed.
+   */
+  start(): Promise<void> {
+    this.startup ??= this.launch().finally(() => {
+      this.startup = undefined;
+    });
+    return this.startup;
+  }
+
+  /**
+   * Waits while the server starts (just after the folder was trusted, on a restart), so that what the user sends
+   * then reaches it instead of being refused as "not running". Never throws: a failed start was said already.
+   */
+  async ready(): Promise<void> {
+    await this.startup?.catch(() => undefined);
+  }
+
+  private async launch(): Promise<void> {
     if (this.client !== undefined) {
       return;
     }

@@ -255,6 +255,13 @@ window.addEventListener("message", (event: MessageEvent) => {
     submit();
     return;
   }
+  if (message.type === "draft") {
+    const text = (event.data as { text?: unknown }).text; // a message the server could not take: typed again
+    if (typeof text === "string" && input.value === "") {
+      input.value = text;
+    }
+    return;
+  }
   if (message.type === "mentions") {
     const { query, items } = event.data as { query?: unknown; items?: unknown };
     const at = mentionAtCaret();
