@@ -32,6 +32,7 @@ def test_a_first_session_where_new_users_trip() -> None:
     for seen in (
         'Restricted Mode: a command says "Paused in Restricted Mode',
         'sent the moment the folder was trusted: answered, no "not running"',
+        'stopped mid-answer: "Cancelled: you stopped the agent.',
         "PASS",
     ):
         assert seen in output, f"{seen!r} not in:\n{output}"

@@ -74,6 +74,22 @@ async function main() {
       const refused = page.locator(".notification-toast", { hasText: /not running/ });
       expect((await refused.count()) === 0, `the first message was refused: ${await refused.allInnerTexts()}`);
       step("sent the moment the folder was trusted: answered, no \"not running\"");
+
+      // 2. Stop mid-answer: "Cancelled", said as an outcome; what the user typed meanwhile stays; the chat is ready again.
+      await chat.locator("#input").fill("Summarise cart.py");
+      await chat.locator("#input").press("Enter");
+      await chat.locator(".entry.tool.done", { hasText: "read_file" }).waitFor();
+      await chat.locator("#input").fill("and then the tests");
+      await chat.locator("#stop").click();
+      const cancelled = chat.locator(".entry.notice", { hasText: "Cancelled" });
+      await cancelled.waitFor();
+      expect((await chat.locator(".entry.error").count()) === 0, `the stop reads as a failure: ${await chat.locator(".entry.error").allInnerTexts()}`);
+      const kept = await chat.locator("#input").inputValue();
+      expect(kept === "and then the tests", `the input holds ${JSON.stringify(kept)} after the stop`);
+      await chat.locator("#send:not([disabled])").waitFor();
+      expect(await chat.locator("#stop").isDisabled(), "Stop is still enabled after the turn was cancelled");
+      step(`stopped mid-answer: "${await text(cancelled)}", the typed text kept, Send ready`);
+      await screenshot(page, "first-cancelled");
     });
   } finally {
     expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);

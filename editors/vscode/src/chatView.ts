@@ -10,7 +10,7 @@ import { attachMentions, chatTitle, suggestFiles } from "./chatMentions";
 import { ChatTranscripts, compactionMarker, offerApiKeyIn, withLastUserText } from "./chatTranscripts";
 import type { CompactClient } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
-import { addMarker, applyChatEvent, endTurn, startTurn } from "./model/chatModel";
+import { addMarker, applyChatEvent, cancelTurn, endTurn, startTurn } from "./model/chatModel";
 import { parseChatViewRequest, renderChatShell, restrictedMessage, transcriptMessage } from "./model/chatPage";
 import { failureOutcome } from "./model/commandModel";
 import { nonce } from "./model/html";
@@ -286,12 +286,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const result = await this.client.request<ChatResult>(Methods.chat, { sessionId: id, text: message }, turn.token);
       this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, result)));
     } catch (error) {
-      const stopped = turn.token.isCancellationRequested;
-      const message = stopped ? "Stopped." : failureOutcome("The agent's turn", error).text;
-      if (!stopped) {
+      if (turn.token.isCancellationRequested) {
+        this.updateSession(id, cancelTurn);
+      } else {
         this.log.error(`compact/chat failed: ${error instanceof Error ? error.message : String(error)}`);
+        const message = failureOutcome("The agent's turn", error).text;
+        this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, undefined, message)));
       }
-      this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, undefined, message)));
     } finally {
       turn.dispose();
       this.turns.delete(id);

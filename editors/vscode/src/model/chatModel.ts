@@ -174,6 +174,17 @@ export function addMarker(transcript: ChatTranscript, marker: CompactionMarker):
   return { ...transcript, entries: [...transcript.entries, marker] };
 }
 
+/**
+ * What the chat says after the user stops a turn: an outcome, not an error. The server keeps the user's message and
+ * the results of the tools that finished, and drops the unfinished answer (agent/loop.py).
+ */
+export const CANCELLED_TEXT = "Cancelled: you stopped the agent. Your message and what its tools finished stay in the conversation.";
+
+/** The user stopped the turn (Stop, Escape): said as a notice, never as a failure. */
+export function cancelTurn(transcript: ChatTranscript): ChatTranscript {
+  return endTurn(transcript, { stopReason: "cancelled" });
+}
+
 /** The turn ended (the compact/chat request returned): tools still "running" never got a result. */
 export function endTurn(
   transcript: ChatTranscript,
@@ -195,6 +206,8 @@ export function endTurn(
     if (!said) {
       entries.push({ kind: "error", text: result.error ?? "The agent stopped with an error." });
     }
+  } else if (result?.stopReason === "cancelled") {
+    entries.push({ kind: "notice", text: CANCELLED_TEXT });
   } else if (result !== undefined && result.stopReason !== "end_turn") {
     entries.push({ kind: "notice", text: `Stopped: ${result.stopReason.replace(/_/g, " ")}.` });
   }

@@ -3,9 +3,11 @@ import { describe, test } from "node:test";
 import { approvalDiff } from "../model/approvalDiff";
 import type { ApprovalState, ChatTranscript } from "../model/chatModel";
 import {
+  CANCELLED_TEXT,
   EMPTY_TRANSCRIPT,
   applyChatEvent,
   attachDiff,
+  cancelTurn,
   endTurn,
   requestApproval,
   resolveApproval,
@@ -117,12 +119,21 @@ test("a turn stopped at the round limit says so", () => {
   assert.deepEqual(t.entries[1], { kind: "notice", text: "Stopped: max rounds." });
 });
 
-test("a turn that fails or is stopped leaves no tool spinning", () => {
-  const t = endTurn(play([{ kind: "tool_use", id: "t1", name: "grep", input: {} }]), undefined, "Stopped.");
+test("a turn that fails leaves no tool spinning", () => {
+  const t = endTurn(play([{ kind: "tool_use", id: "t1", name: "grep", input: {} }]), undefined, "API error 529: overloaded");
   assert.deepEqual(t.entries[1], {
     kind: "tool", id: "t1", name: "grep", summary: "{}", state: "error", result: "(no result)", input: {},
   });
-  assert.deepEqual(t.entries[2], { kind: "error", text: "Stopped." });
+  assert.deepEqual(t.entries[2], { kind: "error", text: "API error 529: overloaded" });
+});
+
+test("a turn the user stopped says cancelled as a notice, not an error, and leaves no tool spinning", () => {
+  for (const t of [cancelTurn(play([{ kind: "tool_use", id: "t1", name: "grep", input: {} }])), endTurn(play([]), { stopReason: "cancelled" })]) {
+    assert.ok(!t.entries.some((e) => e.kind === "error"));
+    assert.ok(!t.entries.some((e) => e.kind === "tool" && e.state === "running"));
+    assert.deepEqual(t.entries.at(-1), { kind: "notice", text: CANCELLED_TEXT });
+    assert.equal(t.busy, false);
+  }
 });
 
 test("what the model or a tool says is escaped, never run as HTML", () => {
