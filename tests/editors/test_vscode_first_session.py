@@ -33,6 +33,7 @@ def test_a_first_session_where_new_users_trip() -> None:
         'Restricted Mode: a command says "Paused in Restricted Mode',
         'sent the moment the folder was trusted: answered, no "not running"',
         'stopped mid-answer: "Cancelled: you stopped the agent.',
+        "reloaded: the chat and the gauge are back, the unsent text still in the input",
         "PASS",
     ):
         assert seen in output, f"{seen!r} not in:\n{output}"

@@ -90,6 +90,17 @@ async function main() {
       expect(await chat.locator("#stop").isDisabled(), "Stop is still enabled after the turn was cancelled");
       step(`stopped mid-answer: "${await text(cancelled)}", the typed text kept, Send ready`);
       await screenshot(page, "first-cancelled");
+
+      // 3. Reload the window with that text still unsent: the chat comes back, and so does the text in its input.
+      await runCommand(page, "Reload Window", "Developer");
+      await page.locator(".monaco-workbench").waitFor();
+      const reloaded = await webviewFrame(page, ".entry.user");
+      await reloaded.locator(".entry.user", { hasText: "Summarise cart.py" }).waitFor();
+      await reloaded.waitForFunction(() => document.getElementById("input")?.value !== "", undefined, { timeout: 10_000 }).catch(() => undefined);
+      const draft = await reloaded.locator("#input").inputValue();
+      expect(draft === "and then the tests", `after the reload the input holds ${JSON.stringify(draft)}`);
+      await page.locator(".statusbar-item", { hasText: /\/ 200k/ }).first().waitFor();
+      step("reloaded: the chat and the gauge are back, the unsent text still in the input");
     });
   } finally {
     expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);

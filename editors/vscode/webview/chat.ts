@@ -4,6 +4,8 @@ import DOMPurify from "dompurify";
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -63,6 +65,7 @@ function acceptSuggestion(): void {
   input.value = `${input.value.slice(0, at.start)}${item} ${input.value.slice(caret)}`;
   const end = at.start + item.length + 1;
   input.setSelectionRange(end, end);
+  saveDraft();
   showSuggestions([]);
 }
 
@@ -138,6 +141,18 @@ function offerApprovalFocus(): void {
   }
 }
 
+/** What is typed and not sent yet, kept in the webview's state: VS Code restores it after a reload of the window. */
+function saveDraft(): void {
+  vscode.setState({ draft: input.value });
+}
+
+function restoreDraft(text: unknown): void {
+  if (typeof text === "string" && text !== "" && input.value === "") {
+    input.value = text;
+    saveDraft();
+  }
+}
+
 function submit(): void {
   const text = input.value;
   if (text.trim() === "" || send.disabled) {
@@ -145,6 +160,7 @@ function submit(): void {
   }
   vscode.postMessage({ type: "send", text });
   input.value = "";
+  saveDraft();
   followOwnMessage = true;
 }
 
@@ -256,10 +272,7 @@ window.addEventListener("message", (event: MessageEvent) => {
     return;
   }
   if (message.type === "draft") {
-    const text = (event.data as { text?: unknown }).text; // a message the server could not take: typed again
-    if (typeof text === "string" && input.value === "") {
-      input.value = text;
-    }
+    restoreDraft((event.data as { text?: unknown }).text); // a message the server could not take: typed again
     return;
   }
   if (message.type === "mentions") {
@@ -304,4 +317,6 @@ window.addEventListener("message", (event: MessageEvent) => {
   followOwnMessage = false;
 });
 
+input.addEventListener("input", saveDraft);
+restoreDraft((vscode.getState() as { draft?: unknown } | undefined)?.draft);
 vscode.postMessage({ type: "ready" });
