@@ -34,6 +34,7 @@ def test_a_first_session_where_new_users_trip() -> None:
         'sent the moment the folder was trusted: answered, no "not running"',
         'stopped mid-answer: "Cancelled: you stopped the agent.',
         "reloaded: the chat and the gauge are back, the unsent text still in the input",
+        'the edit prompt says: "src/shop/cart.py has unsaved changes in its editor.',
         "PASS",
     ):
         assert seen in output, f"{seen!r} not in:\n{output}"

@@ -101,6 +101,29 @@ async function main() {
       expect(draft === "and then the tests", `after the reload the input holds ${JSON.stringify(draft)}`);
       await page.locator(".statusbar-item", { hasText: /\/ 200k/ }).first().waitFor();
       step("reloaded: the chat and the gauge are back, the unsent text still in the input");
+
+      // 4. The agent asks to edit a file the user changed without saving: the prompt says so before the decision.
+      await page.keyboard.press("Control+P");
+      await page.locator(".quick-input-widget input").fill("cart.py");
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: "cart.py" }).first().waitFor();
+      await page.keyboard.press("Enter");
+      await page.locator(".monaco-editor .view-line", { hasText: "def total(items):" }).first().click();
+      await page.keyboard.press("Control+Home");
+      await page.keyboard.type("# my unsaved note\n");
+      await page.locator(".tab.dirty", { hasText: "cart.py" }).waitFor();
+      await reloaded.locator("#input").fill("Rename total to cart_total");
+      await reloaded.locator("#input").press("Enter");
+      const prompt = reloaded.locator(".entry.approval.pending");
+      const unsaved = prompt.locator(".unsaved");
+      await unsaved.waitFor();
+      const said = await text(unsaved);
+      expect(said.startsWith("src/shop/cart.py has unsaved changes"), `the prompt says ${JSON.stringify(said)}`);
+      step(`the edit prompt says: "${said.slice(0, 60)}…"`);
+      await screenshot(page, "first-unsaved");
+      await prompt.locator("button", { hasText: "Deny" }).click();
+      await reloaded.locator(".entry.assistant", { hasText: "Left cart.py as it is" }).waitFor();
+      const onDisk = fs.readFileSync(path.join(dirs.workspace, "src", "shop", "cart.py"), "utf8");
+      expect(onDisk.startsWith("def total(items):"), "the denied edit changed the file");
     });
   } finally {
     expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);

@@ -87,6 +87,9 @@ export class ChatApprovals {
       return;
     }
     const diff = approvalDiff(entry.tool, entry.input, await readText(uri));
+    if (diff !== undefined && vscode.workspace.textDocuments.some((doc) => doc.isDirty && doc.uri.toString() === uri.toString())) {
+      diff.unsaved = vscode.workspace.asRelativePath(uri); // said before the user allows, not only after
+    }
     if (diff !== undefined) {
       this.updateSession(sessionId, (t) => attachDiff(t, id, diff));
     }

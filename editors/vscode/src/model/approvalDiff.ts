@@ -18,6 +18,8 @@ export interface ApprovalDiff {
   omitted: number;
   /** Why the edit cannot apply as given (the tool will refuse it too). */
   problem?: string;
+  /** The file's workspace path when an editor holds unsaved changes to it: the agent edits the file on disk. */
+  unsaved?: string;
 }
 
 /** The diff of an edit_file/write_file call against the file's text now (undefined: it does not exist). */
@@ -67,5 +69,10 @@ export function renderApprovalDiff(diff: ApprovalDiff): string {
     rows.push(`<span class="diff-line hunk">… ${diff.omitted} more lines: Show diff has them all</span>`);
   }
   const stat = `<div class="diff-stat muted"><span class="add">+${diff.added}</span> <span class="del">−${diff.removed}</span></div>`;
-  return `${stat}<pre class="diff" aria-label="Proposed change, unified diff">${rows.join("")}</pre>`;
+  const unsaved =
+    diff.unsaved !== undefined
+      ? `<div class="diff-problem unsaved">${escapeHtml(diff.unsaved)} has unsaved changes in its editor. Allowing edits the ` +
+        "file on disk as shown here, not your unsaved text; you then choose which version to keep.</div>"
+      : "";
+  return `${unsaved}${stat}<pre class="diff" aria-label="Proposed change, unified diff">${rows.join("")}</pre>`;
 }

@@ -25,6 +25,20 @@ describe("the approval's diff", () => {
     const stale = approvalDiff("edit_file", { file_path: "a.py", old_string: "gone", new_string: "x" }, FILE);
     assert.match(stale?.problem ?? "", /not in the file/);
   });
+  test("a file with unsaved changes in an editor is named before the decision, above the diff", () => {
+    const asked = requestApproval(
+      { ...EMPTY_TRANSCRIPT, busy: true, entries: [] },
+      "approval-1",
+      "The agent wants to edit a.py",
+    );
+    const diff = approvalDiff("edit_file", { file_path: "a.py", old_string: "line 10\n", new_string: "line ten\n" }, FILE)!;
+    const clean = transcriptMessage(attachDiff(asked, "approval-1", diff)).html;
+    assert.ok(!clean.includes("unsaved"), "a saved file is not said to have unsaved changes");
+    const html = transcriptMessage(attachDiff(asked, "approval-1", { ...diff, unsaved: "src/a.py" })).html;
+    const said = html.indexOf("src/a.py has unsaved changes in its editor");
+    assert.ok(said > html.indexOf('data-decision="Allow once"') && said < html.indexOf('class="diff-line del"'));
+    assert.match(html, /not your unsaved text; you then choose which version to keep/);
+  });
   test("the buttons come before the diff, so they are in view", () => {
     const asked = requestApproval(
       { ...EMPTY_TRANSCRIPT, busy: true, entries: [{ kind: "tool", id: "t1", name: "edit_file", summary: "a.py", state: "running", result: "", input: { file_path: "a.py", old_string: "line 10\n", new_string: "line ten\n" } }] },
