@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compact_lsp.agents.agent_config import read_config, toml_table
-from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction
+from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction, recorded_version
 from compact_lsp.agents.codex.auto_compaction import codex_auto_compaction
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.engine.conversation.next_compaction import AutoCompaction, next_compaction
@@ -115,3 +115,72 @@ def test_the_gauge_level_is_the_agents_next_compaction(tmp_path: Path, reported:
     assert usage.next_compaction is not None and usage.next_compaction.threshold == 967_000
     assert usage.level == level and usage.next_compaction.near == (level != "ok")
     assert usage.warning_threshold <= 940_000 < usage.auto_compact_threshold
+
+
+OLDER = "(2.1.21 and later: the window less 33,000)"
+
+
+@pytest.mark.parametrize(
+    ("version", "window", "env", "threshold", "origin"),
+    [
+        pytest.param("2.1.332", 1_000_000, {}, 967_000, "Claude Code's default: the window less 33,000", id="2.1.332"),
+        pytest.param("2.1.21", 200_000, {}, 167_000, "Claude Code's default: the window less 33,000", id="2.1.21"),
+        pytest.param("2.1.20", 200_000, {}, 155_000,
+                     f"Claude Code 2.1.20 compacts at the window less 45,000 {OLDER}", id="2.1.20"),
+        pytest.param("2.0.0", 1_000_000, {}, 955_000,
+                     f"Claude Code 2.0.0 compacts at the window less 45,000 {OLDER}", id="2.0.0-1m"),
+        pytest.param("1.0.71", 200_000, {}, 155_000,
+                     f"Claude Code 1.0.71 compacts at the window less 45,000 {OLDER}", id="1.0.71"),
+        pytest.param("1.0.70", 200_000, {}, 154_560,
+                     f"Claude Code 1.0.70 compacts at 92% of (200,000 less 32,000) {OLDER}", id="1.0.70"),
+        pytest.param("1.0.24", 200_000, {}, 154_560,
+                     f"Claude Code 1.0.24 compacts at 92% of (200,000 less 32,000) {OLDER}", id="1.0.24"),
+        pytest.param("1.0.15", 200_000, {}, 165_600,
+                     f"Claude Code 1.0.15 compacts at 92% of 180,000 {OLDER}", id="1.0.15"),
+        pytest.param("0.2.109", 200_000, {}, 165_600,
+                     f"Claude Code 0.2.109 compacts at 92% of 180,000 {OLDER}", id="0.2.109"),
+        pytest.param("2.0.19", 200_000, {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}, 155_000,
+                     f"Claude Code 2.0.19 compacts at the window less 45,000 {OLDER}", id="pct-override-not-yet"),
+        pytest.param("2.0.20", 200_000, {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}, 84_000,
+                     "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50 in the environment", id="pct-override"),
+        pytest.param("2.1.74", 1_000_000, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "400000"}, 967_000,
+                     "Claude Code's default: the window less 33,000", id="window-override-not-yet"),
+        pytest.param("2.1.75", 1_000_000, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "400000"}, 367_000,
+                     "CLAUDE_CODE_AUTO_COMPACT_WINDOW in the environment, less 33,000", id="window-override"),
+        pytest.param("garbage", 200_000, {}, 167_000, "Claude Code's default: the window less 33,000",
+                     id="unreadable-version-is-the-newest"),
+    ],
+)  # fmt: skip
+def test_claude_code_by_the_version_its_transcript_records(
+    tmp_path: Path, version: str, window: int, env: dict[str, str], threshold: int, origin: str
+) -> None:
+    auto = claude_code_auto_compaction(window, None, claude_transcript(tmp_path), env, version)
+    assert auto is not None and (auto.threshold, auto.origin) == (threshold, origin)
+
+
+@pytest.mark.parametrize(
+    ("version", "env", "named"),
+    [
+        pytest.param("2.0.76", {"DISABLE_AUTO_COMPACT": "1"}, None, id="disable-auto-not-yet"),
+        pytest.param("2.0.77", {"DISABLE_AUTO_COMPACT": "1"}, "DISABLE_AUTO_COMPACT in the environment", id="2.0.77"),
+        pytest.param("2.0.29", {"DISABLE_COMPACT": "1"}, None, id="disable-compact-not-yet"),
+        pytest.param("2.0.30", {"DISABLE_COMPACT": "1"}, "DISABLE_COMPACT in the environment", id="2.0.30"),
+    ],
+)
+def test_a_variable_counts_from_the_version_that_reads_it(
+    tmp_path: Path, version: str, env: dict[str, str], named: str | None
+) -> None:
+    auto = claude_code_auto_compaction(200_000, None, claude_transcript(tmp_path), env, version)
+    assert auto is not None and auto.disabled_by == named and (auto.threshold is None) == (named is not None)
+
+
+def test_before_the_first_rule_we_know_nothing_is_said(tmp_path: Path) -> None:
+    """0.2.x before 0.2.109 took its share from a server-side flag (0.75 of 190,000 in 0.2.46, 0.95 of 180,000 in
+    0.2.70): what it was for a session cannot be told."""
+    assert claude_code_auto_compaction(200_000, None, claude_transcript(tmp_path), {}, "0.2.100") is None
+
+
+def test_the_version_is_the_last_one_the_records_name() -> None:
+    records = [{"version": "2.0.14"}, {"type": "summary"}, {"version": "2.1.3"}, {"version": "not a version"}]
+    assert recorded_version(records) == "2.1.3"
+    assert recorded_version([{"version": 2}, {}]) is None

@@ -97,3 +97,23 @@ async def test_a_setting_that_turns_claude_codes_automatic_compaction_off_is_nam
         await stop_server(client)
     assert shown["thresholdTokens"] is None and not shown["near"]
     assert shown["disabledBy"] == "DISABLE_AUTO_COMPACT in ~/.claude/settings.json (env)"
+
+
+async def test_an_older_claude_code_is_held_to_its_own_rule_and_named(tmp_path: Path, workspace: Workspace) -> None:
+    """The same transcript as Claude Code 2.0.14 would have written it: that version compacted at the window less
+    45,000 (955,000 at 1M, read in its npm package), so the status says so and names the version."""
+    projects = tmp_path / ".claude" / "projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    auto_at = next(i for i, line in enumerate(LINES) if '"compact_boundary"' in line and "auto" in line)
+    older = [line.replace('"version":"2.1.332"', '"version":"2.0.14"') for line in LINES[:auto_at]]
+    assert older != LINES[:auto_at]
+    (directory / f"{SESSION}.jsonl").write_text("".join(older))
+    last = next(t for line in reversed(older) if (t := reported(line)) is not None)
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        shown = await next_compaction_once_read(client, last)
+    finally:
+        await stop_server(client)
+    assert shown["thresholdTokens"] == 955_000 and shown["near"] and shown["tokensLeft"] == 0
+    assert shown["origin"].startswith("Claude Code 2.0.14 compacts at the window less 45,000")

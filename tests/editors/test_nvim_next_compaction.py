@@ -19,14 +19,16 @@ OFF = {**NEAR, "thresholdTokens": None, "tokensLeft": None, "turnsLeft": None, "
        "disabledBy": '"autoCompact.enabled": false'}  # fmt: skip
 
 
-def words(tmp_path: Path, next_one: dict[str, Any]) -> dict[str, str]:
-    """The gauge's line and the warning for our own session (no agent owns it) with ``next_one``."""
+def words(tmp_path: Path, next_one: dict[str, Any], owner: str | None = None) -> dict[str, str]:
+    """The gauge's line and the warning for a session with ``next_one``: ours, or followed from ``owner``."""
     nvim = nvim_executable()
     assert nvim is not None
+    listed = [{"sessionId": "s-1", "readOnly": True, "owner": owner}] if owner else []
     script = tmp_path / "next.lua"
     script.write_text(
         f"vim.opt.rtp:prepend({str(PLUGIN_DIR)!r})\n"
         "local next_compaction = require('compact_lsp.next_compaction')\n"
+        f"require('compact_lsp.state').sessions = vim.json.decode({json.dumps(json.dumps(listed))})\n"
         f"local next_one = vim.json.decode({json.dumps(json.dumps(next_one))})\n"
         "local out = {line = next_compaction.line('s-1', {nextCompaction = next_one}),\n"
         "  warning = next_compaction.warning('s-1', next_one)}\n"
@@ -43,7 +45,7 @@ def test_our_own_session_is_warned_before_compact_lsp_compacts_it(tmp_path: Path
     assert shown["line"] == "~490 tokens / ~1 turn to compact-lsp's automatic compaction at 9k"
     assert shown["warning"] == (
         "this session compacts by itself in ~490 tokens / ~1 turn: :Compact full with a focus, :Compact pin what "
-        "must survive, or let it run."
+        "must survive, or let it run (autoCompact.threshold: 9,000)."
     )
 
 
@@ -51,3 +53,10 @@ def test_our_automatic_compaction_turned_off_is_named(tmp_path: Path) -> None:
     shown = words(tmp_path, OFF)
     off = '"autoCompact.enabled": false'
     assert shown["line"] == f"compact-lsp will not compact this session by itself: {off} turns it off"
+
+
+def test_an_older_claude_code_rule_is_named_in_the_warning(tmp_path: Path) -> None:
+    origin = "Claude Code 2.0.14 compacts at the window less 45,000 (2.1.21 and later: the window less 33,000)"
+    shown = words(tmp_path, {**NEAR, "thresholdTokens": 955_000, "tokensLeft": 15_000, "origin": origin}, "Claude Code")
+    assert shown["warning"].startswith("Claude Code compacts by itself in ~15k tokens / ~1 turn: /compact with a focus")
+    assert shown["warning"].endswith(f"or let it run. {origin}.")

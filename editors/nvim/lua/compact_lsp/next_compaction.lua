@@ -84,10 +84,10 @@ function M.warning(session_id, next_one)
     or ('at its next step (' .. format.tokens(next_one.thresholdTokens) .. ' reached)')
   if not who then
     return string.format('this session compacts by itself %s: :Compact full with a focus, :Compact pin what must '
-      .. 'survive, or let it run.', when)
+      .. 'survive, or let it run (%s).', when, next_one.origin)
   end
   return string.format('%s compacts by itself %s: /compact with a focus in %s, :Compact pin what must survive, '
-    .. 'or let it run.', who, when, who)
+    .. 'or let it run. %s.', who, when, who, next_one.origin)
 end
 
 --- Warn once when a session's next automatic compaction is near, and once when it is turned off; again only after

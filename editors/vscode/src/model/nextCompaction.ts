@@ -60,12 +60,12 @@ export function nextCompactionWarning(usage: Usage, owner: string | undefined): 
       : `at its next step (${formatTokens(next.thresholdTokens ?? usage.total)} reached)`;
   if (owner === undefined) {
     return {
-      text: `This session compacts by itself ${when}. Before it does: compact now with a focus, pin what must survive, or let it run.`,
+      text: `This session compacts by itself ${when}. Before it does: compact now with a focus, pin what must survive, or let it run (${next.origin}).`,
       actions: ["Compact Now…", "Pin a File…", "Let It Run"],
     };
   }
   return {
-    text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back).`,
+    text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back). ${next.origin}.`,
     actions: ["Pin a File…", "Show Timeline", "Let It Run"],
   };
 }

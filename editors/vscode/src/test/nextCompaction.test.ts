@@ -30,7 +30,7 @@ test("one warning when it comes near, with what to do; again only after a compac
   const warning = warnings.check("claude-1", usage({ nextCompaction: near }), "Claude Code");
   assert.equal(
     warning?.text,
-    "Claude Code compacts by itself in ~12k tokens / ~1 turn. Before it does: /compact with a focus in Claude Code, pin what must survive, or let it run (the hook brings your files back).",
+    "Claude Code compacts by itself in ~12k tokens / ~1 turn. Before it does: /compact with a focus in Claude Code, pin what must survive, or let it run (the hook brings your files back). Claude Code's default: the window less 33,000.",
   );
   assert.deepEqual(warning?.actions, ["Pin a File…", "Show Timeline", "Let It Run"]);
   assert.equal(warnings.check("claude-1", usage({ nextCompaction: { ...near, tokensLeft: 0, turnsLeft: 0 } }), "Claude Code"), undefined);
@@ -58,7 +58,7 @@ test("our own session: how far compact-lsp's automatic compaction is, a warning 
   const warning = warnings.check("s-1", usage({ nextCompaction: ours }), undefined);
   assert.equal(
     warning?.text,
-    "This session compacts by itself in ~490 tokens / ~1 turn. Before it does: compact now with a focus, pin what must survive, or let it run.",
+    "This session compacts by itself in ~490 tokens / ~1 turn. Before it does: compact now with a focus, pin what must survive, or let it run (autoCompact.threshold: 9,000).",
   );
   assert.deepEqual(warning?.actions, ["Compact Now…", "Pin a File…", "Let It Run"]);
   const off = { ...ours, thresholdTokens: null, tokensLeft: null, turnsLeft: null, near: false, disabledBy: '"autoCompact.enabled": false' };
@@ -66,4 +66,10 @@ test("our own session: how far compact-lsp's automatic compaction is, a warning 
     warnings.check("s-1", usage({ nextCompaction: off }), undefined)?.text,
     'compact-lsp will not compact this session by itself: "autoCompact.enabled": false turns it off, so the session runs into the end of its window.',
   );
+});
+
+test("a Claude Code version with an older rule is named in the warning", () => {
+  const old = { ...far, thresholdTokens: 955000, tokensLeft: 15000, turnsLeft: 1, near: true, origin: "Claude Code 2.0.14 compacts at the window less 45,000 (2.1.21 and later: the window less 33,000)" };
+  const warning = new NextCompactionWarnings().check("claude-1", usage({ nextCompaction: old }), "Claude Code");
+  assert.ok(warning?.text.endsWith("Claude Code 2.0.14 compacts at the window less 45,000 (2.1.21 and later: the window less 33,000)."), warning?.text);
 });

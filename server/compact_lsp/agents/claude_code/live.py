@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction
+from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction, recorded_version
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.claude_code.window_marks import LoggedAt, SeenUuids
 from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
@@ -109,7 +109,8 @@ class FollowedSession(FollowedTranscript):
     """A ``ContextSession`` kept in step with a ``LiveTranscript`` (see the module doc)."""
 
     def auto_compaction(self, window: int | None) -> AutoCompaction | None:
-        return claude_code_auto_compaction(window, self.session.workspace_root, self.path, os.environ)
+        workspace = self.session.workspace_root
+        return claude_code_auto_compaction(window, workspace, self.path, os.environ, self._claude_version)
 
     def __init__(self, transcript: LiveTranscript, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = transcript
@@ -136,6 +137,8 @@ class FollowedSession(FollowedTranscript):
         self._model: str | None = None
         self._window_reported: int | None = None
         """The last window a ``cost-state`` record reported for the model (``context_window``)."""
+        self._claude_version: str | None = None
+        """The Claude Code version the window's records last named: whose automatic compaction rule holds."""
         self._head: tuple[tuple[int, int] | None, str | None] | None = None
         """The title at the file's start, and the file (its inode) it was read from."""
 
@@ -156,6 +159,7 @@ class FollowedSession(FollowedTranscript):
     def _note_window(self, imported: ImportedSession, records: list[LogRecord]) -> None:
         self._model = imported.model or self._model
         self._window_reported = reported_window((r.data for r in records), self._model) or self._window_reported
+        self._claude_version = recorded_version(r.data for r in records) or self._claude_version
 
     # -- keeping in step -----------------------------------------------------------------------------------
 
