@@ -4,7 +4,9 @@ Gemini CLI runs the hook before every model request, compressed or not. Measured
 ``python -m compact_lsp gemini-cli hook`` with the JSON on stdin): a bare ``python -c pass`` (the floor), the
 no-op (a request with nothing compressed, at two sizes of request text), and the answer after a compression (the
 session of tests/agents/gemini_cli: a region of a 9,000-line file read, then compressed), built (nothing remembered:
-the first request after the compression, or after a file it names changed) and remembered (every other request).
+the first request after the compression, or after a file it names changed) and remembered (every other request:
+also after a tool call since the compression, each run one more ``ls`` recorded before it, and with 300 calls since,
+each a 2 KB output).
 For each: the wall time (median and worst of ``RUNS``), the CPU time (user + system), and the instructions of one
 run (callgrind, when valgrind is installed: independent of the load; none when valgrind's slowdown let the hook's
 deadline cut the run). The load average is printed at the start: on
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,21 +66,14 @@ def instructions(argv: list[str], stdin: bytes, env: dict[str, str], expected: b
     return int(found.group(1))
 
 
-def callgrind(argv: list[str], stdin: bytes, env: dict[str, str], forget: Path | None, expected: bool) -> int | None:
-    if forget is not None:
-        shutil.rmtree(forget, ignore_errors=True)
-    return instructions(argv, stdin, env, expected)
-
-
 def measure(
-    name: str, argv: list[str], stdin: bytes, env: dict[str, str], forget: Path | None = None
+    name: str, argv: list[str], stdin: bytes, env: dict[str, str], before: Callable[[], object] = lambda: None
 ) -> dict[str, Any]:
-    """``forget``: a folder removed before each run (the remembered answers)."""
+    """``before``: what happens before each run (the remembered answers forgotten, a tool call recorded)."""
     walls, cpus = [], []
     out = b""
     for _ in range(RUNS):
-        if forget is not None:
-            shutil.rmtree(forget, ignore_errors=True)
+        before()
         wall, cpu, out = run(argv, stdin, env)
         walls.append(wall * 1000)
         cpus.append(cpu * 1000)
@@ -85,8 +81,10 @@ def measure(
         "case": name, "inputBytes": len(stdin), "outputBytes": len(out),
         "wallMedianMs": round(statistics.median(walls), 1), "wallWorstMs": round(max(walls), 1),
         "cpuMedianMs": round(statistics.median(cpus), 1),
-        "instructions": callgrind(argv, stdin, env, forget, bool(out)),
+        "instructions": None,
     }  # fmt: skip
+    before()
+    row["instructions"] = instructions(argv, stdin, env, bool(out))
     print(json.dumps(row), flush=True)
     return row
 
@@ -106,15 +104,28 @@ def main() -> None:
         session.call("read_file", {"file_path": "big.py", "start_line": 100, "end_line": 120}, "def step_33():")
         session.compress("<state_snapshot>the user read big.py lines 100-120</state_snapshot>")
         session.write()
+
+        def forget() -> None:
+            shutil.rmtree(home / "state" / "compact-lsp", ignore_errors=True)
+
+        def listed() -> None:
+            session.call("run_shell_command", {"command": "ls"}, "big.py")
+            session.write()
+
         small = [{"role": "user", "content": "fix the handler"}]
         big = [{"role": "user" if n % 2 == 0 else "model", "content": "x = 1\n" * 2_000} for n in range(400)]
         rows = [
             measure("python -c pass", [sys.executable, "-c", "pass"], b"", env),
             measure("no-op, 1 message", HOOK, session.hook_input(small), env),
             measure("no-op, 400 messages (4.8 MB)", HOOK, session.hook_input(big), env),
-            measure("after a compression, built", HOOK, session.hook_input(), env, home / "state" / "compact-lsp"),
+            measure("after a compression, built", HOOK, session.hook_input(), env, forget),
             measure("after a compression, remembered", HOOK, session.hook_input(), env),
+            measure("after a compression, a tool call since each time", HOOK, session.hook_input(), env, listed),
         ]
+        for n in range(300):
+            session.call("run_shell_command", {"command": f"pytest -k case_{n}"}, f"case {n} passed\n" * 150)
+        session.write()
+        rows.append(measure("after a compression, 300 tool calls since", HOOK, session.hook_input(), env))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_gemini_cli_hook.json").write_text(json.dumps({"load": load, "rows": rows}, indent=2))
     lines = ["| case | input | wall median (worst) | CPU median | instructions |", "|---|---|---|---|---|"]

@@ -153,13 +153,14 @@ def hook_context(
     lead: Sequence[str] = (),
     attachment: Callable[[str], str] = _as_is,
     escape: Callable[[str], str] = _as_is,
+    checked: list[str] | None = None,
 ) -> HookContext:
     """The context after the agent's compaction: the ledger of ``work`` (by default what the window's messages did;
     with ``plan_text``'s open steps), the
     files ranked within ``budget`` characters but those verbatim in ``kept`` (what the agent's new context holds)
     and the ``denied`` ones (what it puts back itself), ``plan`` when it was lost, and the artifact trail, after
     ``lead`` and ``header`` within ``limit`` characters. ``attachment``: an attachment in the agent's own terms;
-    ``escape``: any text as the agent must be sent it."""
+    ``escape``: any text as the agent must be sent it. ``checked``: rehydration's, the texts looked for in ``kept``."""
     cwd = window.cwd
     if work is None:
         work = WorkingSet(cwd=cwd)
@@ -177,6 +178,7 @@ def hook_context(
         read_text=read,
         history=window.messages,
         ledger=ledger.text,
+        checked=checked,
     )
     said = [*lead, *(attachment(a.text) for a in result.attachments if a.kind in ATTACHED_KINDS)]
     parts = [escape(text) for text in said]

@@ -13,6 +13,10 @@ from typing import Any
 from compact_lsp.engine.files.usable_path import checked_path
 
 SESSION_FIELDS = ("session_id", "transcript_path", "cwd")
+OUTSIDE_FILES_ENV = "COMPACT_LSP_HOOK_OUTSIDE_FILES"
+"""Set to ``1`` in the hook's command or environment (the user's own setting) to let the hook re-attach files
+outside the cwd that the transcript shows used; without it a transcript never widens what the hook reads
+(``hook_io.allowed_roots``)."""
 MAX_TRANSCRIPT_BYTES = 64 << 20
 """The most of a session file a hook reads back from its end (far more than a 1M-token context)."""
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from compact_lsp.agents.hook_claims import claim, claims_dir, installed_more_than_once, settings_places, transcript_mark
-from compact_lsp.agents.hook_input import hook_json, session_fields
+from compact_lsp.agents.hook_input import OUTSIDE_FILES_ENV, hook_json, session_fields
 from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.files.allowed_roots import too_wide
 from compact_lsp.engine.files.credential_files import is_credential_file
@@ -53,11 +53,6 @@ def parse_hook_input(raw: bytes) -> HookInput:
         raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {HOOK_SOURCE!r} is ours")
     fields = session_fields(data)
     return HookInput(fields["session_id"], fields["transcript_path"], fields["cwd"], event, source)
-
-
-OUTSIDE_FILES_ENV = "COMPACT_LSP_HOOK_OUTSIDE_FILES"
-"""Set to ``1`` in the hook's command or environment (the user's own setting) to let the hook re-attach files
-outside the cwd that the transcript shows used; without it a transcript never widens what the hook reads."""
 
 
 def outside_files_configured() -> bool:

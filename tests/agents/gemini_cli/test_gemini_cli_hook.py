@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from compact_lsp.agents.gemini_cli.hook import GEMINI_CONTEXT_LIMIT, HEADER
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
 from compact_lsp.agents.gemini_cli.request import cache_path
+from compact_lsp.agents.gemini_cli.session_file import MessageList, records
 
 from .sessions import GeminiSession
 
@@ -100,6 +102,41 @@ def test_after_a_compression_the_summary_carries_the_current_region_on_every_req
     assert f"# line {REGION_LINE + 7} CHANGED ON DISK\n" in again["llm_request"]["messages"][0]["content"]
 
 
+def test_the_block_stays_remembered_through_tool_calls_that_cannot_change_it(
+    session: GeminiSession, env: dict[str, str]
+) -> None:
+    """A call since the compression changes the block only through what the request then holds verbatim: after a
+    call whose output holds no file the block weighed it is remembered; after one that read such a file whole, or
+    with other settings, it is built again; every answer is what a build from nothing gives."""
+    remembered_at = Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "gemini-cli"
+    request = session.request(("user", "fix it"), ("model", "Looking."), ("user", "go on"))
+
+    def answer(run_env: dict[str, str] = env) -> tuple[str, bool]:
+        out = run_hook(session.hook_input(request), run_env).stdout.decode()
+        return out, "'remembered': True" in log_file(env).read_text().splitlines()[-1]
+
+    def built_afresh(run_env: dict[str, str] = env) -> str:
+        shutil.rmtree(remembered_at)
+        return answer(run_env)[0]
+
+    first, _ = answer()
+    session.call("run_shell_command", {"command": "ls"}, "big.py\nnotes.txt")
+    session.call("read_file", {"file_path": "notes.txt"}, "a note that is not the region")
+    session.write()
+    assert answer() == (first, True)  # neither output can hold a file the block weighed
+    assert built_afresh() == first
+
+    note = (session.project / "notes.txt").read_text()
+    session.call("read_file", {"file_path": "notes.txt"}, note)  # the whole file, as the block would send it
+    session.write()
+    again, remembered = answer()
+    assert not remembered and "shell-read note" in first and "shell-read note" not in again  # not sent twice
+    assert built_afresh() == again
+
+    outside = {**env, "COMPACT_LSP_HOOK_OUTSIDE_FILES": "1"}
+    assert answer(outside) == (built_afresh(outside), False)  # other settings: built again
+
+
 def test_a_request_with_nothing_compressed_is_left_as_it_is_and_nothing_is_logged(
     session: GeminiSession, env: dict[str, str]
 ) -> None:
@@ -170,6 +207,19 @@ def test_install_then_uninstall_is_a_byte_identical_round_trip(tmp_path: Path, e
     assert "removed" in cli(["uninstall-hook", *flags], env)
     assert settings.read_text() == original
     assert "nothing to remove" in cli(["uninstall-hook", *flags], env)
+
+
+def test_a_message_written_again_keeps_its_place_and_a_set_of_messages_replaces_the_list() -> None:
+    messages = MessageList()
+    data = (
+        b'{"$set": {"messages": [{"id": "a", "type": "user"}]}}\nnot json\n'
+        b'{"id": "b", "type": "gemini"}\n{"id": "a", "type": "user", "content": "again"}\n'
+    )
+    for record in records(data):
+        assert messages.apply(record) is None or list(messages.by_id) == ["a"]
+    assert list(messages.by_id) == ["a", "b"] and messages.by_id["a"]["content"] == "again"
+    listed, replaced = messages.apply({"$set": {"messages": [{"id": "s", "type": "user"}]}}) or ([], {})
+    assert listed == [{"id": "s", "type": "user"}] and list(replaced) == ["a", "b"] and list(messages.by_id) == ["s"]
 
 
 def test_install_refuses_a_linked_project_settings_folder(tmp_path: Path, env: dict[str, str]) -> None:

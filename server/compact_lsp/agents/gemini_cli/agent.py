@@ -49,7 +49,7 @@ class GeminiCli(JsonSettingsRoom):
 
         # the hook's shared default is Claude Code's 10,000-character limit; Gemini's budget is ours (hook.py)
         ours = GEMINI_BUDGET if budget == DEFAULT_BUDGET else budget
-        return build_answer(needed, figures, budget=ours, asked=budget, keep=keep)
+        return build_answer(needed, figures, budget=ours, keep=keep)
 
     def hook_context(
         self, inp: HookInput, *, budget: int, keep: list[object] | None

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.agents.gemini_cli.transcript import summary_of, text_of
+from compact_lsp.agents.gemini_cli.session_file import summary_of, text_of
 from compact_lsp.engine.conversation.messages import Block, Message
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.usable_path import is_usable

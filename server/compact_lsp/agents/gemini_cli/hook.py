@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.agents.gemini_cli.request import TAG, remember, signature, with_context
+from compact_lsp.agents.gemini_cli.request import TAG, ToBuild, probes_of, remember, signature, with_context
 from compact_lsp.agents.gemini_cli.transcript import GeminiWindow, window
 from compact_lsp.agents.hook_context import hook_context, hook_window
 from compact_lsp.engine.files.file_use_timeline import file_uses
@@ -42,38 +42,38 @@ HEADER = (
 )
 
 
-def build_context(window: GeminiWindow, cwd: str, *, budget: int = GEMINI_BUDGET) -> tuple[str | None, dict[str, Any]]:
-    """Our context after the compression (None: nothing to add), and figures for the log."""
+def build_context(
+    window: GeminiWindow, cwd: str, *, budget: int = GEMINI_BUDGET, checked: list[str] | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """Our context after the compression (None: nothing to add), and figures for the log; ``checked`` gets the
+    texts rehydration looked for in what the request holds verbatim."""
     built = hook_context(
         hook_window(window.messages, cwd), kept=[window.summary, *window.kept_texts], budget=budget,
-        header=HEADER, limit=GEMINI_CONTEXT_LIMIT - len(TAG) * 2 - 8,
+        header=HEADER, limit=GEMINI_CONTEXT_LIMIT - len(TAG) * 2 - 8, checked=checked,
     )  # fmt: skip
     return built.text, built.figures()
 
 
 def build_answer(
-    needed: tuple[dict[str, str], list[dict[str, str]], int, bytes, str],
-    figures: dict[str, Any],
-    *,
-    budget: int = GEMINI_BUDGET,
-    asked: int = GEMINI_BUDGET,
-    keep: list[object] | None = None,
+    needed: ToBuild, figures: dict[str, Any], *, budget: int = GEMINI_BUDGET, keep: list[object] | None = None
 ) -> tuple[str | None, dict[str, Any]]:
     """The answer when nothing is remembered for the request (``request.quick_answer``'s third value): built from
-    the session file and the disk within ``budget``, then remembered under the budget the hook was ``asked`` for.
-    None: leave the request as it is."""
-    fields, messages, index, data, key = needed
-    cwd = fields["cwd"]
-    found = window(data, cwd)
+    the session file and the disk within ``budget``, then remembered with what it depends on (request.py). None:
+    leave the request as it is."""
+    cwd = needed.fields["cwd"]
+    found = window(needed.data, cwd)
     if keep is not None:
         keep.append(found)
-    if not found.messages:
-        return None, {**figures, "reason": "no file was used before the compression"}
-    context, built = build_context(found, cwd, budget=budget)
-    figures.update(built)
+    named = {use.path: signature(use.path) for use in file_uses(found.messages, cwd)}  # before they are read
+    checked: list[str] = []
+    if found.messages:
+        context, built = build_context(found, cwd, budget=budget, checked=checked)
+        figures.update(built)
+    else:
+        context = None
+        figures["reason"] = "no file was used before the compression"
+    remember(needed.fields["transcript_path"], needed.key, context, named, probes_of(checked), needed.calls)
     if context is None:
         return None, figures
-    named = {use.path: signature(use.path) for use in file_uses(found.messages, cwd)}
-    remember(fields["transcript_path"], key, asked, context, named)
-    figures["summaryAt"] = index
-    return with_context(messages, index, context), figures
+    figures["summaryAt"] = needed.index
+    return with_context(needed.messages, needed.index, context), figures

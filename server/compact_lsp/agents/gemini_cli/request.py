@@ -2,32 +2,48 @@
 a compression without the engine.
 
 Gemini CLI runs the hook before every model request, and after a compression every request needs our block again
-(the rewrite is not kept in its history). Building it takes the engine (hook.py: ~740M instructions, about 0.3 s of
-CPU); the block changes only when the compression, the tool calls made since, or a file it names on disk changes.
-So the answer is remembered in ``<state dir>/compact-lsp/gemini-cli/<digest of the session file's path>.json``
-(0600, written atomically) with that key: the last compression's record, the tool calls recorded after it, and each
-named file's ``(size, mtime_ns, inode)``. A request whose key matches gets the remembered block at once; any other
-builds it again. The remembered file is ours, but read as untrusted: a shape we do not expect is a miss.
+(the rewrite is not kept in its history). Building it takes the engine (hook.py: about 0.3 s of CPU), so the block
+is remembered in ``<state dir>/compact-lsp/gemini-cli/<digest of the session file's path>.json`` (0600, written
+atomically) with everything it depends on, and a request finds it again while none of that changed:
+
+- ``key``: the compression's record (the window it summarised, the summary), the cwd (and where it resolves), the
+  home directory, ``COMPACT_LSP_HOOK_OUTSIDE_FILES``, the budget, our version and the file's format;
+- ``files``: each file the window names, ``[size, mtime_ns, ctime_ns, inode]`` (None: not there);
+- ``kept``: the tool calls since the compression whose output could hold one of the texts rehydration looked for
+  in what the request holds verbatim (``probes``: each text's length and first characters). A call whose output
+  cannot hold them (most: a listing, another file, a test run) leaves the block as it was: every answer the
+  rehydration got is the same (``kept_key``).
+
+Otherwise the block is built again. The remembered file is ours, but read as untrusted: a shape we do not expect is
+a miss.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
+from compact_lsp import __version__
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
-from compact_lsp.agents.hook_input import hook_json, session_fields, transcript_tail
+from compact_lsp.agents.gemini_cli.session_file import MessageList, records, result_of, tool_calls
+from compact_lsp.agents.hook_input import OUTSIDE_FILES_ENV, hook_json, session_fields, transcript_tail
 from compact_lsp.agents.not_for_us import NotForUs
+from compact_lsp.engine.files.usable_path import real_path
 
 HOOK_EVENT = "BeforeModel"
 TAG = "compact-lsp-context"
 MAX_MESSAGES = 100_000
 MAX_CACHE_BYTES = 1 << 20
+CACHE_FORMAT = 2
+"""Of the remembered file: a block remembered by another format is built again."""
+PROBE_CHARS = 64
 Signature = list[int] | None
-"""A file's ``[size, mtime_ns, inode]``, or None when it is not there."""
+"""A file's ``[size, mtime_ns, ctime_ns, inode]``, or None when it is not there."""
 
 
 def parse_input(raw: bytes) -> tuple[dict[str, str], list[dict[str, str]]]:
@@ -72,9 +88,8 @@ def with_context(messages: list[dict[str, str]], index: int, context: str) -> st
     return json.dumps(output, ensure_ascii=False)
 
 
-def session_key(data: bytes) -> str | None:
-    """What our block depends on in the session file: the last compression's record and the tool calls recorded
-    after it (None: no compression). Found by bytes, then only the records after it parsed."""
+def compression_at(data: bytes) -> tuple[int, int] | None:
+    """Where the session file's last compression is: its ``$set`` record's line (start, end), found by bytes."""
     mark = json.dumps(COMPRESSION_ACK).encode()
     at = data.rfind(mark)
     while at != -1:
@@ -82,22 +97,54 @@ def session_key(data: bytes) -> str | None:
         end = data.find(b"\n", at)
         end = len(data) if end == -1 else end
         if data[start:end].lstrip().startswith(b'{"$set"'):
-            break
+            return start, end
         at = data.rfind(mark, 0, start)
-    if at == -1:
-        return None
-    digest = hashlib.sha256(data[start:end])
-    for line in data[end:].splitlines():
-        if b'"toolCalls"' not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        calls = record.get("toolCalls") if isinstance(record, dict) else None
-        for call in calls if isinstance(calls, list) else []:
-            if isinstance(call, dict):
-                digest.update(json.dumps([call.get("name"), call.get("args")], sort_keys=True).encode())
+    return None
+
+
+def session_key(data: bytes, span: tuple[int, int], cwd: str, budget: int) -> str:
+    """What our block depends on but the files it names and the tool calls since: the compression's record (the
+    window before it, its summary), the folder and the settings the hook runs with."""
+    settings = [CACHE_FORMAT, __version__, budget, cwd, real_path(cwd), os.path.expanduser("~"),
+                os.environ.get(OUTSIDE_FILES_ENV, "")]  # fmt: skip
+    digest = hashlib.sha256(json.dumps(settings).encode())
+    digest.update(data[span[0] : span[1]])
+    return digest.hexdigest()
+
+
+Call = tuple[str, Any, str]
+"""A tool call since the compression with its result: (name, args, output text)."""
+
+
+def calls_since(data: bytes, span: tuple[int, int]) -> list[Call]:
+    """The tool calls with a result in the message list as it stands after the compression (the request holds
+    their results verbatim), the records after it only parsed."""
+    messages = MessageList()
+    for record in itertools.chain(records(data[span[0] : span[1]]), records(data[span[1] :])):
+        messages.apply(record)
+    calls: list[Call] = []
+    for call in tool_calls(messages.by_id):
+        name, result = call.get("name"), result_of(call)
+        if isinstance(name, str) and isinstance(call.get("id"), str) and result is not None:
+            calls.append((name, call.get("args"), result[0]))
+    return calls
+
+
+def probes_of(checked: list[str]) -> list[list[Any]]:
+    """What the block remembers of each text rehydration looked for in the request (``hook_context``'s
+    ``checked``): its length and its first ``PROBE_CHARS`` characters."""
+    return [[len(text), text[:PROBE_CHARS]] for text in checked]
+
+
+def kept_key(calls: list[Call], probes: list[list[Any]]) -> str:
+    """The calls since the compression whose output could hold one of the texts the block's rehydration looked for
+    (as long, and holding its first characters), digested: while they are the same, so is every answer it got (a
+    text with a NUL may span two outputs: then every call counts)."""
+    digest = hashlib.sha256()
+    for name, args, output in calls:
+        if any("\x00" in prefix or (size <= len(output) and prefix in output) for size, prefix in probes):
+            digest.update(json.dumps([name, args, output], sort_keys=True).encode())
+            digest.update(b"\x00")
     return digest.hexdigest()
 
 
@@ -106,7 +153,7 @@ def signature(path: str) -> Signature:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    return [info.st_size, info.st_mtime_ns, info.st_ino]
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
 
 
 def cache_path(transcript_path: str) -> str:
@@ -115,28 +162,48 @@ def cache_path(transcript_path: str) -> str:
     return os.path.join(state, "compact-lsp", "gemini-cli", f"{name}.json")
 
 
-def remembered(transcript_path: str, key: str, budget: int) -> str | None:
-    """The block remembered for this key and budget, when no file it names changed since; None otherwise."""
+@dataclass(frozen=True)
+class Remembered:
+    """A block as remembered: None when there was nothing to add."""
+
+    context: str | None
+
+
+def remembered(transcript_path: str, key: str, calls: list[Call]) -> Remembered | None:
+    """The block remembered under ``key`` when no file it names changed since and the calls since the compression
+    that could matter to it are the same; None otherwise."""
     try:
         fd = os.open(cache_path(transcript_path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as f:
             data = json.loads(f.read(MAX_CACHE_BYTES))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("key") != key or data.get("budget") != budget:
+    if not isinstance(data, dict) or data.get("key") != key:
         return None
-    files, context = data.get("files"), data.get("context")
-    if not isinstance(files, dict) or not isinstance(context, str):
+    files, probes, context = data.get("files"), data.get("probes"), data.get("context")
+    if not isinstance(files, dict) or not isinstance(probes, list) or not isinstance(context, str | None):
+        return None
+    if any(not (isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and isinstance(p[1], str))
+           for p in probes):  # fmt: skip
         return None
     if any(not isinstance(p, str) or signature(p) != s for p, s in files.items()):
         return None
-    return context
+    return Remembered(context) if data.get("kept") == kept_key(calls, probes) else None
 
 
-def remember(transcript_path: str, key: str, budget: int, context: str, files: dict[str, Signature]) -> None:
+def remember(
+    transcript_path: str,
+    key: str,
+    context: str | None,
+    files: dict[str, Signature],
+    probes: list[list[Any]],
+    calls: list[Call],
+) -> None:
     """Write the block for this key (atomically, 0600); a cache we cannot write is not an error."""
     path = cache_path(transcript_path)
-    body = json.dumps({"key": key, "budget": budget, "files": files, "context": context}).encode()
+    body = json.dumps(
+        {"key": key, "files": files, "probes": probes, "kept": kept_key(calls, probes), "context": context}
+    ).encode()
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
@@ -149,9 +216,19 @@ def remember(transcript_path: str, key: str, budget: int, context: str, files: d
             os.unlink(temporary)
 
 
-def quick_answer(
-    raw: bytes, budget: int
-) -> tuple[str | None, dict[str, Any], tuple[dict[str, str], list[dict[str, str]], int, bytes, str] | None]:
+@dataclass(eq=False)
+class ToBuild:
+    """What ``hook.build_answer`` needs when nothing is remembered for the request."""
+
+    fields: dict[str, str]
+    messages: list[dict[str, str]]
+    index: int
+    data: bytes
+    key: str
+    calls: list[Call]
+
+
+def quick_answer(raw: bytes, budget: int) -> tuple[str | None, dict[str, Any], ToBuild | None]:
     """The answer from what is remembered: (answer, figures, what ``hook.build_answer`` needs to build it otherwise).
     ``NotForUs`` when the request holds no summary."""
     fields, messages = parse_input(raw)
@@ -159,11 +236,16 @@ def quick_answer(
     if index is None:
         raise NotForUs("no compression in the request")
     data = transcript_tail(fields["transcript_path"])
-    key = session_key(data)
     figures: dict[str, Any] = {"session": fields["session_id"]}
-    if key is None:
+    span = compression_at(data)
+    if span is None:
         return None, {**figures, "reason": "the session file shows no compression"}, None
-    context = remembered(fields["transcript_path"], key, budget)
-    if context is not None:
-        return with_context(messages, index, context), {**figures, "remembered": True, "chars": len(context)}, None
-    return None, figures, (fields, messages, index, data, key)
+    key = session_key(data, span, fields["cwd"], budget)
+    calls = calls_since(data, span)
+    found = remembered(fields["transcript_path"], key, calls)
+    if found is None:
+        return None, figures, ToBuild(fields, messages, index, data, key, calls)
+    figures["remembered"] = True
+    if found.context is None:
+        return None, figures, None
+    return with_context(messages, index, found.context), {**figures, "chars": len(found.context)}, None

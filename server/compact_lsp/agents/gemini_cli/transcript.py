@@ -19,19 +19,23 @@ object of the expected shape is skipped, and nothing it says widens what the hoo
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
+from compact_lsp.agents.gemini_cli.session_file import (
+    MessageList,
+    Messages,
+    records,
+    result_of,
+    summary_of,
+    text_of,
+    tool_calls,
+)
 from compact_lsp.agents.hook_input import transcript_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
-MAX_TEXT_CHARS = 1_000_000
 SHELL_TOOL = "run_shell_command"
 
 
@@ -44,42 +48,6 @@ class GeminiWindow:
     compressions: int = 0
     kept_texts: list[str] = field(default_factory=list)
     """The tool results after the last compression: still in the request, verbatim."""
-
-
-def records(data: bytes) -> Iterator[dict[str, Any]]:
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if isinstance(record, dict):
-            yield record
-
-
-def text_of(content: Any) -> str:
-    """A message's text: a string, or the ``text`` of its parts joined."""
-    if isinstance(content, str):
-        return content[:MAX_TEXT_CHARS]
-    if isinstance(content, list):
-        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))[
-            :MAX_TEXT_CHARS
-        ]
-    return ""
-
-
-def summary_of(messages: list[Any]) -> str | None:
-    """The summary of a compression's message list (the user message before ``COMPRESSION_ACK``), or None when
-    the list is not a compression's."""
-    for before, after in itertools.pairwise(messages):
-        if (
-            isinstance(before, dict)
-            and isinstance(after, dict)
-            and before.get("type") == "user"
-            and after.get("type") == "gemini"
-            and text_of(after.get("content")).strip() == COMPRESSION_ACK
-        ):
-            return text_of(before.get("content"))
-    return None
 
 
 def _absolute(path: Any, base: str) -> str | None:
@@ -125,21 +93,6 @@ def uses_of(name: str, args: dict[str, Any], cwd: str) -> list[tuple[str, dict[s
     return []
 
 
-def _result(call: dict[str, Any]) -> tuple[str, bool] | None:
-    """(output text, failed) of a recorded tool call, or None when it has no result yet."""
-    result = call.get("result")
-    if not isinstance(result, list):
-        return None
-    texts: list[str] = []
-    for part in result:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        body = response.get("response") if isinstance(response, dict) else None
-        if isinstance(body, dict):
-            value = body.get("error", body.get("output"))
-            texts.append(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
-    return "".join(texts)[:MAX_TEXT_CHARS], call.get("status") != "success"
-
-
 def engine_messages(calls: list[dict[str, Any]], cwd: str) -> list[Message]:
     """Recorded tool calls as the engine's tool-use and tool-result messages."""
     out: list[Message] = []
@@ -150,7 +103,7 @@ def engine_messages(calls: list[dict[str, Any]], cwd: str) -> list[Message]:
         uses = uses_of(name, args if isinstance(args, dict) else {}, cwd)
         if not uses:
             continue
-        result = _result(call)
+        result = result_of(call)
         blocks: list[Block] = []
         results: list[Block] = []
         for n, (tool, tool_input) in enumerate(uses):
@@ -165,38 +118,22 @@ def engine_messages(calls: list[dict[str, Any]], cwd: str) -> list[Message]:
     return out
 
 
-def _calls(messages: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    calls: list[dict[str, Any]] = []
-    for message in messages.values():
-        found = message.get("toolCalls")
-        if message.get("type") == "gemini" and isinstance(found, list):
-            calls += [c for c in found if isinstance(c, dict)]
-    return calls
-
-
 def window(data: bytes, cwd: str) -> GeminiWindow:
     """The file uses the model held before the session file's last compression (since the one before it), the
     summary, and what is still in the request after it. Without a compression: no messages, no summary."""
-    current: dict[str, dict[str, Any]] = {}  # the message list as it stands, by id (a record rewritten keeps its place)
-    before: dict[str, dict[str, Any]] = {}
+    messages = MessageList()
+    before: Messages = {}
     result = GeminiWindow()
     for record in records(data):
-        patch = record.get("$set")
-        if isinstance(patch, dict):
-            listed = patch.get("messages")
-            if isinstance(listed, list):
-                summary = summary_of(listed)
-                if summary is not None:
-                    before, result.summary = current, summary
-                    result.compressions += 1
-                current = {str(m.get("id")): m for m in listed if isinstance(m, dict)}
-            continue
-        if isinstance(record.get("id"), str) and isinstance(record.get("type"), str):
-            current[record["id"]] = record
+        replaced = messages.apply(record)
+        summary = summary_of(replaced[0]) if replaced is not None else None
+        if replaced is not None and summary is not None:
+            before, result.summary = replaced[1], summary
+            result.compressions += 1
     if not result.compressions:
         return result
-    result.messages = engine_messages(_calls(before), cwd)
-    for message in engine_messages(_calls(current), cwd):
+    result.messages = engine_messages(tool_calls(before), cwd)
+    for message in engine_messages(tool_calls(messages.by_id), cwd):
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
             if block.get("type") == "tool_result" and isinstance(block.get("content"), str):

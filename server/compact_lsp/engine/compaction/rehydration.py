@@ -155,6 +155,7 @@ def _pack_one(
     real_roots: Sequence[str],
     denied: set[str],
     excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
+    checked: list[str] | None = None,
 ) -> _Packed:
     act = item.activity
     estimate = act.record.tokens if act.record is not None else 0
@@ -174,7 +175,10 @@ def _pack_one(
         return _deleted_notice(item, allowed, counter)
     content, span = lines_read(act.record, loaded.text) if root == current else (loaded.text, None)
     dirty = loaded.source == "editor-buffer"
-    if content.rstrip("\n") and content.rstrip("\n") in haystack:
+    verbatim = content.rstrip("\n")
+    if verbatim and checked is not None:
+        checked.append(verbatim)
+    if verbatim and verbatim in haystack:
         return skipped("already verbatim in the kept messages", estimate_tokens(content, counter, cap))
     rendered = render_file(act.path, content, lines=span, dirty=dirty)
     tokens = estimate_tokens(rendered, counter, cap, file_parts(rendered, content))
@@ -249,6 +253,7 @@ def _pack_files(
     pinned: Sequence[str] = (),
     listed: int = LISTED_PAST_BUDGET,
     excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
+    checked: list[str] | None = None,
 ) -> _FilePack:
     reader = read_text or gated_reader(AllowedRoots.of(*workspace_roots))
     ranked = ranked_files(
@@ -279,7 +284,7 @@ def _pack_files(
             continue
         packed = _pack_one(
             item, allowed=allowed, cap=settings.file_cap_tokens, counter=counter, read_text=reader, haystack=haystack,
-            real_roots=real_roots, denied=denied, excerpts=excerpts,
+            real_roots=real_roots, denied=denied, excerpts=excerpts, checked=checked,
         )  # fmt: skip
         candidate = (
             replace(packed.candidate, reason=f"pinned; {packed.candidate.reason}") if item.pinned else packed.candidate
@@ -343,6 +348,7 @@ def rehydrate(
     listed: int = LISTED_PAST_BUDGET,
     ledger: str = "",
     excerpts: ExcerptPolicy = DEFAULT_EXCERPTS,
+    checked: list[str] | None = None,
 ) -> RehydrationResult:
     """The attachments that follow the summary: ledger, plan, files, skills, memory indexes (see the module doc).
 
@@ -351,7 +357,8 @@ def rehydrate(
     Anything verbatim in ``system_prompt`` (a memory index, say) is not attached again. ``pinned`` files (real
     paths, ``compact/pin``) come first, before the ranked ones, whether or not the agent ever read them.
     ``listed``: how many files left out for the budget are listed with why (none for a compaction: it stops once
-    nothing after can fit). ``excerpts``: how a file over its budget comes back (``file_excerpts``).
+    nothing after can fit). ``excerpts``: how a file over its budget comes back (``file_excerpts``). ``checked``
+    gets each file's text looked for in ``kept_messages``: the files depend on them only through those searches.
     """
     haystack = _haystack(kept_messages, system_prompt)
     attachments: list[Attachment] = []
@@ -367,7 +374,7 @@ def rehydrate(
     pack = _pack_files(
         read_state=read_state, haystack=haystack, settings=settings, counter=counter, workspace_roots=workspace_roots,
         denied_paths=denied_paths, ranker=ranker, read_text=read_text, history=history, pinned=pinned, listed=listed,
-        excerpts=excerpts,
+        excerpts=excerpts, checked=checked,
     )  # fmt: skip
     skill_attachments = skill_attachments_for(skills, settings, counter, haystack)
     skill_tokens = sum(int(a.meta["tokens"]) for a in skill_attachments)
