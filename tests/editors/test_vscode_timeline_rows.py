@@ -13,9 +13,10 @@ from tests.editors.test_vscode_e2e import EXTENSION, _missing
 @pytest.mark.timeout(1200)  # packaging (up to 600 s) and the run (up to 300 s)
 def test_the_timeline_shows_codexs_compactions_and_our_micro_full_and_undone_ones() -> None:
     """Codex's session: both automatic compactions against the user's config.toml threshold (50k), with Codex's
-    summaries and the hook's receipts. The user's own session: the microcompaction, the full compaction and its undo,
-    each with its trigger and the same figures as the chat's markers; the whole summary and a cleared result open
-    from their links read-only (no dirty or Untitled tab)."""
+    summaries and the hook's receipts; Import to continue makes a copy whose header, Sessions row and picker row say
+    "imported from Codex", listed once beside Codex's read-only session. The user's own session: the
+    microcompaction, the full compaction and its undo, each with its trigger and the same figures as the chat's
+    markers; the whole summary and a cleared result open from their links read-only (no dirty or Untitled tab)."""
     missing = _missing()
     if missing:
         pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
@@ -28,6 +29,7 @@ def test_the_timeline_shows_codexs_compactions_and_our_micro_full_and_undone_one
     assert run.returncode == 0, output
     for seen in (
         "Codex's timeline: 2 compactions by Codex · automatic at 50k tokens.",
+        'imported: header "Chat read the modules (imported from Codex)"',
         "our timeline: 3 compactions by Compact",
         "the whole summary opened read-only",
         "the first cleared result opened read-only",

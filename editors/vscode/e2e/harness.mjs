@@ -116,22 +116,59 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`) });
 }
 
+/** Widens the side bar as a user would (drags its edge by `by` pixels), so what it shows reads in a screenshot. */
+export async function widenSideBar(page, by = 150) {
+  const sidebar = await page.locator(".part.sidebar").boundingBox();
+  if (sidebar !== null) {
+    const edge = sidebar.x + sidebar.width + 1;
+    await page.mouse.move(edge, sidebar.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(edge + by, sidebar.y + 300, { steps: 5 });
+    await page.mouse.up();
+  }
+}
+
+/** Polls `probe` until it gives the same value twice 150 ms apart (what the page shows has settled). */
+async function settled(page, probe) {
+  let before = await probe();
+  for (let i = 0; i < 100; i++) {
+    await page.waitForTimeout(150);
+    const now = await probe();
+    if (now === before) {
+      return now;
+    }
+    before = now;
+  }
+  return before;
+}
+
 /** The lines of the active editor, top to bottom, page by page (the editor draws only the lines in view). */
 export async function editorText(page) {
-  const lines = page.locator(".editor-group-container .monaco-editor .view-lines").first();
-  await lines.click();
+  const editor = page.locator(".editor-group-container .monaco-editor").first();
+  const lines = editor.locator(".view-lines");
+  const numbers = async () => (await editor.locator(".line-numbers").allInnerTexts()).map((n) => Number(n.trim())).filter((n) => n > 0);
+  await lines.click({ position: { x: 5, y: 5 } }); // line 1's start: never on a link
+  await page.keyboard.press("Control+End");
+  const last = await settled(page, async () => Math.max(0, ...(await numbers())));
   await page.keyboard.press("Control+Home");
-  const pages = [];
-  for (let i = 0; i < 40; i++) {
-    const text = (await lines.innerText()).replace(/\u00a0/g, " ");
-    if (text === pages.at(-1)) {
-      break;
-    }
-    pages.push(text);
-    await page.keyboard.press("PageDown");
-    await page.waitForTimeout(300); // the editor redraws the lines now in view
+  for (let wait = 0; wait < 100 && Math.min(...(await numbers())) !== 1; wait++) {
+    await page.waitForTimeout(100);
   }
-  return pages.join("\n");
+  const pages = [];
+  for (let i = 0; i < 100; i++) {
+    const top = await settled(page, async () => Math.min(...(await numbers())));
+    // the editor reuses its line elements: read them in the order they stand on the screen, not in the DOM's
+    const text = () => lines.evaluate((element) => [...element.children].sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((line) => line.innerText).join("\n"));
+    pages.push((await settled(page, text)).replace(/\u00a0/g, " "));
+    if (Math.max(...(await numbers())) >= last) {
+      return pages.join("\n");
+    }
+    await page.keyboard.press("PageDown");
+    for (let wait = 0; wait < 100 && Math.min(...(await numbers())) === top; wait++) {
+      await page.waitForTimeout(100); // the editor scrolls, then draws the lines now in view
+    }
+  }
+  throw new Error(`the editor did not reach its line ${last}`);
 }
 
 /** Whether any editor tab is dirty or Untitled (a read-only document must be neither). */

@@ -3,7 +3,8 @@
 // followed read-only) with its two automatic compactions against the user's config.toml threshold, and the user's
 // own session with a microcompaction, a full compaction and its undo (made over the protocol by a separate server,
 // as an agent's client would). Every row shows its trigger and tokens before → after; a cleared result and our
-// summary open read-only (never a dirty or Untitled document). Needs e2e/setup.sh and `npm run package`.
+// summary open read-only (never a dirty or Untitled document). Import to continue on Codex's session makes a copy
+// that says where it came from. Needs e2e/setup.sh and `npm run package`.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -18,6 +19,7 @@ import {
   screenshot,
   step,
   webviewFrame,
+  widenSideBar,
   writeUserSettings,
 } from "./harness.mjs";
 
@@ -94,6 +96,7 @@ async function main() {
   const dirs = await prepare();
   await inCodeServer("timeline-rows", dirs, async (page) => {
     await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+    await widenSideBar(page, 200);
     await page.locator(".monaco-list-row", { hasText: CODEX_TITLE }).first().waitFor();
     await page.locator(".monaco-list-row", { hasText: OUR_TITLE }).first().waitFor();
 
@@ -112,6 +115,24 @@ async function main() {
     expect(!(await dirtyOrUntitled(page)), "a tab is dirty or Untitled");
     await page.keyboard.press("Control+Home");
     await screenshot(page, "timeline-codex");
+
+    // 1b. Import to continue: the copy says where it came from (the server's importedFrom), in the chat's header, the
+    // Sessions tree and the picker; Codex's own session stays listed beside it, read-only (as in Neovim).
+    await codexChat.locator("button", { hasText: "Import to continue" }).click();
+    await codexChat.locator("#composer:not([hidden])").waitFor();
+    const header = page.locator(".pane-header", { hasText: "(imported from Codex)" }).first();
+    await header.waitFor();
+    await page.locator(".monaco-list-row", { hasText: /read the modules.*current.*imported from Codex/ }).first().waitFor();
+    const rows = (await page.locator(".monaco-list-row", { hasText: CODEX_TITLE }).allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
+    step(`imported: header "${(await header.innerText()).replace(/\s+/g, " ").trim()}"; Sessions: ${rows.join(" | ")}`);
+    expect(rows.length === 2 && rows.filter((row) => /imported from Codex/.test(row) && !/read-only/.test(row)).length === 1 && rows.filter((row) => /Codex · read-only/.test(row)).length === 1,
+      `the copy and Codex's session are not listed once each: ${rows.join(" | ")}`);
+    await screenshot(page, "imported-from-codex");
+    await runCommand(page, "Open Session in Chat");
+    const picked = page.locator(".quick-input-list .monaco-list-row", { hasText: /read the modules.*imported from Codex/ }).first();
+    await picked.waitFor();
+    step(`picker: ${(await picked.innerText()).replace(/\s+/g, " ").trim()}`);
+    await page.keyboard.press("Escape");
 
     // 2. The user's own session: the chat's three markers, then the timeline's three rows with the same figures.
     const ours = await openTimeline(page, OUR_TITLE);

@@ -13,6 +13,7 @@ import type { ApprovalState, ChatTranscript } from "./model/chatModel";
 import { addMarker, applyChatEvent, cancelTurn, endTurn, startTurn } from "./model/chatModel";
 import { parseChatViewRequest, renderChatShell, restrictedMessage, transcriptMessage } from "./model/chatPage";
 import { failureOutcome } from "./model/commandModel";
+import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
 import { notify } from "./notify";
 import { setPinned } from "./pins";
@@ -236,6 +237,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.transcripts.setTitle(copy.sessionId, copy.title);
       this.transcripts.forget(copy.sessionId); // read it afresh: it may have been continued before
       await this.client.selectSession(copy.sessionId);
+      await this.client.listSessions(); // the copy's importedFrom, for the chat's header
       this.client.sessionsChanged();
       await this.showCurrent();
       void this.view?.webview.postMessage({ type: "focus" });
@@ -350,7 +352,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const transcript = this.transcripts.of(sessionId);
     const title = this.transcripts.titleOf(sessionId);
     const owner = this.client.readOnlyOwner(sessionId);
-    view.description = owner !== undefined ? `${title} (read-only)` : title;
+    view.description = chatDescription(title, owner, this.client.importedFrom(sessionId));
     void view.webview.postMessage(transcriptMessage(transcript, title, owner, this.activity));
   }
 }

@@ -61,6 +61,8 @@ export class CompactClient implements vscode.Disposable {
   private readonly readOnly = new Map<string, string>();
   /** The start in progress, if any: ready() waits for it. */
   private startup: Promise<void> | undefined;
+  /** Copies imported from an agent's session: that agent, as the server names it (importedFrom). */
+  private readonly imports = new Map<string, string>();
   /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
   private messageRequestHandler: MessageRequestHandler | undefined;
 
@@ -213,6 +215,9 @@ export class CompactClient implements vscode.Disposable {
     for (const session of sessions) {
       if (session.readOnly === true) {
         this.readOnly.set(session.sessionId, sessionOwner(session) ?? "another program");
+      }
+      if (session.importedFrom !== undefined) {
+        this.imports.set(session.sessionId, session.importedFrom);
       }
       if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
         this.usageBySession.set(session.sessionId, session.usage);
@@ -367,6 +372,11 @@ export class CompactClient implements vscode.Disposable {
   /** Whether a listed session is read-only here (Claude Code's or Codex's live sessions). */
   isReadOnly(sessionId: string | undefined): boolean {
     return sessionId !== undefined && this.readOnly.has(sessionId);
+  }
+
+  /** The agent a listed copy was imported from, as the server names it ("Codex"); undefined for any other session. */
+  importedFrom(sessionId: string | undefined): string | undefined {
+    return sessionId === undefined ? undefined : this.imports.get(sessionId);
   }
 
   /** Who owns a read-only session, as the server names it ("Claude Code", "Codex", "Qwen Code"). */

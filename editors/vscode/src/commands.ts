@@ -163,6 +163,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         { path: picked[0].fsPath },
       );
       await client.selectSession(result.sessionId);
+      await client.listSessions(); // the copy's importedFrom, for the chat's header
       client.sessionsChanged();
       await chat.show();
       const notes = [...result.repairs, ...result.problems];

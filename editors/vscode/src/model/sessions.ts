@@ -55,14 +55,33 @@ export function sessionOwner(session: SessionItem): string | undefined {
   return session.owner ?? AGENTS[session.source ?? ""] ?? "another program";
 }
 
-/** The tree item's grey text: "current · 35.8k · 3 min ago · imported". */
+/**
+ * Where a copy the user can work on came from: "imported from Codex" (the server's importedFrom: the agent whose
+ * earlier answers it holds, as Neovim labels them), "imported" when the server does not say; "" for any other session.
+ */
+export function sessionOrigin(session: SessionItem): string {
+  if (session.importedFrom !== undefined) {
+    return `imported from ${session.importedFrom}`;
+  }
+  return session.source === "import" ? "imported" : "";
+}
+
+/** The chat's header: the title, then "(read-only)" on an agent's session or where an imported copy came from. */
+export function chatDescription(title: string, owner: string | undefined, importedFrom: string | undefined): string {
+  if (owner !== undefined) {
+    return `${title} (read-only)`;
+  }
+  return importedFrom !== undefined ? `${title} (imported from ${importedFrom})` : title;
+}
+
+/** The tree item's grey text: "current · 35.8k · 3 min ago · imported from Codex". */
 export function sessionDescription(session: SessionItem, current: boolean, now: Date): string {
   const tokens = session.tokens ?? session.usage?.total;
   return [
     current ? "current" : "",
     tokens !== undefined ? formatTokens(tokens) : "",
     relativeTime(session.updatedAt, now),
-    session.source === "import" ? "imported" : "",
+    sessionOrigin(session),
     sessionOwner(session) ?? "",
     session.readOnly === true ? "read-only" : "",
     session.damaged === true ? "damaged" : "",
@@ -83,6 +102,9 @@ export function sessionTooltip(session: SessionItem, current: boolean): string {
   }
   if (session.source !== undefined) {
     lines.push(`Source: ${session.source}`);
+  }
+  if (session.importedFrom !== undefined) {
+    lines.push(`Imported from ${escapeMarkdown(session.importedFrom)}: your copy to work on; its earlier answers are ${escapeMarkdown(session.importedFrom)}'s.`);
   }
   if (session.readOnly === true) {
     const owner = sessionOwner(session) ?? "another program";
@@ -158,7 +180,7 @@ export function pickerItem(session: SessionItem, current: boolean, now: Date): {
     .filter((part) => part !== "")
     .join(" · ");
   const owner = sessionOwner(session);
-  const origin = owner !== undefined ? `${owner}, read-only` : session.source === "import" ? "imported" : "";
+  const origin = owner !== undefined ? `${owner}, read-only` : sessionOrigin(session);
   const item: { label: string; description: string; detail?: string } = {
     label: `$(${sessionIcon(session, current)}) ${session.title || "Untitled session"}`,
     description,

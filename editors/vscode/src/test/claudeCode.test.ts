@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CODEX, describeHookChange, GEMINI_CLI, hookChoices, QWEN_CODE } from "../model/claudeCodeHook";
-import { pickerItem, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
+import { chatDescription, pickerItem, sessionDescription, sessionIcon, sessionTooltip } from "../model/sessions";
 import { sessionInfo } from "./fixtures";
 
 const now = new Date("2026-11-30T08:03:00Z");
@@ -56,6 +56,16 @@ describe("Any agent's followed sessions are named by the server's owner", () => 
     const copy = sessionInfo({ sessionId: "cx-01a2", title: "explain main.py", source: "import" });
     assert.equal(pickerItem(copy, false, now).detail, "imported");
     assert.doesNotMatch(sessionDescription(copy, false, now), /read-only|Codex/);
+  });
+  test("a copy the server says came from Codex reads so in the tree, its tooltip, the picker and the chat's header", () => {
+    const copy = sessionInfo({ sessionId: "cx-01a2", title: "explain main.py", source: "import", importedFrom: "Codex" });
+    assert.match(sessionDescription(copy, true, now), /^current · .* · imported from Codex$/);
+    assert.doesNotMatch(sessionDescription(copy, true, now), /read-only/); // the user's copy takes input
+    assert.match(sessionTooltip(copy, false), /Imported from Codex: your copy to work on; its earlier answers are Codex's\./);
+    assert.equal(pickerItem(copy, false, now).detail, "imported from Codex");
+    assert.equal(chatDescription("explain main.py", undefined, "Codex"), "explain main.py (imported from Codex)");
+    assert.equal(chatDescription("explain main.py", "Codex", undefined), "explain main.py (read-only)"); // Codex's own
+    assert.equal(chatDescription("my chat", undefined, undefined), "my chat");
   });
 });
 
