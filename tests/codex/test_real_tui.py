@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from tests.codex.codex_cli import (
     CODEX,
+    COMPACT_LIMIT,
     developer_texts,
     env_for,
     first_after_compaction,
@@ -34,13 +35,14 @@ from tests.codex.codex_cli import (
     turn_script,
     write_config,
 )
-from tests.codex.responses_stub import Request, ResponsesStub, apply_patch, exec_command, is_compaction, message
+from tests.codex.responses_stub import Reply, Request, ResponsesStub, apply_patch, exec_command, is_compaction, message
 from tests.codex.tui import CodexTui, is_title, stop_background_server, tmux_missing, tui_script
 
 import compact_lsp
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.agents.hook_launcher import launcher_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
+from compact_lsp.lsp.features.timeline import RECORDED
 
 pytestmark = [needs_codex, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
 
@@ -158,6 +160,44 @@ def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
     assert WIRE_CHANGED in context and "WIRE_200 = 200 " in context and "WIRE_215 = 215 " not in context
     assert "big.py" not in context and "notes.md" not in context, "the second hook sent the first window's files"
     assert not any(WIRE_CHANGED in t for r in requests[: second + 1] for t in ours(r))
+    assert [row["trigger"] for row in timeline_rows(codex_home)] == ["auto", "manual"]  # the typed one is manual
+
+
+def timeline_rows(codex_home: Path) -> list[dict[str, object]]:
+    """The compaction timeline's rows of the one rollout Codex wrote."""
+    (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
+    return RECORDED["codex"](rollout)
+
+
+def test_in_the_tui_a_compaction_at_a_turns_start_is_automatic(
+    stub: ResponsesStub, codex_home: Path, project: Path
+) -> None:
+    """The first turn ends over the limit: Codex compacts by itself when the user's next turn starts, before it
+    records the user's message; the timeline says automatic all the same."""
+    write_config(codex_home, stub)
+    answers = iter([([exec_command("c1", "cat notes.md")], 4_000), ([message("All done.")], COMPACT_LIMIT + 40_000)])
+
+    def script(request: Request) -> Reply:
+        if is_title(request):
+            return [message('{"title": "Read the notes"}')], 500
+        if is_compaction(request):
+            return [message("Summary: the user asked to read the notes.")], 800
+        return next(answers, ([message("All done.")], 3_000))
+
+    stub.script = script
+    tui = CodexTui(codex_home, project)
+    try:
+        tui.start()
+        tui.wait_for_prompt()
+        tui.type("read the notes")
+        tui.wait_for("the first turn's end", lambda: tui.history().count("Worked for") >= 1, 120)
+        tui.type("go on")
+        tui.wait_for("the compaction", lambda: len(compactions(users(stub))) == 1, 120)
+        tui.wait_for("the second turn's end", lambda: tui.history().count("All done.") >= 2, 120)
+    finally:
+        tui.stop()
+    (row,) = timeline_rows(codex_home)
+    assert row["trigger"] == "auto" and row["summary"] == "Summary: the user asked to read the notes."
 
 
 def test_in_the_tui_a_hook_whose_python_is_gone_says_why(

@@ -6,8 +6,13 @@ meant to send).
 Figures (measured on the real CLI, 0.171.0): Codex writes one ``token_usage_record`` per model response. The
 response before the compaction's summary (the summary is a message with ``metadata.compaction_output``) is what
 Codex compared with ``model_auto_compact_token_limit``: its ``total_tokens`` is the size before. The first response
-after the ``compacted`` record answered the new history: its ``input_tokens`` is the size after. Codex records no
-trigger; a compaction in the middle of a turn (the rollout's only kind so far) is automatic.
+after the ``compacted`` record answered the new history: its ``input_tokens`` is the size after.
+
+Codex records no trigger, but its tasks tell (measured on the real TUI, 0.171.0, tests/codex/test_real_tui.py): the
+user's ``/compact`` runs as a task of its own, whose ``task_started`` names no ``turn_attribution`` and which holds
+no user message; Codex's own compactions happen inside the user's turn, in the middle (after the tool call whose
+usage passed ``model_auto_compact_token_limit``) or at its start (the user's message is recorded after the
+compaction, and the task was started for the user: ``turn_attribution``).
 
 Pure: records in, rows out; nothing here reads or writes a file.
 """
@@ -35,6 +40,26 @@ class CodexCompaction:
     kept: list[str]
     tokens_after: int | None = None
     receipts: list[HookReceipt] = field(default_factory=list)
+    trigger: str = "auto"
+    """``manual`` (the user's ``/compact``) or ``auto``."""
+
+
+class _Task:
+    """The compactions of one Codex task (a turn) and whether it is the user's turn (its ``task_started`` was
+    attributed, or it holds a user message): a task that is not compacted only because the user asked."""
+
+    def __init__(self, started: dict[str, Any] | None) -> None:
+        self.users = started is None or isinstance(started.get("turn_attribution"), dict)
+        """None: the records before any ``task_started`` (a rollout cut short): not known, taken as a turn."""
+        self.rows: list[CodexCompaction] = []
+
+    def saw(self, payload: dict[str, Any]) -> None:
+        if payload.get("type") == "message" and payload.get("role") == "user" and not self.users:
+            self.users = any(not t.lstrip().startswith("<") for t in _texts(payload.get("content")))
+
+    def settle(self) -> None:
+        for row in self.rows:
+            row.trigger = "auto" if self.users else "manual"
 
 
 def _int(value: Any) -> int | None:
@@ -64,10 +89,16 @@ def recorded_codex_compactions(records: Iterable[dict[str, Any]]) -> list[CodexC
     before_summary: int | None = None
     summarising = False
     open_row: CodexCompaction | None = None
+    task = _Task(None)
     for record in records:
         kind, payload = record.get("type"), record.get("payload")
         if not isinstance(payload, dict):
             continue
+        if kind == "event_msg" and payload.get("type") == "task_started":
+            task.settle()
+            task = _Task(payload)
+        elif kind == "response_item":
+            task.saw(payload)
         if kind == "token_usage_record":
             usage = payload.get("usage")
             usage = usage if isinstance(usage, dict) else {}
@@ -98,5 +129,7 @@ def recorded_codex_compactions(records: Iterable[dict[str, Any]]) -> list[CodexC
                 kept,
             )
             rows.append(open_row)
+            task.rows.append(open_row)
             before_summary = None
+    task.settle()
     return rows

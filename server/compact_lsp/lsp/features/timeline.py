@@ -126,7 +126,7 @@ def _codex_rows(path: Path) -> list[dict[str, Any]]:
         {
             "kind": "full",
             "at": row.at,
-            "trigger": "auto",
+            "trigger": row.trigger,
             "tokensBefore": row.tokens_before,
             "tokensAfter": row.tokens_after,
             "summary": row.summary,
