@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from tests.editors.nvim_support.runner import nvim_executable
 from tests.editors.nvim_support.tui import Screen, tmux_executable
-from tests.editors.test_nvim_chat import FOLLOWED, PRESS_ENTER, User, no_prompt, shot
+from tests.editors.test_nvim_chat import FOLLOWED, PRESS_ENTER, User, no_prompt, shot, window_status
 from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
 pytestmark = [
@@ -204,6 +205,50 @@ def test_a_missing_server_is_said_on_one_line_once_the_file_is_drawn(tmp_path: P
             assert "python3-mvenv.venv&&.venv/bin/pipinstall.)" in shown, shown  # whole there
             screen.keys("Enter")
             screen.command("qa!")
+
+
+def test_a_second_neovim_on_the_folder_follows_the_first_ones_chat_read_only_and_names_it(tmp_path: Path) -> None:
+    """Two Neovims on one project, as a user opens a second window while the agent works in the first: the
+    second one's chat is read-only, says whose it is, follows the first one's turn as it lands, and a key typed
+    there is refused in the same words (its chat had a prompt, said nothing and stayed at the first message)."""
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "main.py"}, delay=2.0),
+            reply("main.py defines greet(), which prints hello.", delay=4.0),
+        )
+        user = User(tmp_path, stub)
+        with user.start("main.py") as owner:
+            owner.wait_for("main.py")
+            owner.command("CompactChat! Explain main.py")
+            owner.wait_for("You: Explain main.py")
+            with user.start("main.py") as follower:
+                follower.wait_for("main.py")
+                follower.command("CompactChat")
+                shown = follower.wait_for("Open in another editor (process ")
+                chat = chat_column(shown)
+                who = next(line for line in chat if line.startswith("Open in another editor (process "))
+                pid = who.removeprefix("Open in another editor (process ").split(")")[0]
+                assert chat[0] == f"read-only: open in another editor (process {pid})", chat  # the window bar
+                assert "Continue there, or :CompactChat! for a new chat" in chat, chat
+                assert ">" not in chat, chat  # no prompt to type into
+                shown = follower.wait_for("Claude: main.py defines greet(), which prints hello.")  # as it lands
+                mark = owner.wait_for("done · ")
+                figures = re.search(r"done · ([\d.]+k?/200k) tokens \(([\d.]+)%\)", mark)
+                assert figures, mark
+                status = follower.wait_for(
+                    lambda s: (
+                        window_status(s, "compact-lsp://chat/")
+                        .rstrip()
+                        .endswith(f"{figures.group(1)} {figures.group(2)}%")
+                    )
+                )  # the status line follows the owner's appends
+                shot(follower, "nvim-second-window.png")
+                follower.keys("i")
+                shown = follower.wait_for("compact-lsp: read-only: open in another editor (process " + pid)
+                no_prompt(shown)
+                assert "Press ENTER" not in status
+                follower.command("qa!")
+            owner.command("qa!")
 
 
 def test_a_full_compaction_that_would_not_pay_says_so_plainly_and_long_messages_stay_whole(tmp_path: Path) -> None:

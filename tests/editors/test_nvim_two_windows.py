@@ -1,5 +1,6 @@
 """Two real headless Neovims on one folder (two editor windows): the second one may look at the session the first
-one writes, but its writes are refused with the owner named, and its status line follows the owner's work."""
+one writes, but its writes are refused with the owner named, its chat is read-only and says so, and its status
+line and chat follow the owner's work."""
 
 from __future__ import annotations
 
@@ -49,7 +50,19 @@ def test_the_second_window_follows_read_only_and_names_the_owner(tmp_path: Path)
     shown = [n["message"] for n in follower.results["notifications_after_refusal"]]
     assert [m for m in shown if "open in another editor" in m] == [refusal], shown  # shown once
     assert follower.results["followed_total"] == owner.results["total"]
-    # the chat says it in the same words, once, and no exception class or protocol method leaks into it
-    chat = "\n".join(follower.results["chat_lines"])
-    assert chat.count("read-only: open in another editor (process ") == 1, chat
-    assert "SessionBusy" not in chat and "compact/" not in chat and "agent failed" not in chat, chat
+    # listed as open in the owner's window, by the process the refusal names
+    pid = follower.results["elsewhere"]["pid"]
+    assert f"(process {pid})" in refusal and "host" not in follower.results["elsewhere"]
+    # the chat opens read-only and says whose it is at its top and in its window bar; no prompt, nothing sent
+    chat = follower.results["chat_lines"]
+    assert chat[:2] == [
+        f"Open in another editor (process {pid}): read-only here, it follows that window's work.",
+        "Continue there, or :CompactChat! for a new chat",
+    ], chat
+    assert follower.results["chat_winbar"].endswith(f"read-only: open in another editor (process {pid})")
+    assert "Hello from the second window" not in "\n".join(chat) and "> " not in chat, chat
+    said = [n["message"] for n in follower.results["notifications_after_chat"]]
+    assert said[len(shown) :] == [refusal], said  # the message typed there: refused in the same words, once
+    # and it follows the owner's work
+    assert "Claude: Read b.py too." in follower.results["chat_after"]
+    assert all("SessionBusy" not in line and "compact/" not in line for line in follower.results["chat_after"])

@@ -275,6 +275,16 @@ export interface SessionInfo {
    * A copy imported from an agent's session (Import to continue): that agent, in its own words (Claude Code, Codex, Qwen Code, Gemini CLI); its earlier answers are that agent's.
    */
   importedFrom?: string;
+  /**
+   * Another compact-lsp server (another editor window on the folder) holds the session's write lock: this one follows it read-only, its changes refused (kind read_only, the same owner). What the lock file names.
+   */
+  openElsewhere?: {
+    pid?: number;
+    /**
+     * Only when it is not this machine.
+     */
+    host?: string;
+  };
 }
 /**
  * How full the context window is (docs/protocol.md, Shared shapes).

@@ -21,7 +21,8 @@ function M.open(text, opts)
     local function then_send()
       if text and text ~= '' then
         if vim.b[buf].compact_lsp_read_only then
-          local owner = { agent = vim.b[buf].compact_lsp_owner or sessions.owner(session_id) }
+          local owner = vim.b[buf].compact_lsp_elsewhere
+            or { agent = vim.b[buf].compact_lsp_owner or sessions.owner(session_id) }
           vim.notify(require('compact_lsp.words').error({ message = '', data = { kind = 'read_only', owner = owner } }), vim.log.levels.WARN)
         else
           chat_buffer.submit_text(buf, text)
@@ -48,8 +49,8 @@ function M.open(text, opts)
     return ready(nil)
   end
   sessions.current(function(session_id)
-    if session_id and #state.sessions == 0 then
-      -- whether it is read-only is in the session list
+    if session_id and not state.chat_buffer(session_id) then
+      -- whether it is read-only (an agent's, or another editor window writes it) is in the session list, as now
       return sessions.refresh(function()
         ready(session_id)
       end)

@@ -96,6 +96,17 @@ function M.read_only_header(owner)
   }
 end
 
+--- The header of a session another editor window writes (its server holds the write lock): who, and the ways on.
+---@param who string "another editor (process 4242)"
+---@return string[]
+function M.elsewhere_header(who)
+  return {
+    'Open in ' .. who .. ': read-only here, it follows that window\'s work.',
+    'Continue there, or :CompactChat! for a new chat',
+    '',
+  }
+end
+
 --- How many lines the read-only header takes (its history starts below them).
 M.READ_ONLY_HEADER_LINES = 3
 
@@ -106,10 +117,12 @@ function M.read_only_winbar(owner)
   return owner .. "'s, read-only · :Compact import continues it"
 end
 
---- A chat of a followed session (an agent's): its history, no prompt, no input.
+--- A chat of a followed session (an agent's, or one another editor window writes, `elsewhere`): its history, no
+--- prompt, no input; it follows the session's new activity (chat.refresh_read_only).
 ---@param session_id string
+---@param elsewhere {pid: integer?, host: string?}?
 ---@return integer buf
-local function create_read_only(session_id)
+local function create_read_only(session_id, elsewhere)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
@@ -117,20 +130,32 @@ local function create_read_only(session_id)
   vim.bo[buf].filetype = 'compact_chat'
   vim.b[buf].compact_lsp_read_only = true
   bind(buf, session_id)
-  local owner = require('compact_lsp.sessions').owner(session_id) or 'its agent'
-  vim.b[buf].compact_lsp_owner = owner
-  local header = M.read_only_header(owner)
+  local words = require('compact_lsp.words')
+  local owner = elsewhere and words.other_window(elsewhere)
+    or require('compact_lsp.sessions').owner(session_id) or 'its agent'
+  if elsewhere then -- our agent's session: its answers stay "Claude: "
+    vim.b[buf].compact_lsp_elsewhere = elsewhere
+    -- chosen on the server too, which then loads it and follows the other window's appends (its history alone is
+    -- read from disk, followed by nobody: the chat stayed at its first message) and reports its usage at once
+    require('compact_lsp.sessions').select(session_id)
+  else -- the agent's: its answers are labelled with its name
+    vim.b[buf].compact_lsp_owner = owner
+  end
+  local header = elsewhere and M.elsewhere_header(owner) or M.read_only_header(owner)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, header)
   render.mark_read_only(buf, #header - 1)
   vim.bo[buf].modifiable = false
   markdown(buf)
   local function refuse()
-    local words = require('compact_lsp.words')
+    if elsewhere then
+      return words.notify(words.error({ message = '', data = { kind = 'read_only', owner = elsewhere } }))
+    end
     words.notify(words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
       .. ' continues it here as your own copy')
   end
+  local desc = elsewhere and 'Read-only: open in another editor' or 'Read-only: :Compact import continues it'
   for _, lhs in ipairs({ 'i', 'a', 'I', 'A', 'o', 'O', '<CR>' }) do
-    vim.keymap.set('n', lhs, refuse, { buffer = buf, nowait = true, desc = 'Read-only: :Compact import continues it' })
+    vim.keymap.set('n', lhs, refuse, { buffer = buf, nowait = true, desc = desc })
   end
   require('compact_lsp.chat_keys').attach(buf, { cancel = function() end, read_only = true })
   return buf
@@ -141,8 +166,9 @@ end
 ---@param session_id string?
 ---@return integer buf
 function M.create(session_id)
-  if session_id and require('compact_lsp.sessions').read_only(session_id) then
-    return create_read_only(session_id)
+  local sessions = require('compact_lsp.sessions')
+  if session_id and (sessions.read_only(session_id) or sessions.open_elsewhere(session_id)) then
+    return create_read_only(session_id, sessions.open_elsewhere(session_id))
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'prompt'
@@ -208,8 +234,10 @@ function M.show(buf, insert)
   elseif vim.b[buf].compact_lsp_read_only then
     -- at the end, where the followed session's activity comes in; what it is stays in sight above
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
-    local owner = vim.b[buf].compact_lsp_owner or 'its agent'
-    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. M.read_only_winbar(owner)
+    local elsewhere = vim.b[buf].compact_lsp_elsewhere
+    local bar = elsewhere and ('read-only: open in ' .. require('compact_lsp.words').other_window(elsewhere))
+      or M.read_only_winbar(vim.b[buf].compact_lsp_owner or 'its agent')
+    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. bar
   end
 end
 

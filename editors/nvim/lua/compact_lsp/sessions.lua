@@ -266,6 +266,18 @@ function M.owner(session_id)
   return nil
 end
 
+--- Who writes the session when another editor window's server does (`openElsewhere`: {pid, host?}), else nil.
+---@param session_id string?
+---@return {pid: integer?, host: string?}?
+function M.open_elsewhere(session_id)
+  for _, item in ipairs(state.sessions or {}) do
+    if item.sessionId == session_id and type(item.openElsewhere) == 'table' then
+      return item.openElsewhere
+    end
+  end
+  return nil
+end
+
 --- Whether the session list this Neovim holds names the session.
 ---@param session_id string?
 ---@return boolean

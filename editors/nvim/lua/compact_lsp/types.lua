@@ -35,6 +35,7 @@
 ---@field readOnly boolean an agent's transcript (Claude Code, Codex) followed read-only
 ---@field owner string? with readOnly: the agent that owns it, in its words (Claude Code, Codex)
 ---@field importedFrom string? a copy imported from an agent's session: that agent, in its words (Codex)
+---@field openElsewhere {pid: integer?, host: string?}? another editor window's server writes it: followed read-only here
 ---@field usage compact_lsp.Usage
 
 ---@class compact_lsp.CurrentSessionResult

@@ -49,7 +49,7 @@ end
 
 ---@param owner table?
 ---@return string
-local function other_window(owner)
+function M.other_window(owner)
   local pid = type(owner) == 'table' and tonumber(owner.pid)
   return pid and string.format('another editor (process %d)', pid) or 'another editor'
 end
@@ -62,7 +62,7 @@ local by_kind = {
     if type(agent) == 'string' and agent ~= '' then
       return 'read-only: ' .. agent .. ' owns this session. ' .. M.IMPORT .. ' continues it here'
     end
-    return 'read-only: open in ' .. other_window(data.owner) .. '. Continue there, or :CompactChat! for a new chat'
+    return 'read-only: open in ' .. M.other_window(data.owner) .. '. Continue there, or :CompactChat! for a new chat'
   end,
   busy = function()
     return 'the agent is still answering: wait, or <C-c> in the chat cancels it'

@@ -5,6 +5,7 @@ renameSession, transcript)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
@@ -40,7 +41,28 @@ async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict
     registry = server.registry()
     summaries = await registry.summaries()
     current = await run_io(registry.current)  # one small file: not behind the sessions' work
-    return listed_items(server, summaries, current)
+    elsewhere = await run_io(open_elsewhere, server, summaries)
+    return [{**item, "openElsewhere": elsewhere[item["sessionId"]]} if item["sessionId"] in elsewhere else item
+            for item in listed_items(server, summaries, current)]  # fmt: skip
+
+
+def open_elsewhere(server: CompactLanguageServer, summaries: list[SessionSummary]) -> dict[str, dict[str, Any]]:
+    """The sessions another server (another editor window) writes, with what their lock file names: a look at each
+    journal's lock, never kept in the listing's cached items (the other window may have closed since)."""
+    store = server.registry().store
+    found: dict[str, dict[str, Any]] = {}
+    for summary in summaries:
+        if agent_named(summary.source or "") is not None:
+            continue  # an agent's transcript: no lock of ours
+        holder = store.journal_for(summary.session_id).writer_lock.holder()
+        if holder is None:
+            continue
+        pid, host = holder.get("pid"), holder.get("host")
+        owner: dict[str, Any] = {"pid": pid} if isinstance(pid, int) and pid > 0 else {}
+        if isinstance(host, str) and host and host != socket.gethostname():
+            owner["host"] = host
+        found[summary.session_id] = owner
+    return found
 
 
 def listed_items(server: CompactLanguageServer, summaries: list[SessionSummary], current: str | None) -> list[Any]:
