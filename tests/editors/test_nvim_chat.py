@@ -60,8 +60,11 @@ class User:
         }
         self.stub = stub
 
-    def start(self, *files: str, keymaps: Any = None, cmd: list[str] | None = None) -> Screen:
-        """Neovim in tmux on ``files``; ``cmd``: the server command given to setup() instead of the real one."""
+    def start(
+        self, *files: str, keymaps: Any = None, cmd: list[str] | None = None, api_key: str | None = "test-key"
+    ) -> Screen:
+        """Neovim in tmux on ``files``; ``cmd``: the server command given to setup() instead of the real one;
+        ``api_key=None``: no ANTHROPIC_API_KEY in Neovim's environment."""
         nvim = nvim_executable()
         assert nvim is not None
         config: dict[str, Any] = {
@@ -79,8 +82,8 @@ class User:
                 "PYTHONPATH": str(SERVER_SRC),
                 "XDG_STATE_HOME": str(self.state / "nvim-state"),
                 "XDG_DATA_HOME": str(self.state / "nvim-data"),
-                "ANTHROPIC_API_KEY": "test-key",
                 "ANTHROPIC_BASE_URL": self.stub.base_url,
+                **({"ANTHROPIC_API_KEY": api_key} if api_key is not None else {}),
             },
         )
         init = SUPPORT_DIR / "tui" / "init.lua"

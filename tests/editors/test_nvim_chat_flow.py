@@ -251,6 +251,23 @@ def test_a_second_neovim_on_the_folder_follows_the_first_ones_chat_read_only_and
             owner.command("qa!")
 
 
+def test_without_an_api_key_the_chat_says_where_the_key_goes_once_and_asks_the_api_nothing(tmp_path: Path) -> None:
+    """It said "set ANTHROPIC_API_KEY for the language server": a server a Neovim user never started by hand."""
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        with user.start("main.py", api_key=None) as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat! Hello there")
+            shown = screen.wait_for("[failed")
+            chat = " ".join(" ".join(chat_column(shown)).split())
+            said = "! no Anthropic API key: the chat needs ANTHROPIC_API_KEY in the environment Neovim starts from"
+            assert said + " (export it, then start Neovim again); :Compact full works without it" in chat, shown
+            assert chat.count("API key") == 1 and "language server" not in chat, shown
+            no_prompt(shown)
+            assert stub.requests == []
+            screen.command("qa!")
+
+
 def test_a_full_compaction_that_would_not_pay_says_so_plainly_and_long_messages_stay_whole(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         stub.push(reply("Short."), reply("A summary far longer than the chat itself. " * 60))

@@ -198,7 +198,12 @@ function M.event_lines(ev)
   elseif ev.kind == 'status' then
     return { '  · ' .. require('compact_lsp.words').figures(tostring(ev.message or ev.text or '')) }
   elseif ev.kind == 'error' then
-    return { '  ! ' .. require('compact_lsp.words').bare(tostring(ev.message or ev.text or 'error')) }
+    local words = require('compact_lsp.words')
+    local text = tostring(ev.message or ev.text or 'error')
+    if ev.errorKind == 'auth' and text:match('^No Anthropic API key') then -- the server's words name no editor
+      return { '  ! ' .. words.NO_KEY }
+    end
+    return { '  ! ' .. words.bare(text) }
   end
   return {}
 end

@@ -10,6 +10,9 @@ M.PREFIX = 'compact-lsp: '
 
 --- The command that makes a managed copy of a followed session (Claude Code's, Codex's, ...) and opens it.
 M.IMPORT = ':Compact import'
+--- The chat without an API key, in Neovim's terms: where the key goes, and what works without it.
+M.NO_KEY = 'no Anthropic API key: the chat needs ANTHROPIC_API_KEY in the environment Neovim starts from (export '
+  .. 'it, then start Neovim again); :Compact full works without it (offline summary)'
 
 --- Token figures in a server's sentence as everywhere else: "26206 → 20116 tokens" → "26.2k → 20.1k tokens".
 ---@param text string
