@@ -95,6 +95,8 @@ async def test_codex_sessions_of_the_workspace_are_followed_read_only(
         transcript = await request(client, "compact/transcript", {"sessionId": imported["sessionId"]})
         texts = str(transcript["entries"])
         assert "what does hello.txt say" in texts and "The file says hello." in texts
+        copy = await command(client, "compact.status", {"sessionId": imported["sessionId"]})
+        assert [r["path"] for r in copy["readFiles"]] == ["hello.txt"]  # Codex's ``cat hello.txt``, a read of it
         await append(client, imported["sessionId"], start("and now from the editor"))  # writable at once
 
         # one row each, also after a reload: the followed session (Codex's) and the user's copy (writable)

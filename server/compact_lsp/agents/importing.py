@@ -17,6 +17,7 @@ from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session
 from compact_lsp.agents.gemini_cli.chat_log import read_chat as read_gemini
 from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
+from compact_lsp.engine.codex.file_uses import shell_reads
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
@@ -101,6 +102,8 @@ def import_into_store(
     )
     if log.messages:
         session.append(log.messages)
+    if log.shell_cwd is not None:
+        _record_shell_reads(session, log.shell_cwd)
     try:
         store.publish(session_id, journal)
     except FileExistsError:
@@ -122,6 +125,17 @@ class _Log:
     messages: list[Message]
     problems: list[str]
     repairs: list[str]
+    shell_cwd: str | None = None
+    """Where the agent ran the shell commands it read files with (Codex), to record those reads; None: no such."""
+
+
+def _record_shell_reads(session: ContextSession, cwd: str) -> None:
+    """The files the agent read with its shell (Codex's ``cat``, ``sed -n``, ``nl``, ``head``) are reads of the
+    copy, journalled as ours are (tied to the command's result, so clearing it clears them): the read-file state
+    knows them, and so do the usage view, ranking and rehydration; a command that did not succeed read nothing."""
+    for call_id, path, content, lines in shell_reads(session.messages, cwd):
+        session.record_read(path, content, tool_use_id=call_id, start_line=lines.get("offset"),
+                            num_lines=lines.get("limit"))  # fmt: skip
 
 
 def _read_log(path: str | Path) -> _Log:
@@ -144,7 +158,8 @@ def _read_log(path: str | Path) -> _Log:
         fixed = repair(rollout.current_context())
         bad = [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else []
         session_id = f"{CODEX_COPY_PREFIX}{rollout.session_id or Path(path).stem}"
-        return _Log(session_id, rollout.title or "", fixed.messages, bad, list(fixed.actions))
+        cwd = rollout.cwd or ""
+        return _Log(session_id, rollout.title or "", fixed.messages, bad, list(fixed.actions), cwd)
     imported = import_claude_code(path)
     problems = [f"line {p.line_no}: {p.reason}" for p in imported.problems]
     copied = imported.session

@@ -218,3 +218,23 @@ def file_use_view(messages: Sequence[Message], cwd: str) -> list[Message]:
             if answers:
                 view.append({"role": "user", "content": answers})
     return view
+
+
+def shell_reads(messages: Sequence[Message], cwd: str) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Each file a command read with success (``file_use_view``'s ``Read`` answered by an exit of 0; a command the
+    user rejected, one that failed or is still running read nothing): (the command's call id, the path, what it
+    printed, ``offset``/``limit``), in order."""
+    reads: list[tuple[str, str, str, dict[str, Any]]] = []
+    calls: dict[str, Block] = {}
+    for message in file_use_view(messages, cwd):
+        for block in tool_uses(message):
+            calls[str(block.get("id"))] = block
+        for result in tool_results(message):
+            use_id = str(result.get("tool_use_id"))
+            call, content = calls.get(use_id), result.get("content")
+            if call is None or call.get("name") != "Read" or result.get("is_error") or not isinstance(content, str):
+                continue
+            tool_input = dict(call.get("input") or {})
+            path = tool_input.pop("file_path")
+            reads.append((use_id.rpartition("#")[0], str(path), content, tool_input))
+    return reads

@@ -1,0 +1,61 @@
+"""An imported Codex copy knows the files Codex read with its shell: ``cat``, ``sed -n``, ``nl`` and ``head`` reads
+that succeeded are reads of the copy, listed by ``compact/status`` (the usage view's read files), with the lines
+they showed, also after a restart; a command the user rejected, a failed one and one still running read nothing."""
+
+from __future__ import annotations
+
+import json
+
+from tests.agents.codex.rollouts import assistant, head, item, user
+
+from .conftest import Workspace, start_server, stop_server
+from .conversation import command, request
+
+
+def shell(call_id: str, cmd: str, output: str) -> list[bytes]:
+    return [
+        item(type="function_call", call_id=call_id, name="exec_command", arguments=json.dumps({"cmd": cmd})),
+        item(type="function_call_output", call_id=call_id, output=output),
+    ]
+
+
+def ok(body: str) -> str:
+    head = "Chunk ID: 1a2b\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 9\n"
+    return f"{head}Output:\n{body}"
+
+
+def lines(name: str, count: int) -> str:
+    return "".join(f"{name} line {i}\n" for i in range(1, count + 1))
+
+
+async def test_the_copy_lists_what_codex_read_with_its_shell(workspace: Workspace) -> None:
+    for name in ("main.py", "notes.md", "big.py", "other.py", "secret.txt", "missing.txt", "slow.txt"):
+        workspace.write(name, lines(name, 40))
+    rollout = workspace.sessions.parent / "rollout-2026-12-06T00-00-00-thread-1.jsonl"
+    rollout.write_bytes(b"".join([
+        *head(workspace.root),
+        user("read the project"),
+        *shell("c1", "cat main.py notes.md", ok(lines("main.py", 40) + lines("notes.md", 40))),
+        *shell("c2", "sed -n '10,19p' big.py", ok(lines("big.py", 19)[-10:])),
+        *shell("c3", "nl -ba other.py | sed -n '1,5p'", ok("     1\tother.py line 1\n")),
+        *shell("c4", "cat secret.txt", "exec command rejected by user"),
+        *shell("c5", "cat missing.txt", "Process exited with code 1\nOutput:\ncat: missing.txt: No such file\n"),
+        *shell("c6", "cat slow.txt", "Chunk ID: 9f\nWall time: 10.0 seconds\nProcess running with session ID 3\n"),
+        assistant("Read them."),
+    ]))  # fmt: skip
+    client = await start_server(workspace, workspace.options())
+    try:
+        imported = await request(client, "compact/importSession", {"path": str(rollout)})
+        status = await command(client, "compact.status", {"sessionId": imported["sessionId"]})
+    finally:
+        await stop_server(client)
+    read = {r["path"]: r for r in status["readFiles"]}
+    assert sorted(read) == ["big.py", "main.py", "notes.md", "other.py"], status["readFiles"]
+    assert read["big.py"]["range"] != read["main.py"]["range"] and all(r["inHistory"] for r in read.values())
+
+    again = await start_server(workspace, workspace.options())
+    try:
+        reloaded = await command(again, "compact.status", {"sessionId": imported["sessionId"]})
+    finally:
+        await stop_server(again)
+    assert sorted(r["path"] for r in reloaded["readFiles"]) == sorted(read)  # journalled: a restart keeps them
