@@ -288,6 +288,9 @@ class SessionRegistry:
         try:
             self.require_stored(session_id, method)
             session, report, records = await asyncio.to_thread(self._replay_records, session_id)
+            # what this slot applied: another server's appends after it are followed, not lost (set here, not by
+            # a listing's replay of the same journal, which would move it past records no slot applied)
+            self.store.journal_for(session_id).known_size = report.size
             slot = SessionSlot(session, load_report=report)
             known = self.index.known(session_id)
             slot.first_request = known.title if known and known.title else first_request_in_records(records)
@@ -312,7 +315,6 @@ class SessionRegistry:
         it is only measured for the list, which flags it as ``damaged``)."""
         records, report = self.store.load(session_id)
         journal = self.store.journal_for(session_id)
-        journal.known_size = report.size  # appends by another server after this point are followed, not lost
         session = replay_session(
             records,
             settings=self.settings,

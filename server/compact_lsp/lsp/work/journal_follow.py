@@ -30,12 +30,14 @@ def journal_of(slot: SessionSlot) -> SessionJournal | None:
 
 
 def follow(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    """Watch the session's file while this server does not hold its write lock."""
+    """Watch the session's file while this server does not hold its write lock, and catch up once: what the owner
+    appended between the load's read and the watch made no event the watch could see."""
     journal = journal_of(slot)
     if journal is None or journal.writer_lock.held or server.watcher is None or server.sessions is None:
         return
     real = server.watcher.track(str(journal.path))
     server.sessions.following[real] = slot.session.id
+    on_journal_changed(server, slot.session.id)
 
 
 def unfollow(server: CompactLanguageServer, slot: SessionSlot) -> None:
