@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from tests.support.messages_api_stub import MessagesApiStub, hang, reply, tool_call
+from tests.support.messages_api_stub import MessagesApiStub, api_error, hang, reply, tool_call
 
 from compact_lsp.engine.conversation.validate import validate
 
@@ -238,3 +238,13 @@ async def test_a_re_read_of_an_unchanged_file_is_one_line_and_a_changed_one_is_r
     await request(client, "compact/chat", {"sessionId": session_id, "text": "And now?"})
     third = json.dumps(messages_api.bodies[-1]["messages"][-1]["content"][0])
     assert "return 'hey ' + name" in third
+
+
+async def test_a_turn_that_ends_on_an_api_error_names_the_failure(
+    client: LanguageClient, messages_api: MessagesApiStub
+) -> None:
+    """The turn's answer says what failed (``errorKind``) as docs/protocol.md and its schema say."""
+    messages_api.default = api_error(529, "overloaded_error", "Overloaded", headers={"x-should-retry": "false"})
+    session_id = await new_session(client)
+    result = await request(client, "compact/chat", {"sessionId": session_id, "text": "hello"})
+    assert (result["stopReason"], result["errorKind"]) == ("error", "overloaded") and "529" in result["error"]

@@ -763,6 +763,10 @@ export interface ChatResult {
   stopReason: string;
   usage: Usage;
   error?: string;
+  /**
+   * What failed, when stopReason is error: auth, rate_limit, overloaded, timeout, connection, api, bad_response.
+   */
+  errorKind?: string;
 }
 /**
  * compact/pin and compact/unpin: at least one of toolUseId and path.
