@@ -72,10 +72,12 @@ export function statusBarState(
   if (next !== undefined) {
     lines.push(next);
   }
+  // turned off, the level is the window's filling (docs/protocol.md, Usage): nothing is about to compact
+  const off = usage.nextCompaction !== undefined && usage.nextCompaction.disabledBy !== null;
   if (usage.level === "critical") {
-    lines.push("At the auto-compact threshold: the next turn compacts.");
+    lines.push(off ? "Near the end of the window, and nothing compacts it by itself." : "At the auto-compact threshold: the next turn compacts.");
   } else if (usage.level === "warning") {
-    lines.push("Near the auto-compact threshold.");
+    lines.push(off ? "Filling the window, and nothing compacts it by itself." : "Near the auto-compact threshold.");
   }
   lines.push("Click to show the context usage.");
   return {

@@ -56,10 +56,13 @@ export function renderUsagePage(status: Status, items: ContextItem[] | undefined
         `${formatTokens(s.tokens)} (${formatPercent(s.width)})</span>`,
     )
     .join("");
-  const level =
-    usage.level === "ok"
-      ? ""
-      : ` <span class="level-${usage.level}">${usage.level === "critical" ? "at the auto-compact threshold" : "near the auto-compact threshold"}</span>`;
+  const off = usage.nextCompaction !== undefined && usage.nextCompaction.disabledBy !== null; // the window's filling
+  const said = off
+    ? "nothing compacts it by itself"
+    : usage.level === "critical"
+      ? "at the auto-compact threshold"
+      : "near the auto-compact threshold";
+  const level = usage.level === "ok" ? "" : ` <span class="level-${usage.level}">${said}</span>`;
   const parts = [
     `<h1>Context usage</h1>`,
     `<p id="summary"><strong>${escapeHtml(formatUsage(usage))}</strong>${level}` +

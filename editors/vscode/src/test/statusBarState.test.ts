@@ -57,3 +57,10 @@ test("after a restart the gauge follows the session updated last", () => {
   assert.equal(mostRecentSession([older, newer])?.sessionId, "ses_new");
   assert.equal(mostRecentSession([]), undefined);
 });
+
+test("a session whose automatic compaction is off is not told the next turn compacts", () => {
+  const off = { thresholdTokens: null, tokensLeft: null, turnsLeft: null, perTurn: 9000, near: false, origin: "Claude Code", disabledBy: "DISABLE_AUTO_COMPACT in the environment" };
+  const tooltip = statusBarState(usage({ level: "critical", nextCompaction: off }), "running", "Claude Code").tooltip;
+  assert.ok(tooltip.includes("Near the end of the window, and nothing compacts it by itself."), tooltip);
+  assert.ok(!tooltip.includes("the next turn compacts"), tooltip);
+});
