@@ -1,7 +1,8 @@
 --- The warning before an agent compacts by itself (`usage.nextCompaction`, docs/protocol.md): the gauge's line
 --- ("~949k tokens / ~53 turns to Claude Code's automatic compaction") and one warning when it is near, with what the
 --- user can do; a setting that silently turns the agent's automatic compaction off is named once. Our own sessions
---- (no agent owns them) get the same, about compact-lsp's automatic compaction.
+--- (no agent owns them) get the same about compact-lsp's automatic compaction, but their "off" (the user's own
+--- setting) only in :Compact status.
 local format = require('compact_lsp.format')
 local state = require('compact_lsp.state')
 
@@ -100,7 +101,10 @@ function M.check(session_id, usage)
     return
   end
   local off = next_one.disabledBy ~= vim.NIL and next_one.disabledBy or nil
-  local now = off and 'off' or (next_one.near and 'near') or nil
+  -- "off" is news about an agent (an environment variable, a limit past its window, set where nobody sees it); our
+  -- own sessions' is the user's own setting, named in :Compact status: as a warning on every session it covered
+  -- the answer of the command that had just run (":Compact micro" cleared …) and said what the user had chosen
+  local now = (off and agent(session_id) and 'off') or (not off and next_one.near and 'near') or nil
   if now == state.warned_next[session_id] then
     return
   end
