@@ -13,6 +13,7 @@ but for our block after the summary.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,6 @@ def session(gemini: GeminiHome, name: str) -> list[Request]:
     gemini.stub.requests.clear()
     gemini.name = name
     gemini.start()
-    import atexit
-
-    atexit.register(lambda: Path(f"/tmp/gx/requests-{name}.json").write_text(json.dumps(gemini.stub.requests)))
     gemini.turn("Read lines 100 to 120 of big.py", 2, "Read it.")
     lines = big_file().splitlines(keepends=True)
     lines[100] = CHANGED + "\n"  # line 101, in the region read: "return 33" before
@@ -144,3 +142,21 @@ def test_after_gemini_compresses_our_context_joins_the_summary_and_nothing_else_
     assert "installed" in gemini.cli("install-hook")
     assert (gemini.project / ".gemini" / "settings.json").is_file()
     same_but_ours(session(gemini, "project"), bare, PROJECT_SETTINGS_LISTED)
+
+
+def test_a_cli_that_ends_before_its_prompt_is_said_with_its_status_and_stderr(gemini: GeminiHome) -> None:
+    """What the harness says when the CLI ends at start (the empty screen CI once showed for 90 s): at once, with
+    its exit status, its stderr and its last screen."""
+    died = gemini.home / "dies.sh"
+    error = "Error: Failed to start child process: spawn ENOMEM"
+    died.write_text(f"#!/bin/sh\necho '{error}' >&2\nexit 41\n")
+    died.chmod(0o700)
+    gemini.command = [str(died)]
+    started = time.monotonic()
+    with pytest.raises(AssertionError) as failed:
+        gemini.start()
+    said = str(failed.value)
+    assert time.monotonic() - started < 30  # not the 90 s deadline
+    assert said.startswith("Gemini CLI exited before it got to: the prompt") and "exit status: 41" in said
+    assert f"--- gemini's stderr ---\n{error}" in said
+    assert "--- screen ---" in said and "(no screen" not in said  # the pane kept, its tmux server still there
