@@ -7,6 +7,7 @@ import { isMethodNotFound } from "./client";
 import type { ChatEntry, ChatTranscript, CompactionMarker } from "./model/chatModel";
 import { EMPTY_TRANSCRIPT } from "./model/chatModel";
 import { transcriptFromMessages, transcriptFromRecords } from "./model/chatRestore";
+import { plainMessage } from "./model/commandModel";
 import type { DidCompactParams, MessagesView } from "./protocol";
 import { Methods } from "./protocol";
 
@@ -129,10 +130,15 @@ export function withLastUserText(transcript: ChatTranscript, text: string): Chat
     : { ...transcript, entries: transcript.entries.map((entry, i) => (i === index ? { kind: "user", text } : entry)) };
 }
 
-/** A turn that failed for want of an API key: the chat's error (shown once, there) carries the Set API Key button. */
+/**
+ * A turn that failed for want of an API key: the chat's error (shown once, there) carries the Set API Key button and
+ * says what to do in VS Code's words, not the server's environment variable.
+ */
 export function offerApiKeyIn(transcript: ChatTranscript): ChatTranscript {
   const entries = transcript.entries.map((entry) =>
-    entry.kind === "error" && /api key/i.test(entry.text) ? { ...entry, action: "compact.setApiKey" as const } : entry,
+    entry.kind === "error" && /api key/i.test(entry.text)
+      ? { ...entry, text: plainMessage(entry.text), action: "compact.setApiKey" as const }
+      : entry,
   );
   return { ...transcript, entries };
 }

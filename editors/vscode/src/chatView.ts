@@ -12,7 +12,7 @@ import type { CompactClient } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
 import { addMarker, applyChatEvent, cancelTurn, endTurn, startTurn } from "./model/chatModel";
 import { parseChatViewRequest, renderChatShell, restrictedMessage, transcriptMessage } from "./model/chatPage";
-import { failureOutcome } from "./model/commandModel";
+import { failureOutcome, keyProblem } from "./model/commandModel";
 import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
 import { notify } from "./notify";
@@ -287,6 +287,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
       const result = await this.client.request<ChatResult>(Methods.chat, { sessionId: id, text: message }, turn.token);
       this.updateSession(id, (t) => offerApiKeyIn(endTurn(t, result)));
+      if (result.stopReason === "error" && keyProblem(result.error)) {
+        void this.view?.webview.postMessage({ type: "draft", text }); // ready to send again once a key is set
+      }
     } catch (error) {
       if (turn.token.isCancellationRequested) {
         this.updateSession(id, cancelTurn);

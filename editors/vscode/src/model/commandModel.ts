@@ -83,6 +83,7 @@ const EDITOR_WORDS: [RegExp, string][] = [
   [/\(?compact\.microcompact\)?/g, "Compact: Microcompact Now"],
   [/\(?compact\.undo\)?/g, "Compact: Undo Last Compaction"],
   [/compact-lsp claude-code install-hook/g, "Compact: Install the Claude Code Hook"],
+  [/set ANTHROPIC_API_KEY for the language server\./g, "Set API Key stores one for Compact; then send your message again."],
 ];
 
 /**

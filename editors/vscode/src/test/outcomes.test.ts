@@ -128,6 +128,12 @@ describe("server messages in VS Code's words", () => {
     ],
     ["unknown-session", "compact/selectSession: unknown session 'x'; list sessions with compact/sessions", /list sessions with the Sessions view$/, /compact\//],
     ["settings-stay", "compactLsp.server.pythonPath is /nowhere/python", /^compactLsp\.server\.pythonPath is/, /^CompactLsp/],
+    [
+      "no-api-key",
+      "No Anthropic API key: set ANTHROPIC_API_KEY for the language server.",
+      /^No Anthropic API key: Set API Key stores one for Compact; then send your message again\.$/,
+      /ANTHROPIC_API_KEY|language server/,
+    ],
   ];
   for (const [id, message, wanted, unwanted] of cases) {
     test(id, () => {
