@@ -11,7 +11,7 @@ import { ChatTranscripts, compactionMarker, offerApiKeyIn, withLastUserText } fr
 import type { CompactClient } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
 import { addMarker, applyChatEvent, cancelTurn, endTurn, startTurn } from "./model/chatModel";
-import { parseChatViewRequest, renderChatShell, restrictedMessage, transcriptMessage } from "./model/chatPage";
+import { parseChatViewRequest, renderChatShell, restrictedMessage, serverNotStartedMessage, transcriptMessage } from "./model/chatPage";
 import { failureOutcome, keyProblem } from "./model/commandModel";
 import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
@@ -55,6 +55,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         if (state === "running") {
           this.transcripts.clear(); // a restarted server: read the sessions afresh
           void this.showCurrent();
+        } else {
+          this.post(); // a start that failed says why, in place of the input
         }
       }),
     ];
@@ -183,7 +185,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         void this.suggestFiles(request.query);
         break;
       case "command":
-        void vscode.commands.executeCommand(request.command);
+        if (request.command === "workbench.action.openSettings") {
+          void vscode.commands.executeCommand(request.command, this.client.startFailure?.setting ?? "compactLsp.server");
+        } else {
+          void vscode.commands.executeCommand(request.command);
+        }
         break;
       case "ready":
         this.post();
@@ -348,6 +354,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (!vscode.workspace.isTrusted) {
       view.description = "Restricted Mode";
       void view.webview.postMessage(restrictedMessage());
+      return;
+    }
+    const failure = this.client.startFailure;
+    if (failure !== undefined) {
+      view.description = "Server not started";
+      void view.webview.postMessage(serverNotStartedMessage(failure.reason.replace(/\.?$/, "."), failure.setting));
       return;
     }
     const sessionId = this.client.sessionId;

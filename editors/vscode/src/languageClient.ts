@@ -21,6 +21,25 @@ class CompactLanguageClient extends LanguageClient {
 }
 
 /**
+ * The log as the language client's output channel, with what the server process writes to stderr (the client
+ * appends it raw) passed to `onStderr` too: the last line of a server that dies as it starts says why.
+ */
+function recordingStderr(log: vscode.LogOutputChannel, onStderr: (text: string) => void): vscode.LogOutputChannel {
+  return new Proxy(log, {
+    get(target, property) {
+      if (property === "append") {
+        return (text: string) => {
+          onStderr(text);
+          target.append(text);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
  * A language client for the server `launch` names, not started yet. `running` is the client the extension holds
  * now (undefined once stopped): the middleware's notifications go to it.
  */
@@ -29,6 +48,7 @@ export function newLanguageClient(
   apiKey: string | undefined,
   log: vscode.LogOutputChannel,
   running: () => LanguageClient | undefined,
+  onStderr: (text: string) => void = () => undefined,
 ): LanguageClient {
   const executable = {
     command: launch.command,
@@ -42,7 +62,7 @@ export function newLanguageClient(
     // Every file document: open editors join the read-file state (open, dirty, focus order).
     documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
     initializationOptions: currentServerSettings(problems),
-    outputChannel: log,
+    outputChannel: recordingStderr(log, onStderr),
     traceOutputChannel: log,
     middleware: {
       // A document that is clean after a change (reloaded from disk after the agent's edit, or undone back to

@@ -21,6 +21,8 @@ export function notify(outcome: Outcome): void {
       void vscode.commands.executeCommand(Commands.setApiKey);
     } else if (choice === "Microcompact Now") {
       void vscode.commands.executeCommand(Commands.microcompactNow);
+    } else if (choice === "Restart Server") {
+      void vscode.commands.executeCommand(Commands.restartServer);
     } else if (choice === "Open Settings") {
       void vscode.commands.executeCommand("workbench.action.openSettings", outcome.setting ?? "compactLsp");
     }

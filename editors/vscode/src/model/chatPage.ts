@@ -189,6 +189,9 @@ export const WELCOME_COMMANDS = [
   "compact.setApiKey",
   "compact.openWalkthrough",
   "workbench.trust.manage",
+  "compact.restartServer",
+  "compact.showServerLog",
+  "workbench.action.openSettings",
 ] as const;
 
 const WELCOME =
@@ -243,6 +246,24 @@ export function restrictedMessage(): TranscriptMessage {
     `<div class="actions welcome-actions"><button data-action="command" data-id="workbench.trust.manage">` +
     `${icon("workspace-trusted")} Manage Workspace Trust</button></div></div>`;
   return { type: "transcript", html, busy: false, title: "Restricted Mode", readOnly: false, restricted: true };
+}
+
+/**
+ * What the chat shows when the server did not start (no input: nothing would answer it): why (`text`, the failure's
+ * cause) and the ways on; Open Settings when a setting is at fault.
+ */
+export function serverNotStartedMessage(text: string, setting?: string): TranscriptMessage {
+  const settings =
+    setting !== undefined
+      ? `<button data-action="command" data-id="workbench.action.openSettings">${icon("settings-gear")} Open Settings</button>`
+      : "";
+  const html =
+    `<div class="welcome not-started">${icon("error")}<h2>Compact's server did not start</h2>` +
+    `<p class="reason">${escapeHtml(text)}</p><p>Fix that, then restart the server; its log has the details.</p>` +
+    `<div class="actions welcome-actions">${settings}` +
+    `<button class="${settings === "" ? "" : "secondary"}" data-action="command" data-id="compact.restartServer">${icon("debug-restart")} Restart Server</button>` +
+    `<button class="secondary" data-action="command" data-id="compact.showServerLog">${icon("output")} Show Server Log</button></div></div>`;
+  return { type: "transcript", html, busy: false, title: "Server not started", readOnly: false, restricted: true };
 }
 
 /** What the webview posts back. */

@@ -14,7 +14,7 @@ export interface Outcome {
   setting?: string;
 }
 
-export type OutcomeAction = "Show Server Log" | "Set API Key" | "Open Settings" | "Microcompact Now";
+export type OutcomeAction = "Show Server Log" | "Set API Key" | "Open Settings" | "Microcompact Now" | "Restart Server";
 
 /** Result fields of outcomes that change nothing (newer servers answer these instead of an error). */
 interface NoChange {
@@ -139,6 +139,13 @@ export function failureOutcome(name: string, error: unknown): Outcome {
   const kind = typeof data?.kind === "string" ? data.kind : undefined;
   if (kind !== undefined && OUTCOME_KINDS[kind] !== undefined) {
     return { severity: "info", text: OUTCOME_KINDS[kind](name) };
+  }
+  if (kind === "not_started") {
+    // the server did not start: its cause says what to fix, whichever command found it out
+    const setting = (error as { setting?: unknown }).setting;
+    return typeof setting === "string"
+      ? { severity: "error", text: raw, actions: ["Open Settings", "Show Server Log", "Restart Server"], setting }
+      : { severity: "error", text: raw, actions: ["Show Server Log", "Restart Server"] };
   }
   if (kind === "read_only") {
     return { severity: "info", text: readOnlyText(data?.owner) };

@@ -5,11 +5,25 @@ import { describe, test } from "node:test";
 import { approvalDiff } from "../model/approvalDiff";
 import { EMPTY_TRANSCRIPT, attachDiff, requestApproval } from "../model/chatModel";
 import type { ChatTranscript } from "../model/chatModel";
-import { parseChatViewRequest, restrictedMessage, transcriptMessage } from "../model/chatPage";
+import { parseChatViewRequest, restrictedMessage, serverNotStartedMessage, transcriptMessage } from "../model/chatPage";
 import { linkTarget } from "../model/fileLinks";
 import { mentionedPaths, splitAttachments, withAttachments } from "../model/mentions";
 
 const FILE = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+
+describe("a server that did not start", () => {
+  test("the chat says why in place of an input nothing would answer, with the ways on", () => {
+    const message = serverNotStartedMessage("compactLsp.server.command is /x, which does not exist (ENOENT).", "compactLsp.server.command");
+    assert.equal(message.restricted, true, "no input");
+    assert.match(message.html, /<h2>Compact's server did not start<\/h2>/);
+    assert.match(message.html, /compactLsp\.server\.command is \/x, which does not exist/);
+    for (const command of ["workbench.action.openSettings", "compact.restartServer", "compact.showServerLog"]) {
+      assert.ok(message.html.includes(`data-id="${command}"`), command);
+      assert.deepEqual(parseChatViewRequest({ type: "command", id: command }), { type: "command", command });
+    }
+    assert.ok(!serverNotStartedMessage("no setting at fault").html.includes("openSettings"), "Open Settings only for a setting");
+  });
+});
 
 describe("the approval's diff", () => {
   test("is a unified diff with three lines of context, not the whole file removed and added", () => {

@@ -30,6 +30,20 @@ describe("Restricted Mode", () => {
   });
 });
 
+describe("a server that did not start", () => {
+  test("any command says the cause and offers the setting, the log and a restart, not a bare \"not running\"", () => {
+    const error = Object.assign(new Error("Compact's server did not start: /x/broken (compactLsp.server.command): it stopped as it started: ModuleNotFoundError: No module named 'pygls'. Fix that, then run “Compact: Restart Server”."), {
+      data: { kind: "not_started" },
+      setting: "compactLsp.server.command",
+    });
+    const outcome = failureOutcome("Starting a chat", error);
+    assert.equal(outcome.severity, "error");
+    assert.match(outcome.text, /^Compact's server did not start: .*No module named 'pygls'/);
+    assert.deepEqual(outcome.actions, ["Open Settings", "Show Server Log", "Restart Server"]);
+    assert.equal(outcome.setting, "compactLsp.server.command");
+  });
+});
+
 describe("compaction outcomes", () => {
   test("a model summary is information and says so", () => {
     assert.deepEqual(compactOutcome(compacted), {
