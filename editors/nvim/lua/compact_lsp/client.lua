@@ -133,7 +133,9 @@ function M.gone(client_id, exit)
   state.adopted[client_id] = nil
   state.usage = {}
   vim.cmd.redrawstatus({ bang = true })
-  if not exit or exit.started or (exit.code == 0 and exit.signal == 0) or state.failed_start then
+  -- a stop asked for (SIGTERM: :CompactInstall replacing it, Neovim quitting) is no failure, as Neovim counts it
+  local failed = exit and (exit.code ~= 0 or (exit.signal ~= 0 and exit.signal ~= 15))
+  if not failed or exit.started or state.failed_start then
     return
   end
   local why = type(exit.cmd) == 'table' and why_it_stops(exit.cmd) or nil
