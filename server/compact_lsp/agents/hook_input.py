@@ -1,13 +1,14 @@
 """The part of every agent's hook input that is the same: a JSON object naming the session, its transcript and its
 working folder. Light on purpose (no engine room but ``usable_path``): Gemini CLI's hook reads it before every model
 request (gemini_cli/request.py), the ``SessionStart`` hooks after a compaction (hook_io.py); and how much of a
-session file a hook reads (``transcript_tail``)."""
+session file a hook reads, as records (``transcript_tail``, ``transcript_records``)."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
+from collections.abc import Iterator
 from typing import Any
 
 from compact_lsp.engine.files.usable_path import checked_path
@@ -60,3 +61,14 @@ def transcript_tail(path: str, max_bytes: int = MAX_TRANSCRIPT_BYTES) -> bytes:
             f.seek(info.st_size - max_bytes)
             f.readline()  # the cut line is not a record
         return f.read(max_bytes)
+
+
+def transcript_records(data: bytes) -> Iterator[dict[str, Any]]:
+    """A JSON-lines session file's records: each line that is a JSON object (any other is skipped)."""
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(record, dict):
+            yield record

@@ -17,7 +17,8 @@ import pytest
 from compact_lsp.agents.gemini_cli.hook import GEMINI_CONTEXT_LIMIT, HEADER
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
 from compact_lsp.agents.gemini_cli.request import cache_path
-from compact_lsp.agents.gemini_cli.session_file import MessageList, records
+from compact_lsp.agents.gemini_cli.session_file import MessageList
+from compact_lsp.agents.hook_input import transcript_records
 
 from .sessions import GeminiSession
 
@@ -215,7 +216,7 @@ def test_a_message_written_again_keeps_its_place_and_a_set_of_messages_replaces_
         b'{"$set": {"messages": [{"id": "a", "type": "user"}]}}\nnot json\n'
         b'{"id": "b", "type": "gemini"}\n{"id": "a", "type": "user", "content": "again"}\n'
     )
-    for record in records(data):
+    for record in transcript_records(data):
         assert messages.apply(record) is None or list(messages.by_id) == ["a"]
     assert list(messages.by_id) == ["a", "b"] and messages.by_id["a"]["content"] == "again"
     listed, replaced = messages.apply({"$set": {"messages": [{"id": "s", "type": "user"}]}}) or ([], {})

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import os
 from dataclasses import dataclass
@@ -30,8 +29,14 @@ from typing import Any
 
 from compact_lsp import __version__
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
-from compact_lsp.agents.gemini_cli.session_file import MessageList, records, result_of, tool_calls
-from compact_lsp.agents.hook_input import OUTSIDE_FILES_ENV, hook_json, session_fields, transcript_tail
+from compact_lsp.agents.gemini_cli.session_file import MessageList, result_of, tool_calls
+from compact_lsp.agents.hook_input import (
+    OUTSIDE_FILES_ENV,
+    hook_json,
+    session_fields,
+    transcript_records,
+    transcript_tail,
+)
 from compact_lsp.agents.not_for_us import NotForUs
 from compact_lsp.engine.files.usable_path import real_path
 
@@ -120,7 +125,7 @@ def calls_since(data: bytes, span: tuple[int, int]) -> list[Call]:
     """The tool calls with a result in the message list as it stands after the compression (the request holds
     their results verbatim), the records after it only parsed."""
     messages = MessageList()
-    for record in itertools.chain(records(data[span[0] : span[1]]), records(data[span[1] :])):
+    for record in transcript_records(data[span[0] :]):  # the compression's list, then what followed
         messages.apply(record)
     calls: list[Call] = []
     for call in tool_calls(messages.by_id):

@@ -11,23 +11,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from compact_lsp.agents.gemini_cli.marks import COMPRESSION_ACK
 
 MAX_TEXT_CHARS = 1_000_000
-
-
-def records(data: bytes) -> Iterator[dict[str, Any]]:
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if isinstance(record, dict):
-            yield record
 
 
 def text_of(content: Any) -> str:

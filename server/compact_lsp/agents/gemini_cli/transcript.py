@@ -26,13 +26,12 @@ from typing import Any
 from compact_lsp.agents.gemini_cli.session_file import (
     MessageList,
     Messages,
-    records,
     result_of,
     summary_of,
     text_of,
     tool_calls,
 )
-from compact_lsp.agents.hook_input import transcript_tail
+from compact_lsp.agents.hook_input import transcript_records, transcript_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
@@ -124,7 +123,7 @@ def window(data: bytes, cwd: str) -> GeminiWindow:
     messages = MessageList()
     before: Messages = {}
     result = GeminiWindow()
-    for record in records(data):
+    for record in transcript_records(data):
         replaced = messages.apply(record)
         summary = summary_of(replaced[0]) if replaced is not None else None
         if replaced is not None and summary is not None:

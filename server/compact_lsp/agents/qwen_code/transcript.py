@@ -21,11 +21,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from compact_lsp.agents.hook_input import transcript_tail
+from compact_lsp.agents.hook_input import transcript_records, transcript_tail
 from compact_lsp.engine.codex.file_uses import command_reads
 from compact_lsp.engine.conversation.messages import Block, Message
 
@@ -75,16 +74,6 @@ def project_name(cwd: str) -> str:
 def transcript_dir(cwd: str, qwen: str | None = None) -> str:
     """Where Qwen Code keeps a project's transcripts: ``<its folder>/projects/<project_name(cwd)>/chats``."""
     return os.path.join(qwen if qwen is not None else qwen_dir(), "projects", project_name(cwd), "chats")
-
-
-def records(data: bytes) -> Iterator[dict[str, Any]]:
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if isinstance(record, dict):
-            yield record
 
 
 def is_compression(record: dict[str, Any]) -> bool:
@@ -207,7 +196,7 @@ def window(data: bytes, cwd: str) -> QwenWindow:
     compaction it does not wait for the hook (measured, docs/qwen-code.md): the turn goes on and its records may
     follow the compaction's by the time the hook reads them, so the window ends at the last compaction whatever
     follows it. With no compaction yet it runs to the end."""
-    all_records = list(records(data))
+    all_records = list(transcript_records(data))
     marks = [i for i, r in enumerate(all_records) if is_compression(r)]
     end = len(all_records)
     summary = ""
