@@ -148,7 +148,17 @@ local function create_read_only(session_id, elsewhere)
   markdown(buf)
   local function refuse()
     if elsewhere then
-      return words.notify(words.error({ message = '', data = { kind = 'read_only', owner = elsewhere } }))
+      local sessions = require('compact_lsp.sessions')
+      return sessions.refresh(function()
+        if sessions.open_elsewhere(session_id) then
+          return words.notify(words.error({ message = '', data = { kind = 'read_only', owner = elsewhere } }))
+        end
+        -- the other window let the session go: it continues here, in its chat with a prompt
+        vim.api.nvim_buf_delete(buf, { force = true })
+        sessions.select(session_id, function()
+          require('compact_lsp.chat').open()
+        end)
+      end)
     end
     words.notify(words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
       .. ' continues it here as your own copy')
