@@ -10,9 +10,9 @@ import { attachMentions, chatTitle, suggestFiles } from "./chatMentions";
 import { ChatTranscripts, compactionMarker, offerApiKeyIn, withLastUserText } from "./chatTranscripts";
 import type { CompactClient } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
-import { addMarker, applyChatEvent, cancelTurn, endTurn, startTurn } from "./model/chatModel";
+import { addMarker, applyChatEvent, cancelTurn, endTurn, refuseTurn, startTurn } from "./model/chatModel";
 import { parseChatViewRequest, renderChatShell, restrictedMessage, serverNotStartedMessage, transcriptMessage } from "./model/chatPage";
-import { failureOutcome, keyProblem } from "./model/commandModel";
+import { failureOutcome, keyProblem, writtenInAnotherWindow } from "./model/commandModel";
 import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
 import { notify } from "./notify";
@@ -299,6 +299,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     } catch (error) {
       if (turn.token.isCancellationRequested) {
         this.updateSession(id, cancelTurn);
+      } else if (writtenInAnotherWindow(error)) {
+        // refused before anything was sent: the message goes back into the input, and the chat says where to go on
+        const notice = `${failureOutcome("The agent's turn", error).text} Your message is back in the input.`;
+        this.updateSession(id, (t) => refuseTurn(t, notice));
+        void this.view?.webview.postMessage({ type: "draft", text });
       } else {
         this.log.error(`compact/chat failed: ${error instanceof Error ? error.message : String(error)}`);
         const message = failureOutcome("The agent's turn", error).text;

@@ -77,6 +77,19 @@ export function startTurn(transcript: ChatTranscript, text: string): ChatTranscr
   return { entries: [...transcript.entries, { kind: "user", text }], status: undefined, busy: true };
 }
 
+/**
+ * The server refused the turn before it began (another window writes the session): the message is taken back out of
+ * the chat, as it was never sent (the input gets it again), and `notice` says why.
+ */
+export function refuseTurn(transcript: ChatTranscript, notice: string): ChatTranscript {
+  const entries = transcript.entries.slice();
+  const sent = entries.findLastIndex((entry) => entry.kind === "user");
+  if (sent >= 0) {
+    entries.splice(sent, 1);
+  }
+  return { entries: [...entries, { kind: "notice", text: notice }], status: undefined, busy: false };
+}
+
 export function applyChatEvent(transcript: ChatTranscript, event: ChatEvent): ChatTranscript {
   const entries = transcript.entries.slice();
   switch (event.kind) {

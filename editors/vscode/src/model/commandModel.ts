@@ -116,9 +116,14 @@ function readOnlyText(owner: unknown): string {
   if (typeof agent === "string" && agent !== "") {
     return `This is ${agent}'s live session, read-only here: ${agent} owns its context. Click Import to continue in the chat to work on a copy.`;
   }
-  const pid = (owner as { pid?: unknown } | undefined)?.pid;
-  const where = typeof pid === "number" ? ` (process ${pid})` : "";
-  return `This session is open for writing in another window${where}. Continue it there, or start a New Chat here.`;
+  // the lock's process id means nothing to the user: the window is what they can find
+  return "This chat is open in another window, which writes it; here it is read-only. Continue it there, or start a New Chat here.";
+}
+
+/** A refusal because another window (another server) writes the session, not an agent. */
+export function writtenInAnotherWindow(error: unknown): boolean {
+  const data = (error as { data?: { kind?: unknown; owner?: { agent?: unknown } } } | undefined)?.data;
+  return data?.kind === "read_only" && typeof data.owner?.agent !== "string";
 }
 
 /** A fallback summary offers Set API Key only when the model refused the key, not when it was busy (529). */

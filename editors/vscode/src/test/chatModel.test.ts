@@ -9,6 +9,7 @@ import {
   attachDiff,
   cancelTurn,
   endTurn,
+  refuseTurn,
   requestApproval,
   resolveApproval,
   startTurn,
@@ -125,6 +126,13 @@ test("a turn that fails leaves no tool spinning", () => {
     kind: "tool", id: "t1", name: "grep", summary: "{}", state: "error", result: "(no result)", input: {},
   });
   assert.deepEqual(t.entries[2], { kind: "error", text: "API error 529: overloaded" });
+});
+
+test("a turn refused before it began takes the message back out of the chat and says why", () => {
+  const t = refuseTurn(startTurn(play([{ kind: "text", text: "earlier answer" }]), "Hello from window two"), "Open in another window.");
+  assert.ok(!t.entries.some((e) => e.kind === "user" && e.text === "Hello from window two"));
+  assert.deepEqual(t.entries.at(-1), { kind: "notice", text: "Open in another window." });
+  assert.equal(t.busy, false);
 });
 
 test("a turn the user stopped says cancelled as a notice, not an error, and leaves no tool spinning", () => {

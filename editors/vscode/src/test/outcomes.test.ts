@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ResponseError } from "vscode-jsonrpc";
-import { compactOutcome, describeMicrocompact, describeUndo, failureOutcome, plainMessage } from "../model/commandModel";
+import {
+  compactOutcome,
+  describeMicrocompact,
+  describeUndo,
+  failureOutcome,
+  plainMessage,
+  writtenInAnotherWindow,
+} from "../model/commandModel";
 import { proposedChange } from "../model/proposedChange";
 import { ServerNotFoundError, checkLaunch } from "../model/serverSettings";
 import { sessionDescription } from "../model/sessions";
@@ -174,9 +181,13 @@ describe("server messages in VS Code's words", () => {
       assert.doesNotMatch(outcome.text, /Claude Code|another window/);
     }
   });
-  test("another window's lock says where to continue", () => {
+  test("another window's lock says where to continue, in the user's words (no process id)", () => {
     const error = new ResponseError(-32803, "SessionBusy: …", { kind: "read_only", owner: { pid: 4242 } });
-    assert.match(failureOutcome("Compaction", error).text, /another window \(process 4242\).*New Chat/);
+    const text = failureOutcome("Compaction", error).text;
+    assert.match(text, /^This chat is open in another window, which writes it; here it is read-only\..*New Chat/);
+    assert.doesNotMatch(text, /4242|process|SessionBusy/);
+    assert.ok(writtenInAnotherWindow(error));
+    assert.ok(!writtenInAnotherWindow(new ResponseError(-32803, "…", { kind: "read_only", owner: { agent: "Codex" } })));
   });
 });
 

@@ -1,0 +1,71 @@
+// A second window on the same folder, end to end in a real VS Code (code-server): the first window's chat writes the
+// session; the second window (its own extension host and server) shows the same chat, and a message sent there is
+// refused before anything reaches the model, in plain words (another window writes it: continue there or start a
+// New Chat; no process id, no class or method), taken back out of the chat and put back in the input.
+// Needs what run.mjs needs (e2e/setup.sh, npm run package, npm run build:tests for the Messages API stub).
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import { expect, inCodeServer, screenshot, step, webviewFrame, writeUserSettings } from "./harness.mjs";
+
+const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
+
+function prepare() {
+  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-second-")));
+  const workspace = path.join(run, "workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, "a.py"), "def a0():\n    return 0\n");
+  const user = path.join(run, "user");
+  writeUserSettings(user, run);
+  return { run, workspace, home: path.join(run, "home"), user, extensions: path.join(run, "extensions") };
+}
+
+async function main() {
+  const dirs = prepare();
+  const stub = await startMessagesApiStub([[{ type: "text", text: "a.py defines a0." }]]);
+  process.env.ANTHROPIC_BASE_URL = stub.baseUrl;
+  process.env.ANTHROPIC_API_KEY = "test-key";
+  try {
+    await inCodeServer("second-window", dirs, async (page) => {
+      // 1. The first window's chat: its server writes the session from now on.
+      await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+      const first = await webviewFrame(page, "#composer:not([hidden])");
+      await first.locator("#input").fill("What does a.py do?");
+      await first.locator("#input").press("Enter");
+      await first.locator(".entry.assistant", { hasText: "a.py defines a0" }).waitFor();
+      step("the first window's chat answered");
+
+      // 2. A second window on the same folder shows that chat; a message sent there is refused in plain words.
+      const second = await page.context().browser().newPage({ viewport: { width: 1280, height: 800 } });
+      second.setDefaultTimeout(60_000);
+      await second.goto(page.url());
+      await second.locator(".monaco-workbench").waitFor();
+      await second.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+      const chat = await webviewFrame(second, ".entry.assistant");
+      await chat.locator(".entry.user", { hasText: "What does a.py do?" }).waitFor();
+      await chat.locator("#input").fill("Hello from the second window");
+      await chat.locator("#input").press("Enter");
+      const notice = chat.locator(".entry.notice", { hasText: "another window" });
+      await notice.waitFor();
+      const said = (await notice.innerText()).replace(/\s+/g, " ").trim();
+      expect(said.startsWith("This chat is open in another window, which writes it; here it is read-only."), `the chat says: ${said}`);
+      expect(!/process \d|SessionBusy|compact\/|compact-lsp/.test(said), `the chat speaks the server's words: ${said}`);
+      expect((await chat.locator(".entry.error").count()) === 0, "the refusal reads as a failure");
+      expect((await chat.locator(".entry.user", { hasText: "Hello from the second window" }).count()) === 0, "the refused message looks sent");
+      await chat.waitForFunction(() => document.getElementById("input")?.value === "Hello from the second window");
+      expect(stub.requests.length === 1, `the second window reached the model (${stub.requests.length} requests)`);
+      step(`second window: "${said}", the message back in the input`);
+      await screenshot(second, "second-window");
+      await second.close();
+    });
+  } finally {
+    expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);
+    await stub.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exit(1);
+});
