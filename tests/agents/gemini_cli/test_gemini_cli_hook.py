@@ -1,7 +1,7 @@
 """Gemini CLI's ``BeforeModel`` hook end to end: ``compact-lsp gemini-cli hook`` run as Gemini runs it (a process,
 the hook input on stdin, before every model request) on a session that read a big file's region, a file through
-the shell, a credential file and a file outside the project, then compressed; and its install/uninstall in
-project and user ``settings.json``."""
+the shell, a credential file and a file outside the project, then compressed; and where it is registered (its
+install/uninstall round trip: tests/agents/test_hook_install.py)."""
 
 from __future__ import annotations
 
@@ -182,34 +182,6 @@ def cli(args: list[str], env: dict[str, str]) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("scope", ["project", "user"])
-def test_install_then_uninstall_is_a_byte_identical_round_trip(tmp_path: Path, env: dict[str, str], scope: str) -> None:
-    project = tmp_path / "repo"
-    project.mkdir()
-    folder = project / ".gemini" if scope == "project" else Path(env["HOME"]) / ".gemini"
-    folder.mkdir()
-    settings = folder / "settings.json"
-    original = (
-        '{\n    "model": {"name": "gemini-2.5-pro"},\n    "hooks": {"BeforeModel": [{"hooks": [{"type": "command", '
-        '"command": "./redact.sh"}]}], "BeforeTool": [{"matcher": "read_file", "hooks": []}]}\n}\n'
-    )
-    settings.write_text(original)
-    flags = [f"--{scope}", "--dir", str(project)]
-    assert "installed" in cli(["install-hook", *flags], env)
-    data = json.loads(settings.read_text())
-    assert data["model"] == {"name": "gemini-2.5-pro"} and data["hooks"]["BeforeTool"] == [
-        {"matcher": "read_file", "hooks": []}
-    ]
-    first, ours = data["hooks"]["BeforeModel"]
-    assert first["hooks"][0]["command"] == "./redact.sh" and "matcher" not in ours
-    command = ours["hooks"][0]["command"]
-    assert "gemini-cli-hook" in command and subprocess.run([command, "--check"], capture_output=True).returncode == 0
-    assert "already installed" in cli(["install-hook", *flags], env)
-    assert "removed" in cli(["uninstall-hook", *flags], env)
-    assert settings.read_text() == original
-    assert "nothing to remove" in cli(["uninstall-hook", *flags], env)
-
-
 def test_a_message_written_again_keeps_its_place_and_a_set_of_messages_replaces_the_list() -> None:
     messages = MessageList()
     data = (
@@ -221,20 +193,6 @@ def test_a_message_written_again_keeps_its_place_and_a_set_of_messages_replaces_
     assert list(messages.by_id) == ["a", "b"] and messages.by_id["a"]["content"] == "again"
     listed, replaced = messages.apply({"$set": {"messages": [{"id": "s", "type": "user"}]}}) or ([], {})
     assert listed == [{"id": "s", "type": "user"}] and list(replaced) == ["a", "b"] and list(messages.by_id) == ["s"]
-
-
-def test_install_refuses_a_linked_project_settings_folder(tmp_path: Path, env: dict[str, str]) -> None:
-    project = tmp_path / "repo"
-    project.mkdir()
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (project / ".gemini").symlink_to(elsewhere)
-    done = subprocess.run(
-        [sys.executable, "-m", "compact_lsp", "gemini-cli", "install-hook", "--dir", str(project)],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 1 and "symbolic link" in done.stderr
-    assert not any(elsewhere.iterdir())
 
 
 def test_gemini_cli_is_registered_with_its_settings_files(tmp_path: Path, env: dict[str, str]) -> None:
