@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as net from "node:net";
+import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -82,6 +83,22 @@ export async function webviewText(page, selector) {
   }
 }
 
+/** Clicks `selector` (with `hasText`, if given) in whichever webview shows it; a webview redrawn meanwhile (its frame
+ * detached as its first answers arrive) is looked up again. */
+export async function webviewClick(page, selector, hasText) {
+  for (let attempt = 0; ; attempt++) {
+    const frame = await webviewFrame(page, selector);
+    try {
+      await frame.locator(selector, hasText === undefined ? {} : { hasText }).first().click({ timeout: 5000 });
+      return;
+    } catch (error) {
+      if (attempt >= 5) {
+        throw error;
+      }
+    }
+  }
+}
+
 /** Runs `category: title` from the palette (`category` null: a command without one, such as Open Link). */
 export async function runCommand(page, title, category = "Compact") {
   const quickInput = page.locator(".quick-input-widget input");
@@ -112,8 +129,16 @@ export async function runCommand(page, title, category = "Compact") {
   await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().click();
 }
 
-export async function screenshot(page, name) {
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`) });
+/** Screenshots the `--docs` run copies into docs/img once the scenario passed: [file, name in docs/img]. */
+const docsShots = [];
+
+/** A screenshot in e2e/.work/screens; with `docsName`, one the READMEs show (`--docs` copies it to docs/img). */
+export async function screenshot(page, name, docsName) {
+  const file = path.join(SCREENS, `${name}.png`);
+  await page.screenshot({ path: file });
+  if (docsName !== undefined) {
+    docsShots.push([file, docsName]);
+  }
 }
 
 /** Widens the side bar as a user would (drags its edge by `by` pixels), so what it shows reads in a screenshot. */
@@ -204,7 +229,12 @@ export async function protocolClient(workspace, initializationOptions, env = pro
   };
 }
 
-/** The user settings every scenario starts from, with `extra`, written for the User and Machine scopes of `user`. */
+/**
+ * The user settings every scenario starts from, with `extra`, written for the User and Machine scopes of `user`
+ * (code-server is a remote window: machine-scoped settings such as the server's path are read from Machine/). Returns
+ * how to change them later, as a user editing settings.json would (a value `undefined` removes the key, as Reset
+ * Setting does).
+ */
 export function writeUserSettings(user, run, extra = {}) {
   const settings = {
     "compactLsp.sessionDir": path.join(run, "sessions"),
@@ -220,18 +250,74 @@ export function writeUserSettings(user, run, extra = {}) {
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     ...extra,
   };
-  for (const scope of ["User", "Machine"]) {
-    fs.mkdirSync(path.join(user, scope), { recursive: true });
-    fs.writeFileSync(path.join(user, scope, "settings.json"), JSON.stringify(settings, null, 2));
-  }
+  const write = () => {
+    for (const scope of ["User", "Machine"]) {
+      fs.mkdirSync(path.join(user, scope), { recursive: true });
+      fs.writeFileSync(path.join(user, scope, "settings.json"), JSON.stringify(settings, null, 2));
+    }
+  };
+  write();
+  return (changes) => {
+    Object.assign(settings, changes);
+    write();
+  };
+}
+
+/** A fresh run folder (`compact-e2e-<prefix>-…`) with the workspace made, and where HOME, VS Code's user data, the
+ * session store and the extensions go: the `dirs` of `inCodeServer`. */
+export function runFolders(prefix) {
+  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `compact-e2e-${prefix}-`)));
+  const dirs = { run, workspace: path.join(run, "workspace"), home: path.join(run, "home"), user: path.join(run, "user"),
+    sessions: path.join(run, "sessions"), extensions: path.join(run, "extensions") };
+  fs.mkdirSync(dirs.workspace, { recursive: true });
+  return dirs;
+}
+
+/** Claude Code's project folder of `dirs.workspace` under `dirs.home` (`~/.claude/projects/<project>`), made. */
+export function claudeCodeProject(dirs) {
+  const script = "import sys; from compact_lsp.agents.claude_code.live import project_directory; print(project_directory(None, sys.argv[1]))";
+  const found = spawnSync(PYTHON, ["-c", script, dirs.workspace], { encoding: "utf8", env: { ...process.env, HOME: dirs.home } });
+  expect(found.status === 0, `finding Claude Code's project folder failed:\n${found.stderr}`);
+  const directory = found.stdout.trim();
+  fs.mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+/** The transcript the real Claude Code wrote with our hook (tests/fixtures/claude_code/transcript-two-compactions.jsonl):
+ * its lines, its session and title, and the lines where its 990k turn and its automatic compaction begin. */
+export function twoCompactionsTranscript() {
+  const lines = fs.readFileSync(path.join(REPO, "tests", "fixtures", "claude_code", "transcript-two-compactions.jsonl"), "utf8")
+    .split("\n").filter((line) => line !== "").map((line) => line + "\n");
+  return {
+    lines,
+    session: JSON.parse(lines[0]).sessionId,
+    title: "Read the first seven modules",
+    big: lines.findIndex((line) => /"input_tokens":\s*990000/.test(line)),
+    auto: lines.findIndex((line) => line.includes('"compact_boundary"') && line.includes('"auto"')),
+  };
+}
+
+/** Opens the Compact side bar; its Sessions row titled `title`, once the server has read that session. */
+export async function sessionRow(page, title) {
+  await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+  const row = page.locator(".monaco-list-row", { hasText: title }).first();
+  await row.waitFor();
+  return row;
+}
+
+/** Opens a listed session in the chat, as a user would: Open Session in Chat, then its row in the picker. */
+export async function openSession(page, title) {
+  await runCommand(page, "Open Session in Chat");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().click();
 }
 
 /**
  * Run `scenario(page)` in code-server opened on `dirs.workspace` (`dirs`: run, workspace, home, user, extensions),
- * with no compact-lsp on PATH: the .vsix's own server. `name` names its log and its failure screenshot. Prints PASS
- * when the scenario returns; on a failure keeps `dirs.run` and a screenshot, and throws.
+ * with no compact-lsp on PATH: the .vsix's own server, and `env` besides HOME (the Messages API stub's address, say).
+ * `name` names its log and its failure screenshot. Prints PASS when the scenario returns (with `--docs`, then copies
+ * the screenshots the READMEs show into docs/img); on a failure keeps `dirs.run` and a screenshot, and throws.
  */
-export async function inCodeServer(name, dirs, scenario) {
+export async function inCodeServer(name, dirs, scenario, env = {}) {
   for (const [what, file] of [["code-server (run e2e/setup.sh)", CODE_SERVER], ["the .vsix (npm run package)", VSIX], ["chromium", CHROMIUM], ["the server's Python", PYTHON]]) {
     if (!fs.existsSync(file)) {
       throw new Error(`missing ${what}: ${file}`);
@@ -240,16 +326,16 @@ export async function inCodeServer(name, dirs, scenario) {
   fs.mkdirSync(SCREENS, { recursive: true });
   step(`workspace ${dirs.workspace}`);
   const withoutServer = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "compact-lsp")));
-  const env = { ...process.env, PATH: [NODE24_BIN, ...withoutServer].join(path.delimiter), HOME: dirs.home };
+  const environment = { ...process.env, ...env, PATH: [NODE24_BIN, ...withoutServer].join(path.delimiter), HOME: dirs.home };
   const common = ["--user-data-dir", dirs.user, "--extensions-dir", dirs.extensions];
-  const installed = spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env });
+  const installed = spawnSync(CODE_SERVER, [...common, "--install-extension", VSIX], { encoding: "utf8", env: environment });
   expect(installed.status === 0, `installing the .vsix failed:\n${installed.stdout}\n${installed.stderr}`);
   const port = await freePort();
   const codeServer = spawn(
     CODE_SERVER,
     [...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
       "--disable-getting-started-override", dirs.workspace],
-    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    { env: environment, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   const serverLog = fs.createWriteStream(path.join(WORK, `code-server-${name}.log`));
   codeServer.stdout.pipe(serverLog, { end: false });
@@ -290,6 +376,13 @@ export async function inCodeServer(name, dirs, scenario) {
     step("workbench loaded");
     await scenario(page);
     console.log("PASS");
+    if (process.argv.includes("--docs")) {
+      fs.mkdirSync(DOCS_IMG, { recursive: true });
+      for (const [file, docsName] of docsShots) {
+        fs.copyFileSync(file, path.join(DOCS_IMG, docsName));
+      }
+      console.log(`copied ${docsShots.length} screenshots to ${DOCS_IMG}`);
+    }
   } catch (error) {
     keep = true;
     console.error(`kept ${dirs.run} (logs under user/logs)`);

@@ -2,11 +2,11 @@
 // (where Ctrl+Alt+C, the key it replaces, is VS Code's own "Copy Path of Active File") with the chat never opened
 // yet, and from an editor, the keys open the chat with the focus in its input and what is typed lands there. Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import {
   expect,
   inCodeServer,
+  runFolders,
   screenshot,
   step,
   webviewFrame,
@@ -15,14 +15,10 @@ import {
 
 /** A workspace with one file, and VS Code's settings for a quiet first run. */
 function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-keys-")));
-  const workspace = path.join(run, "workspace");
-  const home = path.join(run, "home");
-  const user = path.join(run, "user");
-  fs.mkdirSync(workspace, { recursive: true });
-  fs.writeFileSync(path.join(workspace, "a.py"), "def a0():\n    return 0\n");
-  writeUserSettings(user, run);
-  return { run, workspace, home, user, extensions: path.join(run, "extensions") };
+  const dirs = runFolders("keys");
+  fs.writeFileSync(path.join(dirs.workspace, "a.py"), "def a0():\n    return 0\n");
+  writeUserSettings(dirs.user, dirs.run);
+  return dirs;
 }
 
 async function main() {

@@ -6,7 +6,6 @@
 // summary open read-only (never a dirty or Untitled document). Import to continue on Codex's session makes a copy
 // that says where it came from. Needs e2e/setup.sh and `npm run package`.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import {
   REPO,
@@ -14,9 +13,12 @@ import {
   editorText,
   expect,
   inCodeServer,
+  openSession,
   protocolClient,
   runCommand,
+  runFolders,
   screenshot,
+  sessionRow,
   step,
   webviewFrame,
   widenSideBar,
@@ -53,27 +55,21 @@ async function seedOurSession(dirs) {
 
 /** A workspace; Codex's rollout of it under HOME with the user's threshold; the user's own session. */
 async function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-rows-")));
-  const workspace = path.join(run, "workspace");
-  const home = path.join(run, "home");
-  const user = path.join(run, "user");
-  const sessions = path.join(run, "sessions");
-  fs.mkdirSync(workspace, { recursive: true });
+  const dirs = runFolders("rows");
+  const { workspace, home } = dirs;
   fs.writeFileSync(path.join(workspace, "first_a.py"), "def first_a():\n    return 1\n");
   const day = path.join(home, ".codex", "sessions", "2026", "12", "06");
   fs.mkdirSync(day, { recursive: true });
   fs.writeFileSync(path.join(day, `rollout-2026-12-06T02-15-01-${THREAD}.jsonl`), fs.readFileSync(ROLLOUT, "utf8").replaceAll("/work/proj", workspace));
   fs.writeFileSync(path.join(home, ".codex", "config.toml"), "model_auto_compact_token_limit = 50000\n");
-  writeUserSettings(user, run, { "editor.stickyScroll.enabled": false });
-  const dirs = { run, workspace, home, user, sessions, extensions: path.join(run, "extensions") };
+  writeUserSettings(dirs.user, dirs.run, { "editor.stickyScroll.enabled": false });
   dirs.ours = await seedOurSession(dirs);
   return dirs;
 }
 
 /** Opens a session from the palette's picker by its title, then its timeline; the timeline's text. */
 async function openTimeline(page, title) {
-  await runCommand(page, "Open Session in Chat");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().click();
+  await openSession(page, title);
   await page.locator(".pane-header", { hasText: title }).first().waitFor(); // the chat shows it: it is current
   await runCommand(page, "Show Compaction Timeline");
   await page.locator(".tabs-container .tab.active", { hasText: "Compaction timeline" }).waitFor();
@@ -95,10 +91,9 @@ async function openLinkOn(page, text) {
 async function main() {
   const dirs = await prepare();
   await inCodeServer("timeline-rows", dirs, async (page) => {
-    await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-    await widenSideBar(page, 200);
-    await page.locator(".monaco-list-row", { hasText: CODEX_TITLE }).first().waitFor();
+    await sessionRow(page, CODEX_TITLE);
     await page.locator(".monaco-list-row", { hasText: OUR_TITLE }).first().waitFor();
+    await widenSideBar(page, 200);
 
     // 1. Codex's session: both automatic compactions, against the threshold of the user's config.toml, each with
     // Codex's summary and what our hook delivered, as Codex recorded it.

@@ -2,19 +2,20 @@
 // that changed since and ran a failing test; the user opens that session, runs "Compact: Show Working Set" from the
 // palette, reads the rows, clicks a file (it opens in an editor, never an Untitled document), and opens the working
 // set again from the Sessions tree's context menu and from the usage view's link. Needs what run.mjs needs (e2e/setup.sh, npm run package).
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import {
-  DOCS_IMG,
-  PYTHON,
-  SCREENS,
+  claudeCodeProject,
+  dirtyOrUntitled,
   expect,
   inCodeServer,
+  openSession,
   runCommand,
+  runFolders,
   screenshot,
+  sessionRow,
   step,
+  webviewClick,
   webviewFrame,
   writeUserSettings,
 } from "./harness.mjs";
@@ -24,18 +25,14 @@ const TITLE = "Fix b in src/app.py and run the tests.";
 
 /** A workspace, and Claude Code's session of it: read and edit src/app.py, read notes.md, run the tests (fail). */
 function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-ws-")));
-  const workspace = path.join(run, "workspace");
-  const home = path.join(run, "home");
-  const user = path.join(run, "user");
+  const dirs = runFolders("ws");
+  const workspace = dirs.workspace;
   fs.mkdirSync(path.join(workspace, "src"), { recursive: true });
   const app = path.join(workspace, "src", "app.py");
   const notes = path.join(workspace, "notes.md");
   fs.writeFileSync(app, "a = 1\nb = 3\nc = 4\n"); // the edit, as Claude Code made it
   fs.writeFileSync(notes, "# notes\nsomeone else's line\n"); // changed since Claude Code read it
-  const projectDir = spawnSync(PYTHON, ["-c", "import sys; from compact_lsp.agents.claude_code.live import project_directory; print(project_directory(None, sys.argv[1]))", workspace],
-    { encoding: "utf8", env: { ...process.env, HOME: home } }).stdout.trim();
-  fs.mkdirSync(projectDir, { recursive: true });
+  const projectDir = claudeCodeProject(dirs);
   const records = [];
   let parent = null;
   const add = (type, message) => {
@@ -56,19 +53,16 @@ function prepare() {
   call(4, "Bash", { command: "uv run pytest -q" }, "Exit code 1\nFAILED tests/test_app.py::test_b - assert 3 == 2\n1 failed", true);
   assistant(5, [{ type: "text", text: "test_b still fails." }]);
   fs.writeFileSync(path.join(projectDir, `${SESSION}.jsonl`), records.join("\n") + "\n");
-  writeUserSettings(user, run);
-  return { run, workspace, home, user, app, notes, extensions: path.join(run, "extensions") };
+  writeUserSettings(dirs.user, dirs.run);
+  return { ...dirs, app, notes };
 }
 
 async function main() {
   const dirs = prepare();
   await inCodeServer("working-set", dirs, async (page) => {
     // 1. Open Claude Code's session (the Sessions tree lists it once the server has read it), then the palette.
-    await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-    const item = page.locator(".monaco-list-row", { hasText: TITLE }).first();
-    await item.waitFor();
-    await runCommand(page, "Open Session in Chat");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: TITLE }).first().click();
+    const item = await sessionRow(page, TITLE);
+    await openSession(page, TITLE);
     await runCommand(page, "Show Working Set");
     const view = await webviewFrame(page, "ul.working-set");
     const text = (await view.locator("body").innerText()).replace(/[ \t]+/g, " ");
@@ -80,12 +74,11 @@ async function main() {
     expect(/notes\.md now \d+ bytes/.test(text), `no stale read: ${text}`);
     const tab = page.locator(".tabs-container .tab", { hasText: "Working set" });
     expect((await tab.count()) === 1, "the working set is not one editor tab");
-    expect((await page.locator(".tabs-container .tab.dirty").count()) === 0, "a tab is dirty");
-    expect((await page.locator(".tabs-container .tab", { hasText: "Untitled" }).count()) === 0, "an Untitled document opened");
-    await screenshot(page, "working-set");
+    expect(!(await dirtyOrUntitled(page)), "a tab is dirty or Untitled");
+    await screenshot(page, "working-set", "vscode-working-set.png");
 
     // 2. A click on a file opens it.
-    await view.locator("a[data-row]", { hasText: "src/app.py" }).click();
+    await webviewClick(page, "a[data-row]", "src/app.py");
     await page.locator(".tabs-container .tab.active", { hasText: "app.py" }).waitFor();
     await page.locator(".monaco-editor .view-lines", { hasText: "c = 4" }).first().waitFor();
     step("a click on src/app.py opened it in an editor");
@@ -106,23 +99,10 @@ async function main() {
     // 4. From the usage view of the session: its "Working set" link.
     await page.keyboard.press("Control+W");
     await runCommand(page, "Show Context Usage");
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // the usage view redraws as its first answers arrive: a frame redrawn meanwhile is looked up again
-        await (await webviewFrame(page, ".working-set-link a")).locator(".working-set-link a").click({ timeout: 5000 });
-        break;
-      } catch (error) {
-        if (attempt >= 5) {
-          throw error;
-        }
-      }
-    }
+    await webviewClick(page, ".working-set-link a"); // the usage view redraws as its first answers arrive
     await page.locator(".tabs-container .tab.active", { hasText: "Working set" }).waitFor();
     await webviewFrame(page, "ul.working-set");
     step("the usage view's Working set link opens it");
-    if (process.argv.includes("--docs")) {
-      fs.copyFileSync(path.join(SCREENS, "working-set.png"), path.join(DOCS_IMG, "vscode-working-set.png"));
-    }
   });
 }
 
