@@ -31,11 +31,10 @@ pytestmark = pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not
 
 CLEARED = "[Old tool result content cleared]"
 
-# Small figures so that six reads reach the warning level (threshold 30k: warning from 24k, 80% of it; 10k
-# before the servers kept the warning within 20% of the threshold) and one forced microcompaction brings the
-# context back to ok.
+# Small figures so that six reads (about 26.3k) reach the warning level (threshold 28k: warning from 25.2k, 90%
+# of it, where the next compaction is near) and one forced microcompaction brings the context back to ok.
 SETTINGS: dict[str, Any] = {
-    "autoCompact": {"enabled": False, "threshold": 30000},
+    "autoCompact": {"enabled": False, "threshold": 28000},
     "microcompact": {"keepRecent": 1, "idleMinutes": -1, "sizeThresholdTokens": -1},
     "rehydration": {"maxFiles": 2, "tokenBudget": 3000, "maxTokensPerFile": 2000},
 }
