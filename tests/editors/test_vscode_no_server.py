@@ -26,6 +26,7 @@ def test_a_server_that_dies_as_it_starts_is_said_once_with_its_cause() -> None:
     for seen in (
         "the chat says: \"Compact's server did not start",
         "no input",
+        "Open Settings shows compactLsp.server.command",
         "Show Server Log opens the log with the traceback",
         "PASS",
     ):

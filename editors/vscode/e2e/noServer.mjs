@@ -39,6 +39,11 @@ async function main() {
     }
     step(`the chat says: "${said.slice(0, 140)}…", no input`);
     await screenshot(page, "no-server");
+    // Open Settings shows the setting (machine-scoped: under code-server's Remote tab, not "No Settings Found")
+    await chat.locator("button", { hasText: "Open Settings" }).click();
+    await page.locator(".settings-editor .setting-item-contents", { hasText: "Server: Command" }).first().waitFor();
+    step("Open Settings shows compactLsp.server.command");
+    await page.keyboard.press("Control+W");
     await chat.locator("button", { hasText: "Show Server Log" }).click();
     await page.locator(".part.panel .monaco-editor .view-line", { hasText: "No module named 'pygls'" }).first().waitFor();
     step("Show Server Log opens the log with the traceback");

@@ -15,7 +15,7 @@ import { parseChatViewRequest, renderChatShell, restrictedMessage, serverNotStar
 import { failureOutcome, keyProblem, writtenInAnotherWindow } from "./model/commandModel";
 import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
-import { notify } from "./notify";
+import { notify, openSetting } from "./notify";
 import { setPinned } from "./pins";
 import type { ProposedChanges } from "./proposedChanges";
 import type { ChatResult, DidCompactParams, ImportSessionResult } from "./protocol";
@@ -186,7 +186,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "command":
         if (request.command === "workbench.action.openSettings") {
-          void vscode.commands.executeCommand(request.command, this.client.startFailure?.setting ?? "compactLsp.server");
+          void openSetting(this.client.startFailure?.setting ?? "compactLsp.server");
         } else {
           void vscode.commands.executeCommand(request.command);
         }

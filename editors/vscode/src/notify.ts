@@ -5,6 +5,7 @@ import type { Outcome } from "./model/commandModel";
 import { fallbackActions } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
 import { NextCompactionWarnings } from "./model/nextCompaction";
+import { LAUNCH_SETTING_KEYS } from "./model/serverSettings";
 import type { DidChangeUsageParams, DidCompactParams } from "./protocol";
 
 export function notify(outcome: Outcome): void {
@@ -24,9 +25,23 @@ export function notify(outcome: Outcome): void {
     } else if (choice === "Restart Server") {
       void vscode.commands.executeCommand(Commands.restartServer);
     } else if (choice === "Open Settings") {
-      void vscode.commands.executeCommand("workbench.action.openSettings", outcome.setting ?? "compactLsp");
+      void openSetting(outcome.setting ?? "compactLsp");
     }
   });
+}
+
+/**
+ * The Settings editor at `setting`. The server's launch settings are machine-scoped: in a remote window (code-server,
+ * SSH) they live under the Remote tab, and the User tab would say "No Settings Found".
+ */
+export async function openSetting(setting: string): Promise<void> {
+  const machine = LAUNCH_SETTING_KEYS.some((key) => setting === `compactLsp.${key}`);
+  const remote = machine && (await vscode.commands.getCommands(true)).includes("workbench.action.openRemoteSettings");
+  if (remote) {
+    await vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query: setting });
+  } else {
+    await vscode.commands.executeCommand("workbench.action.openSettings", setting);
+  }
 }
 
 /** An automatic full compaction (the chat's, an agent's append) gets a toast naming its summariser; manual ones are
