@@ -229,6 +229,46 @@ async def test_api_error_ends_turn_with_error_event_and_valid_transcript(make_ch
     assert validate(chat.session.messages) == []
 
 
+async def test_an_answer_that_reuses_a_tool_id_ends_the_turn_in_words_and_keeps_nothing(make_chat) -> None:
+    """A proxy that hands back a tool id the conversation already holds: the answer cannot join it (the API would
+    refuse the next request), so the turn ends as a bad response, said once, and the chat goes on."""
+    chat: Chat = make_chat()
+    chat.stub.push(
+        tool_call("read_file", {"file_path": "src/app.py"}, tool_id="toolu_same"),
+        tool_call("read_file", {"file_path": "src/util.py"}, tool_id="toolu_same"),
+    )
+    result = await chat.say("read both")
+    assert (result.stop_reason, result.error_kind) == ("error", "bad_response")
+    errors = [e["message"] for e in chat.events if e["kind"] == "error"]
+    assert len(errors) == 1 and errors[0].startswith("The API's answer cannot be added to the conversation (")
+    assert "Error" not in errors[0].split("(")[0] and "ConversationError" not in errors[0]
+    assert validate(chat.session.messages) == []
+    assert "util.py" not in str(chat.session.messages)  # nothing of the refused answer
+    chat.stub.push(reply("recovered"))
+    assert (await chat.say("try again")).stop_reason == "end_turn"
+
+
+async def test_a_bug_of_ours_is_said_once_in_words_with_the_details_in_the_log(
+    make_chat, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    chat: Chat = make_chat()
+    loop = chat.build()
+
+    def broken(_calls: Any, _cancel: Any) -> None:
+        raise KeyError("no such slot")
+
+    monkeypatch.setattr(loop, "_run_tools", broken)
+    chat.stub.push(tool_call("read_file", {"file_path": "src/app.py"}))
+    result = await chat.say("read app.py")
+    assert (result.stop_reason, result.error_kind) == ("error", "internal")
+    errors = [e["message"] for e in chat.events if e["kind"] == "error"]
+    assert errors == [result.error]
+    assert errors[0].startswith("The agent stopped on an unexpected error (details in the compact-lsp log)")
+    assert "KeyError" not in errors[0] and "no such slot" not in errors[0]
+    assert "KeyError: 'no such slot'" in caplog.text  # the log has what a bug report needs
+    assert validate(chat.session.messages) == []
+
+
 async def test_unknown_tool_and_broken_tool_become_error_results(make_chat) -> None:
     chat: Chat = make_chat()
     chat.stub.push(

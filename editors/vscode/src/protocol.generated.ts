@@ -764,7 +764,7 @@ export interface ChatResult {
   usage: Usage;
   error?: string;
   /**
-   * What failed, when stopReason is error: auth, rate_limit, overloaded, timeout, connection, api, bad_response.
+   * What failed, when stopReason is error: auth, rate_limit, overloaded, timeout, connection, api, bad_response, internal.
    */
   errorKind?: string;
 }

@@ -1,15 +1,14 @@
 """The agent loop: one user turn of a Claude tool loop on top of a ``ContextSession``.
 
-A turn appends the user's text to the session, then repeats: run the idle microcompaction trigger, compact
-when the auto-compact threshold is crossed (only here, between API rounds, never between a tool call and its
-result), send exactly ``session.view()`` with the agent's system prompt and tools (streamed through
-``anthropic.AsyncAnthropic``; cache breakpoints on the system prompt, the tools and the last message), append
-the answer with the API's reported usage, run the tools it asked for, append their results. It stops when the
-model stops asking for tools.
+A turn appends the user's text to the session, then repeats: run the idle microcompaction trigger, compact when the
+auto-compact threshold is crossed (only here, between API rounds, never between a tool call and its result), send
+exactly ``session.view()`` with the agent's system prompt and tools (streamed through ``anthropic.AsyncAnthropic``;
+cache breakpoints on the system prompt, the tools and the last message), append the answer with the API's reported
+usage, run the tools it asked for, append their results. It stops when the model stops asking for tools.
 
-The transcript stays valid whatever happens: an API error or a cancellation while streaming appends nothing of
-the partial answer; one during the tools answers every call still open with an is_error result. The engine is
-reached only through a ``SessionAccess``: directly in tests, under the session's lock in the language server.
+The transcript stays valid whatever happens: an API error or a cancellation while streaming appends nothing of the
+partial answer; one during the tools answers every call still open with an is_error result. The engine is reached
+only through a ``SessionAccess``: directly in tests, under the session's lock in the language server.
 """
 
 from __future__ import annotations
@@ -24,6 +23,8 @@ from typing import Any, TypeVar
 
 from compact_lsp.agent.model_requests import (
     EPHEMERAL,
+    INTERNAL_FAILURE,
+    REPLY_REFUSED,
     AgentError,
     ClientFactory,
     answer_blocks,
@@ -45,16 +46,14 @@ from compact_lsp.engine.conversation.usage import ContextUsage
 from compact_lsp.engine.conversation.validate import INTERRUPTED_RESULT
 from compact_lsp.engine.files.file_tool_calls import PATH_KEYS
 from compact_lsp.engine.files.usable_path import path_problem
-from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.context_session import ContextSession, ConversationError
 from compact_lsp.engine.session.session_microcompaction import AppendOutcome
 from compact_lsp.engine.summarize.base import Summarizer, redact
 from compact_lsp.engine.summarize.model_limits import capped_output
 from compact_lsp.tracking.reader import FileRead
 
 log = logging.getLogger(__name__)
-
 T = TypeVar("T")
-
 ChatEvent = dict[str, Any]
 EmitFn = Callable[[ChatEvent], None]
 EVENT_PREVIEW_CHARS = 4_000
@@ -153,9 +152,7 @@ class ChatLoop:
                     content = answer_blocks(final.content)
                     if not content:
                         break
-                    await self._append(
-                        [{"role": "assistant", "content": content}], usage_dict(final.usage), from_model=True
-                    )
+                    await self._append_reply(content, usage_dict(final.usage))
                     calls = [b for b in content if b["type"] == "tool_use"]
                     if not calls:
                         break
@@ -176,9 +173,9 @@ class ChatLoop:
         except Exception as exc:
             failure = api_failure(exc)
             await self._settle()
-            if failure is None:
-                self.emit({"kind": "error", "message": f"The agent failed: {type(exc).__name__}: {exc}"})
-                raise
+            if failure is None:  # a bug of ours: said once, in words, the details in the log
+                log.exception("chat turn of %s stopped by an unexpected error", self.session.id)
+                failure = AgentError("internal", INTERNAL_FAILURE)
             return await self._failed(failure, rounds)
         return TurnResult(stop, await self._usage(), rounds)
 
@@ -267,6 +264,13 @@ class ChatLoop:
             f"Cleared {len(eviction.cleared)} old tool results ({eviction.trigger}): "
             f"{eviction.tokens_before} → {eviction.tokens_after} tokens."
         )
+
+    async def _append_reply(self, content: list[Block], usage: Mapping[str, Any] | None) -> None:
+        """The model's answer; one that cannot join the conversation (a tool id used twice) ends the turn."""
+        try:
+            await self._append([{"role": "assistant", "content": content}], usage, from_model=True)
+        except ConversationError as exc:
+            raise AgentError("bad_response", REPLY_REFUSED.format(str(exc).splitlines()[0][:200])) from exc
 
     async def _append(
         self,

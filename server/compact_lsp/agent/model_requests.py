@@ -20,6 +20,13 @@ ClientFactory = Callable[[], Any]
 EPHEMERAL = {"type": "ephemeral"}
 
 
+INTERNAL_FAILURE = (
+    "The agent stopped on an unexpected error (details in the compact-lsp log); the conversation is kept as it was"
+    " before it. Try again, or start a new chat."
+)
+REPLY_REFUSED = "The API's answer cannot be added to the conversation ({}); nothing of it was kept. Try again."
+
+
 class AgentError(Exception):
     """A turn that could not go on (the API failed, no key); ``kind`` as the summariser's error kinds."""
 

@@ -223,7 +223,7 @@
 ---@field stopReason string end_turn, max_tokens, ..., error, cancelled, max_rounds
 ---@field usage compact_lsp.Usage
 ---@field error string?
----@field errorKind string? auth, rate_limit, overloaded, timeout, connection, api, bad_response
+---@field errorKind string? auth, rate_limit, overloaded, timeout, connection, api, bad_response, internal
 
 ---@class compact_lsp.ChatTextEvent
 ---@field sessionId string
