@@ -109,7 +109,7 @@ async function main() {
     expect(/files first_b\.py, first_a\.py\./.test(codex) && /files second_b\.py, second_a\.py\./.test(codex), `no hook receipts with their files: ${codex}`);
     expect(!(await dirtyOrUntitled(page)), "a tab is dirty or Untitled");
     await page.keyboard.press("Control+Home");
-    await screenshot(page, "timeline-codex");
+    await screenshot(page, "timeline-codex", "vscode-timeline-codex.png");
 
     // 1b. Import to continue: the copy says where it came from (the server's importedFrom), in the chat's header, the
     // Sessions tree and the picker; Codex's own session stays listed beside it, read-only (as in Neovim).
@@ -147,7 +147,7 @@ async function main() {
     expect(/- Bash \([\d.]+k? tokens\): compact-summary:\/result\//.test(ours), `no cleared result to open: ${ours}`);
     expect(!(await dirtyOrUntitled(page)), "a tab is dirty or Untitled");
     await page.keyboard.press("Control+Home");
-    await screenshot(page, "timeline-ours");
+    await screenshot(page, "timeline-ours", "vscode-timeline-ours.png");
 
     // 3. The full compaction's whole summary and a cleared result open read-only, from their links.
     await openLinkOn(page, "The whole summary");
