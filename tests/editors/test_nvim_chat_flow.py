@@ -19,7 +19,7 @@ import pytest
 from tests.editors.nvim_support.runner import nvim_executable
 from tests.editors.nvim_support.tui import Screen, tmux_executable
 from tests.editors.test_nvim_chat import FOLLOWED, PRESS_ENTER, User, no_prompt, shot, window_status
-from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
+from tests.support.messages_api_stub import MessagesApiStub, api_error, hang, reply, tool_call
 
 pytestmark = [
     pytest.mark.skipif(nvim_executable() is None, reason="Neovim is not installed"),
@@ -90,6 +90,60 @@ def test_typing_while_the_agent_answers_queues_the_message_and_tool_lines_keep_e
             assert "⚙ read_file proto/__init__.py" in shown, shown
             assert all(not line.startswith("done · ") for line in lines), lines
             assert "Second message" in json.dumps(stub.bodies[2]["messages"][-1])  # sent as its own turn
+            no_prompt(shown)
+            screen.command("qa!")
+
+
+WORKING = "Claude is thinking… (<C-c> stops it)"
+
+
+def test_the_chat_says_it_works_until_the_answer_comes_and_never_leaves_it_behind(tmp_path: Path) -> None:
+    """It showed nothing between the message and the model's first words: the user could not tell it worked. The
+    working line stands just above the prompt while the model has not answered (after the message, after a tool's
+    result); the answer replaces it, a cancel or an error takes it away, and what the user types stays theirs."""
+    asked, answered = threading.Event(), threading.Event()
+    with MessagesApiStub() as stub:
+        stub.push(
+            tool_call("read_file", {"file_path": "main.py"}, gate=asked),
+            reply("It greets.", gate=answered),
+            hang(),
+            api_error(400, "invalid_request_error", "prompt is too long"),
+        )
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat! What does main.py do?")
+            shown = screen.wait_for(WORKING)
+            assert stub.wait_for_requests(1), "the model was not asked"
+            lines = chat_column(shown)
+            assert lines.index(WORKING) == lines.index(">") - 1, lines  # its own line, just above the prompt
+            assert lines.index("You: What does main.py do?") < lines.index(WORKING), lines
+            screen.keys("a draft")  # typed while it works: the prompt's, and only the prompt's
+            screen.wait_for(lambda s: "> a draft" in chat_column(s))
+            asked.set()
+            shown = screen.wait_for("⚙ read_file main.py")
+            assert stub.wait_for_requests(2), "the model was not asked again after the read"
+            shown = screen.wait_for(lambda s: "↳" in s and WORKING in chat_column(s))  # the model again
+            lines = chat_column(shown)
+            assert lines.index(WORKING) == lines.index("> a draft") - 1, lines
+            answered.set()
+            shown = screen.wait_for(lambda s: "done · " in s and "Claude: It greets." in s)
+            assert "thinking" not in shown, shown  # replaced by the answer
+            assert "> a draft" in chat_column(shown), shown
+            no_prompt(shown)
+            # the draft goes; the model hangs; <C-c> stops it and the working line goes with the turn
+            screen.keys("Enter")
+            shown = screen.wait_for(lambda s: "You: a draft" in s and WORKING in s)
+            assert stub.wait_for_requests(3), "the draft was not sent"
+            screen.keys("C-c")
+            shown = screen.wait_for("[cancelled]")
+            assert "thinking" not in shown, shown
+            # an error ends the turn: the working line goes too
+            screen.keys("Once more", "Enter")
+            shown = screen.wait_for("[failed")
+            assert stub.wait_for_requests(4), "the last message was not sent"
+            assert "thinking" not in shown, shown
+            assert "prompt is too long" in shown, shown
             no_prompt(shown)
             screen.command("qa!")
 

@@ -18,29 +18,41 @@ local function emit(pattern, data)
   require('compact_lsp.handlers').emit(pattern, data)
 end
 
-local queue_ns = vim.api.nvim_create_namespace('compact_lsp.chat.queue')
+local pending_ns = vim.api.nvim_create_namespace('compact_lsp.chat.pending')
 
---- Show the messages waiting for the running turn to end, as virtual lines just above the prompt: visible, and
---- apart from the streamed answer (never glued onto it).
+--- What the chat says while the model has not answered yet (after a message, after a tool result): replaced by the
+--- answer's first text or tool row, gone when the turn ends. <C-c> is the prompt's own interrupt, whatever the
+--- `keymaps` option says.
+M.WORKING = 'Claude is thinking… (<C-c> stops it)'
+
+--- Show what is pending, as virtual lines just above the prompt: the working line while the model has not answered
+--- yet, then the messages waiting for the running turn to end. Virtual, so never in the transcript, never glued
+--- onto the streamed answer, never in what the user types at the prompt.
 ---@param session_id string
-local function show_queue(session_id)
+local function show_pending(session_id)
   local buf = state.chat_buffer(session_id)
   if not buf then
     return
   end
-  vim.api.nvim_buf_clear_namespace(buf, queue_ns, 0, -1)
-  local queued = state.queued[session_id] or {}
-  if #queued == 0 then
-    return
-  end
+  vim.api.nvim_buf_clear_namespace(buf, pending_ns, 0, -1)
   local lines = {}
+  local turn = state.turns[session_id]
+  if turn and turn.waiting then
+    table.insert(lines, { { '  ' .. M.WORKING, 'CompactLspChatMark' } })
+  end
+  local queued = state.queued[session_id] or {}
   for _, text in ipairs(queued) do
     local first = text:match('^[^\n]*') or ''
     table.insert(lines, { { '  » queued: ' .. first, 'CompactLspChatUser' } })
   end
-  table.insert(lines, { { '    sent when the answer ends (<C-c> ends it now)', 'CompactLspChatMark' } })
+  if #queued > 0 then
+    table.insert(lines, { { '    sent when the answer ends (<C-c> ends it now)', 'CompactLspChatMark' } })
+  end
+  if #lines == 0 then
+    return
+  end
   local last = vim.api.nvim_buf_line_count(buf) - 1
-  vim.api.nvim_buf_set_extmark(buf, queue_ns, last, 0, { virt_lines = lines, virt_lines_above = true })
+  vim.api.nvim_buf_set_extmark(buf, pending_ns, last, 0, { virt_lines = lines, virt_lines_above = true })
 end
 
 --- End a turn once, however it ended (answer, error, cancel, server gone): the turn state goes, a mark closes it.
@@ -52,6 +64,7 @@ local function finish(session_id, turn, outcome)
     return -- already ended (a late answer after a cancel)
   end
   state.turns[session_id] = nil
+  show_pending(session_id) -- the working line goes, whatever ended the turn
   local result = outcome.result or {}
   if type(result.usage) == 'table' and result.usage.total then
     state.usage[session_id] = result.usage
@@ -79,7 +92,7 @@ local function finish(session_id, turn, outcome)
   local queued = state.queued[session_id]
   if queued and #queued > 0 then
     state.queued[session_id] = nil
-    show_queue(session_id)
+    show_pending(session_id)
     vim.schedule(function()
       M.send(session_id, table.concat(queued, '\n\n'))
     end)
@@ -148,16 +161,21 @@ function M.on_event(ev)
   if not buf then
     return
   end
+  local was_waiting = turn and turn.waiting
+  if turn and (ev.kind == 'text' or ev.kind == 'tool_use' or ev.kind == 'tool_result') then
+    -- the answer replaces the working line; after a tool's result the model is asked again
+    turn.waiting = ev.kind == 'tool_result'
+  end
   if ev.kind == 'text' then
     render.append_text(buf, turn, ev.text or ev.delta or '')
-    return
+  else
+    if turn then
+      turn.open_text = false
+    end
+    render.append_lines(buf, vim.list_extend(render.event_lines(ev), notes))
   end
-  if turn then
-    turn.open_text = false
-  end
-  render.append_lines(buf, vim.list_extend(render.event_lines(ev), notes))
-  if state.queued[ev.sessionId] then
-    show_queue(ev.sessionId)
+  if state.queued[ev.sessionId] or was_waiting ~= (turn and turn.waiting) then
+    show_pending(ev.sessionId)
   end
 end
 
@@ -230,7 +248,7 @@ function M.send(session_id, text)
   if state.turns[session_id] then
     state.queued[session_id] = state.queued[session_id] or {}
     table.insert(state.queued[session_id], text)
-    show_queue(session_id)
+    show_pending(session_id)
     emit('CompactLspQueued', { session_id = session_id, text = text })
     return
   end
@@ -247,8 +265,9 @@ end
 ---@param text string
 function M.start_echoed(session_id, text)
   ---@type compact_lsp.ChatTurn
-  local turn = { open_text = false, calls = {} }
+  local turn = { open_text = false, calls = {}, waiting = true }
   state.turns[session_id] = turn
+  show_pending(session_id)
   request_turn(session_id, text, vim.uv.now())
 end
 

@@ -40,6 +40,7 @@ local State = {
 ---@field open_text boolean the last transcript line is streamed answer text that the next delta continues
 ---@field calls table<string, {name: string, input: table}> tool calls of the turn by id
 ---@field last_call {name: string, input: table}? the latest tool call (a permission prompt is about it)
+---@field waiting boolean? the model has not answered yet (since the message, or the last tool result): the chat says it works
 
 --- The session the status line and commands refer to: the current one, else the latest one heard from.
 ---@return string?
