@@ -261,6 +261,29 @@ def test_a_missing_server_is_said_on_one_line_once_the_file_is_drawn(tmp_path: P
             screen.command("qa!")
 
 
+def test_with_no_server_the_chat_says_why_once_and_each_message_not_sent_points_to_it(tmp_path: Path) -> None:
+    """The chat said the missing server's error as it opened, then the same lines again under the message."""
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        with user.start("main.py", cmd=["compact-lsp-not-installed", "--stdio"]) as screen:
+            screen.wait_for("main.py")
+            screen.command("CompactChat Hello there")
+            shown = screen.wait_for("not sent: see the error above")
+            chat = "".join("".join(chat_column(shown)).split())  # the chat's column, wrapped anywhere
+            assert chat.count("notfound.Install:") == 1, shown
+            lines = chat_column(shown)
+            assert lines.index("You: Hello there") < lines.index("! not sent: see the error above"), lines
+            screen.keys("And again", "Enter")
+            shown = screen.wait_for(lambda s: chat_column(s).count("! not sent: see the error above") == 2)
+            chat = "".join("".join(chat_column(shown)).split())
+            assert chat.count("notfound.Install:") == 1, shown
+            assert "You: And again" in chat_column(shown), shown
+            assert "thinking" not in shown, shown
+            no_prompt(shown)
+            assert not stub.requests, "the model was asked without a server"
+            screen.command("qa!")
+
+
 def test_a_second_neovim_on_the_folder_follows_the_first_ones_chat_read_only_and_names_it(tmp_path: Path) -> None:
     """Two Neovims on one project, as a user opens a second window while the agent works in the first: the
     second one's chat is read-only, says whose it is, follows the first one's turn as it lands, and a key typed

@@ -72,7 +72,7 @@ local function submit(buf, text)
   local title = title_for(text)
   require('compact_lsp.sessions').create(title, function(err, new_id)
     if err or not new_id then
-      render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err or 'could not create a session'), '' })
+      render.append_lines(buf, { '  ! ' .. render.server_error(buf, err or 'could not create a session'), '' })
       return
     end
     bind(buf, new_id, title)
@@ -213,7 +213,7 @@ function M.create(session_id)
   })
   local _, err = client.ensure()
   if err then
-    render.append_lines(buf, { '  ! ' .. require('compact_lsp.words').bare(err), '' })
+    render.append_lines(buf, { '  ! ' .. render.server_error(buf, err), '' })
   end
   return buf
 end

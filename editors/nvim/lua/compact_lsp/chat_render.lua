@@ -106,6 +106,21 @@ function M.append_lines(buf, lines)
   M.follow(buf, n)
 end
 
+--- The chat's words for a server that cannot run (missing, stops as it starts): its error the first time this chat
+--- meets it (as it opens), then, for each message that could not go, a short line that points up to it instead of
+--- the same lines again.
+---@param buf integer
+---@param err string|table
+---@return string
+function M.server_error(buf, err)
+  local message = require('compact_lsp.words').bare(err)
+  if vim.b[buf].compact_lsp_server_error == message then
+    return 'not sent: see the error above'
+  end
+  vim.b[buf].compact_lsp_server_error = message
+  return message
+end
+
 --- Highlight the read-only header (its first `count` lines).
 ---@param buf integer
 ---@param count integer

@@ -206,7 +206,7 @@ local function request_turn(session_id, text, started)
   if not c then
     local turn = state.turns[session_id]
     if turn then
-      finish(session_id, turn, { error = err or 'no server' })
+      finish(session_id, turn, { error = buf and render.server_error(buf, err or 'no server') or err })
     end
     return
   end
