@@ -43,6 +43,8 @@ class HookInput:
     cwd: str
     event: str
     source: str | None
+    fired_at: str | None = None
+    """When the agent ran the hook, as it says (Qwen Code's ``timestamp``); unchecked text."""
 
 
 def parse_hook_input(raw: bytes) -> HookInput:
@@ -52,7 +54,11 @@ def parse_hook_input(raw: bytes) -> HookInput:
     if event != HOOK_EVENT or source != HOOK_SOURCE:
         raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {HOOK_SOURCE!r} is ours")
     fields = session_fields(data)
-    return HookInput(fields["session_id"], fields["transcript_path"], fields["cwd"], event, source)
+    fired_at = data.get("timestamp")
+    return HookInput(
+        fields["session_id"], fields["transcript_path"], fields["cwd"], event, source,
+        fired_at if isinstance(fired_at, str) else None,
+    )  # fmt: skip
 
 
 def outside_files_configured() -> bool:

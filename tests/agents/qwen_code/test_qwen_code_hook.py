@@ -102,6 +102,23 @@ def test_the_turn_going_on_before_the_hook_reads_does_not_hide_the_compacted_win
     assert f"# line {REGION_LINE + 1}\n" in as_qwen_sends(context)
 
 
+def test_a_later_compaction_whose_record_is_not_written_yet_gets_the_files_since_the_last_one(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """Qwen queues its records' writes and runs the hook without waiting for them (measured in its TUI): the
+    second ``/compress``'s record may not be in the file yet. The files since the first compaction are what it
+    compacted, not the first window again."""
+    project = session.cwd
+    (project / "later.txt").write_text("read between the compactions\n")
+    session.call("run_shell_command", {"command": "cat later.txt"}, "read between the compactions")
+    session.compress_unwritten()
+    session.write()
+    context = json.loads(run_hook(session.hook_input(), env).stdout)["hookSpecificOutput"]["additionalContext"]
+    seen = as_qwen_sends(context)
+    assert "read between the compactions" in seen
+    assert f"# line {REGION_LINE + 1}\n" not in seen and "shell-read note" not in seen  # the first window's
+
+
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(
     session: QwenTranscript, env: dict[str, str]
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,21 @@ class QwenTranscript:
         self.path = Path(transcript_dir(str(cwd), str(home / ".qwen"))) / f"{session_id}.jsonl"
         self.records: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
+        self._clock = itertools.count(0)
+        self.fired_at = ""
+        """When Qwen ran the hook: just after the last compaction (its input's ``timestamp``)."""
+
+    def _now(self) -> str:
+        """A second later than the last record: Qwen stamps each record when it makes it."""
+        moment = datetime(2026, 12, 5, 10, 0, tzinfo=UTC) + timedelta(seconds=next(self._clock))
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def _record(self, kind: str, message: Any = None, **extra: Any) -> None:
         record = {
             "uuid": f"u{next(self._ids)}",
             "parentUuid": self.records[-1]["uuid"] if self.records else None,
             "sessionId": self.session_id,
-            "timestamp": "2026-12-05T10:00:00.000Z",
+            "timestamp": self._now(),
             "type": kind,
             "cwd": str(self.cwd),
             "version": "0.24.4",
@@ -63,6 +72,11 @@ class QwenTranscript:
                 "completedToolCallIds": [],
             },
         )
+        self.fired_at = self.records[-1]["timestamp"].replace(".000Z", ".500Z")
+
+    def compress_unwritten(self) -> None:
+        """A compaction whose record was not in the file yet when Qwen ran the hook (it queues its writes)."""
+        self.fired_at = self._now()
 
     def write(self) -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +87,6 @@ class QwenTranscript:
     def hook_input(self, source: str = "compact") -> bytes:
         return json.dumps({
             "session_id": self.session_id, "transcript_path": str(self.path), "cwd": str(self.cwd),
-            "hook_event_name": "SessionStart", "timestamp": "2026-12-05T10:05:00.000Z",
+            "hook_event_name": "SessionStart", "timestamp": self.fired_at or self._now(),
             "permission_mode": "default", "source": source, "model": "qwen3-coder", "prompt_id": "p1",
         }).encode()  # fmt: skip

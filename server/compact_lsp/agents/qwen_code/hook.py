@@ -89,6 +89,8 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
         header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
     )  # fmt: skip
     figures = {**built.figures(), "qwenFiles": len(whole), "qwenByName": len(by_name)}
+    if qwen.unwritten:
+        figures["recordNotWrittenYet"] = True
     return built.text, figures
 
 
@@ -98,7 +100,7 @@ def context_for(
     """The additional context for one hook call (``hook_process.run_hook`` with ``agent="qwen-code"``)."""
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Qwen Code transcript at {inp.transcript_path}")
-    qwen = read_window(inp.transcript_path, inp.cwd)
+    qwen = read_window(inp.transcript_path, inp.cwd, inp.fired_at)
     if keep is not None:
         keep.append(qwen)
     if not qwen.messages:

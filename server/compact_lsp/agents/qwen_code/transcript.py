@@ -22,6 +22,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from compact_lsp.agents.hook_input import transcript_records, transcript_tail
@@ -30,6 +31,7 @@ from compact_lsp.engine.conversation.messages import Block, Message
 
 """The most of a transcript read back from its end (far more than Qwen's context holds)."""
 MAX_TEXT_CHARS = 1_000_000
+MAX_STAMP_CHARS = 64
 COMPRESSION = "chat_compression"
 SHELL_TOOL = "run_shell_command"
 
@@ -43,6 +45,8 @@ class QwenWindow:
     compactions: int = 0
     shell_ids: set[str] = field(default_factory=set)
     """The calls read through shell commands: Qwen does not re-read those files itself."""
+    unwritten: bool = False
+    """The compaction's own record was not in the file yet when the hook read it (``window``)."""
 
     def own_messages(self) -> list[Message]:
         """The messages of Qwen's own file tools alone (read_file, edit, write_file)."""
@@ -190,22 +194,47 @@ def _read_result(block: Block, tool_input: dict[str, Any]) -> Block:
     return {**block, "content": text if text.endswith("\n") or not text else text + "\n"}
 
 
-def window(data: bytes, cwd: str) -> QwenWindow:
-    """The file uses the model held before the transcript's last compaction (since the one before it): the window
-    the compaction summarised. Qwen writes the compaction's record before it runs the hook, but after an automatic
-    compaction it does not wait for the hook (measured, docs/qwen-code.md): the turn goes on and its records may
-    follow the compaction's by the time the hook reads them, so the window ends at the last compaction whatever
-    follows it. With no compaction yet it runs to the end."""
+def stamp(value: Any) -> datetime | None:
+    """A timestamp as Qwen writes them (ISO 8601 with its zone, ``...Z``), or None."""
+    if not isinstance(value, str) or len(value) > MAX_STAMP_CHARS:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _uses_tools(record: dict[str, Any]) -> bool:
+    return any("functionCall" in p or "functionResponse" in p for p in _parts(record))
+
+
+def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
+    """The file uses the model held before the compaction the hook runs for (since the one before it): the window
+    the compaction summarised.
+
+    Qwen queues its records' writes and runs the hook without waiting for them (measured on 0.24.4, in its TUI:
+    ``/compress``'s ``chat_compression`` record was not yet in the file when the hook read it, in two runs of five).
+    So, given when Qwen ran the hook (``fired_at``, its input's ``timestamp``): what it wrote later is left out
+    (after an automatic compaction it does not wait for the hook, and the turn goes on), and a tool call written
+    before then but after the last compaction's record means this compaction's record is not written yet: the
+    window is then everything since that last record. Without ``fired_at`` the window ends at the last compaction
+    whatever follows it; with no compaction yet it runs to the end."""
     all_records = list(transcript_records(data))
+    fired = stamp(fired_at)
+    if fired is not None:
+        all_records = [r for r in all_records if (at := stamp(r.get("timestamp"))) is None or at < fired]
     marks = [i for i, r in enumerate(all_records) if is_compression(r)]
     end = len(all_records)
     summary = ""
-    if marks:
+    unwritten = fired is not None and any(_uses_tools(r) for r in all_records[marks[-1] + 1 if marks else 0 :])
+    if marks and not unwritten:
         end = marks[-1]
         summary = _summary(all_records[end])
         marks = marks[:-1]
     start = marks[-1] + 1 if marks else 0
-    result = QwenWindow(compactions=len([r for r in all_records if is_compression(r)]), summary=summary)
+    compactions = len([r for r in all_records if is_compression(r)]) + int(unwritten)
+    result = QwenWindow(compactions=compactions, summary=summary, unwritten=unwritten)
     calls: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
     answers: dict[str, tuple[str, bool]] = {}
     for record in all_records[start:end]:
@@ -244,5 +273,5 @@ def _summary(record: dict[str, Any]) -> str:
     return "\n".join(t for t in texts if t)
 
 
-def read_window(path: str, cwd: str) -> QwenWindow:
-    return window(transcript_tail(path), cwd)
+def read_window(path: str, cwd: str, fired_at: str | None = None) -> QwenWindow:
+    return window(transcript_tail(path), cwd, fired_at)
