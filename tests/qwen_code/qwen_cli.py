@@ -40,17 +40,20 @@ class QwenHome:
         )  # fmt: skip
         return env
 
-    def write_settings(self) -> None:
+    def write_settings(self, **more: object) -> None:
+        """The user's settings for the stub; ``more`` adds top-level sections."""
         settings = {
             "security": {"auth": {"selectedType": "openai"}},
             "model": {"generationConfig": {"contextWindowSize": CONTEXT_WINDOW}},
+            **more,
         }
         (self.home / ".qwen").mkdir(parents=True, exist_ok=True)
         (self.home / ".qwen" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
 
-    def install(self) -> str:
+    def install(self, *, user: bool = True) -> str:
+        """``compact-lsp qwen-code install-hook``: in the user's settings, or the project's (its default)."""
         done = subprocess.run(
-            [sys.executable, "-m", "compact_lsp", "qwen-code", "install-hook", "--user"],
+            [sys.executable, "-m", "compact_lsp", "qwen-code", "install-hook", *(["--user"] if user else [])],
             cwd=self.project, env=self.env(), capture_output=True, text=True, timeout=60, check=True,
         )  # fmt: skip
         return done.stdout

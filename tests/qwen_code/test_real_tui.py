@@ -1,0 +1,182 @@
+"""Qwen Code's interactive TUI, driven in tmux as a user drives it, with our hook installed in the project by
+``compact-lsp qwen-code install-hook``: files read, ``/compress`` typed, more files read, ``/compress`` typed again.
+
+Each turn reads, through Qwen's own tools, a region of a file too big for Qwen to put back whole and a small file
+it puts back itself, and through the shell a file Qwen never puts back; a line of the region changes on disk while
+Qwen writes its summary. Every assertion is about what Qwen sent to the stub: after each compaction our context is
+in every request of the user's chat, once, from the first one on (Qwen awaited the hook); it holds the files of the
+turns since the previous compaction, as they are on disk now, and none of the window before; and none of what Qwen
+re-attached itself (the files it embedded whole) is in it again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, system_text, text_of
+from tests.qwen_code.qwen_cli import OUR_BLOCK, QwenHome, is_main, is_summary, needs_qwen_code, our_block
+from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text, tmux_missing
+
+pytestmark = [needs_qwen_code, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
+
+TURNS = {
+    "review the handlers in big.py": (
+        [("read_file", {"file_path": "src/big.py", "offset": 1000, "limit": 40}),
+         ("run_shell_command", {"command": "cat notes.md"}),
+         ("read_file", {"file_path": "src/small_a.py"})],
+        "Reviewed the handlers.",
+    ),
+    "now the wire module": (
+        [("read_file", {"file_path": "src/wire.py", "offset": 200, "limit": 30}),
+         ("run_shell_command", {"command": "sed -n '1,12p' docs/guide.md"}),
+         ("read_file", {"file_path": "src/small_b.py"})],
+        "Reviewed the wire module.",
+    ),
+    "go on": ([], "Went on."),
+}  # fmt: skip
+"""The user's prompts: the model's tool calls, in order, then its answer."""
+CHANGED = {
+    1: ("src/big.py", "handler_1005 = respond(request, 1005)", "handler_1005 = respond(request, 1005, timeout=30)"),
+    2: ("src/wire.py", "WIRE_210 = frame(210)", "WIRE_210 = frame(210, checksum=True)"),
+}
+"""What changes on disk while Qwen writes its n-th summary: (file, the line as read, the line as it is now)."""
+EMBEDDED = re.compile(r"\ARecently accessed file \(full current content embedded\):\n\n## (.+)\n")
+BY_NAME = "They are listed as reference only because they are large."
+
+
+def numbered(line: str, count: int) -> str:
+    """``count`` lines, the ``{i}`` of line i its number."""
+    return "".join(line.format(i=i) + "\n" for i in range(1, count + 1))
+
+
+@pytest.fixture
+def qwen(tmp_path: Path) -> Iterator[QwenHome]:
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / "docs").mkdir()
+    # over Qwen's 5,000 tokens per re-attached file (about 170,000 and 50,000 characters): it names them only
+    big = numbered("handler_{i} = respond(request, {i})  # line {i} <tag> & more", 3000)
+    (project / "src" / "big.py").write_text(big)
+    (project / "src" / "wire.py").write_text(numbered("WIRE_{i} = frame({i})  # a line of the wire module", 1000))
+    (project / "src" / "small_a.py").write_text("SMALL_A = 'put back by Qwen itself'\n")
+    (project / "src" / "small_b.py").write_text("SMALL_B = 'put back by Qwen itself too'\n")
+    (project / "notes.md").write_text("# Notes\n\nNOTES_LINE: the handlers must answer within 30 seconds.\n")
+    (project / "docs" / "guide.md").write_text(numbered("GUIDE_{i}: a line of the guide", 40))
+    stub = ChatCompletionsStub(lambda request: Reply(text="unused")).start()
+    home = QwenHome(tmp_path / "home", project, stub)
+    home.write_settings(general={"enableAutoUpdate": False})  # the TUI's update check, offline, takes 5 s
+    assert "installed the compact-lsp hook" in home.install(user=False)
+    yield home
+    stub.stop()
+
+
+def script(qwen: QwenHome) -> tuple[list[int], Callable[[Request], Reply]]:
+    """The model's side (the summaries it wrote, counted) and Qwen's side requests answered with nothing."""
+    summaries = [0]
+
+    def answer(request: Request) -> Reply:
+        if is_summary(request):
+            summaries[0] += 1
+            path, before, after = CHANGED[summaries[0]]
+            file = qwen.project / path
+            file.write_text(file.read_text().replace(before, after))  # the hook must send what is on disk now
+            return Reply(text=f"<state_snapshot>Summary {summaries[0]}: files were reviewed.</state_snapshot>")
+        if is_side(request):
+            return Reply(text="", prompt_tokens=2_000)  # nothing to suggest, nothing to remember
+        prompt = last_user_text(request)
+        turn = next((t for t in TURNS if t in prompt), None)
+        if turn is None:
+            return Reply(text="Nothing to do.", prompt_tokens=2_000)
+        calls, final = TURNS[turn]
+        messages = request["messages"]
+        asked = max(n for n, m in enumerate(messages) if m.get("role") == "user")
+        step = sum(1 for m in messages[asked:] if m.get("role") == "assistant")
+        if step < len(calls):
+            name, args = calls[step]
+            if "file_path" in args:  # Qwen's read_file takes absolute paths only
+                args = {**args, "file_path": str(qwen.project / args["file_path"])}
+            return Reply(calls=[(name, args)], prompt_tokens=20_000)  # far below the threshold: only /compress
+        return Reply(text=final, prompt_tokens=20_000)
+
+    return summaries, answer
+
+
+def user_chat(request: Request) -> bool:
+    return is_main(request) and not is_side(request)
+
+
+def reattached(request: Request) -> tuple[set[str], set[str]]:
+    """The files Qwen re-attached after its summary, as it sent them: (whole, by name only)."""
+    whole: set[str] = set()
+    by_name: set[str] = set()
+    for message in request["messages"]:
+        content = message.get("content")
+        for part in content if message.get("role") == "user" and isinstance(content, list) else []:
+            text = text_of([part])
+            whole.update(EMBEDDED.findall(text))
+            if BY_NAME in text:
+                by_name.update(line[2:] for line in text.splitlines() if line.startswith("- "))
+    return whole, by_name
+
+
+def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHome) -> None:
+    summaries, qwen.stub.script = script(qwen)
+    tui = QwenTui(qwen)
+    try:
+        tui.start()
+        first, second, last = TURNS
+        tui.turn(first, TURNS[first][1])
+        tui.compress()
+        tui.turn(second, TURNS[second][1])  # work between the compactions
+        tui.compress()
+        tui.turn(last, TURNS[last][1])
+    finally:
+        tui.stop()
+    assert qwen.stub.refused == []
+    assert summaries == [2]
+
+    requests = list(qwen.stub.requests)
+    at = [i for i, r in enumerate(requests) if is_summary(r)]
+    assert all(our_block(r) is None for r in requests[: at[0] + 1]), "our context reached the model before /compress"
+    windows = [
+        [r for r in requests[at[0] + 1 : at[1]] if user_chat(r)],
+        [r for r in requests[at[1] + 1 :] if user_chat(r)],
+    ]
+    blocks = []
+    for n, window in enumerate(windows, 1):
+        assert window, f"Qwen sent nothing after compaction {n}"
+        for request in window:  # Qwen awaited the hook: from the first request on, and once
+            assert json.dumps(request).count(OUR_BLOCK) == 1, f"our context not once after compaction {n}"
+            assert system_text(request).count("<qwen:session-start-context") == 1
+        block = our_block(window[0])
+        assert block is not None
+        blocks.append(block)
+    first_block, second_block = blocks
+    project = qwen.project
+
+    # Qwen's own re-attachment, measured in the TUI: of its own tools' files since the previous compaction, the
+    # small one whole, the big one by name (the file read through the shell not at all)
+    src = project / "src"
+    assert reattached(windows[0][0]) == ({str(src / "small_a.py")}, {str(src / "big.py")})
+    assert reattached(windows[1][0]) == ({str(src / "small_b.py")}, {str(src / "wire.py")})
+
+    # after the first: the region read, as it is on disk now; the file read through the shell; not Qwen's own
+    assert CHANGED[1][2] in first_block and CHANGED[1][1] + "  #" not in first_block
+    assert "handler_1010 = respond(request, 1010)" in first_block and "handler_1500 " not in first_block
+    assert "NOTES_LINE" in first_block
+    assert "SMALL_A" not in first_block, "our context repeated a file Qwen re-attached"
+
+    # after the second: the files since the first, as they are now; not a copy of the first block
+    assert CHANGED[2][2] in second_block and CHANGED[2][1] + "  #" not in second_block
+    assert "WIRE_205 = frame(205)" in second_block and "GUIDE_3: a line of the guide" in second_block
+    assert "SMALL_B" not in second_block and "SMALL_A" not in second_block, (
+        "our context repeated a file Qwen re-attached"
+    )
+    assert "big.py" not in second_block and "notes.md" not in second_block and "handler_" not in second_block
+
+    answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
+    assert len(answered) == 2 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered)  # as Qwen did
