@@ -28,7 +28,7 @@ async function main() {
   try {
     await inCodeServer("no-key", dirs, async (page) => {
       await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-      const chat = await webviewFrame(page, "#composer:not([hidden])");
+      const chat = await webviewFrame(page, ".welcome h2"); // drawn once the chat's script runs: keys reach it
       await chat.locator("#input").fill("What does a.py do?");
       await chat.locator("#input").press("Enter");
       const said = chat.locator(".entry.error", { hasText: "API key" });

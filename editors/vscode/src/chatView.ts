@@ -11,7 +11,14 @@ import { ChatTranscripts, compactionMarker, offerApiKeyIn, withLastUserText } fr
 import type { CompactClient } from "./client";
 import type { ApprovalState, ChatTranscript } from "./model/chatModel";
 import { addMarker, applyChatEvent, cancelTurn, endTurn, refuseTurn, startTurn } from "./model/chatModel";
-import { parseChatViewRequest, renderChatShell, restrictedMessage, serverNotStartedMessage, transcriptMessage } from "./model/chatPage";
+import {
+  openElsewhereMessage,
+  parseChatViewRequest,
+  renderChatShell,
+  restrictedMessage,
+  serverNotStartedMessage,
+  transcriptMessage,
+} from "./model/chatPage";
 import { failureOutcome, keyProblem, writtenInAnotherWindow } from "./model/commandModel";
 import { chatDescription } from "./model/sessions";
 import { nonce } from "./model/html";
@@ -51,6 +58,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }),
       client.onDidCompact((event) => this.compacted(event)),
       client.onDidChangeCurrentSession(() => void this.showCurrent()),
+      client.onDidChangeOpenElsewhere(() => this.post()),
       client.onDidChangeState((state) => {
         if (state === "running") {
           this.transcripts.clear(); // a restarted server: read the sessions afresh
@@ -373,6 +381,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const title = this.transcripts.titleOf(sessionId);
     const owner = this.client.readOnlyOwner(sessionId);
     view.description = chatDescription(title, owner, this.client.importedFrom(sessionId));
+    if (owner === undefined && this.client.isOpenElsewhere(sessionId) && !this.turns.has(sessionId ?? "")) {
+      view.description = `${title} (read-only: open in another window)`;
+      void view.webview.postMessage(openElsewhereMessage(transcript, title, this.activity));
+      return;
+    }
     void view.webview.postMessage(transcriptMessage(transcript, title, owner, this.activity));
   }
 }

@@ -82,6 +82,8 @@ export class CompactClient implements vscode.Disposable {
   private started = false;
   /** Sessions listed as read-only (Claude Code's, Codex's) → their source: never adopted as current by a notification. */
   private readonly readOnly = new Map<string, string>();
+  /** Sessions another window's server writes (openElsewhere in the last listing): read-only here. */
+  private elsewhere = new Set<string>();
   /** Why the last start failed (undefined once one succeeds): the chat shows it instead of an input nothing answers. */
   private failedStart: StartFailure | undefined;
   /** The server process's last line on stderr during this start (a Python traceback ends with its cause). */
@@ -102,6 +104,7 @@ export class CompactClient implements vscode.Disposable {
   private readonly currentEmitter = new vscode.EventEmitter<string | undefined>();
   private readonly sessionsEmitter = new vscode.EventEmitter<void>();
   private readonly progressEmitter = new vscode.EventEmitter<ProgressActivity>();
+  private readonly elsewhereEmitter = new vscode.EventEmitter<void>();
 
   readonly onDidChangeUsage = this.usageEmitter.event;
   readonly onDidCompact = this.compactEmitter.event;
@@ -112,6 +115,8 @@ export class CompactClient implements vscode.Disposable {
   readonly onDidChangeSessions = this.sessionsEmitter.event;
   /** A server task with progress (a compaction) began, moved on or ended (undefined). */
   readonly onProgress = this.progressEmitter.event;
+  /** A session became written in another window, or no longer is (seen in a listing). */
+  readonly onDidChangeOpenElsewhere = this.elsewhereEmitter.event;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -275,6 +280,11 @@ export class CompactClient implements vscode.Disposable {
   /** compact/sessions; remembers each session's usage. */
   async listSessions(): Promise<SessionInfo[]> {
     const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
+    const elsewhere = new Set(sessions.filter((session) => session.openElsewhere !== undefined).map((session) => session.sessionId));
+    if (elsewhere.size !== this.elsewhere.size || [...elsewhere].some((id) => !this.elsewhere.has(id))) {
+      this.elsewhere = elsewhere;
+      this.elsewhereEmitter.fire();
+    }
     for (const session of sessions) {
       if (session.readOnly === true) {
         this.readOnly.set(session.sessionId, sessionOwner(session) ?? "another program");
@@ -388,6 +398,7 @@ export class CompactClient implements vscode.Disposable {
     this.currentEmitter.dispose();
     this.sessionsEmitter.dispose();
     this.progressEmitter.dispose();
+    this.elsewhereEmitter.dispose();
   }
 
   private running(): LanguageClient {
@@ -430,6 +441,11 @@ export class CompactClient implements vscode.Disposable {
     } catch (error) {
       this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** Whether another window's server writes the session (as last listed): it is read-only here. */
+  isOpenElsewhere(sessionId: string | undefined): boolean {
+    return sessionId !== undefined && this.elsewhere.has(sessionId);
   }
 
   /** Whether a listed session is read-only here (Claude Code's or Codex's live sessions). */

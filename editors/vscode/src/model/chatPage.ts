@@ -192,6 +192,7 @@ export const WELCOME_COMMANDS = [
   "compact.restartServer",
   "compact.showServerLog",
   "workbench.action.openSettings",
+  "compact.newChat",
 ] as const;
 
 const WELCOME =
@@ -235,6 +236,19 @@ export function transcriptMessage(
     message.owner = owner;
   }
   return message;
+}
+
+/** What the chat says of a session another window writes (`openElsewhere` in compact/sessions). */
+export const OPEN_ELSEWHERE_TEXT =
+  "This chat is open in another window, which writes it; here it is read-only. Continue it there, or start a New Chat here.";
+
+/** A session another window writes: its chat as it is, no input, and where to go on (that window, or New Chat). */
+export function openElsewhereMessage(transcript: ChatTranscript, title = "", activity?: string): TranscriptMessage {
+  const said =
+    `<div class="entry notice elsewhere">${icon("lock")} ${escapeHtml(OPEN_ELSEWHERE_TEXT)} ` +
+    `<button class="secondary" data-action="command" data-id="compact.newChat">${icon("add")} New Chat</button></div>`;
+  const message = transcriptMessage({ ...transcript, busy: false }, title, undefined, activity);
+  return { ...message, html: message.html + said, restricted: true }; // restricted: the input is hidden
 }
 
 /** What the chat shows in Restricted Mode instead of nothing. */

@@ -1,6 +1,7 @@
 // Arguments for the server's workspace/executeCommand commands and the messages shown after they run.
 import type { CompactResult, MicrocompactResult, UndoResult } from "../protocol";
 import { ServerCommands } from "../protocol";
+import { OPEN_ELSEWHERE_TEXT } from "./chatPage";
 import { describeSummarizer } from "./compactionText";
 import { formatReduction, formatTokens } from "./usageFormat";
 
@@ -117,7 +118,7 @@ function readOnlyText(owner: unknown): string {
     return `This is ${agent}'s live session, read-only here: ${agent} owns its context. Click Import to continue in the chat to work on a copy.`;
   }
   // the lock's process id means nothing to the user: the window is what they can find
-  return "This chat is open in another window, which writes it; here it is read-only. Continue it there, or start a New Chat here.";
+  return OPEN_ELSEWHERE_TEXT;
 }
 
 /** A refusal because another window (another server) writes the session, not an agent. */

@@ -5,11 +5,31 @@ import { describe, test } from "node:test";
 import { approvalDiff } from "../model/approvalDiff";
 import { EMPTY_TRANSCRIPT, attachDiff, requestApproval } from "../model/chatModel";
 import type { ChatTranscript } from "../model/chatModel";
-import { parseChatViewRequest, restrictedMessage, serverNotStartedMessage, transcriptMessage } from "../model/chatPage";
+import {
+  OPEN_ELSEWHERE_TEXT,
+  openElsewhereMessage,
+  parseChatViewRequest,
+  restrictedMessage,
+  serverNotStartedMessage,
+  transcriptMessage,
+} from "../model/chatPage";
 import { linkTarget } from "../model/fileLinks";
 import { mentionedPaths, splitAttachments, withAttachments } from "../model/mentions";
 
 const FILE = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+
+describe("a session another window writes", () => {
+  test("shows its chat with no input, says where to go on in plain words, and offers New Chat", () => {
+    const chat: ChatTranscript = { ...EMPTY_TRANSCRIPT, entries: [{ kind: "user", text: "What does a.py do?" }, { kind: "assistant", text: "a0." }] };
+    const message = openElsewhereMessage(chat, "What does a.py do?");
+    assert.equal(message.restricted, true, "no input");
+    assert.ok(message.html.includes("What does a.py do?"), "the chat itself is shown");
+    assert.ok(message.html.includes(OPEN_ELSEWHERE_TEXT));
+    assert.doesNotMatch(OPEN_ELSEWHERE_TEXT, /process|SessionBusy|compact\//);
+    assert.ok(message.html.includes('data-id="compact.newChat"'));
+    assert.deepEqual(parseChatViewRequest({ type: "command", id: "compact.newChat" }), { type: "command", command: "compact.newChat" });
+  });
+});
 
 describe("a server that did not start", () => {
   test("the chat says why in place of an input nothing would answer, with the ways on", () => {
