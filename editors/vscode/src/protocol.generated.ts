@@ -29,7 +29,7 @@ export type SessionsResult = SessionInfo[];
  */
 export type TranscriptEntry = MessageEntry | MicrocompactionEntry | CompactionEntry | UndoEntry;
 /**
- * Who wrote the summary: the model (anthropic), the offline summariser, the session notes, or the agent itself (agent: Codex's own compaction, shown in a followed or imported session's transcript; its figures are not known: 0).
+ * Who wrote the summary: the model (anthropic), the offline summariser, the session notes, or the agent itself (agent: Codex's own compaction, shown in a followed or imported session's transcript; a followed session's markers carry the figures and trigger its rollout recorded, 0 where they are not known).
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "Summarizer".

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents.codex.chat import codex_chat_entries
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.registered import agent_named
@@ -33,6 +36,10 @@ CURRENT_SESSION = "compact/currentSession"
 SELECT_SESSION = "compact/selectSession"
 TRANSCRIPT = "compact/transcript"
 RENAME_SESSION = "compact/renameSession"
+
+FOLLOWED_CHATS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {"codex": codex_chat_entries}
+"""A followed agent's whole conversation for its chat, read from its transcript by its sessions' ``source``: every
+message as it happened and a marker at each of its compactions (the follower holds only what its model holds now)."""
 
 
 async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict[str, Any]]:
@@ -156,7 +163,15 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return transcript_entries(records), source_of(header, session_id)
 
     slot = registry.slots.get(session_id)
-    if slot is not None and slot.followed is not None:  # Claude Code's transcript: what its model sees now
+    chat = FOLLOWED_CHATS.get(slot.session.source or "") if slot is not None and slot.followed is not None else None
+    if chat is not None and slot is not None and slot.followed is not None:
+        try:
+            whole = await asyncio.to_thread(chat, Path(slot.followed.path))
+        except OSError:
+            pass  # gone or replaced since it was followed: what the follower holds
+        else:
+            return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, whole)}
+    if slot is not None and slot.followed is not None:  # what its model sees now
         async with slot.lock:
             messages, stamps = slot.followed.messages, slot.followed.timestamps
         at = [*stamps, *[None] * (len(messages) - len(stamps))]

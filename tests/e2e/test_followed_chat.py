@@ -1,0 +1,66 @@
+"""A followed agent's chat as its user saw it happen (``compact/transcript``): the whole conversation, with a marker
+at each of the agent's compactions carrying the figures its transcript recorded, though the agent's model holds only
+what came after the last one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .conftest import Workspace, start_server, stop_server
+from .conversation import request
+from .test_timeline import CODEX, followed_timeline
+
+
+def _shown(entries: list[dict[str, Any]]) -> list[Any]:
+    """Each entry as the user reads it: a message's texts, commands and outputs; a marker's figures."""
+    shown: list[Any] = []
+    for entry in entries:
+        if entry["kind"] == "compaction":
+            shown.append(("compacted", entry["trigger"], entry["tokensBefore"], entry["tokensAfter"]))
+            continue
+        for block in entry["message"]["content"]:
+            if block["type"] == "text":
+                shown.append((entry["message"]["role"], block["text"]))
+            elif block["type"] == "tool_use":
+                shown.append(("ran", block["input"]["command"]))
+            elif block["type"] == "tool_result":
+                shown.append(("output", block["content"].splitlines()[0]))
+    return shown
+
+
+async def test_a_followed_codex_sessions_chat_keeps_what_came_before_each_compaction(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    """The real Codex's rollout with two automatic compactions in one turn: the chat shows the user's request, every
+    command and its output, a marker at each compaction with the timeline's figures, and the answer; never the
+    summary as the user's words nor Codex's or our hook's text for the model."""
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    rollout = day / "rollout-2026-12-06T02-15-01-01a24922-191a-7333-9cdb-081049550edc.jsonl"
+    rollout.write_text(CODEX.read_text().replace("/work/proj", os.path.realpath(workspace.root)))
+    session = "codex-01a24922-191a-7333-9cdb-081049550edc"
+    client = await start_server(workspace, workspace.options(codex={"home": str(home)}))
+    try:
+        timeline = await followed_timeline(client, session)
+        chat = await request(client, "compact/transcript", {"sessionId": session})
+        model = await request(client, "compact/messages", {"sessionId": session})
+    finally:
+        await stop_server(client)
+    assert _shown(chat["entries"]) == [
+        ("user", "read the modules"),
+        ("ran", "cat first_a.py"), ("output", "def first_a_0():"),
+        ("ran", "cat first_b.py"), ("output", "def first_b_0():"),
+        ("compacted", "auto", 90_020, 4_000),
+        ("ran", "cat second_a.py"), ("output", "def second_a_0():"),
+        ("ran", "cat second_b.py"), ("output", "def second_b_0():"),
+        ("compacted", "auto", 90_020, 3_000),
+        ("assistant", "All done."),
+    ]  # fmt: skip
+    markers = [e for e in chat["entries"] if e["kind"] == "compaction"]
+    rows = timeline["rows"]
+    assert [(m["at"], m["summary"]) for m in markers] == [(r["at"], r["summary"]) for r in rows]
+    assert {m["summarizer"] for m in markers} == {"agent"}
+    assert "cat first_a.py" not in str(model["messages"])  # the model's view: still what Codex kept at the last one
