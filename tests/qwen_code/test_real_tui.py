@@ -1,12 +1,14 @@
 """Qwen Code's interactive TUI, driven in tmux as a user drives it, with our hook installed in the project by
-``compact-lsp qwen-code install-hook``: files read, ``/compress`` typed, more files read, ``/compress`` typed again.
+``compact-lsp qwen-code install-hook``: files read, ``/compress`` typed, more files read, ``/compress`` typed again,
+a turn that uses no file, ``/compress`` a third time.
 
 Each turn reads, through Qwen's own tools, a region of a file too big for Qwen to put back whole and a small file
 it puts back itself, and through the shell a file Qwen never puts back; a line of the region changes on disk while
 Qwen writes its summary. Every assertion is about what Qwen sent to the stub: after each compaction our context is
 in every request of the user's chat, once, from the first one on (Qwen awaited the hook); it holds the files of the
 turns since the previous compaction, as they are on disk now, and none of the window before; and none of what Qwen
-re-attached itself (the files it embedded whole) is in it again.
+re-attached itself (the files it embedded whole) is in it again. After the third, with nothing to add, a note of
+ours replaces the second block (Qwen would otherwise put it back, its files as they were then).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import pytest
 from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, system_text, text_of
 from tests.qwen_code.qwen_cli import OUR_BLOCK, QwenHome, is_main, is_summary, needs_qwen_code, our_block
 from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text, tmux_missing
+
+from compact_lsp.agents.qwen_code.hook import NOTHING_SINCE
 
 pytestmark = [needs_qwen_code, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
 
@@ -37,6 +41,7 @@ TURNS = {
         "Reviewed the wire module.",
     ),
     "go on": ([], "Went on."),
+    "thanks, that is all": ([], "You are welcome."),
 }  # fmt: skip
 """The user's prompts: the model's tool calls, in order, then its answer."""
 CHANGED = {
@@ -81,9 +86,10 @@ def script(qwen: QwenHome) -> tuple[list[int], Callable[[Request], Reply]]:
     def answer(request: Request) -> Reply:
         if is_summary(request):
             summaries[0] += 1
-            path, before, after = CHANGED[summaries[0]]
-            file = qwen.project / path
-            file.write_text(file.read_text().replace(before, after))  # the hook must send what is on disk now
+            if summaries[0] in CHANGED:
+                path, before, after = CHANGED[summaries[0]]
+                file = qwen.project / path
+                file.write_text(file.read_text().replace(before, after))  # the hook must send what is on disk now
             return Reply(text=f"<state_snapshot>Summary {summaries[0]}: files were reviewed.</state_snapshot>")
         if is_side(request):
             return Reply(text="", prompt_tokens=2_000)  # nothing to suggest, nothing to remember
@@ -128,23 +134,25 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
     tui = QwenTui(qwen)
     try:
         tui.start()
-        first, second, last = TURNS
+        first, second, chat, last = TURNS
         tui.turn(first, TURNS[first][1])
         tui.compress()
         tui.turn(second, TURNS[second][1])  # work between the compactions
+        tui.compress()
+        tui.turn(chat, TURNS[chat][1])  # no file at all
         tui.compress()
         tui.turn(last, TURNS[last][1])
     finally:
         tui.stop()
     assert qwen.stub.refused == []
-    assert summaries == [2]
+    assert summaries == [3]
 
     requests = list(qwen.stub.requests)
     at = [i for i, r in enumerate(requests) if is_summary(r)]
     assert all(our_block(r) is None for r in requests[: at[0] + 1]), "our context reached the model before /compress"
     windows = [
         [r for r in requests[at[0] + 1 : at[1]] if user_chat(r)],
-        [r for r in requests[at[1] + 1 :] if user_chat(r)],
+        [r for r in requests[at[1] + 1 : at[2]] if user_chat(r)],
     ]
     blocks = []
     for n, window in enumerate(windows, 1):
@@ -178,5 +186,12 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
     )
     assert "big.py" not in second_block and "notes.md" not in second_block and "handler_" not in second_block
 
+    # after a turn that used no file: our note replaces the second block, which Qwen would otherwise put back with
+    # its files as they were then
+    after_chat = [r for r in requests[at[2] + 1 :] if user_chat(r)]
+    assert after_chat
+    for request in after_chat:
+        assert OUR_BLOCK not in system_text(request) and system_text(request).count(NOTHING_SINCE) == 1
+
     answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
-    assert len(answered) == 2 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered)  # as Qwen did
+    assert len(answered) == 3 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered[:2])  # as Qwen

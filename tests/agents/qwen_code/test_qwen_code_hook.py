@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agents.qwen_code.hook import HEADER, QWEN_CONTEXT_LIMIT
+from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT
 
 from .transcripts import QwenTranscript
 
@@ -117,6 +117,18 @@ def test_a_later_compaction_whose_record_is_not_written_yet_gets_the_files_since
     seen = as_qwen_sends(context)
     assert "read between the compactions" in seen
     assert f"# line {REGION_LINE + 1}\n" not in seen and "shell-read note" not in seen  # the first window's
+
+
+def test_a_later_compaction_with_nothing_to_add_replaces_the_previous_block(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """Qwen puts the previous block back when the hook answers nothing (its ``tryCompressChat``): after a turn that
+    used no file, the hook says so instead, and the first window's files, as they were then, are gone."""
+    session.user("thanks, that is all")
+    session.compress("<state_snapshot>the handler was fixed</state_snapshot>")
+    session.write()
+    context = json.loads(run_hook(session.hook_input(), env).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == NOTHING_SINCE
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

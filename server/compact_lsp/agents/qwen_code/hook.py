@@ -46,6 +46,14 @@ HEADER = (
     "sign and &amp; as the ampersand."
 )
 
+NOTHING_SINCE = (
+    "compact-lsp: nothing to add after this compaction: no file was read or changed since Qwen Code's previous "
+    "compaction that it did not put back itself."
+)
+"""The answer after a later compaction with nothing to add: with none, Qwen keeps the previous block (its
+``tryCompressChat`` puts the last SessionStart context back when the new one is empty; 0.24.4), whose files would
+stand as they were then."""
+
 
 def escaped_for_qwen(text: str) -> str:
     """``&`` as ``&amp;``: with Qwen's own ``<``/``>`` escaping, the model receives ordinary HTML-escaped text."""
@@ -104,5 +112,10 @@ def context_for(
     if keep is not None:
         keep.append(qwen)
     if not qwen.messages:
-        return None, {"reason": "no file was used before the compaction", "compactions": qwen.compactions}
-    return build_context(qwen, inp.cwd, budget=budget)
+        text, figures = None, {"reason": "no file was used before the compaction", "compactions": qwen.compactions}
+    else:
+        text, figures = build_context(qwen, inp.cwd, budget=budget)
+    if text is None and qwen.compactions > 1:
+        # Qwen puts the previous block back when the hook answers nothing: its files as they were then
+        return NOTHING_SINCE, {**figures, "replaces": "the previous compaction's block"}
+    return text, figures
