@@ -4,13 +4,16 @@ what came after the last one."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.agents.claude_code.live import project_directory
+
 from .conftest import Workspace, start_server, stop_server
 from .conversation import request
-from .test_timeline import CODEX, followed_timeline
+from .test_timeline import CLAUDE_CODE, CODEX, followed_timeline
 
 
 def _shown(entries: list[dict[str, Any]]) -> list[Any]:
@@ -24,7 +27,8 @@ def _shown(entries: list[dict[str, Any]]) -> list[Any]:
             if block["type"] == "text":
                 shown.append((entry["message"]["role"], block["text"]))
             elif block["type"] == "tool_use":
-                shown.append(("ran", block["input"]["command"]))
+                what = block["input"]
+                shown.append(("ran", what.get("command") or os.path.basename(what.get("file_path", ""))))
             elif block["type"] == "tool_result":
                 shown.append(("output", block["content"].splitlines()[0]))
     return shown
@@ -64,3 +68,37 @@ async def test_a_followed_codex_sessions_chat_keeps_what_came_before_each_compac
     assert [(m["at"], m["summary"]) for m in markers] == [(r["at"], r["summary"]) for r in rows]
     assert {m["summarizer"] for m in markers} == {"agent"}
     assert "cat first_a.py" not in str(model["messages"])  # the model's view: still what Codex kept at the last one
+
+
+async def test_a_followed_claude_code_sessions_chat_keeps_what_came_before_each_compaction(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    """The real Claude Code's transcript: seven reads, /compact, two reads, an automatic compaction, the answer. The
+    chat shows them all with a marker at each boundary (its figures and trigger), the summary never as the user's
+    words; the model's view starts at the last boundary."""
+    projects = tmp_path / "claude-projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    session = json.loads(CLAUDE_CODE.read_text().splitlines()[0])["sessionId"]
+    (directory / f"{session}.jsonl").write_bytes(CLAUDE_CODE.read_bytes())
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        timeline = await followed_timeline(client, f"claude-{session}")
+        chat = await request(client, "compact/transcript", {"sessionId": f"claude-{session}"})
+        model = await request(client, "compact/messages", {"sessionId": f"claude-{session}"})
+    finally:
+        await stop_server(client)
+    reads = [item for name in "abcdefg" for item in (("ran", f"{name}.py"), ("output", f"1\tdef {name}0():"))]
+    assert _shown(chat["entries"]) == [
+        ("user", "Read the first seven modules"), *reads, ("assistant", "Read the first seven."),
+        ("compacted", "manual", 17_890, 7_439),
+        ("ran", "/compact"), ("output", "Compacted (ctrl+o to see full summary)"), ("user", "Now read h.py and i.py"),
+        ("ran", "h.py"), ("output", "1\tdef h0():"), ("ran", "i.py"), ("output", "1\tdef i0():"),
+        ("compacted", "auto", 990_694, 4_099),
+        ("assistant", "Read them all."),
+    ]  # fmt: skip
+    markers = [e for e in chat["entries"] if e["kind"] == "compaction"]
+    assert [(m["at"], m["summary"]) for m in markers] == [(r["at"], r["summary"]) for r in timeline["rows"]]
+    assert "This session is being continued" not in json.dumps([e for e in chat["entries"] if e["kind"] == "message"])
+    assert "def a0()" not in json.dumps(model["messages"])  # the model's view: since the last boundary
+    assert "This session is being continued" in json.dumps(model["messages"][0])

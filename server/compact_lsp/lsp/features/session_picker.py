@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents.claude_code.chat import claude_code_chat_entries
 from compact_lsp.agents.codex.chat import codex_chat_entries
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.importing import imported_from
@@ -37,7 +38,10 @@ SELECT_SESSION = "compact/selectSession"
 TRANSCRIPT = "compact/transcript"
 RENAME_SESSION = "compact/renameSession"
 
-FOLLOWED_CHATS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {"codex": codex_chat_entries}
+FOLLOWED_CHATS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
+    "claude-code": claude_code_chat_entries,
+    "codex": codex_chat_entries,
+}
 """A followed agent's whole conversation for its chat, read from its transcript by its sessions' ``source``: every
 message as it happened and a marker at each of its compactions (the follower holds only what its model holds now)."""
 

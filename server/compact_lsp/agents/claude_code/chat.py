@@ -1,0 +1,52 @@
+"""A followed Claude Code session's whole conversation for its chat (``compact/transcript``): the branch the user
+is on, across every compaction boundary, each boundary a marker with the figures and trigger its
+``compactMetadata`` recorded (engine/claude_code/recorded_compactions.py). The follower holds what the model holds
+now (since the last boundary); the user's chat keeps what came before. The summary after a boundary is the
+marker's, never the user's words. Read from the transcript as the timeline reads it; nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from compact_lsp.agents.claude_code.transcript_window import MAX_TRANSCRIPT_BYTES
+from compact_lsp.engine.claude_code.branch import merge_records, select_branch
+from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary, parse_log_lines
+from compact_lsp.engine.claude_code.recorded_compactions import RecordedCompaction, recorded_compactions
+from compact_lsp.engine.files.file_gate import open_regular
+
+
+def claude_code_chat_entries(path: Path) -> list[dict[str, Any]]:
+    """``compact/transcript`` entries of the transcript at ``path`` before ``shown_entries`` (see the module doc)."""
+    with open_regular(str(path), max_bytes=MAX_TRANSCRIPT_BYTES) as f:
+        data = f.read()
+    records, _problems = parse_log_lines(data, lean=True)
+    boundaries = [r for r in records if r.message is None and is_boundary(r)]
+    figures = recorded_compactions(records)
+    shown = [r for r in select_branch(records, Counter()) if r.data.get("isCompactSummary") is not True]
+    entries: list[dict[str, Any]] = []
+    start = 0
+    for boundary, row in [*zip(boundaries, figures, strict=False), (None, None)]:
+        end = len(shown) if boundary is None else next(
+            (i for i in range(start, len(shown)) if shown[i].line_no > boundary.line_no), len(shown)
+        )  # fmt: skip
+        _messages(shown[start:end], entries)
+        start = end
+        if row is not None:
+            entries.append(_marker(len(entries), row))
+    return entries
+
+
+def _messages(records: list[LogRecord], entries: list[dict[str, Any]]) -> None:
+    messages, stamps, _sources = merge_records(records)
+    entries.extend({"kind": "message", "at": at, "message": m} for m, at in zip(messages, stamps, strict=True))
+
+
+def _marker(position: int, row: RecordedCompaction) -> dict[str, Any]:
+    return {
+        "kind": "compaction", "at": row.at, "boundaryId": f"agent-{position}", "trigger": row.trigger,
+        "summarizer": "agent", "fallback": False, "fallbackReason": None, "tokensBefore": row.tokens_before or 0,
+        "tokensAfter": row.tokens_after or 0, "summary": row.summary,
+    }  # fmt: skip
