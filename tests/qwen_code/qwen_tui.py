@@ -76,14 +76,16 @@ class QwenTui:
     def stderr_file(self) -> Path:
         return self.qwen.home / f"{self.name}.stderr"
 
-    def start(self) -> None:
+    def start(self, *args: str) -> None:
+        """``qwen --yolo`` and ``args`` (``--continue``: the project's last session, resumed)."""
         env = {k: v for k, v in self.qwen.env().items() if not k.startswith("TMUX")}
         exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in {**env, "TERM": "xterm-256color"}.items())
         script = self.qwen.home / f"start-{self.name}.sh"
+        command = shlex.join([str(QWEN), "--yolo", *args])
         status, stderr = shlex.quote(str(self.status_file)), shlex.quote(str(self.stderr_file))
         self.status_file.unlink(missing_ok=True)
         script.write_text(
-            f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.qwen.project))}\n{shlex.join([str(QWEN), '--yolo'])} "
+            f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.qwen.project))}\n{command} "
             f'2>>{stderr}\ncode=$?\necho "[qwen exited with status $code]"\ntail -n 20 {stderr}\n'
             f"echo $code > {status}\n"
         )  # not exec: the status is said, then its stderr

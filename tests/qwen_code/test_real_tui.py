@@ -129,6 +129,14 @@ def reattached(request: Request) -> tuple[set[str], set[str]]:
     return whole, by_name
 
 
+def assert_second_window(block: str) -> None:
+    """The files of the second turn, as they are on disk now; nothing of the first turn's; not Qwen's own."""
+    assert CHANGED[2][2] in block and CHANGED[2][1] + "  #" not in block
+    assert "WIRE_205 = frame(205)" in block and "GUIDE_3: a line of the guide" in block
+    assert "SMALL_B" not in block and "SMALL_A" not in block, "our context repeated a file Qwen re-attached"
+    assert "big.py" not in block and "notes.md" not in block and "handler_" not in block
+
+
 def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHome) -> None:
     summaries, qwen.stub.script = script(qwen)
     tui = QwenTui(qwen)
@@ -179,12 +187,7 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
     assert "SMALL_A" not in first_block, "our context repeated a file Qwen re-attached"
 
     # after the second: the files since the first, as they are now; not a copy of the first block
-    assert CHANGED[2][2] in second_block and CHANGED[2][1] + "  #" not in second_block
-    assert "WIRE_205 = frame(205)" in second_block and "GUIDE_3: a line of the guide" in second_block
-    assert "SMALL_B" not in second_block and "SMALL_A" not in second_block, (
-        "our context repeated a file Qwen re-attached"
-    )
-    assert "big.py" not in second_block and "notes.md" not in second_block and "handler_" not in second_block
+    assert_second_window(second_block)
 
     # after a turn that used no file: our note replaces the second block, which Qwen would otherwise put back with
     # its files as they were then
@@ -195,3 +198,44 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
 
     answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
     assert len(answered) == 3 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered[:2])  # as Qwen
+
+
+def test_a_session_resumed_in_the_tui_gets_the_files_since_its_last_compaction(qwen: QwenHome) -> None:
+    """``/compress``, quit, ``qwen --continue``, more files, ``/compress`` again. Measured (0.24.4): the resumed
+    session rebuilds Qwen's own summary and re-attached files from the transcript but not our block (Qwen keeps the
+    hook's answer in memory, and resuming runs no hook of ours), so the model lacks our context until the next
+    compaction; that one gets the files since the last compaction, read in the resumed session."""
+    summaries, qwen.stub.script = script(qwen)
+    first, second, chat, _ = TURNS
+    tui = QwenTui(qwen)
+    try:
+        tui.start()
+        tui.turn(first, TURNS[first][1])
+        tui.compress()
+    finally:
+        tui.stop()
+    resumed_at = len(qwen.stub.requests)
+    tui = QwenTui(qwen, name="resumed")
+    try:
+        tui.start("--continue")
+        tui.turn(second, TURNS[second][1])
+        tui.compress()
+        tui.turn(chat, TURNS[chat][1])
+    finally:
+        tui.stop()
+    assert qwen.stub.refused == []
+    assert summaries == [2]
+
+    requests = list(qwen.stub.requests)
+    at = [i for i, r in enumerate(requests) if is_summary(r)][1]
+    resumed = [r for r in requests[resumed_at:at] if user_chat(r)]
+    assert resumed and json.dumps(resumed[0]).count("Summary 1: files were reviewed.") == 1  # the session, resumed
+    src = qwen.project / "src"
+    assert reattached(resumed[0]) == ({str(src / "small_a.py")}, {str(src / "big.py")})  # Qwen's own, rebuilt
+    assert all(our_block(r) is None for r in resumed)  # measured: ours is not
+
+    after = [r for r in requests[at + 1 :] if user_chat(r)]
+    assert after and all(json.dumps(r).count(OUR_BLOCK) == 1 for r in after)
+    block = our_block(after[0])
+    assert block is not None
+    assert_second_window(block)
