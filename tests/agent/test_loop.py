@@ -17,6 +17,7 @@ from tests.support.messages_api_stub import (
     tool_call,
 )
 
+from compact_lsp.agent.model_requests import anthropic_client_factory
 from compact_lsp.agent.prompts import CANCELLED_TOOL_RESULT
 from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, result_text, tool_results
 from compact_lsp.engine.conversation.validate import validate
@@ -267,6 +268,22 @@ async def test_a_bug_of_ours_is_said_once_in_words_with_the_details_in_the_log(
     assert "KeyError" not in errors[0] and "no such slot" not in errors[0]
     assert "KeyError: 'no such slot'" in caplog.text  # the log has what a bug report needs
     assert validate(chat.session.messages) == []
+
+
+async def test_without_a_key_the_message_is_not_kept_so_sending_it_again_sends_it_once(make_chat) -> None:
+    """No API key: the turn ends as auth before the message joins the conversation (the editors put it back in the
+    input), so once a key is set the same message is in the conversation once, not twice."""
+    chat: Chat = make_chat()
+    chat.client = anthropic_client_factory(chat.session.settings, chat.settings, env={})  # type: ignore[method-assign]
+    result = await chat.say("explain app.py")
+    assert (result.stop_reason, result.error_kind) == ("error", "auth")
+    assert chat.session.messages == [] and chat.stub.bodies == []
+    chat.loop = None
+    chat.client = Chat.client.__get__(chat)  # type: ignore[method-assign]  # a key now
+    chat.stub.push(reply("app.py greets"))
+    assert (await chat.say("explain app.py")).stop_reason == "end_turn"
+    sent = [m for m in chat.stub.bodies[0]["messages"] if m["role"] == "user"]
+    assert sent_text({"messages": sent}).count("explain app.py") == 1
 
 
 async def test_unknown_tool_and_broken_tool_become_error_results(make_chat) -> None:

@@ -134,11 +134,12 @@ class ChatLoop:
         rounds = 0
         stop = "end_turn"
         try:
-            _body, overhead = await self.access.run(self._request, changes=False)
-            if await self._compaction_due(overhead, self.session.counter.count_text(text)):
-                await self._compact(cancel)
-            await self._append([await self.access.run(lambda: self._user_message(text), changes=False)])
+            # the client first: without a key the turn ends before the message joins the conversation
             async with self.client_factory() as client:
+                _body, overhead = await self.access.run(self._request, changes=False)
+                if await self._compaction_due(overhead, self.session.counter.count_text(text)):
+                    await self._compact(cancel)
+                await self._append([await self.access.run(lambda: self._user_message(text), changes=False)])
                 while True:
                     self._check(cancel)
                     if rounds >= self.settings.max_rounds:
