@@ -3,7 +3,7 @@
 // event of a turn. The transcript changes themselves are model/chatModel.ts; restoring records, model/chatRestore.ts.
 import type * as vscode from "vscode";
 import type { CompactClient } from "./client";
-import { isMethodNotFound } from "./client";
+import { isMethodNotFound } from "./serverStart";
 import type { ChatEntry, ChatTranscript, CompactionMarker } from "./model/chatModel";
 import { EMPTY_TRANSCRIPT } from "./model/chatModel";
 import { transcriptFromMessages, transcriptFromRecords } from "./model/chatRestore";

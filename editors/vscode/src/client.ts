@@ -3,17 +3,9 @@
 // notifications, and offers typed requests.
 import * as vscode from "vscode";
 import type { LanguageClient, ShowMessageRequestParams } from "vscode-languageclient/node";
-import {
-  DidChangeConfigurationNotification,
-  ErrorCodes,
-  ExecuteCommandRequest,
-  ResponseError,
-  ShowMessageRequest,
-  State,
-} from "vscode-languageclient/node";
+import { DidChangeConfigurationNotification, ExecuteCommandRequest, ShowMessageRequest, State } from "vscode-languageclient/node";
 import type { ExecuteCommandParams } from "./model/commandModel";
 import { didChangeConfigurationParams } from "./model/serverSettings";
-import type { ServerLaunch } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
 import { mostRecentSession, sessionOwner } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
@@ -23,48 +15,10 @@ import { registerWorkDoneProgress } from "./progress";
 import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
 import { Methods } from "./protocol";
 import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./settings";
+import type { StartFailure } from "./serverStart";
+import { isMethodNotFound, launchFailure, RestrictedModeError, ServerNotRunningError, StderrTail } from "./serverStart";
 
 const NO_CANCELLATION = new vscode.CancellationTokenSource().token;
-
-export class ServerNotRunningError extends Error {
-  /** With a failed start: kind not_started, shown with the setting to fix (failureOutcome). */
-  readonly data?: { kind: "not_started" };
-  readonly setting?: string;
-
-  constructor(failure?: StartFailure) {
-    super(
-      failure !== undefined
-        ? `${startFailureText(failure)} Fix that, then run “Compact: Restart Server”.`
-        : "The Compact server is not running. See “Compact: Show Server Log”, then “Compact: Restart Server”.",
-    );
-    if (failure !== undefined) {
-      this.data = { kind: "not_started" };
-      this.setting = failure.setting;
-    }
-  }
-}
-
-/** Why the last start of the server failed: the cause in plain words, and the setting to fix when one is at fault. */
-export interface StartFailure {
-  reason: string;
-  setting?: string;
-}
-
-export function startFailureText(failure: StartFailure): string {
-  return `Compact's server did not start: ${failure.reason.replace(/\.?$/, ".")}`;
-}
-
-/** The folder is not trusted (Restricted Mode): the server is not started, so nothing that needs it can run. */
-export class RestrictedModeError extends Error {
-  readonly data = { kind: "restricted" };
-  constructor() {
-    super("Compact is paused in Restricted Mode.");
-  }
-}
-
-export function isMethodNotFound(error: unknown): boolean {
-  return error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound;
-}
 
 export type MessageRequestHandler = (params: ShowMessageRequestParams) => Promise<{ title: string } | null>;
 
@@ -86,10 +40,8 @@ export class CompactClient implements vscode.Disposable {
   private elsewhere = new Set<string>();
   /** Why the last start failed (undefined once one succeeds): the chat shows it instead of an input nothing answers. */
   private failedStart: StartFailure | undefined;
-  /** The server process's last line on stderr during this start (a Python traceback ends with its cause). */
-  private lastStderr = "";
-  /** How many times the server process wrote to stderr during this start. */
-  private stderrWrites = 0;
+  /** The server process's stderr during this start. */
+  private stderr = new StderrTail();
   /** The start in progress, if any: ready() waits for it. */
   private startup: Promise<void> | undefined;
   /** Copies imported from an agent's session: that agent, as the server names it (importedFrom). */
@@ -175,8 +127,7 @@ export class CompactClient implements vscode.Disposable {
     }
     this.started = false;
     this.failedStart = undefined;
-    this.lastStderr = "";
-    this.stderrWrites = 0;
+    this.stderr = new StderrTail();
     this.setState("starting");
     let launch;
     try {
@@ -188,14 +139,7 @@ export class CompactClient implements vscode.Disposable {
       throw error;
     }
     this.log.info(`Starting the server (${launch.source}): ${[launch.command, ...launch.args, "--stdio"].join(" ")}`);
-    const onStderr = (text: string): void => {
-      const last = text.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(-1);
-      this.stderrWrites++;
-      if (last !== undefined) {
-        this.lastStderr = last;
-      }
-    };
-    const client = newLanguageClient(launch, await this.secrets.get(API_KEY_SECRET), this.log, () => this.client, onStderr);
+    const client = newLanguageClient(launch, await this.secrets.get(API_KEY_SECRET), this.log, () => this.client, this.stderr.onStderr);
     client.onNotification(Methods.didChangeUsage, (params: DidChangeUsageParams) => this.handleUsage(params));
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
@@ -218,9 +162,7 @@ export class CompactClient implements vscode.Disposable {
     } catch (error) {
       this.client = undefined;
       // the process's own last words ("ModuleNotFoundError: No module named 'pygls'") over the client's ("write EPIPE")
-      const words = await this.lastWords();
-      const said = words !== "" ? `it stopped as it started: ${words}` : error instanceof Error ? error.message : String(error);
-      this.failedStart = { reason: `${launch.command} ${launch.args.join(" ")} (${launchOrigin(launch.source)}): ${said}`, setting: launch.source === "server.command" || launch.source === "server.pythonPath" ? `compactLsp.${launch.source}` : undefined };
+      this.failedStart = launchFailure(launch, await this.stderr.lastWords(), error);
       this.setState("stopped");
       throw new ServerNotRunningError(this.failedStart);
     }
@@ -261,20 +203,6 @@ export class CompactClient implements vscode.Disposable {
       this.started = true;
       this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
     }
-  }
-
-  /**
-   * The server process's last line on stderr: it arrives after the failed handshake, so wait until stderr has been
-   * quiet for a moment (at most two seconds).
-   */
-  private async lastWords(): Promise<string> {
-    const deadline = Date.now() + 2000;
-    let seen = -1;
-    while (Date.now() < deadline && (this.stderrWrites !== seen || this.lastStderr === "")) {
-      seen = this.stderrWrites;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    return this.lastStderr;
   }
 
   /** compact/sessions; remembers each session's usage. */
@@ -469,9 +397,4 @@ export class CompactClient implements vscode.Disposable {
       this.stateEmitter.fire(state);
     }
   }
-}
-
-/** Where a launch came from, in the settings' words. */
-function launchOrigin(source: ServerLaunch["source"]): string {
-  return source === "bundled" ? "the server bundled with the extension" : source === "PATH" ? "compact-lsp on PATH" : `compactLsp.${source}`;
 }
