@@ -215,11 +215,44 @@ def test_codexs_own_compaction_is_a_marker_not_the_users_words(tmp_path: Path) -
             screen.command("CompactChat")
             shown = screen.wait_for("Codex: Added goodbye().")
             lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
-            # what Codex kept (the user's request), its compaction, then the next turn; no handoff, no hook text
-            at = lines.index("You: explain main.py")
+            # the whole turn before Codex's compaction (as it happened, not what Codex kept), the marker where it
+            # fell (the rollout has no usage records: no figures, none made up), the next turn; no handoff, no hook
+            assert lines.index("You: explain main.py") < lines.index("⚙ exec_command cat main.py"), lines
+            at = lines.index("Codex: It defines greet(), which prints hello.")
             assert lines[at + 1].startswith("── conversation compacted by the agent (its own summary)"), lines
             assert lines.index("You: now say goodbye too") in (at + 2, at + 3), lines  # the marker may wrap
             assert "Another language model" not in shown and "compact-lsp: files" not in shown, shown
+            no_prompt(shown)
+            screen.command("qa!")
+
+
+REAL_ROLLOUT = Path(__file__).parent.parent / "fixtures" / "codex" / "rollout-two-compactions.jsonl"
+"""What the real Codex 0.171.0 wrote with our hook: four reads, two automatic compactions in one turn, the answer."""
+
+
+def real_two_compactions(workspace: Path) -> list[dict[str, Any]]:
+    real = REAL_ROLLOUT.read_text().replace("/work/proj", str(workspace.resolve()))
+    return [json.loads(line) for line in real.splitlines()]
+
+
+def test_the_chat_of_codexs_real_session_keeps_every_read_with_both_compactions_and_their_figures(
+    tmp_path: Path,
+) -> None:
+    with MessagesApiStub() as stub:
+        user = CodexUser(tmp_path, stub, real_two_compactions)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select(screen, "codex-" + THREAD)
+            screen.command("CompactChat")
+            shown = screen.wait_for("Codex: All done.")
+            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+            marks = [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")]
+            reads = [lines.index(f"⚙ exec_command cat {name}.py") for name in ("first_a", "first_b", "second_a")]
+            assert len(marks) == 2 and reads[1] < marks[0] < reads[2] < marks[1], lines
+            first, second = (" ".join(lines[at : at + 2]) for at in marks)  # a marker may wrap
+            assert first.startswith("── conversation compacted by the agent automatically: 90k → 4k tokens"), lines
+            assert second.startswith("── conversation compacted by the agent automatically: 90k → 3k tokens"), lines
+            assert "Another language model" not in shown and "You: Summary" not in shown, shown
             no_prompt(shown)
             screen.command("qa!")
 

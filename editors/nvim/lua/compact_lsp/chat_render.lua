@@ -321,8 +321,14 @@ function M.compaction_mark(entry)
   if entry.kind == 'undo' then
     return '  ── the compaction before this was undone ──'
   end
-  if entry.summarizer == 'agent' then -- the agent's own compaction: its figures are not in its transcript
-    return '  ── conversation compacted by the agent (its own summary) ──'
+  if entry.summarizer == 'agent' then
+    -- the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
+    -- an imported copy knows neither (figures 0), and none are made up
+    if (tonumber(entry.tokensBefore) or 0) <= 0 or (tonumber(entry.tokensAfter) or 0) <= 0 then
+      return '  ── conversation compacted by the agent (its own summary) ──'
+    end
+    local how = entry.trigger == 'auto' and ' automatically' or ''
+    return '  ── conversation compacted by the agent' .. how .. change .. ' (its own summary) ──'
   end
   local how = entry.fallback and ' (offline summary: the API failed)'
     or entry.summarizer and (' (' .. entry.summarizer .. ' summary)')

@@ -65,7 +65,12 @@ export function describeMarker(marker: MarkerFacts): string {
   }
   const summary = describeSummarizer(marker);
   if (marker.summarizer === "agent") {
-    return "Conversation compacted by the agent · its own summary"; // its figures are not in its transcript
+    // the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
+    // an imported copy knows neither (figures 0), and none are made up
+    if (marker.tokensBefore <= 0 || marker.tokensAfter <= 0) {
+      return "Conversation compacted by the agent · its own summary";
+    }
+    return `Conversation compacted by the agent${how !== "" ? ` ${how}` : ""}: ${reduction} · its own summary`;
   }
   return `Conversation compacted${how !== "" ? ` ${how}` : ""}: ${reduction}${summary !== "" ? ` · ${summary}` : ""}`;
 }

@@ -107,9 +107,14 @@ describe("compaction markers", () => {
       "Conversation compacted automatically: 150k → 21k (−129k) · offline summary, because the model failed: overloaded: API error 529"],
     ["manual-session-notes", { compaction: "full", trigger: "manual", tokensBefore: 40000, tokensAfter: 6000, summarizer: "session-memory" },
       "Conversation compacted: 40k → 6k (−34k) · summary from the session notes (no model call)"],
-    // Codex's own compaction in its followed session: its figures are not in its rollout, none are made up
+    // an agent's own compaction in an imported copy: its figures are not known, none are made up
     ["agent-own", { compaction: "full", trigger: "auto", tokensBefore: 0, tokensAfter: 0, summarizer: "agent" },
       "Conversation compacted by the agent · its own summary"],
+    // in its followed session: the figures and trigger its transcript recorded (Codex's rollout, Claude Code's boundary)
+    ["agent-auto-figures", { compaction: "full", trigger: "auto", tokensBefore: 90020, tokensAfter: 4000, summarizer: "agent" },
+      "Conversation compacted by the agent automatically: 90k → 4k (−86k) · its own summary"],
+    ["agent-manual-figures", { compaction: "full", trigger: "manual", tokensBefore: 17890, tokensAfter: 7439, summarizer: "agent" },
+      "Conversation compacted by the agent: 17.9k → 7.4k (−10.5k) · its own summary"],
     ["micro", { compaction: "micro", trigger: "size", tokensBefore: 50000, tokensAfter: 30000, cleared: 3 },
       "3 old tool results cleared (on size): 50k → 30k (−20k)"],
   ];
