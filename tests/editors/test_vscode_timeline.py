@@ -3,10 +3,8 @@ editors/vscode/e2e/timeline.mjs, on the transcript the real Claude Code wrote wi
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from tests.editors.test_vscode_e2e import EXTENSION, _missing
+from tests.editors.vscode_support import run_in_code_server
 
 
 @pytest.mark.slow
@@ -16,20 +14,12 @@ def test_the_warning_comes_before_claude_code_compacts_and_the_timeline_shows_bo
     itself at its next step, with what to do (buttons Pin a File…, Show Timeline, Let It Run); after it compacted,
     Show Timeline opens both compactions, the automatic one against the 967k threshold, the hook's receipt with the
     files it delivered, read-only (no dirty or Untitled tab)."""
-    missing = _missing()
-    if missing:
-        pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
-    package = subprocess.run(
-        "npm run package --silent", shell=True, cwd=EXTENSION, capture_output=True, text=True, timeout=600
+    run_in_code_server(
+        "timeline.mjs",
+        (
+            "Claude Code's session open: 18k / 1M in the status bar",
+            "warning: ",
+            "timeline: ",
+            "PASS",
+        ),
     )
-    assert package.returncode == 0, package.stdout + package.stderr
-    run = subprocess.run(["node", "e2e/timeline.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
-    output = run.stdout + run.stderr
-    assert run.returncode == 0, output
-    for seen in (
-        "Claude Code's session open: 18k / 1M in the status bar",
-        "warning: ",
-        "timeline: ",
-        "PASS",
-    ):
-        assert seen in output, f"{seen!r} not in:\n{output}"

@@ -3,10 +3,8 @@ timelineRows.mjs, on the rollout the real Codex wrote with our hook and on the u
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from tests.editors.test_vscode_e2e import EXTENSION, _missing
+from tests.editors.vscode_support import run_in_code_server
 
 
 @pytest.mark.slow
@@ -17,22 +15,14 @@ def test_the_timeline_shows_codexs_compactions_and_our_micro_full_and_undone_one
     "imported from Codex", listed once beside Codex's read-only session. The user's own session: the
     microcompaction, the full compaction and its undo, each with its trigger and the same figures as the chat's
     markers; the whole summary and a cleared result open from their links read-only (no dirty or Untitled tab)."""
-    missing = _missing()
-    if missing:
-        pytest.skip(f"VS Code e2e not set up ({', '.join(missing)}): run bash editors/vscode/e2e/setup.sh")
-    package = subprocess.run(
-        "npm run package --silent", shell=True, cwd=EXTENSION, capture_output=True, text=True, timeout=600
+    run_in_code_server(
+        "timelineRows.mjs",
+        (
+            "Codex's timeline: 2 compactions by Codex · automatic at 50k tokens.",
+            'imported: header "Chat read the modules (imported from Codex)"',
+            "our timeline: 3 compactions by Compact",
+            "the whole summary opened read-only",
+            "the first cleared result opened read-only",
+            "PASS",
+        ),
     )
-    assert package.returncode == 0, package.stdout + package.stderr
-    run = subprocess.run(["node", "e2e/timelineRows.mjs"], cwd=EXTENSION, capture_output=True, text=True, timeout=300)
-    output = run.stdout + run.stderr
-    assert run.returncode == 0, output
-    for seen in (
-        "Codex's timeline: 2 compactions by Codex · automatic at 50k tokens.",
-        'imported: header "Chat read the modules (imported from Codex)"',
-        "our timeline: 3 compactions by Compact",
-        "the whole summary opened read-only",
-        "the first cleared result opened read-only",
-        "PASS",
-    ):
-        assert seen in output, f"{seen!r} not in:\n{output}"
