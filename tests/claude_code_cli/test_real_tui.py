@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from tests.support.messages_api_stub import reply, tool_call
+from tests.support.tmux_cli import tmux_missing
 
 from .claude_cli import ClaudeCode, is_compaction, request_text
 from .conftest import install_hook, source
-from .tui import ClaudeCodeTui, tmux_missing
+from .tui import ClaudeCodeTui
 
 NAMES = ("NOTES.md", "_abnf.py", "_util.py", "_writers.py", "_readers.py", "_state.py", "_headers.py", "_events.py")
 READ_ORDER = (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -18,10 +17,6 @@ from collections.abc import Callable
 from .claude_cli import ClaudeCode
 
 POLL_SECONDS = 0.2
-
-
-def tmux_missing() -> str | None:
-    return None if shutil.which("tmux") else "tmux is not installed"
 
 
 class ClaudeCodeTui:

@@ -36,7 +36,8 @@ from tests.codex.codex_cli import (
     write_config,
 )
 from tests.codex.responses_stub import Reply, Request, ResponsesStub, apply_patch, exec_command, is_compaction, message
-from tests.codex.tui import CodexTui, is_title, stop_background_server, tmux_missing, tui_script
+from tests.codex.tui import CodexTui, is_title, stop_background_server, tui_script
+from tests.support.tmux_cli import tmux_missing
 
 import compact_lsp
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER

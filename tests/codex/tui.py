@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import time
@@ -37,10 +36,6 @@ screen_reader_detection_done = true
 "gpt-5.5" = "gpt-6-sol"
 """
 """What the TUI records once the user has answered its first-start questions (appended to the config)."""
-
-
-def tmux_missing() -> str | None:
-    return None if shutil.which("tmux") else "tmux is not installed"
 
 
 def turn_metadata(request: Request) -> dict[str, Any]:

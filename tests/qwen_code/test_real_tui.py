@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, system_text, text_of
 from tests.qwen_code.qwen_cli import OUR_BLOCK, QwenHome, is_main, is_summary, needs_qwen_code, our_block
-from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text, tmux_missing
+from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text
+from tests.support.tmux_cli import tmux_missing
 
 from compact_lsp.agents.qwen_code.hook import NOTHING_SINCE
 
