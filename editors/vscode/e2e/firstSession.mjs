@@ -5,58 +5,39 @@
 // a window reload; an edit to a file with unsaved changes says so in the prompt, before the user allows it.
 // Needs what run.mjs needs (e2e/setup.sh, npm run package, npm run build:tests for the Messages API stub).
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
-import * as os from "node:os";
 import * as path from "node:path";
-import {
-  expect,
-  inCodeServer,
-  runCommand,
-  screenshot,
-  step,
-  webviewFrame,
-  writeUserSettings,
-} from "./harness.mjs";
-
-const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
+import { compactView, expect, inCodeServer, runCommand, runFolders, runScenario, screenshot, send, shownText, step, typeUnsaved, webviewFrame, withMessagesApiStub, writeUserSettings } from "./harness.mjs";
 
 /** A small Python project, and VS Code's settings as a desktop user has them (trust asked, no auto save). */
 function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-first-")));
-  const workspace = path.join(run, "shop");
-  fs.mkdirSync(path.join(workspace, "src", "shop"), { recursive: true });
-  fs.writeFileSync(path.join(workspace, "pyproject.toml"), '[project]\nname = "shop"\nversion = "0.1.0"\n');
+  const dirs = runFolders("first", "shop");
+  fs.mkdirSync(path.join(dirs.workspace, "src", "shop"), { recursive: true });
+  fs.writeFileSync(path.join(dirs.workspace, "pyproject.toml"), '[project]\nname = "shop"\nversion = "0.1.0"\n');
   const helpers = Array.from({ length: 200 }, (_, i) => `def helper_${i}(x):\n    return x * 2 + ${i}\n`);
-  fs.writeFileSync(path.join(workspace, "src", "shop", "cart.py"), ["def total(items):\n    return sum(item.price for item in items)\n", ...helpers].join("\n"));
-  const user = path.join(run, "user");
-  writeUserSettings(user, run, { "security.workspace.trust.enabled": true, "files.autoSave": "off" });
-  return { run, workspace, home: path.join(run, "home"), user, extensions: path.join(run, "extensions") };
+  fs.writeFileSync(path.join(dirs.workspace, "src", "shop", "cart.py"), ["def total(items):\n    return sum(item.price for item in items)\n", ...helpers].join("\n"));
+  writeUserSettings(dirs.user, dirs.run, { "security.workspace.trust.enabled": true, "files.autoSave": "off" });
+  return dirs;
 }
-
-const text = async (locator) => (await locator.innerText()).replace(/\s+/g, " ").trim();
 
 async function main() {
   const dirs = prepare();
-  const stub = await startMessagesApiStub([
+  const turns = [
     [{ type: "text", text: "The project is **shop**." }],
     [{ type: "tool_use", id: "toolu_read", name: "read_file", input: { file_path: "src/shop/cart.py" } }],
     { delayMs: 120_000, blocks: [{ type: "text", text: "An answer the user stopped." }] },
     [{ type: "tool_use", id: "toolu_edit", name: "edit_file", input: { file_path: "src/shop/cart.py", old_string: "def total(items):", new_string: "def cart_total(items):" } }],
     [{ type: "text", text: "Left cart.py as it is." }],
-  ]);
-  process.env.ANTHROPIC_BASE_URL = stub.baseUrl; // code-server, its extension host and our server inherit these
-  process.env.ANTHROPIC_API_KEY = "test-key";
-  try {
+  ];
+  await withMessagesApiStub(turns, async () => {
     await inCodeServer("first", dirs, async (page) => {
       // 0. Restricted Mode: a Compact command says Compact is paused and how to go on, not "not running".
-      await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-      await webviewFrame(page, ".welcome.restricted");
+      await compactView(page, ".welcome.restricted");
       await runCommand(page, "Compact Conversation");
       await page.locator(".quick-input-widget", { hasText: "Optional instructions" }).waitFor();
       await page.keyboard.press("Enter");
       const paused = page.locator(".notification-toast", { hasText: "Restricted Mode" });
       await paused.waitFor();
-      const pausedText = await text(paused);
+      const pausedText = await shownText(paused);
       expect(!/not running|Restart Server/.test(pausedText), `Restricted Mode reads as a broken server: ${pausedText}`);
       expect(pausedText.includes("Manage Workspace Trust"), `the toast does not say how to go on: ${pausedText}`);
       step(`Restricted Mode: a command says "${pausedText.replace(/^.*?Compact: /, "").slice(0, 60)}…"`);
@@ -68,16 +49,14 @@ async function main() {
       await page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first().click();
       await page.keyboard.press("Control+W"); // the trust editor
       const chat = await webviewFrame(page, "#composer:not([hidden])");
-      await chat.locator("#input").fill("What is this project?");
-      await chat.locator("#input").press("Enter");
+      await send(chat, "What is this project?");
       await chat.locator(".entry.assistant", { hasText: "The project is shop" }).waitFor();
       const refused = page.locator(".notification-toast", { hasText: /not running/ });
       expect((await refused.count()) === 0, `the first message was refused: ${await refused.allInnerTexts()}`);
       step("sent the moment the folder was trusted: answered, no \"not running\"");
 
       // 2. Stop mid-answer: "Cancelled", said as an outcome; what the user typed meanwhile stays; the chat is ready again.
-      await chat.locator("#input").fill("Summarise cart.py");
-      await chat.locator("#input").press("Enter");
+      await send(chat, "Summarise cart.py");
       await chat.locator(".entry.tool.done", { hasText: "read_file" }).waitFor();
       await chat.locator("#input").fill("and then the tests");
       await chat.locator("#stop").click();
@@ -88,7 +67,7 @@ async function main() {
       expect(kept === "and then the tests", `the input holds ${JSON.stringify(kept)} after the stop`);
       await chat.locator("#send:not([disabled])").waitFor();
       expect(await chat.locator("#stop").isDisabled(), "Stop is still enabled after the turn was cancelled");
-      step(`stopped mid-answer: "${await text(cancelled)}", the typed text kept, Send ready`);
+      step(`stopped mid-answer: "${await shownText(cancelled)}", the typed text kept, Send ready`);
       await screenshot(page, "first-cancelled");
 
       // 3. Reload the window with that text still unsent: the chat comes back, and so does the text in its input.
@@ -107,16 +86,12 @@ async function main() {
       await page.locator(".quick-input-widget input").fill("cart.py");
       await page.locator(".quick-input-list .monaco-list-row", { hasText: "cart.py" }).first().waitFor();
       await page.keyboard.press("Enter");
-      await page.locator(".monaco-editor .view-line", { hasText: "def total(items):" }).first().click();
-      await page.keyboard.press("Control+Home");
-      await page.keyboard.type("# my unsaved note\n");
-      await page.locator(".tab.dirty", { hasText: "cart.py" }).waitFor();
-      await reloaded.locator("#input").fill("Rename total to cart_total");
-      await reloaded.locator("#input").press("Enter");
+      await typeUnsaved(page, "cart.py", "def total(items):", "# my unsaved note\n");
+      await send(reloaded, "Rename total to cart_total");
       const prompt = reloaded.locator(".entry.approval.pending");
       const unsaved = prompt.locator(".unsaved");
       await unsaved.waitFor();
-      const said = await text(unsaved);
+      const said = await shownText(unsaved);
       expect(said.startsWith("src/shop/cart.py has unsaved changes"), `the prompt says ${JSON.stringify(said)}`);
       step(`the edit prompt says: "${said.slice(0, 60)}…"`);
       await screenshot(page, "first-unsaved");
@@ -125,13 +100,7 @@ async function main() {
       const onDisk = fs.readFileSync(path.join(dirs.workspace, "src", "shop", "cart.py"), "utf8");
       expect(onDisk.startsWith("def total(items):"), "the denied edit changed the file");
     });
-  } finally {
-    expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);
-    await stub.close();
-  }
+  });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);

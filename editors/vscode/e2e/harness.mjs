@@ -1,8 +1,9 @@
 // What the code-server scenarios share (run.mjs has its own day of use; keyboard.mjs, settingsReset.mjs,
 // timeline.mjs and workingSet.mjs are one scenario each): where code-server, the .vsix and Chromium are, the user
-// settings every scenario starts from, the palette and webview helpers, and `inCodeServer`, which installs the .vsix,
-// starts code-server on a free port with the workspace, opens the workbench in Chromium, runs the scenario, keeps the
-// run's folder and a screenshot when it fails, and stops everything. Needs e2e/setup.sh and `npm run package`.
+// settings every scenario starts from, the palette, webview and chat helpers, the Messages API stub around a scenario,
+// `runScenario` (FAIL and exit 1 on a failure), and `inCodeServer`, which installs the .vsix, starts code-server on a
+// free port with the workspace, opens the workbench in Chromium, runs the scenario, keeps the run's folder and a
+// screenshot when it fails, and stops everything. Needs e2e/setup.sh and `npm run package`.
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -263,13 +264,22 @@ export function writeUserSettings(user, run, extra = {}) {
   };
 }
 
-/** A fresh run folder (`compact-e2e-<prefix>-…`) with the workspace made, and where HOME, VS Code's user data, the
- * session store and the extensions go: the `dirs` of `inCodeServer`. */
-export function runFolders(prefix) {
+/** A fresh run folder (`compact-e2e-<prefix>-…`) with the workspace (`<run>/<folder>`) made, and where HOME, VS
+ * Code's user data, the session store and the extensions go: the `dirs` of `inCodeServer`. */
+export function runFolders(prefix, folder = "workspace") {
   const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `compact-e2e-${prefix}-`)));
-  const dirs = { run, workspace: path.join(run, "workspace"), home: path.join(run, "home"), user: path.join(run, "user"),
+  const dirs = { run, workspace: path.join(run, folder), home: path.join(run, "home"), user: path.join(run, "user"),
     sessions: path.join(run, "sessions"), extensions: path.join(run, "extensions") };
   fs.mkdirSync(dirs.workspace, { recursive: true });
+  return dirs;
+}
+
+/** `runFolders(prefix)` with one small module, a.py, in the workspace, and the user settings with `extra` (or with what
+ * `extra(dirs)` gives, for settings that name a file of the run). */
+export function smallWorkspace(prefix, extra = {}) {
+  const dirs = runFolders(prefix);
+  fs.writeFileSync(path.join(dirs.workspace, "a.py"), "def a0():\n    return 0\n");
+  writeUserSettings(dirs.user, dirs.run, typeof extra === "function" ? extra(dirs) : extra);
   return dirs;
 }
 
@@ -297,9 +307,40 @@ export function twoCompactionsTranscript() {
   };
 }
 
+/** Opens the Compact side bar from the activity bar. */
+async function openSideBar(page) {
+  await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+}
+
+/** Opens the Compact side bar; the frame of its webview once it shows `selector` (the chat's welcome, say). */
+export async function compactView(page, selector) {
+  await openSideBar(page);
+  return webviewFrame(page, selector);
+}
+
+/** Types `message` into the chat's input (`chat`: its frame) and sends it with Enter, as a user does. */
+export async function send(chat, message) {
+  await chat.locator("#input").fill(message);
+  await chat.locator("#input").press("Enter");
+}
+
+/** What `locator` shows as a user reads it: its white space run together. */
+export async function shownText(locator) {
+  return (await locator.innerText()).replace(/\s+/g, " ").trim();
+}
+
+/** Types `typed` at the top of the open editor of `file` (a click on its line showing `line` first), a change of the
+ * user's own, left unsaved; returns once the tab says so. */
+export async function typeUnsaved(page, file, line, typed) {
+  await page.locator(".editor-instance .monaco-editor .view-line", { hasText: line }).first().click();
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.type(typed);
+  await page.locator(".tab.dirty", { hasText: file }).waitFor();
+}
+
 /** Opens the Compact side bar; its Sessions row titled `title`, once the server has read that session. */
 export async function sessionRow(page, title) {
-  await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
+  await openSideBar(page);
   const row = page.locator(".monaco-list-row", { hasText: title }).first();
   await row.waitFor();
   return row;
@@ -397,4 +438,35 @@ export async function inCodeServer(name, dirs, scenario, env = {}) {
       fs.rmSync(dirs.run, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Runs `body(stub)` with the Messages API stub on loopback (src/test/messagesApiStub.ts, built by `npm run
+ * build:tests`) answering `turns` in order, where code-server, its extension host and our server find it: in
+ * ANTHROPIC_BASE_URL, with ANTHROPIC_API_KEY `apiKey` (null: none, as on a new user's machine). Then checks that the
+ * stub refused nothing (what the real API would refuse) and stops it.
+ */
+export async function withMessagesApiStub(turns, body, apiKey = "test-key") {
+  const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
+  const stub = await startMessagesApiStub(turns);
+  process.env.ANTHROPIC_BASE_URL = stub.baseUrl; // code-server, its extension host and our server inherit these
+  if (apiKey === null) {
+    delete process.env.ANTHROPIC_API_KEY;
+  } else {
+    process.env.ANTHROPIC_API_KEY = apiKey;
+  }
+  try {
+    await body(stub);
+  } finally {
+    expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);
+    await stub.close();
+  }
+}
+
+/** Runs a scenario's `main`; a failure prints FAIL with its stack and exits 1. */
+export function runScenario(main) {
+  main().catch((error) => {
+    console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  });
 }

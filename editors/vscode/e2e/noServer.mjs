@@ -3,33 +3,27 @@
 // answer, that the server did not start, with the traceback's last line as the cause and the ways on (Open Settings,
 // Restart Server, Show Server Log). Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { expect, inCodeServer, screenshot, step, webviewFrame, writeUserSettings } from "./harness.mjs";
+import { compactView, expect, inCodeServer, runScenario, screenshot, shownText, smallWorkspace, step } from "./harness.mjs";
 
 /** A workspace, and a server command that fails as `python -m compact_lsp` does without its libraries. */
 function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-noserver-")));
-  const workspace = path.join(run, "workspace");
-  fs.mkdirSync(workspace, { recursive: true });
-  fs.writeFileSync(path.join(workspace, "a.py"), "def a0():\n    return 0\n");
-  const broken = path.join(run, "broken-server");
-  fs.writeFileSync(
-    broken,
-    "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'pygls'\" >&2\nexit 1\n",
-    { mode: 0o755 },
-  );
-  const user = path.join(run, "user");
-  writeUserSettings(user, run, { "compactLsp.server.command": broken });
-  return { run, workspace, home: path.join(run, "home"), user, extensions: path.join(run, "extensions") };
+  return smallWorkspace("noserver", (dirs) => {
+    const broken = path.join(dirs.run, "broken-server");
+    fs.writeFileSync(
+      broken,
+      "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'pygls'\" >&2\nexit 1\n",
+      { mode: 0o755 },
+    );
+    return { "compactLsp.server.command": broken };
+  });
 }
 
 async function main() {
   const dirs = prepare();
   await inCodeServer("no-server", dirs, async (page) => {
-    await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-    const chat = await webviewFrame(page, ".welcome.not-started");
-    const said = (await chat.locator(".welcome.not-started").innerText()).replace(/\s+/g, " ").trim();
+    const chat = await compactView(page, ".welcome.not-started");
+    const said = await shownText(chat.locator(".welcome.not-started"));
     expect(said.includes("Compact's server did not start"), `the chat says: ${said}`);
     expect(said.includes("ModuleNotFoundError: No module named 'pygls'"), `the chat does not give the cause: ${said}`);
     expect(!/EPIPE|-32099|connection to server/.test(said), `the chat speaks the client's words: ${said}`);
@@ -50,7 +44,4 @@ async function main() {
   });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);

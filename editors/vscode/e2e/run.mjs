@@ -14,13 +14,16 @@ import {
   PYTHON,
   STEP_TIMEOUT,
   claudeCodeProject,
+  compactView,
   expect,
   inCodeServer,
   protocolClient,
   runCommand,
   runFolders,
   screenshot,
+  send,
   step,
+  typeUnsaved,
   webviewFrame,
   webviewText,
   widenSideBar,
@@ -197,8 +200,7 @@ async function main() {
 async function dayOfUse(page, dirs, stub, seeded) {
   // 0. Restricted Mode: the folder is not trusted yet, so the chat says why Compact waits (no silence) and the
   // gauge offers trust; trusting the folder starts the server. Then the walkthrough.
-  await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-  const paused = await webviewFrame(page, ".welcome.restricted");
+  const paused = await compactView(page, ".welcome.restricted");
   const pausedText = (await paused.locator(".welcome.restricted").innerText()).trim().replace(/\s+/g, " ");
   expect(await paused.locator("#composer").isHidden(), "Restricted Mode still offers the chat's input");
   step(`Restricted Mode: "${pausedText.slice(0, 90)}…"`);
@@ -280,8 +282,7 @@ async function dayOfUse(page, dirs, stub, seeded) {
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "data.py" }).first().waitFor();
   await page.keyboard.press("Enter");
   await page.locator(".monaco-editor .view-line", { hasText: "def field_0(row):" }).first().waitFor();
-  await chat.locator("#input").fill("Rename field_0 in data.py to first_field");
-  await chat.locator("#input").press("Enter");
+  await send(chat, "Rename field_0 in data.py to first_field");
   const approval = chat.locator(".entry.approval.pending");
   await approval.waitFor();
   const waiting = (await chat.locator(".entry.status").innerText()).trim();
@@ -350,10 +351,7 @@ async function dayOfUse(page, dirs, stub, seeded) {
   await screenshot(page, "3-chat", "vscode-chat.png");
 
   // 5. The user has unsaved changes in data.py when the agent edits it again: never overwritten, the user is asked.
-  await page.locator(".editor-instance .monaco-editor .view-line", { hasText: "def first_field(row):" }).first().click();
-  await page.keyboard.press("Control+Home");
-  await page.keyboard.type("# my own note\n");
-  await page.locator(".tab.dirty", { hasText: "data.py" }).waitFor();
+  await typeUnsaved(page, "data.py", "def first_field(row):", "# my own note\n");
   // A file mention attaches the file: the chat shows a chip, the model gets its text.
   await chat.locator("#input").fill("Rename field_1 to second_field as well, as ");
   await chat.locator("#input").press("End");
@@ -393,8 +391,7 @@ async function dayOfUse(page, dirs, stub, seeded) {
   step("the unsaved editor was kept as the user asked; the file on disk has the agent's edit");
 
   // 6. Automatic compaction in the chat; the model summary fails (529), the fallback is named.
-  await chat.locator("#input").fill("What is in big.py?");
-  await chat.locator("#input").press("Enter");
+  await send(chat, "What is in big.py?");
   const autoMarker = chat.locator(".entry.boundary.full.fallback");
   await autoMarker.waitFor();
   const autoText = (await autoMarker.innerText()).trim();
@@ -523,8 +520,7 @@ async function dayOfUse(page, dirs, stub, seeded) {
   step("Import to continue: a managed copy, current, with the chat's input");
   // The chat follows the user's own message even when scrolled up; the grep row shows the pattern.
   await restored.evaluate(() => window.scrollTo(0, 0));
-  await restored.locator("#input").fill("Go on");
-  await restored.locator("#input").press("Enter");
+  await send(restored, "Go on");
   await restored.locator(".entry.assistant", { hasText: "Picking up the imported session" }).waitFor();
   const grepRow = (await restored.locator(".entry.tool", { hasText: "grep" }).innerText()).trim();
   expect(grepRow.includes("def column_149 in src"), `the grep row does not show the pattern: ${grepRow}`);

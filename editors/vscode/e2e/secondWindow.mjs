@@ -4,39 +4,19 @@
 // with no input; its New Chat gives a chat of its own. (A message that slips through before the listing says so is
 // refused by the server, taken back out of the chat and put back in the input: chatModel's refuseTurn.)
 // Needs what run.mjs needs (e2e/setup.sh, npm run package, npm run build:tests for the Messages API stub).
-import * as fs from "node:fs";
-import { createRequire } from "node:module";
-import * as os from "node:os";
-import * as path from "node:path";
-import { expect, inCodeServer, screenshot, step, webviewFrame, writeUserSettings } from "./harness.mjs";
-
-const { startMessagesApiStub } = createRequire(import.meta.url)("../out/test/messagesApiStub.js");
-
-function prepare() {
-  const run = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "compact-e2e-second-")));
-  const workspace = path.join(run, "workspace");
-  fs.mkdirSync(workspace, { recursive: true });
-  fs.writeFileSync(path.join(workspace, "a.py"), "def a0():\n    return 0\n");
-  const user = path.join(run, "user");
-  writeUserSettings(user, run);
-  return { run, workspace, home: path.join(run, "home"), user, extensions: path.join(run, "extensions") };
-}
+import { compactView, expect, inCodeServer, smallWorkspace, runScenario, screenshot, send, shownText, step, withMessagesApiStub } from "./harness.mjs";
 
 async function main() {
-  const dirs = prepare();
-  const stub = await startMessagesApiStub([
+  const dirs = smallWorkspace("second");
+  const turns = [
     [{ type: "text", text: "a.py defines a0." }],
     [{ type: "text", text: "A chat of its own." }],
-  ]);
-  process.env.ANTHROPIC_BASE_URL = stub.baseUrl;
-  process.env.ANTHROPIC_API_KEY = "test-key";
-  try {
+  ];
+  await withMessagesApiStub(turns, async () => {
     await inCodeServer("second-window", dirs, async (page) => {
       // 1. The first window's chat: its server writes the session from now on.
-      await page.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-      const first = await webviewFrame(page, ".welcome h2"); // drawn once the chat's script runs: keys reach it
-      await first.locator("#input").fill("What does a.py do?");
-      await first.locator("#input").press("Enter");
+      const first = await compactView(page, ".welcome h2"); // drawn once the chat's script runs: keys reach it
+      await send(first, "What does a.py do?");
       await first.locator(".entry.assistant", { hasText: "a.py defines a0" }).waitFor();
       step("the first window's chat answered");
 
@@ -45,12 +25,11 @@ async function main() {
       second.setDefaultTimeout(60_000);
       await second.goto(page.url());
       await second.locator(".monaco-workbench").waitFor();
-      await second.locator(".activitybar .action-item a[aria-label^='Compact']").first().click();
-      const chat = await webviewFrame(second, ".entry.assistant");
+      const chat = await compactView(second, ".entry.assistant");
       await chat.locator(".entry.user", { hasText: "What does a.py do?" }).waitFor();
       const notice = chat.locator(".entry.notice.elsewhere");
       await notice.waitFor();
-      const said = (await notice.innerText()).replace(/\s+/g, " ").trim();
+      const said = await shownText(notice);
       expect(said.startsWith("This chat is open in another window, which writes it; here it is read-only."), `the chat says: ${said}`);
       expect(!/process \d|SessionBusy|compact\/|compact-lsp/.test(said), `the chat speaks the server's words: ${said}`);
       expect(await chat.locator("#composer").isHidden(), "the second window offers an input its server would refuse");
@@ -60,20 +39,13 @@ async function main() {
       // 3. New Chat there: an input again, and a chat of its own that is answered.
       await chat.locator(".entry.notice.elsewhere button", { hasText: "New Chat" }).click();
       await chat.locator("#composer:not([hidden])").waitFor();
-      await chat.locator("#input").fill("Hello from the second window");
-      await chat.locator("#input").press("Enter");
+      await send(chat, "Hello from the second window");
       await chat.locator(".entry.assistant", { hasText: "A chat of its own" }).waitFor();
       expect((await first.locator(".entry.user", { hasText: "Hello from the second window" }).count()) === 0, "the first window's chat got the second's message");
       step("New Chat in the second window: a chat of its own, answered");
       await second.close();
     });
-  } finally {
-    expect(stub.refused.length === 0, `the Messages API stub refused requests:\n${stub.refused.join("\n")}`);
-    await stub.close();
-  }
+  });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);
