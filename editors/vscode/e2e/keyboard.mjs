@@ -6,23 +6,15 @@ import * as path from "node:path";
 import {
   expect,
   inCodeServer,
-  runFolders,
+  runScenario,
   screenshot,
+  smallWorkspace,
   step,
   webviewFrame,
-  writeUserSettings,
 } from "./harness.mjs";
 
-/** A workspace with one file, and VS Code's settings for a quiet first run. */
-function prepare() {
-  const dirs = runFolders("keys");
-  fs.writeFileSync(path.join(dirs.workspace, "a.py"), "def a0():\n    return 0\n");
-  writeUserSettings(dirs.user, dirs.run);
-  return dirs;
-}
-
 async function main() {
-  const dirs = prepare();
+  const dirs = smallWorkspace("keys");
   await inCodeServer("keys", dirs, async (page) => {
     // 0. The extension's contributions arrive a few seconds after the workbench: wait until the palette shows the
     // command with its key (pressed earlier, the keys reach nothing yet).
@@ -74,7 +66,4 @@ async function main() {
   });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);

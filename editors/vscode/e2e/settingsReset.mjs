@@ -10,6 +10,7 @@ import {
   inCodeServer,
   openSession,
   runFolders,
+  runScenario,
   screenshot,
   sessionRow,
   step,
@@ -58,7 +59,4 @@ async function main() {
   });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);

@@ -12,6 +12,7 @@ import {
   openSession,
   runCommand,
   runFolders,
+  runScenario,
   screenshot,
   sessionRow,
   step,
@@ -106,7 +107,4 @@ async function main() {
   });
 }
 
-main().catch((error) => {
-  console.error(`FAIL: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+runScenario(main);
