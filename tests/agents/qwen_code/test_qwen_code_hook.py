@@ -131,6 +131,22 @@ def test_a_later_compaction_with_nothing_to_add_replaces_the_previous_block(
     assert context == NOTHING_SINCE
 
 
+def test_a_later_compaction_after_a_turn_without_tools_whose_record_is_not_written_yet_adds_nothing_again(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """The order the TUI wrote under load (two runs of three at load 7-11): a turn that used no tool, ``/compress``,
+    and the hook runs before its record is in the file. The turn's own records show that the last record in the
+    file is the previous compaction's, so the window is the turn's (nothing), not the one before it again."""
+    session.user("go on")
+    session.answer("Went on.")
+    session.compress_unwritten()
+    session.write()
+    context = json.loads(run_hook(session.hook_input(), env).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == NOTHING_SINCE
+    logged = (Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "log" / "qwen-code-hook.log").read_text()
+    assert "'recordNotWrittenYet': True" in logged and "'waitedForRecord': 1." in logged  # waited, in vain
+
+
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(
     session: QwenTranscript, env: dict[str, str]
 ) -> None:

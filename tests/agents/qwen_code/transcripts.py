@@ -47,6 +47,9 @@ class QwenTranscript:
     def user(self, text: str) -> None:
         self._record("user", {"role": "user", "parts": [{"text": text}]})
 
+    def answer(self, text: str) -> None:
+        self._record("assistant", {"role": "model", "parts": [{"text": text}]})
+
     def call(self, name: str, args: dict[str, Any], output: str | None = None, *, error: str | None = None) -> None:
         call_id = f"call_{next(self._ids)}"
         part = {"functionCall": {"id": call_id, "name": name, "args": args}}

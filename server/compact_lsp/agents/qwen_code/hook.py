@@ -97,8 +97,6 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
         header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
     )  # fmt: skip
     figures = {**built.figures(), "qwenFiles": len(whole), "qwenByName": len(by_name)}
-    if qwen.unwritten:
-        figures["recordNotWrittenYet"] = True
     return built.text, figures
 
 
@@ -115,6 +113,10 @@ def context_for(
         text, figures = None, {"reason": "no file was used before the compaction", "compactions": qwen.compactions}
     else:
         text, figures = build_context(qwen, inp.cwd, budget=budget)
+    if qwen.unwritten:
+        figures["recordNotWrittenYet"] = True  # not in the file even after waiting
+    if qwen.waited:
+        figures["waitedForRecord"] = qwen.waited  # seconds
     if text is None and qwen.compactions > 1:
         # Qwen puts the previous block back when the hook answers nothing: its files as they were then
         return NOTHING_SINCE, {**figures, "replaces": "the previous compaction's block"}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,11 @@ from compact_lsp.engine.conversation.messages import Block, Message
 MAX_TEXT_CHARS = 1_000_000
 MAX_STAMP_CHARS = 64
 COMPRESSION = "chat_compression"
+CONVERSATION = frozenset({"user", "assistant", "tool_result"})
+"""Records of the chat itself: one written after the last compaction's record means a later compaction is due."""
+PENDING_WAIT_S = 1.5
+"""How long the hook waits at most for this compaction's record when it is not in the file yet (``read_window``)."""
+PENDING_POLL_S = 0.02
 SHELL_TOOL = "run_shell_command"
 
 
@@ -47,6 +53,8 @@ class QwenWindow:
     """The calls read through shell commands: Qwen does not re-read those files itself."""
     unwritten: bool = False
     """The compaction's own record was not in the file yet when the hook read it (``window``)."""
+    waited: float = 0.0
+    """Seconds the hook waited for that record (``read_window``)."""
 
     def own_messages(self) -> list[Message]:
         """The messages of Qwen's own file tools alone (read_file, edit, write_file)."""
@@ -205,10 +213,6 @@ def stamp(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def _uses_tools(record: dict[str, Any]) -> bool:
-    return any("functionCall" in p or "functionResponse" in p for p in _parts(record))
-
-
 def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     """The file uses the model held before the compaction the hook runs for (since the one before it): the window
     the compaction summarised.
@@ -216,10 +220,12 @@ def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     Qwen queues its records' writes and runs the hook without waiting for them (measured on 0.24.4, in its TUI:
     ``/compress``'s ``chat_compression`` record was not yet in the file when the hook read it, in two runs of five).
     So, given when Qwen ran the hook (``fired_at``, its input's ``timestamp``): what it wrote later is left out
-    (after an automatic compaction it does not wait for the hook, and the turn goes on), and a tool call written
-    before then but after the last compaction's record means this compaction's record is not written yet: the
-    window is then everything since that last record. Without ``fired_at`` the window ends at the last compaction
-    whatever follows it; with no compaction yet it runs to the end."""
+    (after an automatic compaction it does not wait for the hook, and the turn goes on), and any record of the chat
+    (a user prompt, the model's answer, a tool's result) stamped before then but after the last compaction's record
+    means this compaction's record is not written yet: the window is then everything since that record, whether or
+    not the turn used a tool (a turn with none made the hook take the window before for this one's; measured in
+    the TUI under load). Without ``fired_at`` the window ends at the last compaction whatever follows it; with no
+    compaction yet it runs to the end."""
     all_records = list(transcript_records(data))
     fired = stamp(fired_at)
     if fired is not None:
@@ -227,7 +233,8 @@ def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     marks = [i for i, r in enumerate(all_records) if is_compression(r)]
     end = len(all_records)
     summary = ""
-    unwritten = fired is not None and any(_uses_tools(r) for r in all_records[marks[-1] + 1 if marks else 0 :])
+    after = all_records[marks[-1] + 1 if marks else 0 :]
+    unwritten = fired is not None and any(r.get("type") in CONVERSATION for r in after)
     if marks and not unwritten:
         end = marks[-1]
         summary = _summary(all_records[end])
@@ -273,5 +280,19 @@ def _summary(record: dict[str, Any]) -> str:
     return "\n".join(t for t in texts if t)
 
 
-def read_window(path: str, cwd: str, fired_at: str | None = None) -> QwenWindow:
-    return window(transcript_tail(path), cwd, fired_at)
+def read_window(path: str, cwd: str, fired_at: str | None = None, *, wait: float = PENDING_WAIT_S) -> QwenWindow:
+    """``window`` of the file; when this compaction's record is not in it yet, the file is read again each time it
+    grows, for at most ``wait`` seconds, until the record is there (Qwen writes its records in order: once the
+    record is in, so is everything queued before it). Past that, the window inferred without it (``window``)."""
+    qwen = window(transcript_tail(path), cwd, fired_at)
+    if not qwen.unwritten or wait <= 0:
+        return qwen
+    start = time.monotonic()
+    size = os.path.getsize(path)
+    while qwen.unwritten and time.monotonic() - start < wait:
+        time.sleep(PENDING_POLL_S)
+        if (now := os.path.getsize(path)) != size:
+            size = now
+            qwen = window(transcript_tail(path), cwd, fired_at)
+    qwen.waited = round(time.monotonic() - start, 3)
+    return qwen
