@@ -160,8 +160,13 @@ def test_a_registered_agent_is_followed_and_installed_by_the_server(
                     break
                 await asyncio.sleep(0.01)
             assert slot is not None and slot.followed is not None and slot.followed.version
-            listed = await session_picker.list_sessions(ls, {})
-            entry = next(item for item in listed if item["sessionId"] == slot.session.id)
+            # the list answers at once with what is ready: a session still busy with its first read comes later
+            entry = None
+            while entry is None and time.monotonic() < deadline:
+                listed = await session_picker.list_sessions(ls, {})
+                entry = next((item for item in listed if item["sessionId"] == slot.session.id), None)
+                await asyncio.sleep(0.01)
+            assert entry is not None, "the followed session never came into the list"
             assert entry["source"] == FAKE.name and entry["readOnly"] is True
             status = await methods.status(ls, {"sessionId": slot.session.id})
             assert status["messageCount"] > 0
