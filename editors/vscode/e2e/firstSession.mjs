@@ -71,7 +71,10 @@ async function main() {
       await screenshot(page, "first-cancelled");
 
       // 3. Reload the window with that text still unsent: the chat comes back, and so does the text in its input.
+      // the old page's webviews still show the chat until the reload navigates: wait for it, or a frame is detached
+      const navigated = page.waitForEvent("framenavigated", (frame) => frame === page.mainFrame());
       await runCommand(page, "Reload Window", "Developer");
+      await navigated;
       await page.locator(".monaco-workbench").waitFor();
       const reloaded = await webviewFrame(page, ".entry.user");
       await reloaded.locator(".entry.user", { hasText: "Summarise cart.py" }).waitFor();
