@@ -16,6 +16,7 @@ def test_a_server_that_dies_as_it_starts_is_said_once_with_its_cause() -> None:
         (
             "the chat says: \"Compact's server did not start",
             "no input",
+            "the Sessions view says: \"Compact's server did not start, so no session can be listed or made",
             "Open Settings shows compactLsp.server.command",
             "Show Server Log opens the log with the traceback",
             "PASS",

@@ -1,7 +1,8 @@
 // A server that dies as it starts, end to end in a real VS Code (code-server): `compactLsp.server.command` names a
 // program that exits with a Python traceback (a broken install). The chat says, in place of an input nothing would
 // answer, that the server did not start, with the traceback's last line as the cause and the ways on (Open Settings,
-// Restart Server, Show Server Log). Needs what run.mjs needs (e2e/setup.sh, npm run package).
+// Restart Server, Show Server Log); so does the Sessions view, where New Chat would fail. Needs what run.mjs needs
+// (e2e/setup.sh, npm run package).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compactView, expect, inCodeServer, runScenario, screenshot, shownText, smallWorkspace, step } from "./harness.mjs";
@@ -32,6 +33,13 @@ async function main() {
       await chat.locator("button", { hasText: button }).waitFor();
     }
     step(`the chat says: "${said.slice(0, 140)}…", no input`);
+    // the Sessions view says so too, rather than "No sessions yet" beside a New Chat that would fail
+    const sessions = page.locator(".welcome-view-content", { hasText: "Compact's server did not start" });
+    await sessions.waitFor();
+    expect((await page.locator(".welcome-view-content", { hasText: "No sessions yet" }).count()) === 0,
+      "the Sessions view still offers New Chat with no server");
+    await sessions.getByRole("button", { name: "Show Server Log" }).waitFor();
+    step(`the Sessions view says: "${(await shownText(sessions)).slice(0, 80)}…"`);
     await screenshot(page, "no-server");
     // Open Settings shows the setting (machine-scoped: under code-server's Remote tab, not "No Settings Found")
     await chat.locator("button", { hasText: "Open Settings" }).click();

@@ -135,7 +135,7 @@ export class CompactClient implements vscode.Disposable {
     } catch (error) {
       const setting = (error as { setting?: unknown }).setting;
       this.failedStart = { reason: error instanceof Error ? error.message : String(error), setting: typeof setting === "string" ? setting : undefined };
-      this.setState("stopped");
+      this.setState("stopped", true); // said even when the process already stopped
       throw error;
     }
     this.log.info(`Starting the server (${launch.source}): ${[launch.command, ...launch.args, "--stdio"].join(" ")}`);
@@ -163,7 +163,7 @@ export class CompactClient implements vscode.Disposable {
       this.client = undefined;
       // the process's own last words ("ModuleNotFoundError: No module named 'pygls'") over the client's ("write EPIPE")
       this.failedStart = launchFailure(launch, await this.stderr.lastWords(), error);
-      this.setState("stopped");
+      this.setState("stopped", true); // said even when the process already stopped
       throw new ServerNotRunningError(this.failedStart);
     }
     warnOnVersionMismatch(client, this.log);
@@ -391,8 +391,8 @@ export class CompactClient implements vscode.Disposable {
     return sessionId === undefined ? undefined : this.readOnly.get(sessionId);
   }
 
-  private setState(state: ServerState): void {
-    if (state !== this.serverState) {
+  private setState(state: ServerState, failedStart = false): void {
+    if (state !== this.serverState || failedStart) {
       this.serverState = state;
       this.stateEmitter.fire(state);
     }

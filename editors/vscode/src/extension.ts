@@ -31,7 +31,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       chat.rememberTitle(session.sessionId, session.title);
     }
   });
+  // the Sessions view's welcome says the server did not start (New Chat would fail) rather than "No sessions yet"
+  const serverFailed = (): Thenable<unknown> =>
+    vscode.commands.executeCommand("setContext", "compactLsp.serverFailed", started.startFailure !== undefined);
   context.subscriptions.push(
+    started.onDidChangeState(serverFailed),
     log,
     client,
     changes,
