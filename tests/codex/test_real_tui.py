@@ -197,6 +197,7 @@ def test_in_the_tui_a_compaction_at_a_turns_start_is_automatic(
         tui.wait_for("the second turn's end", lambda: tui.history().count("All done.") >= 2, 120)
     finally:
         tui.stop()
+        stop_background_server(codex_home)  # the TUI's, started for this test (it outlived the run: 190 MB)
     (row,) = timeline_rows(codex_home)
     assert row["trigger"] == "auto" and row["summary"] == "Summary: the user asked to read the notes."
 
