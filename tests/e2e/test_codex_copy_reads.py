@@ -4,24 +4,10 @@ they showed, also after a restart; a command the user rejected, a failed one and
 
 from __future__ import annotations
 
-import json
-
-from tests.agents.codex.rollouts import assistant, head, item, user
+from tests.agents.codex.rollouts import assistant, exec_call, head, ok, user
 
 from .conftest import Workspace, start_server, stop_server
 from .conversation import command, request
-
-
-def shell(call_id: str, cmd: str, output: str) -> list[bytes]:
-    return [
-        item(type="function_call", call_id=call_id, name="exec_command", arguments=json.dumps({"cmd": cmd})),
-        item(type="function_call_output", call_id=call_id, output=output),
-    ]
-
-
-def ok(body: str) -> str:
-    head = "Chunk ID: 1a2b\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 9\n"
-    return f"{head}Output:\n{body}"
 
 
 def lines(name: str, count: int) -> str:
@@ -35,12 +21,12 @@ async def test_the_copy_lists_what_codex_read_with_its_shell(workspace: Workspac
     rollout.write_bytes(b"".join([
         *head(workspace.root),
         user("read the project"),
-        *shell("c1", "cat main.py notes.md", ok(lines("main.py", 40) + lines("notes.md", 40))),
-        *shell("c2", "sed -n '10,19p' big.py", ok(lines("big.py", 19)[-10:])),
-        *shell("c3", "nl -ba other.py | sed -n '1,5p'", ok("     1\tother.py line 1\n")),
-        *shell("c4", "cat secret.txt", "exec command rejected by user"),
-        *shell("c5", "cat missing.txt", "Process exited with code 1\nOutput:\ncat: missing.txt: No such file\n"),
-        *shell("c6", "cat slow.txt", "Chunk ID: 9f\nWall time: 10.0 seconds\nProcess running with session ID 3\n"),
+        *exec_call("c1", "cat main.py notes.md", ok(lines("main.py", 40) + lines("notes.md", 40))),
+        *exec_call("c2", "sed -n '10,19p' big.py", ok(lines("big.py", 19)[-10:])),
+        *exec_call("c3", "nl -ba other.py | sed -n '1,5p'", ok("     1\tother.py line 1\n")),
+        *exec_call("c4", "cat secret.txt", "exec command rejected by user"),
+        *exec_call("c5", "cat missing.txt", "Process exited with code 1\nOutput:\ncat: missing.txt: No such file\n"),
+        *exec_call("c6", "cat slow.txt", "Chunk ID: 9f\nWall time: 10.0 seconds\nProcess running with session ID 3\n"),
         assistant("Read them."),
     ]))  # fmt: skip
     client = await start_server(workspace, workspace.options())

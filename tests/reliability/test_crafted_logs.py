@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.agents.codex.rollouts import compaction, head, item, user
+from tests.agents.codex.rollouts import compaction, exec_call, head, item, ok, user
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -68,18 +68,6 @@ def run_hook(agent: str, transcript: Path, cwd: Path, home: Path, **env: str) ->
     if not done.stdout:
         return ""
     return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
-
-
-def exec_call(call_id: str, cmd: str, output: str) -> list[bytes]:
-    return [
-        item(type="function_call", call_id=call_id, name="exec_command", arguments=json.dumps({"cmd": cmd})),
-        item(type="function_call_output", call_id=call_id, output=output),
-    ]
-
-
-def ok(body: str) -> str:
-    head = "Chunk ID: 1a2b\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 9\n"
-    return f"{head}Output:\n{body}"
 
 
 def rollout(tmp: Path, ws: Path, calls: Sequence[bytes]) -> Path:

@@ -51,3 +51,17 @@ def head(cwd: Path) -> list[bytes]:
 def compaction() -> bytes:
     kept = json.loads(user("look at f0.py"))["payload"]
     return line("compacted", {"message": "SUMMARY", "replacement_history": [kept]})
+
+
+def exec_call(call_id: str, cmd: str, output: str) -> list[bytes]:
+    """A shell command the model ran (``exec_command``) and what it printed."""
+    return [
+        item(type="function_call", call_id=call_id, name="exec_command", arguments=json.dumps({"cmd": cmd})),
+        item(type="function_call_output", call_id=call_id, output=output),
+    ]
+
+
+def ok(body: str) -> str:
+    """``exec_command``'s output of a command that exited 0, as Codex 0.171.0 writes it."""
+    head = "Chunk ID: 1a2b\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 9\n"
+    return f"{head}Output:\n{body}"
