@@ -12,14 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.engine.codex.recorded_compactions import CodexCompaction, recorded_codex_compactions
-from compact_lsp.engine.codex.rollout import (
-    MAX_LINE_BYTES,
-    MAX_ROLLOUT_BYTES,
-    CodexRollout,
-    RolloutBuilder,
-    parse_line,
-)
-from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.engine.codex.rollout import CodexRollout, RolloutBuilder, read_records
 
 
 def _summary_output(record: dict[str, Any]) -> bool:
@@ -29,12 +22,7 @@ def _summary_output(record: dict[str, Any]) -> bool:
 
 def codex_chat_entries(path: Path) -> list[dict[str, Any]]:
     """``compact/transcript`` entries of the rollout at ``path`` before ``shown_entries`` (see the module doc)."""
-    records: list[dict[str, Any]] = []
-    with open_regular(str(path), max_bytes=MAX_ROLLOUT_BYTES) as f:
-        for raw in f:
-            record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
-            if record is not None:
-                records.append(record)
+    records = read_records(str(path))
     rollout = CodexRollout(str(path))
     builder = RolloutBuilder(rollout)  # developer items are Codex's and hooks' text for the model: not shown
     for record in records:

@@ -171,6 +171,18 @@ def parse_line(raw: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and isinstance(record.get("type"), str) else None
 
 
+def read_records(path: str) -> list[dict[str, Any]]:
+    """Every readable record of the rollout at ``path``, opened through the file gate within its bounds (a line past
+    ``MAX_LINE_BYTES`` or that is not a record is skipped): what the timeline and the chat of a whole rollout read."""
+    records: list[dict[str, Any]] = []
+    with open_regular(path, max_bytes=MAX_ROLLOUT_BYTES) as f:
+        for raw in f:
+            record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
+            if record is not None:
+                records.append(record)
+    return records
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content

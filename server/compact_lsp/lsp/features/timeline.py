@@ -20,7 +20,7 @@ from compact_lsp.agents.qwen_code.chat_log import read_chat
 from compact_lsp.engine.claude_code.log_lines import parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
 from compact_lsp.engine.codex.recorded_compactions import recorded_codex_compactions
-from compact_lsp.engine.codex.rollout import MAX_LINE_BYTES, MAX_ROLLOUT_BYTES, parse_line
+from compact_lsp.engine.codex.rollout import read_records
 from compact_lsp.engine.files.file_gate import open_regular
 from compact_lsp.engine.files.hook_receipts import HookReceipt
 from compact_lsp.lsp.features.handlers import request_handler
@@ -116,12 +116,7 @@ def _claude_code_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _codex_rows(path: Path) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    with open_regular(str(path), max_bytes=MAX_ROLLOUT_BYTES) as f:
-        for raw in f:
-            record = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
-            if record is not None:
-                records.append(record)
+    records = read_records(str(path))
     return [
         {
             "kind": "full",
