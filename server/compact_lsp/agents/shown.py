@@ -19,7 +19,7 @@ from typing import Any
 from compact_lsp.agents.claude_code import shown as claude_code
 from compact_lsp.agents.codex import shown as codex
 from compact_lsp.agents.qwen_code import shown as qwen_code
-from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand
+from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand, agent_marker
 
 SLASH_COMMAND_TOOL = "SlashCommand"
 """The row of a slash command the user typed whose output the agent logged (Claude Code's ``/mcp``)."""
@@ -55,11 +55,8 @@ class _Shown:
             self.entries.append({"kind": "message", "at": at, "message": {"role": role, "content": blocks}})
 
     def marker(self, at: Any, summary: str) -> None:
-        self.entries.append({
-            "kind": "compaction", "at": at, "boundaryId": f"agent-{len(self.entries)}", "trigger": "auto",
-            "summarizer": "agent", "fallback": False, "fallbackReason": None, "tokensBefore": 0, "tokensAfter": 0,
-            "summary": summary or None,
-        })  # fmt: skip
+        """An agent's compaction found in its summary's text (an imported copy): no figures are known."""
+        self.entries.append(agent_marker(len(self.entries), at, "auto", None, None, summary or None))
 
     def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> Handoff | None:
         """Add what a user text block is to ``out``; the handoff when it is the agent's compaction (the caller

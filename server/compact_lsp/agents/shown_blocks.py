@@ -4,6 +4,7 @@ which of its records a text is."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,14 @@ class Handoff:
 
 
 Block = Dropped | Command | CommandOutput | SlashCommand | Handoff
+
+
+def agent_marker(position: int, at: str | None, trigger: str, before: int | None, after: int | None,
+                 summary: str | None) -> dict[str, Any]:  # fmt: skip
+    """The ``compact/transcript`` marker of an agent's own compaction, with the figures its transcript recorded
+    (0: not recorded), at entry ``position``."""
+    return {
+        "kind": "compaction", "at": at, "boundaryId": f"agent-{position}", "trigger": trigger, "summarizer": "agent",
+        "fallback": False, "fallbackReason": None, "tokensBefore": before or 0, "tokensAfter": after or 0,
+        "summary": summary,
+    }  # fmt: skip

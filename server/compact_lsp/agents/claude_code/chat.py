@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.claude_code.transcript_window import MAX_TRANSCRIPT_BYTES
+from compact_lsp.agents.shown_blocks import agent_marker
 from compact_lsp.engine.claude_code.branch import merge_records, select_branch
 from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary, parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import RecordedCompaction, recorded_compactions
@@ -45,8 +46,4 @@ def _messages(records: list[LogRecord], entries: list[dict[str, Any]]) -> None:
 
 
 def _marker(position: int, row: RecordedCompaction) -> dict[str, Any]:
-    return {
-        "kind": "compaction", "at": row.at, "boundaryId": f"agent-{position}", "trigger": row.trigger,
-        "summarizer": "agent", "fallback": False, "fallbackReason": None, "tokensBefore": row.tokens_before or 0,
-        "tokensAfter": row.tokens_after or 0, "summary": row.summary,
-    }  # fmt: skip
+    return agent_marker(position, row.at, row.trigger, row.tokens_before, row.tokens_after, row.summary)

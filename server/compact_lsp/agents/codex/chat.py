@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.agents.shown_blocks import agent_marker
 from compact_lsp.engine.codex.recorded_compactions import CodexCompaction, recorded_codex_compactions
 from compact_lsp.engine.codex.rollout import CodexRollout, RolloutBuilder, read_records
 
@@ -43,8 +44,4 @@ def codex_chat_entries(path: Path) -> list[dict[str, Any]]:
 
 
 def _marker(position: int, row: CodexCompaction) -> dict[str, Any]:
-    return {
-        "kind": "compaction", "at": row.at, "boundaryId": f"agent-{position}", "trigger": row.trigger,
-        "summarizer": "agent", "fallback": False, "fallbackReason": None, "tokensBefore": row.tokens_before or 0,
-        "tokensAfter": row.tokens_after or 0, "summary": row.summary,
-    }  # fmt: skip
+    return agent_marker(position, row.at, row.trigger, row.tokens_before, row.tokens_after, row.summary)
