@@ -244,13 +244,21 @@ function M.rename(session_id, title, cb)
   end)
 end
 
-function M.title(session_id)
+--- The item the session list this Neovim holds has for the session, or nil.
+---@param session_id string?
+---@return table?
+local function listed(session_id)
   for _, item in ipairs(state.sessions or {}) do
     if item.sessionId == session_id then
-      return item.title
+      return item
     end
   end
   return nil
+end
+
+function M.title(session_id)
+  local item = listed(session_id)
+  return item and item.title
 end
 
 --- The agent that owns a known read-only session, in its words ("Codex"), as the server names it; nil for the
@@ -258,10 +266,9 @@ end
 ---@param session_id string?
 ---@return string?
 function M.owner(session_id)
-  for _, item in ipairs(state.sessions or {}) do
-    if item.sessionId == session_id and item.readOnly then
-      return item.owner or M.AGENTS[item.source] or 'another agent'
-    end
+  local item = listed(session_id)
+  if item and item.readOnly then
+    return item.owner or M.AGENTS[item.source] or 'another agent'
   end
   return nil
 end
@@ -270,48 +277,31 @@ end
 ---@param session_id string?
 ---@return {pid: integer?, host: string?}?
 function M.open_elsewhere(session_id)
-  for _, item in ipairs(state.sessions or {}) do
-    if item.sessionId == session_id and type(item.openElsewhere) == 'table' then
-      return item.openElsewhere
-    end
-  end
-  return nil
+  local item = listed(session_id)
+  return item and type(item.openElsewhere) == 'table' and item.openElsewhere or nil
 end
 
 --- Whether the session list this Neovim holds names the session.
 ---@param session_id string?
 ---@return boolean
 function M.known(session_id)
-  for _, item in ipairs(state.sessions or {}) do
-    if item.sessionId == session_id then
-      return true
-    end
-  end
-  return false
+  return listed(session_id) ~= nil
 end
 
 --- The agent a known session was imported from ("Codex"), as the server names it; nil for any other session.
 ---@param session_id string?
 ---@return string?
 function M.imported_from(session_id)
-  for _, item in ipairs(state.sessions or {}) do
-    if item.sessionId == session_id then
-      return item.importedFrom
-    end
-  end
-  return nil
+  local item = listed(session_id)
+  return item and item.importedFrom
 end
 
 --- Whether a known session is read-only here (an agent's followed sessions: the agent owns their context).
 ---@param session_id string?
 ---@return boolean
 function M.read_only(session_id)
-  for _, item in ipairs(state.sessions or {}) do
-    if item.sessionId == session_id then
-      return item.readOnly == true
-    end
-  end
-  return false
+  local item = listed(session_id)
+  return item ~= nil and item.readOnly == true
 end
 
 return M
