@@ -14,6 +14,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
+from tests.support.tmux_cli import terminal_exports
+
 from .claude_cli import ClaudeCode
 
 POLL_SECONDS = 0.2
@@ -36,7 +38,7 @@ class ClaudeCodeTui:
         (cc.home / ".claude.json").write_text(json.dumps(state))
 
     def start(self, *args: str) -> None:
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in self.cc.env.items())
+        exports = terminal_exports(self.cc.env)
         script = self.cc.home / f"start-{self.name}.sh"
         command = shlex.join([str(self.cc.binary), "--permission-mode", "acceptEdits", *args])
         script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.cc.project))}\nexec {command}\n")

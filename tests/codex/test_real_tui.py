@@ -235,13 +235,13 @@ def _installed_command(codex_home: Path, project: Path) -> str:
     return line.split("=", 1)[1].strip().strip('"')
 
 
-def _another_python(where: Path) -> tuple[Path, dict[str, str]]:
-    """Another interpreter (a link to this one, outside its venv) and the environment it imports the server with."""
+def _another_python(where: Path) -> tuple[Path, str]:
+    """Another interpreter (a link to this one, outside its venv) and the PYTHONPATH it imports the server with."""
     python = where / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.symlink_to(sys.executable)
     server = str(Path(compact_lsp.__file__).resolve().parents[1])
-    return python, {**os.environ, "PYTHONPATH": os.pathsep.join([server, *site.getsitepackages()])}
+    return python, os.pathsep.join([server, *site.getsitepackages()])
 
 
 def _exec_compacting(stub: ResponsesStub, codex_home: Path, project: Path) -> list[str]:
@@ -286,10 +286,11 @@ def test_codex_asks_for_trust_again_when_a_reinstall_changes_what_runs(
         tui.stop()
         assert len(_exec_compacting(stub, codex_home, project)) == 1  # trusted: it runs
 
-        other, env = _another_python(tmp_path / "venv2")
+        other, path = _another_python(tmp_path / "venv2")
         before = (codex_home / "config.toml").read_text()
-        subprocess.run([str(other), "-m", "compact_lsp", "codex", "install-hook", "--user"], cwd=project,
-                       env={**env, **env_for(codex_home)}, capture_output=True, timeout=60, check=True)  # fmt: skip
+        env = env_for(codex_home) | {"PYTHONPATH": path}
+        subprocess.run([str(other), "-m", "compact_lsp", "codex", "install-hook", "--user"], cwd=project, env=env,
+                       capture_output=True, timeout=60, check=True)  # fmt: skip
         assert (codex_home / "config.toml").read_text() != before  # another launcher: the entry names it
         assert _exec_compacting(stub, codex_home, project) == []  # changed and not trusted: Codex skips it
         screen = _review_asked(tui)

@@ -26,6 +26,7 @@ from typing import Any
 
 from tests.codex.codex_cli import CODEX, COMPACT_LIMIT, env_for
 from tests.codex.responses_stub import Reply, Request, is_compaction, message
+from tests.support.tmux_cli import terminal_exports
 
 POLL_SECONDS = 0.2
 CLICKED_THROUGH = """
@@ -95,7 +96,7 @@ class CodexTui:
             config.write(CLICKED_THROUGH)
 
     def start(self, *args: str) -> None:
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env_for(self.home).items())
+        exports = terminal_exports(env_for(self.home))
         script = self.home.parent / f"start-{self.name}.sh"
         command = shlex.join([str(CODEX), *args])
         script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.project))}\nexec {command}\n")

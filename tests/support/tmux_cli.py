@@ -28,6 +28,22 @@ def tmux_missing() -> str | None:
     return None if shutil.which("tmux") else "tmux is not installed"
 
 
+def ci_marker(name: str) -> bool:
+    """Whether a variable tells a program it runs in a CI job, not in a user's terminal. Gemini CLI 0.61.0 takes
+    ``CI=true`` or ``GITHUB_ACTIONS=true`` for headless mode: it exits 42 ("No input provided via stdin") and shows
+    no prompt. Ink, the TUI library of Gemini CLI, Qwen Code and Claude Code, draws only its last frame when ``CI``,
+    ``CONTINUOUS_INTEGRATION`` or a ``CI_*`` variable is set."""
+    return name in ("CI", "CONTINUOUS_INTEGRATION", "GITHUB_ACTIONS") or name.startswith("CI_")
+
+
+def terminal_exports(env: Mapping[str, str]) -> str:
+    """The start script's lines that give a pane ``env`` as a user's terminal has it: without the CI runner's
+    markers, which the pane would otherwise inherit from the tmux server (started from the test's environment)."""
+    markers = sorted(k for k in os.environ.keys() | env.keys() if ci_marker(k))
+    unset = f"unset {' '.join(markers)}\n" if markers else ""
+    return unset + "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if not ci_marker(k))
+
+
 @dataclass
 class TmuxCli:
     folder: Path
@@ -66,7 +82,7 @@ class TmuxCli:
         """``command`` in the pane, in ``cwd``, with ``env`` (tmux's own variables left out) in a 256-colour
         terminal of 160 by 50. It returns at once: what the CLI shows first is the caller's to wait for."""
         env = {k: v for k, v in env.items() if not k.startswith("TMUX")} | {"TERM": "xterm-256color"}
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+        exports = terminal_exports(env)
         script = self.folder / f"start-{self.name}.sh"
         status, stderr = shlex.quote(str(self.status_file)), shlex.quote(str(self.stderr_file))
         self.status_file.unlink(missing_ok=True)
