@@ -40,10 +40,11 @@ from tests.codex.tui import CodexTui, is_title, stop_background_server, tui_scri
 from tests.support.tmux_cli import tmux_missing
 
 import compact_lsp
+from compact_lsp.agents.codex.chat import codex_compactions
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
 from compact_lsp.agents.hook_launcher import launcher_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
-from compact_lsp.lsp.features.timeline import RECORDED
+from compact_lsp.lsp.features.timeline import agent_row
 
 pytestmark = [needs_codex, pytest.mark.skipif(tmux_missing() is not None, reason=str(tmux_missing()))]
 
@@ -167,7 +168,7 @@ def test_in_the_tui_each_compaction_gets_the_files_as_they_are_now(
 def timeline_rows(codex_home: Path) -> list[dict[str, object]]:
     """The compaction timeline's rows of the one rollout Codex wrote."""
     (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
-    return RECORDED["codex"](rollout)
+    return [agent_row(c) for c in codex_compactions(rollout)]
 
 
 def test_in_the_tui_a_compaction_at_a_turns_start_is_automatic(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from compact_lsp.agents.followed_window import AgentCompaction
     from compact_lsp.agents.hook_io import HookInput
     from compact_lsp.agents.json_settings import JsonHookFile
     from compact_lsp.agents.settings_files import HookChange
@@ -85,6 +86,18 @@ class Followed(Protocol):
 
     def working_set(self) -> WorkingSet:
         """What the agent changed, read and ran in the window followed, as its hook reads it."""
+        ...
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        """The agent's own compactions, oldest first, as its transcript recorded them (``compact/timeline``); read
+        from the file alone, off the loop, without the session's lock."""
+        ...
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        """The agent's whole conversation for its chat (``compact/transcript``, before ``shown_entries``): every
+        message as it happened and a marker at each of its compactions (``shown_blocks.agent_marker``), read from
+        the file alone like ``recorded_compactions``; None: its transcript tells only the window the follower
+        holds, which the chat then shows. ``OSError``: the file is gone or replaced since it was followed."""
         ...
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,30 @@ from compact_lsp.engine.conversation.next_compaction import (
 )
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import ContextUsage, build_usage, message_kind_tokens, reported_input_tokens
+from compact_lsp.engine.files.hook_receipts import HookReceipt
 from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.session.session_status import SessionStatus, status_of
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_lock import SessionBusy
+
+
+@dataclass(frozen=True)
+class AgentCompaction:
+    """One of the agent's own compactions as its transcript recorded it (a ``compact/timeline`` row). A list left
+    None is one the agent does not record (its row has no such key)."""
+
+    at: str | None
+    trigger: str
+    tokens_before: int | None
+    tokens_after: int | None
+    summary: str | None
+    reattached: list[str] | None = None
+    """The files the agent re-attached itself (Claude Code)."""
+    kept: list[str] | None = None
+    """The history the agent kept beside its summary (Codex)."""
+    receipts: list[HookReceipt] | None = None
+    """What a hook's context became there."""
 
 
 class FollowedJournal:
@@ -196,6 +215,15 @@ class FollowedTranscript:
         work = WorkingSet(cwd=self.cwd or self.session.workspace_root or "")
         work.observe(self.messages)
         return work
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        """The agent's own compactions as its transcript recorded them (agents/agent.py ``Followed``): here,
+        none known."""
+        return []
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        """The agent's whole conversation for its chat (agents/agent.py ``Followed``): here, only the window."""
+        return None
 
     def auto_compaction(self, window: int | None) -> AutoCompaction | None:
         """The agent's automatic compaction as configured where it runs (``agents/<name>/auto_compaction.py``: its

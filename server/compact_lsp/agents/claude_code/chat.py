@@ -1,8 +1,10 @@
-"""A followed Claude Code session's whole conversation for its chat (``compact/transcript``): the branch the user
-is on, across every compaction boundary, each boundary a marker with the figures and trigger its
-``compactMetadata`` recorded (engine/claude_code/recorded_compactions.py). The follower holds what the model holds
-now (since the last boundary); the user's chat keeps what came before. The summary after a boundary is the
-marker's, never the user's words. Read from the transcript as the timeline reads it; nothing is written.
+"""A followed Claude Code session's whole conversation for its chat (``compact/transcript``), and its compactions
+for the timeline (``compact/timeline``: each ``compact_boundary``, the summary, the files Claude Code re-attached,
+and what a ``SessionStart`` hook's context became there, a receipt). The chat is the branch the user is on, across
+every compaction boundary, each boundary a marker with the figures and trigger its ``compactMetadata`` recorded
+(engine/claude_code/recorded_compactions.py). The follower holds what the model holds now (since the last boundary);
+the user's chat keeps what came before. The summary after a boundary is the marker's, never the user's words. Read
+from the transcript as the timeline reads it; nothing is written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.claude_code.transcript_window import MAX_TRANSCRIPT_BYTES
+from compact_lsp.agents.followed_window import AgentCompaction
 from compact_lsp.agents.shown_blocks import agent_marker
 from compact_lsp.engine.claude_code.branch import merge_records, select_branch
 from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary, parse_log_lines
@@ -19,11 +22,25 @@ from compact_lsp.engine.claude_code.recorded_compactions import RecordedCompacti
 from compact_lsp.engine.files.file_gate import open_regular
 
 
-def claude_code_chat_entries(path: Path) -> list[dict[str, Any]]:
-    """``compact/transcript`` entries of the transcript at ``path`` before ``shown_entries`` (see the module doc)."""
+def _records(path: Path) -> list[LogRecord]:
     with open_regular(str(path), max_bytes=MAX_TRANSCRIPT_BYTES) as f:
         data = f.read()
     records, _problems = parse_log_lines(data, lean=True)
+    return records
+
+
+def claude_code_compactions(path: Path) -> list[AgentCompaction]:
+    """Claude Code's compactions in the transcript at ``path``, with the figures it recorded (the module doc)."""
+    return [
+        AgentCompaction(row.at, row.trigger, row.tokens_before, row.tokens_after, row.summary,
+                        reattached=row.reattached, receipts=row.receipts)
+        for row in recorded_compactions(_records(path))
+    ]  # fmt: skip
+
+
+def claude_code_chat_entries(path: Path) -> list[dict[str, Any]]:
+    """``compact/transcript`` entries of the transcript at ``path`` before ``shown_entries`` (see the module doc)."""
+    records = _records(path)
     boundaries = [r for r in records if r.message is None and is_boundary(r)]
     figures = recorded_compactions(records)
     shown = [r for r in select_branch(records, Counter()) if r.data.get("isCompactSummary") is not True]

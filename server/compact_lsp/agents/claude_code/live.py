@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.claude_code.auto_compaction import claude_code_auto_compaction, recorded_version
+from compact_lsp.agents.claude_code.chat import claude_code_chat_entries, claude_code_compactions
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.claude_code.window_marks import LoggedAt, SeenUuids
-from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.claude_code.log_lines import LogRecord
 from compact_lsp.engine.claude_code.models import reported_window, window_by_name
 from compact_lsp.engine.claude_code.transcript_log import ImportedSession, MessageOrigin, import_records
@@ -111,6 +112,12 @@ class FollowedSession(FollowedTranscript):
     def auto_compaction(self, window: int | None) -> AutoCompaction | None:
         workspace = self.session.workspace_root
         return claude_code_auto_compaction(window, workspace, self.path, os.environ, self._claude_version)
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        return claude_code_compactions(self.path)
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        return claude_code_chat_entries(self.path)
 
     def __init__(self, transcript: LiveTranscript, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = transcript

@@ -33,7 +33,8 @@ from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines, LineMark
 from compact_lsp.agents.codex.auto_compaction import codex_auto_compaction
-from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.codex.chat import codex_chat_entries, codex_compactions
+from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.engine.codex.file_uses import file_use_view
 from compact_lsp.engine.codex.rollout import (
     MAX_LINE_BYTES,
@@ -163,6 +164,12 @@ class FollowedCodexSession(FollowedTranscript):
 
     def auto_compaction(self, window: int | None) -> AutoCompaction | None:
         return codex_auto_compaction(window, self.session.workspace_root, self.path, os.environ)
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        return codex_compactions(self.path)
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        return codex_chat_entries(self.path)
 
     def __init__(self, path: Path, make_session: Callable[[str, str], ContextSession]) -> None:
         self.transcript = AppendedLines(path, MAX_ROLLOUT_BYTES, COMPACTED, PIECE_BYTES)

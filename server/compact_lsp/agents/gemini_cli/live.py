@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.agents.gemini_cli.auto_compaction import gemini_auto_compaction, token_limit
 from compact_lsp.agents.gemini_cli.chat_log import GeminiChat, read_chat
 from compact_lsp.engine.conversation.next_compaction import AutoCompaction
@@ -133,6 +133,12 @@ class FollowedGeminiSession(FollowedTranscript):
 
     def auto_compaction(self, window: int | None) -> AutoCompaction | None:
         return gemini_auto_compaction(self._chat.model, self.cwd or self.session.workspace_root, self.path)
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        """Gemini CLI compresses by itself only, and records no token counts: each compression's summary."""
+        return [
+            AgentCompaction(None, "auto", None, None, summary) for summary in read_chat(str(self.path)).compressions
+        ]
 
     def update(self) -> bool:
         """Read the session file again when it changed; True when the session changed."""

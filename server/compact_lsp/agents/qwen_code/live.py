@@ -20,8 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines
-from compact_lsp.agents.followed_window import FollowedJournal, FollowedTranscript, OpenTail
-from compact_lsp.agents.qwen_code.chat_log import MAX_CHAT_BYTES, ChatBuilder, QwenChat, first_cwd, parse_line
+from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.qwen_code.chat_log import (
+    MAX_CHAT_BYTES,
+    ChatBuilder,
+    QwenChat,
+    first_cwd,
+    parse_line,
+    read_chat,
+)
 from compact_lsp.agents.qwen_code.transcript import engine_view, transcript_dir
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.validate import repair
@@ -137,6 +144,14 @@ class FollowedQwenSession(FollowedTranscript):
         work = WorkingSet(cwd=cwd)
         work.observe(engine_view(self.messages, cwd))
         return work
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        """Each ``chat_compression`` record of the transcript: its trigger and figures, its summary."""
+        return [
+            AgentCompaction(None, "manual" if c.trigger == "manual" else "auto", c.tokens_before, c.tokens_after,
+                            c.summary or None)
+            for c in read_chat(str(self.path)).compactions
+        ]  # fmt: skip
 
     def context_window(self) -> int | None:
         """The window Qwen was configured with (``contextWindowSize`` on its records), when it says."""

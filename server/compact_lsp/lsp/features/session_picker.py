@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.claude_code.chat import claude_code_chat_entries
-from compact_lsp.agents.codex.chat import codex_chat_entries
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.registered import agent_named
@@ -37,13 +33,6 @@ CURRENT_SESSION = "compact/currentSession"
 SELECT_SESSION = "compact/selectSession"
 TRANSCRIPT = "compact/transcript"
 RENAME_SESSION = "compact/renameSession"
-
-FOLLOWED_CHATS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
-    "claude-code": claude_code_chat_entries,
-    "codex": codex_chat_entries,
-}
-"""A followed agent's whole conversation for its chat, read from its transcript by its sessions' ``source``: every
-message as it happened and a marker at each of its compactions (the follower holds only what its model holds now)."""
 
 
 async def list_sessions(server: CompactLanguageServer, params: Any) -> list[dict[str, Any]]:
@@ -167,13 +156,12 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return transcript_entries(records), source_of(header, session_id)
 
     slot = registry.slots.get(session_id)
-    chat = FOLLOWED_CHATS.get(slot.session.source or "") if slot is not None and slot.followed is not None else None
-    if chat is not None and slot is not None and slot.followed is not None:
+    if slot is not None and slot.followed is not None:  # the agent's whole conversation, as its room reads it
         try:
-            whole = await asyncio.to_thread(chat, Path(slot.followed.path))
+            whole = await asyncio.to_thread(slot.followed.chat_entries)
         except OSError:
-            pass  # gone or replaced since it was followed: what the follower holds
-        else:
+            whole = None  # gone or replaced since it was followed: what the follower holds
+        if whole is not None:
             return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, whole)}
     if slot is not None and slot.followed is not None:  # what its model sees now
         async with slot.lock:

@@ -1,27 +1,17 @@
 """``compact/timeline``: every compaction of a session, whatever agent ran it, one row each (docs/protocol.md).
 
-Ours come from the session's journal (full compactions, microcompactions, undos); a followed Claude Code session's
-from its transcript (each ``compact_boundary``, the summary, the files Claude Code re-attached, and what a
-``SessionStart`` hook's context became there: a receipt); a followed Codex session's from its rollout; a Qwen Code
-session's from its transcript (each ``chat_compression`` record). It reads journals and transcripts, never writes
-them.
+Ours come from the session's journal (full compactions, microcompactions, undos); a followed agent's session's from
+its transcript, as the agent's room reads it (agents/agent.py ``Followed.recorded_compactions``). It reads journals
+and transcripts, never writes them.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.agent import Followed
-from compact_lsp.agents.gemini_cli.chat_log import read_chat as read_gemini
-from compact_lsp.agents.qwen_code.chat_log import read_chat
-from compact_lsp.engine.claude_code.log_lines import parse_log_lines
-from compact_lsp.engine.claude_code.recorded_compactions import recorded_compactions
-from compact_lsp.engine.codex.recorded_compactions import recorded_codex_compactions
-from compact_lsp.engine.codex.rollout import read_records
-from compact_lsp.engine.files.file_gate import open_regular
+from compact_lsp.agents.followed_window import AgentCompaction
 from compact_lsp.engine.files.hook_receipts import HookReceipt
 from compact_lsp.lsp.features.handlers import request_handler
 from compact_lsp.lsp.protocol.params import as_object, required_str
@@ -32,8 +22,8 @@ if TYPE_CHECKING:
 
 TIMELINE = "compact/timeline"
 
-MAX_TRANSCRIPT_BYTES = 256 << 20
-"""A Claude Code transcript read for its compactions, at most (as the hook reads one)."""
+MAX_KEPT = 20
+"""The history an agent kept beside its summary, at most this many items in a row."""
 
 
 def _our_rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -96,68 +86,23 @@ def _receipts(receipts: list[HookReceipt]) -> list[dict[str, Any]]:
     return [{"hook": r.hook, "characters": r.characters, "spilled": r.spilled, "files": r.files} for r in receipts]
 
 
-def _claude_code_rows(path: Path) -> list[dict[str, Any]]:
-    with open_regular(str(path), max_bytes=MAX_TRANSCRIPT_BYTES) as f:
-        data = f.read()
-    records, _problems = parse_log_lines(data, lean=True)
-    return [
-        {
-            "kind": "full",
-            "at": row.at,
-            "trigger": row.trigger,
-            "tokensBefore": row.tokens_before,
-            "tokensAfter": row.tokens_after,
-            "summary": row.summary,
-            "reattached": row.reattached,
-            "receipts": _receipts(row.receipts),
-        }
-        for row in recorded_compactions(records)
-    ]
-
-
-def _codex_rows(path: Path) -> list[dict[str, Any]]:
-    records = read_records(str(path))
-    return [
-        {
-            "kind": "full",
-            "at": row.at,
-            "trigger": row.trigger,
-            "tokensBefore": row.tokens_before,
-            "tokensAfter": row.tokens_after,
-            "summary": row.summary,
-            "kept": row.kept[:20],
-            "receipts": _receipts(row.receipts),
-        }
-        for row in recorded_codex_compactions(records)
-    ]
-
-
-def _qwen_code_rows(path: Path) -> list[dict[str, Any]]:
-    return [
-        {
-            "kind": "full", "at": None, "trigger": "manual" if c.trigger == "manual" else "auto",
-            "tokensBefore": c.tokens_before, "tokensAfter": c.tokens_after, "summary": c.summary or None,
-        }
-        for c in read_chat(str(path)).compactions
-    ]  # fmt: skip
-
-
-def _gemini_cli_rows(path: Path) -> list[dict[str, Any]]:
-    """Gemini CLI compresses by itself only, and records no token counts: each compression's summary."""
-    return [
-        {"kind": "full", "at": None, "trigger": "auto", "tokensBefore": None, "tokensAfter": None, "summary": summary}
-        for summary in read_gemini(str(path)).compressions
-    ]
-
-
-RECORDED: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
-    "claude-code": _claude_code_rows,
-    "codex": _codex_rows,
-    "qwen-code": _qwen_code_rows,
-    "gemini-cli": _gemini_cli_rows,
-}
-"""Each agent's compactions as its transcript recorded them, by its sessions' ``source``; another agent's session
-shows none yet."""
+def agent_row(compaction: AgentCompaction) -> dict[str, Any]:
+    """The row of one of the agent's own compactions: the lists it records, at most ``MAX_KEPT`` of what it kept."""
+    row: dict[str, Any] = {
+        "kind": "full",
+        "at": compaction.at,
+        "trigger": compaction.trigger,
+        "tokensBefore": compaction.tokens_before,
+        "tokensAfter": compaction.tokens_after,
+        "summary": compaction.summary,
+    }
+    if compaction.reattached is not None:
+        row["reattached"] = compaction.reattached
+    if compaction.kept is not None:
+        row["kept"] = compaction.kept[:MAX_KEPT]
+    if compaction.receipts is not None:
+        row["receipts"] = _receipts(compaction.receipts)
+    return row
 
 
 def _agent_threshold(followed: Followed) -> tuple[int | None, str | None]:
@@ -177,8 +122,7 @@ async def timeline(server: CompactLanguageServer, params: Any) -> dict[str, Any]
     followed = slot.followed if slot is not None else None
     if followed is not None and slot is not None:
         agent = slot.session.source or ""
-        reader = RECORDED.get(agent)
-        rows = await asyncio.to_thread(reader, Path(followed.path)) if reader is not None else []
+        rows = [agent_row(c) for c in await asyncio.to_thread(followed.recorded_compactions)]
         async with slot.lock:
             threshold, disabled = _agent_threshold(followed)
         return {"sessionId": session_id, "agent": agent, "thresholdTokens": threshold, "disabledBy": disabled,
