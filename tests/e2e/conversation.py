@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from pytest_lsp import LanguageClient
@@ -24,6 +26,20 @@ def read_round(use_id: str, path: str, content: str, tool: str = "read_file") ->
 
 async def request(client: LanguageClient, method: str, params: Any) -> Any:
     return await client.protocol.send_request_async(method, params)
+
+
+def usage_notified(client: LanguageClient, matches: Callable[[dict[str, Any]], bool]) -> asyncio.Task[dict[str, Any]]:
+    """The first ``compact/didChangeUsage`` whose usage ``matches``, waited for from before what should send it (call
+    this first, then cause it). One a turn published before, debounced, may come first and is passed over; one that
+    never matches fails the caller's deadline."""
+
+    async def wait() -> dict[str, Any]:
+        while True:
+            note: dict[str, Any] = await client.wait_for_notification("compact/didChangeUsage")
+            if matches(note["usage"]):
+                return note
+
+    return asyncio.ensure_future(wait())
 
 
 async def command(client: LanguageClient, name: str, argument: dict[str, Any] | None = None) -> Any:

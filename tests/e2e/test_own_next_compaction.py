@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient
 from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 
 from .conftest import GUARD, Workspace
-from .conversation import new_session, request
+from .conversation import new_session, request, usage_notified
 
 
 @pytest.fixture
@@ -53,21 +53,10 @@ async def test_our_session_says_how_far_its_next_automatic_compaction_is(
     status = await request(client, "compact/status", {"sessionId": session_id})
     assert status["usage"]["nextCompaction"] == near  # the status and the turn's answer agree
 
-    noticed = asyncio.ensure_future(client.wait_for_notification("compact/didChangeUsage"))
+    noticed = usage_notified(client, lambda usage: usage["nextCompaction"]["disabledBy"] is not None)
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"compactLsp": {"autoCompact": {"enabled": False}}})
     )
-
-    async def after_the_change() -> dict[str, Any]:
-        """The gauge's usage under the new settings: one the turn published before (debounced) may come first, and
-        one still on automatic compaction after the change is never sent (the wait fails)."""
-        nonlocal noticed
-        while True:
-            usage: dict[str, Any] = (await noticed)["usage"]
-            if usage["nextCompaction"]["disabledBy"] is not None:
-                return usage
-            noticed = asyncio.ensure_future(client.wait_for_notification("compact/didChangeUsage"))
-
-    off = await asyncio.wait_for(after_the_change(), GUARD)
+    off = (await asyncio.wait_for(noticed, GUARD))["usage"]  # never sent still on automatic compaction: it fails
     assert off["nextCompaction"]["disabledBy"] == '"autoCompact.enabled": false'
     assert off["nextCompaction"]["thresholdTokens"] is None and not off["nextCompaction"]["near"]

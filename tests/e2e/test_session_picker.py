@@ -14,7 +14,7 @@ from tests.support.messages_api_stub import MessagesApiStub, api_error, reply
 from compact_lsp.engine.conversation.messages import normalize_message
 
 from .conftest import GUARD, Workspace, start_server, stop_server
-from .conversation import append, command, new_session, read_round, request, start
+from .conversation import append, command, new_session, read_round, request, start, usage_notified
 from .test_commands import long_conversation
 
 SESSION = "proj_Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"
@@ -112,8 +112,7 @@ async def test_the_list_after_a_restart_matches_and_flags_a_damaged_session(work
 async def test_a_settings_change_shows_in_the_next_usage_notification(client: LanguageClient) -> None:
     session_id = await new_session(client)
     await append(client, session_id, start())
-    await asyncio.sleep(0.15)  # past the debounce of the append's own notification
-    noticed = asyncio.ensure_future(client.wait_for_notification("compact/didChangeUsage"))
+    noticed = usage_notified(client, lambda usage: usage["contextWindow"] == 8_000)
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"compactLsp": {"contextWindow": 8_000}})
     )
