@@ -279,8 +279,8 @@ def test_codex_asks_for_trust_again_when_a_reinstall_changes_what_runs(
     try:
         screen = _review_asked(tui)
         assert "Hooks need review" in screen and "new or changed" in screen, screen
-        tui.type("2")  # Trust all and continue
-        tui.wait_for_prompt()
+        tui.choose(2)  # Trust all and continue
+        tui.wait_for("the review closed", lambda: "Hooks need review" not in tui.screen(), 30)
         tui.stop()
         assert "trusted_hash" in (codex_home / "config.toml").read_text()  # what Codex records for the trust
         assert "Hooks need review" not in _review_asked(tui)

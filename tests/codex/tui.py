@@ -1,9 +1,10 @@
 """The real Codex TUI, driven in tmux as a user drives it, against the loopback Responses API stub.
 
-``CodexTui`` starts ``codex`` (interactive, no ``exec``) in a detached tmux session of its own socket, in the
-project, with the ``CODEX_HOME`` of ``codex_cli.write_config`` plus what a user has clicked through once (the model
-migration notice, the screen reader check). ``type`` sends a line; ``wait_for`` polls the stub or the screen with a
-deadline (tmux gives no event to wait on); ``screen`` is what the terminal shows.
+``CodexTui`` starts ``codex`` (interactive, no ``exec`` subcommand) in tmux (tests/support/tmux_cli.py, the one
+driver of the CLIs' TUIs), in the project, with the ``CODEX_HOME`` of ``codex_cli.write_config`` plus what a user has
+clicked through once (the model migration notice, the screen reader check). ``type`` types a line and Enter once the
+input box shows it; ``wait_for`` polls the stub or the screen with a deadline (tmux gives no event to wait on) and
+stops as soon as Codex exited, saying why; ``screen`` is what the terminal shows.
 
 The TUI asks the model for more than the user's turns: it names the thread with a request of its own (its
 ``x-codex-turn-metadata`` says ``"thread_source": "thread_title"``, it asks for a JSON ``{"title": ...}``).
@@ -16,19 +17,21 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tests.codex.codex_cli import CODEX, COMPACT_LIMIT, env_for
 from tests.codex.responses_stub import Reply, Request, is_compaction, message
-from tests.support.tmux_cli import terminal_exports
+from tests.support.tmux_cli import TmuxCli
 
 POLL_SECONDS = 0.2
+PROMPT = "› "
+"""What the TUI draws before its input box's text, and before each message of the user in its transcript."""
 CLICKED_THROUGH = """
 [tui]
 screen_reader_detection_done = true
@@ -86,63 +89,59 @@ def tui_script(
     return script
 
 
+@dataclass
 class CodexTui:
-    def __init__(self, codex_home: Path, project: Path, name: str = "codex") -> None:
-        self.home = codex_home
-        self.project = project
-        self.socket = str(codex_home.parent / f"tmux-{name}")
-        self.name = name
-        with (codex_home / "config.toml").open("a", encoding="utf-8") as config:
+    """``codex`` in tmux (tests/support/tmux_cli.py): its stderr and exit status kept, ``wait_for`` stopping as soon
+    as Codex exited, its pane's process group killed at ``stop``."""
+
+    home: Path
+    """Its ``CODEX_HOME``; the tmux socket, start script and Codex's stderr are kept beside it."""
+    project: Path
+    name: str = "codex"
+    tmux: TmuxCli = field(init=False)
+
+    def __post_init__(self) -> None:
+        with (self.home / "config.toml").open("a", encoding="utf-8") as config:
             config.write(CLICKED_THROUGH)
+        self.tmux = TmuxCli(self.home.parent, self.name, "Codex", "codex", POLL_SECONDS)
 
     def start(self, *args: str) -> None:
-        exports = terminal_exports(env_for(self.home))
-        script = self.home.parent / f"start-{self.name}.sh"
-        command = shlex.join([str(CODEX), *args])
-        script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.project))}\nexec {command}\n")
-        script.chmod(0o700)
-        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50",
-                        "-s", self.name, str(script)], check=True, timeout=30)  # fmt: skip
+        self.tmux.start([str(CODEX), *args], env_for(self.home), self.project)
 
     def screen(self) -> str:
-        done = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-t", self.name],
-                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
-        return done.stdout
+        return self.tmux.screen()
 
     def history(self) -> str:
         """What the terminal showed since the start (the TUI writes its transcript inline: it scrolls away)."""
-        done = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-S", "-", "-t", self.name],
-                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
-        return done.stdout
+        return self.tmux.history()
+
+    def input_line(self) -> str:
+        """The text of the input box: the last line the TUI starts with its prompt mark (the ones above it are the
+        user's messages of the transcript)."""
+        lines = [line for line in self.screen().splitlines() if line.startswith(PROMPT)]
+        return lines[-1].removeprefix(PROMPT).rstrip() if lines else ""
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "-S", self.socket, "send-keys", "-t", self.name, "-l", text], check=True, timeout=30)
-        time.sleep(0.4)  # the TUI takes typed text in a burst; Enter right after it may land in the paste
-        subprocess.run(["tmux", "-S", self.socket, "send-keys", "-t", self.name, "Enter"], check=True, timeout=30)
+        """Type ``text`` and Enter, once the input box shows it typed (End before Enter: tests/support/tmux_cli.py)."""
+        self.tmux.type(text, lambda: self.input_line().endswith(text))
+
+    def choose(self, option: int) -> None:
+        """Choose ``option`` in the list the TUI shows (its hook review): its number moves the selection there,
+        Enter, once the screen shows it selected, confirms."""
+        self.tmux.keys(str(option))
+        self.wait_for(f"option {option} selected", lambda: f"{PROMPT}{option}. " in self.screen(), 30)
+        self.tmux.keys("Enter")
 
     def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 90) -> None:
-        deadline = time.monotonic() + seconds
-        while not ready():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the TUI never got to: {what}\n--- screen ---\n{self.screen()}")
-            time.sleep(POLL_SECONDS)
+        self.tmux.wait_for(what, ready, seconds)
 
     def wait_for_prompt(self) -> None:
         self.wait_for("the prompt", lambda: "for shortcuts" in self.screen(), 60)
 
     def stop(self) -> None:
-        """Stop the TUI and its tmux server, and wait until the server is gone: a ``new-session`` on the socket of a
-        server still exiting fails (seen under load, in a test that starts the TUI again)."""
-        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=30, check=False)
-        deadline = time.monotonic() + 10
-        while (
-            time.monotonic() < deadline
-            and subprocess.run(
-                ["tmux", "-S", self.socket, "has-session"], capture_output=True, timeout=30, check=False
-            ).returncode
-            == 0
-        ):
-            time.sleep(0.05)
+        """End the session: tmux hangs up its pane, whatever of Codex is left is killed, and this returns once the
+        tmux server is gone (the test may start the TUI again at once)."""
+        self.tmux.stop()
 
 
 def stop_background_server(codex_home: Path) -> None:

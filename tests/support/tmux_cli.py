@@ -1,5 +1,5 @@
 """An agent's CLI run as its users run it, its TUI, in a detached tmux session of its own socket, driven as a user
-drives it: the one owner of what the Qwen Code and Gemini CLI tiers do with tmux.
+drives it: the one owner of what the Codex, Claude Code, Qwen Code and Gemini CLI tiers do with tmux.
 
 ``start`` writes a start script and runs it in the pane. The CLI is not ``exec``-ed: its stderr goes to
 ``<name>.stderr`` (kept in a file: a pipe would outlive it with a child it relaunched), its exit status and the end
@@ -7,7 +7,8 @@ of that stderr are shown after it ends and the status written to ``<name>.status
 script ends (tmux's ``remain-on-exit``), so the screen is what the CLI last showed, not an empty page from a tmux
 server that has gone. ``wait_for`` polls with a deadline (tmux gives no event to wait on) and stops as soon as the
 CLI exited, saying why (``why``). ``stop`` hangs the pane up, then kills whatever of the CLI is left: the pane's
-process group (the start script, the CLI and what it started).
+process group (the start script, the CLI and what it started); it returns once the tmux server is gone, so the same
+session can be started again at once.
 """
 
 from __future__ import annotations
@@ -120,15 +121,22 @@ class TmuxCli:
         return f"{said}{self.context()}--- {self.program}'s stderr ---\n{stderr}\n--- screen ---\n{self.screen()}"
 
     def type(self, text: str, shown: Callable[[], bool]) -> None:
-        """Type ``text``, wait until the TUI ``shown`` it typed, then End and Enter. Gemini CLI (and Qwen Code, whose
-        input box is Gemini's) takes an Enter read within 30 ms of a typed key for a newline (its
-        ``bufferFastReturn``: a paste without bracketed paste), and under load the Enter sent after the screen
-        showed the text could still be read that soon: the input stayed unsent. An End key before it (a key that
-        types nothing, the cursor already at the end) resets that clock in the CLI itself, so the Enter is read as
-        Enter however soon it comes."""
+        """Type ``text``, wait until the TUI ``shown`` it typed, then End and Enter. An Enter read soon after typed
+        keys is taken for part of a paste: Gemini CLI (and Qwen Code, whose input box is Gemini's) reads an Enter
+        within 30 ms of a typed key as a newline (its ``bufferFastReturn``), Codex 0.171.0 one within 120 ms of a
+        burst of typed keys (its ``paste_burst``; measured: text and Enter sent at once left the text unsent).
+        Under load the Enter sent after the screen showed the text could still be read that soon. An End key before
+        it (a key that types nothing, the cursor already at the end) resets that clock in the CLI itself (Codex ends
+        its burst on any key that is not a character), so the Enter is read as Enter however soon it comes
+        (measured in Codex: text, End and Enter sent at once submitted). Claude Code 2.1.332 takes an Enter right
+        after the text as Enter; End moves its cursor to the end of the line there too, and nothing else."""
         self._tmux("send-keys", "-t", self.name, "-l", text)
         self.wait_for(f"{text!r} typed", shown)
-        self._tmux("send-keys", "-t", self.name, "End", "Enter")
+        self.keys("End", "Enter")
+
+    def keys(self, *keys: str) -> None:
+        """Press ``keys`` (tmux's key names: ``Enter``, ``Down``, or a character)."""
+        self._tmux("send-keys", "-t", self.name, *keys)
 
     def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 90) -> None:
         started = time.monotonic()
@@ -145,6 +153,7 @@ class TmuxCli:
         """End the session: tmux hangs up its pane; then whatever of the CLI is left after ``grace`` seconds is
         killed, its whole process group. True when something was left to kill."""
         self._tmux("kill-server", check=False)
+        self._until_server_gone()
         if self.pane is None:
             return False
         outlived = False
@@ -158,6 +167,13 @@ class TmuxCli:
             time.sleep(self.poll)
         self.pane = None
         return outlived
+
+    def _until_server_gone(self, seconds: float = 10) -> None:
+        """Wait (at most ``seconds``) until the tmux server answers no more: a ``new-session`` on the socket of a
+        server still exiting fails (seen under load with Codex, in a test that starts its TUI again)."""
+        deadline = time.monotonic() + seconds
+        while self._tmux("has-session", check=False).returncode == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def _group_alive(group: int) -> bool:
