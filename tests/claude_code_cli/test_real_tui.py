@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -47,14 +46,13 @@ def test_in_the_tui_no_file_is_lost_and_the_hook_repeats_little(claude_code: Cla
     tui = ClaudeCodeTui(cc)
     try:
         tui.start()
-        tui.wait_for("the prompt", lambda: "❯" in tui.screen(), 60)
         tui.type("Read the modules")
         tui.wait_for("the turn's end", lambda: "Read them all." in json.dumps(tui.transcript_records()), 120)
         tui.type("/compact")
         tui.wait_for("the compaction and its hook", lambda: _hook(tui.transcript_records()) is not None, 120)
         compaction = next(i for i, r in enumerate(cc.model_requests()) if is_compaction(r.body))
         cc.push(reply("Continuing."))
-        time.sleep(1)  # the TUI redraws after the compaction before it takes typing again
+        tui.wait_for("the compaction shown", lambda: "Compacted (ctrl+o" in tui.screen(), 30)
         tui.type("Go on")
         tui.wait_for("the next request", lambda: len(cc.model_requests()) > compaction + 1, 120)
         records = tui.transcript_records()

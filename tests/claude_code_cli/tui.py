@@ -1,72 +1,71 @@
 """The real Claude Code's TUI, driven in tmux: what a user does, typed, against the loopback stub.
 
-``ClaudeCodeTui`` starts ``claude`` (interactive, no ``-p``) in a detached tmux session of its own socket, in the
-``ClaudeCode`` set-up's project under its ``HOME``, with onboarding, the folder's trust and the dummy key already
-accepted in ``~/.claude.json`` (what a user clicks through once). ``type`` sends a line; ``wait_for`` polls the
-transcript or the stub with a deadline (tmux gives no event to wait on); ``screen`` is what the terminal shows.
+``ClaudeCodeTui`` starts ``claude`` (interactive, no ``-p``) in tmux (tests/support/tmux_cli.py, the one driver of
+the CLIs' TUIs), in the ``ClaudeCode`` set-up's project under its ``HOME``, with onboarding, the folder's trust and
+the dummy key already accepted in ``~/.claude.json`` (what a user clicks through once). ``type`` types a line and
+Enter once the input box shows it; ``wait_for`` polls the transcript or the stub with a deadline (tmux gives no
+event to wait on) and stops as soon as Claude Code exited, saying why; ``screen`` is what the terminal shows.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
-import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from tests.support.tmux_cli import terminal_exports
+from tests.support.tmux_cli import TmuxCli
 
 from .claude_cli import ClaudeCode
 
 POLL_SECONDS = 0.2
+RULE = "─" * 20
+"""Part of the horizontal rules the TUI draws above and below its input box."""
+PROMPT = "❯ "
+"""What the TUI draws before the input box's text."""
 
 
+@dataclass
 class ClaudeCodeTui:
-    def __init__(self, cc: ClaudeCode, name: str = "cc") -> None:
-        self.cc = cc
-        self.socket = str(cc.home / f"tmux-{name}")
-        self.name = name
-        self.waited: list[tuple[str, float]] = []
-        """How long each ``wait_for`` took (the tier's own figures)."""
-        key = cc.env["ANTHROPIC_API_KEY"]
+    cc: ClaudeCode
+    name: str = "cc"
+    tmux: TmuxCli = field(init=False)
+
+    def __post_init__(self) -> None:
+        key = self.cc.env["ANTHROPIC_API_KEY"]
         state = {
             "hasCompletedOnboarding": True,
             "theme": "dark",
             "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
-            "projects": {str(cc.project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
+            "projects": {str(self.cc.project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
         }
-        (cc.home / ".claude.json").write_text(json.dumps(state))
+        (self.cc.home / ".claude.json").write_text(json.dumps(state))
+        self.tmux = TmuxCli(self.cc.home, self.name, "Claude Code", "claude", POLL_SECONDS,
+                            lambda: f"refused: {self.cc.stub.refused}\n")  # fmt: skip
 
     def start(self, *args: str) -> None:
-        exports = terminal_exports(self.cc.env)
-        script = self.cc.home / f"start-{self.name}.sh"
-        command = shlex.join([str(self.cc.binary), "--permission-mode", "acceptEdits", *args])
-        script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.cc.project))}\nexec {command}\n")
-        script.chmod(0o700)
-        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50",
-                        "-s", self.name, str(script)], check=True, timeout=30)  # fmt: skip
+        """``claude --permission-mode acceptEdits`` and ``args``; returns once its input box is drawn."""
+        self.tmux.start([str(self.cc.binary), "--permission-mode", "acceptEdits", *args], self.cc.env, self.cc.project)
+        self.wait_for("the prompt", lambda: PROMPT.strip() in self.input_box(), 60)
 
     def screen(self) -> str:
-        done = subprocess.run(["tmux", "-S", self.socket, "capture-pane", "-p", "-t", self.name],
-                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
-        return done.stdout
+        return self.tmux.screen()
+
+    def input_box(self) -> str:
+        """The lines between the last two rules the TUI draws around its input box ("" before it is drawn)."""
+        lines = self.screen().splitlines()
+        rules = [n for n, line in enumerate(lines) if RULE in line]
+        return "\n".join(lines[rules[-2] + 1 : rules[-1]]).strip() if len(rules) >= 2 else ""
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "-S", self.socket, "send-keys", "-t", self.name, "-l", text], check=True, timeout=30)
-        time.sleep(0.3)  # the TUI takes typed text in a burst; Enter right after it may land in the paste
-        subprocess.run(["tmux", "-S", self.socket, "send-keys", "-t", self.name, "Enter"], check=True, timeout=30)
+        """Type ``text`` and Enter, once the input box shows it typed (End before Enter: tests/support/tmux_cli.py)."""
+        self.tmux.type(text, lambda: self.input_box().removeprefix(PROMPT).rstrip().endswith(text))
 
     def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 90) -> None:
-        started = time.monotonic()
-        deadline = started + seconds
-        while not ready():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the TUI never got to: {what}\n--- screen ---\n{self.screen()}")
-            time.sleep(POLL_SECONDS)
-        self.waited.append((what, round(time.monotonic() - started, 1)))
+        self.tmux.wait_for(what, ready, seconds)
 
     def stop(self) -> None:
-        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=30, check=False)
+        """End the session: tmux hangs up its pane; then whatever of Claude Code is left is killed."""
+        self.tmux.stop()
 
     def transcript_records(self) -> list[dict[str, object]]:
         found = sorted((self.cc.home / ".claude" / "projects").glob("*/*.jsonl"))
