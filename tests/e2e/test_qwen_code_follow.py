@@ -89,6 +89,14 @@ async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Work
         ]  # fmt: skip
         assert timeline["rows"][1]["summary"] == summary
 
+        chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})  # all of it, as the user saw it
+        entries = chat["entries"]
+        markers = [(e["trigger"], e["tokensBefore"], e["tokensAfter"]) for e in entries if e["kind"] == "compaction"]
+        assert markers == [("auto", 72_689, 70_480), ("manual", 7_000, 300)]
+        said = [b.get("text") for e in entries if e["kind"] == "message" for b in e["message"]["content"]]
+        assert said[0] == "please read big.py around line 1000"  # compacted away from the model, not from the chat
+        assert said[-2:] == ["thanks", "You're welcome."] and "Got it." not in said
+
         for name in ("compact.microcompact", "compact.undo", "compact.compact"):
             with pytest.raises(Exception, match="Qwen Code") as refused:
                 await command(client, name, {"sessionId": FOLLOWED})

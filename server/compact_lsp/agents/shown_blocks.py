@@ -3,8 +3,12 @@ which of its records a text is."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+
+STATE_SNAPSHOT = re.compile(r"\A\s*<state_snapshot>(.*?)</state_snapshot>", re.DOTALL)
+"""The summary Gemini CLI's compression writes, and Qwen Code's (a fork of it): its text is inside."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines
 from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.qwen_code.chat import qwen_code_chat_entries
 from compact_lsp.agents.qwen_code.chat_log import (
     MAX_CHAT_BYTES,
     ChatBuilder,
@@ -152,6 +153,10 @@ class FollowedQwenSession(FollowedTranscript):
                             c.summary or None)
             for c in read_chat(str(self.path)).compactions
         ]  # fmt: skip
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        """Every turn as it happened, a marker at each of Qwen's compactions (chat.py)."""
+        return qwen_code_chat_entries(self.path)
 
     def context_window(self) -> int | None:
         """The window Qwen was configured with (``contextWindowSize`` on its records), when it says."""

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compact_lsp.agents.shown_blocks import Block, Dropped, Handoff
+from compact_lsp.agents.shown_blocks import STATE_SNAPSHOT, Block, Dropped, Handoff
 
-SNAPSHOT = re.compile(r"\A\s*<state_snapshot>(.*?)</state_snapshot>", re.DOTALL)
 RESTORED = "The following files were recently accessed before context was compacted."
 SHELL_TOOL = "run_shell_command"
 _FRAME = re.compile(
@@ -22,7 +21,7 @@ _FRAME = re.compile(
 
 def classify(text: str) -> Block | None:
     """What a user text block of a Qwen Code transcript is, or None (the user's own words, or not Qwen's)."""
-    snapshot = SNAPSHOT.match(text)
+    snapshot = STATE_SNAPSHOT.match(text)
     if snapshot is not None:
         return Handoff(snapshot.group(1).strip())
     if text.startswith(RESTORED):
