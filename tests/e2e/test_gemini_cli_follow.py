@@ -64,6 +64,14 @@ async def test_a_gemini_cli_session_is_followed_as_gemini_writes_it(workspace: W
         [row] = timeline["rows"]
         assert row["trigger"] == "auto" and "<state_snapshot>" in row["summary"]
 
+        chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})  # all of it, as the user saw it
+        entries = chat["entries"]
+        marker = next(e for e in entries if e["kind"] == "compaction")
+        assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("auto", 900_000, 6_000)
+        said = [b.get("text") for e in entries if e["kind"] == "message" for b in e["message"]["content"]]
+        assert said[0] == "Read lines 100 to 120 of big.py"  # compressed away from the model, not from the chat
+        assert said[-2:] == ["and step_42", "It returns 42."] and entries.index(marker) == 4
+
         for name in ("compact.microcompact", "compact.undo", "compact.compact"):
             with pytest.raises(Exception, match="Gemini CLI") as refused:
                 await command(client, name, {"sessionId": FOLLOWED})

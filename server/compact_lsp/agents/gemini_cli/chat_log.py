@@ -31,6 +31,8 @@ MAX_SESSION_BYTES = 512 << 20
 MAX_LINE_BYTES = 64 << 20
 MAX_SUMMARY_CHARS = 100_000
 WORKSPACE_LINE = "- **Workspace Directories:**"
+SESSION_CONTEXT = "<session_context>"
+"""How the session context Gemini writes for the model starts (the first message of every list it sets)."""
 
 
 @dataclass
@@ -86,7 +88,9 @@ def _workspace(text: str) -> str | None:
     return None
 
 
-class _Builder:
+class ChatBuilder:
+    """Turns message records into alternating user/assistant messages (``chat.messages``)."""
+
     def __init__(self, chat: GeminiChat) -> None:
         self.chat = chat
         self.role: str | None = None
@@ -110,7 +114,7 @@ class _Builder:
             text = text_of(content)
             if text:
                 self.push("user", {"type": "text", "text": text})
-                if self.chat.cwd is None and text.startswith("<session_context>"):
+                if self.chat.cwd is None and text.startswith(SESSION_CONTEXT):
                     self.chat.cwd = _workspace(text)
             return
         self.chat.assistant_turns += 1
@@ -138,7 +142,8 @@ class _Builder:
             self.chat.model = model[:200]
 
 
-def _parse(raw: bytes) -> Any:
+def parse_line(raw: bytes) -> Any:
+    """One line as JSON (None: too long, or not JSON)."""
     if len(raw) > MAX_LINE_BYTES:
         return None
     try:
@@ -154,7 +159,7 @@ def read_chat(path: str) -> GeminiChat:
     with open_regular(path, max_bytes=MAX_SESSION_BYTES) as f:
         lines = f.read(MAX_SESSION_BYTES).splitlines()
     for raw in lines:
-        record = _parse(raw)
+        record = parse_line(raw)
         if not isinstance(record, dict):
             chat.bad_lines += 1 if raw.strip() else 0
             continue
@@ -178,7 +183,7 @@ def read_chat(path: str) -> GeminiChat:
                 chat.title = prompt.splitlines()[0][:80] if prompt and not prompt.startswith(("<", "/")) else None
         else:
             chat.skipped[str(record.get("type"))[:40]] += 1
-    builder = _Builder(chat)
+    builder = ChatBuilder(chat)
     for message in current.values():
         if message.get("type") in ("user", "gemini"):
             builder.add(message)
@@ -191,7 +196,7 @@ def is_gemini_session(path: str) -> bool:
     ``startTime``)."""
     try:
         with open_regular(path, max_bytes=MAX_SESSION_BYTES) as f:
-            record = _parse(f.readline(1 << 20))
+            record = parse_line(f.readline(1 << 20))
     except (OSError, ValueError):
         return False
     return isinstance(record, dict) and all(k in record for k in ("sessionId", "projectHash", "startTime"))

@@ -20,6 +20,7 @@ from typing import Any
 
 from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
 from compact_lsp.agents.gemini_cli.auto_compaction import gemini_auto_compaction, token_limit
+from compact_lsp.agents.gemini_cli.chat import gemini_cli_chat_entries
 from compact_lsp.agents.gemini_cli.chat_log import GeminiChat, read_chat
 from compact_lsp.engine.conversation.next_compaction import AutoCompaction
 from compact_lsp.engine.conversation.validate import repair
@@ -139,6 +140,10 @@ class FollowedGeminiSession(FollowedTranscript):
         return [
             AgentCompaction(None, "auto", None, None, summary) for summary in read_chat(str(self.path)).compressions
         ]
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        """Every turn as it happened, a marker at each of Gemini's compressions (chat.py)."""
+        return gemini_cli_chat_entries(self.path)
 
     def update(self) -> bool:
         """Read the session file again when it changed; True when the session changed."""

@@ -30,9 +30,9 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def summary_of(messages: list[Any]) -> str | None:
-    """The summary of a compression's message list (the user message before ``COMPRESSION_ACK``), or None when
-    the list is not a compression's."""
+def summary_message(messages: list[Any]) -> dict[str, Any] | None:
+    """The summary message of a compression's message list (the user message before ``COMPRESSION_ACK``), or None
+    when the list is not a compression's."""
     for before, after in itertools.pairwise(messages):
         if (
             isinstance(before, dict)
@@ -41,8 +41,14 @@ def summary_of(messages: list[Any]) -> str | None:
             and after.get("type") == "gemini"
             and text_of(after.get("content")).strip() == COMPRESSION_ACK
         ):
-            return text_of(before.get("content"))
+            return before
     return None
+
+
+def summary_of(messages: list[Any]) -> str | None:
+    """The summary's text of a compression's message list (``summary_message``), or None."""
+    found = summary_message(messages)
+    return text_of(found.get("content")) if found is not None else None
 
 
 Messages = dict[str, dict[str, Any]]

@@ -1,0 +1,65 @@
+"""A followed Gemini CLI session's chat from its whole session file (agents/gemini_cli/chat.py), on the file the real
+Gemini CLI 0.61.0 wrote in its TUI (a region of big.py read, an automatic compression, two turns): what came before
+the compression is kept, the compression is an automatic marker with the prompts Gemini reported around it, and
+nothing of what Gemini wrote for the model (its session context, the summary's messages) is a message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compact_lsp.agents.gemini_cli.chat import gemini_cli_chat_entries
+from compact_lsp.agents.shown import shown_entries
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "gemini_cli" / "compressed-session.jsonl"
+
+
+def texts(entries: list[dict[str, object]]) -> list[str]:
+    return [b["text"] for e in entries if e["kind"] == "message" for b in e["message"]["content"] if "text" in b]  # type: ignore[index,attr-defined]
+
+
+def test_the_whole_session_with_its_compression_as_an_automatic_marker() -> None:
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE))
+    kinds = [e["kind"] for e in entries]
+    assert kinds.count("compaction") == 1
+    at = kinds.index("compaction")
+    marker = entries[at]
+    assert (marker["trigger"], marker["summarizer"], marker["tokensBefore"], marker["tokensAfter"]) == (
+        "auto", "agent", 900_000, 6_000,
+    )  # fmt: skip
+    assert marker["summary"] == "the user read big.py lines 100-120" and marker["at"] == "2026-12-06T02:16:46.977Z"
+    assert texts(entries[:at]) == ["Read lines 100 to 120 of big.py", "Read it."]  # gone from the follower's window
+    assert texts(entries[at + 1 :]) == ["What does step_40 return", "Answer 3.", "And step_41", "Answer 4."]
+    calls = [b for e in entries[:at] for b in e["message"]["content"] if b["type"] == "tool_use"]
+    results = [b for e in entries[:at] for b in e["message"]["content"] if b["type"] == "tool_result"]
+    assert [c["name"] for c in calls] == ["read_file"] and len(results) == 1  # once, though Gemini wrote it twice
+    whole = json.dumps(entries)
+    assert "session_context" not in whole and "Got it. Thanks" not in whole and "state_snapshot" not in whole
+    assert entries[0]["at"] == "2026-12-06T02:16:43.450Z"
+
+
+def test_a_resumed_session_is_not_compressed_again(tmp_path: Path) -> None:
+    """``--resume`` sets the message list again (the compression's, then what followed): the same ids, so no new
+    marker and no message twice; what the resumed session says next follows."""
+    lines = FIXTURE.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    compressed = next(
+        r["$set"]["messages"] for r in records if "messages" in r.get("$set", {}) and len(r["$set"]["messages"]) > 1
+    )
+    later = [r for r in records if r.get("type") in ("user", "gemini") and r["timestamp"] > "2026-12-06T02:16:46.98"]
+    resumed = [{"$set": {"messages": [*compressed, *later]}},
+               {"id": "r1", "timestamp": "2026-12-06T03:00:00.000Z", "type": "user", "content": [{"text": "resumed"}]},
+               {"id": "r2", "timestamp": "2026-12-06T03:00:01.000Z", "type": "gemini", "content": "Back.",
+                "tokens": {"input": 7000}}]  # fmt: skip
+    session = tmp_path / "session-2026-12-06T02-16-4dbfce25.jsonl"
+    session.write_text("\n".join([*lines, *(json.dumps(r) for r in resumed)]) + "\n")
+    entries = shown_entries(gemini_cli_chat_entries(session))
+    assert [e["kind"] for e in entries].count("compaction") == 1
+    assert texts(entries)[-6:] == [
+        "What does step_40 return",
+        "Answer 3.",
+        "And step_41",
+        "Answer 4.",
+        "resumed",
+        "Back.",
+    ]
