@@ -91,8 +91,9 @@ async def test_a_followed_claude_code_sessions_chat_keeps_what_came_before_each_
     reads = [item for name in "abcdefg" for item in (("ran", f"{name}.py"), ("output", f"1\tdef {name}0():"))]
     assert _shown(chat["entries"]) == [
         ("user", "Read the first seven modules"), *reads, ("assistant", "Read the first seven."),
+        ("ran", "/compact"), ("output", "Compacted (ctrl+o to see full summary)"),  # as typed: before its marker
         ("compacted", "manual", 17_890, 7_439),
-        ("ran", "/compact"), ("output", "Compacted (ctrl+o to see full summary)"), ("user", "Now read h.py and i.py"),
+        ("user", "Now read h.py and i.py"),
         ("ran", "h.py"), ("output", "1\tdef h0():"), ("ran", "i.py"), ("output", "1\tdef i0():"),
         ("compacted", "auto", 990_694, 4_099),
         ("assistant", "Read them all."),

@@ -30,3 +30,18 @@ def test_each_boundary_is_a_marker_with_its_figures_and_the_summary_is_not_a_mes
     messages = json.dumps([e for e in entries if e["kind"] == "message"])
     assert "This session is being continued" not in messages and "Read the first seven modules" in messages
     assert entries[0]["at"] == "2026-12-06T02:16:49.163Z"  # each message keeps when it was logged
+
+
+def test_the_users_compact_comes_before_its_marker_as_typed() -> None:
+    """Claude Code writes ``/compact``'s line and its "Compacted" after the boundary and its summary; the user typed
+    it before: the chat shows it there, and the next prompt after the marker on its own."""
+    from compact_lsp.agents.shown import shown_entries
+
+    entries = shown_entries(claude_code_chat_entries(FIXTURE))
+    at = next(i for i, e in enumerate(entries) if e["kind"] == "compaction")
+    [typed, result] = entries[at - 1]["message"]["content"]
+    assert typed["name"] == "SlashCommand" and typed["input"] == {"command": "/compact"}
+    assert result["content"].startswith("Compacted")
+    assert entries[at + 1]["message"]["content"] == [{"type": "text", "text": "Now read h.py and i.py"}]
+    automatic = [i for i, e in enumerate(entries) if e["kind"] == "compaction"][1]
+    assert entries[automatic - 1]["message"]["content"][0]["type"] == "tool_result"  # nothing typed moved there

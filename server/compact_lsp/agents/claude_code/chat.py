@@ -3,8 +3,9 @@ for the timeline (``compact/timeline``: each ``compact_boundary``, the summary, 
 and what a ``SessionStart`` hook's context became there, a receipt). The chat is the branch the user is on, across
 every compaction boundary, each boundary a marker with the figures and trigger its ``compactMetadata`` recorded
 (engine/claude_code/recorded_compactions.py). The follower holds what the model holds now (since the last boundary);
-the user's chat keeps what came before. The summary after a boundary is the marker's, never the user's words. Read
-from the transcript as the timeline reads it; nothing is written.
+the user's chat keeps what came before. The summary after a boundary is the marker's, never the user's words; the
+user's ``/compact``, which Claude Code writes after its boundary and summary, comes before its marker, where it was
+typed. Read from the transcript as the timeline reads it; nothing is written.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from compact_lsp.agents.claude_code.shown import classify
 from compact_lsp.agents.claude_code.transcript_window import MAX_TRANSCRIPT_BYTES
 from compact_lsp.agents.followed_window import AgentCompaction
-from compact_lsp.agents.shown_blocks import agent_marker
+from compact_lsp.agents.shown_blocks import CommandOutput, Dropped, SlashCommand, agent_marker
 from compact_lsp.engine.claude_code.branch import merge_records, select_branch
 from compact_lsp.engine.claude_code.log_lines import LogRecord, is_boundary, parse_log_lines
 from compact_lsp.engine.claude_code.recorded_compactions import RecordedCompaction, recorded_compactions
@@ -53,8 +55,33 @@ def claude_code_chat_entries(path: Path) -> list[dict[str, Any]]:
         _messages(shown[start:end], entries)
         start = end
         if row is not None:
+            if row.trigger == "manual":  # the user's /compact, written after its boundary: shown where it was typed
+                start = _typed_compact(shown, end)
+                _messages(shown[end:start], entries)
             entries.append(_marker(len(entries), row))
     return entries
+
+
+def _typed_compact(records: list[LogRecord], start: int) -> int:
+    """Where the user's ``/compact`` ends (its caveat, its line, its "Compacted") when it comes first at ``start``,
+    right after its boundary; ``start`` when it does not."""
+    at, typed = start, False
+    while at < len(records):
+        found = classify(_text(records[at]) or "")
+        if isinstance(found, SlashCommand) and found.line.split(" ")[0] == "/compact":
+            typed = True
+        elif not isinstance(found, (Dropped, CommandOutput)):
+            break
+        at += 1
+    return at if typed else start
+
+
+def _text(record: LogRecord) -> str | None:
+    message = record.message
+    content = message.get("content") if message is not None and message.get("role") == "user" else None
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        content = content[0].get("text")
+    return content if isinstance(content, str) else None
 
 
 def _messages(records: list[LogRecord], entries: list[dict[str, Any]]) -> None:
