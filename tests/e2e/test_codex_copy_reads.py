@@ -45,3 +45,21 @@ async def test_the_copy_lists_what_codex_read_with_its_shell(workspace: Workspac
     finally:
         await stop_server(again)
     assert sorted(r["path"] for r in reloaded["readFiles"]) == sorted(read)  # journalled: a restart keeps them
+
+
+async def test_the_copys_marker_of_codexs_compaction_makes_up_no_figures(workspace: Workspace) -> None:
+    """The real rollout with two compactions (Codex 0.171.0), imported: the copy holds what the model held, from
+    Codex's last summary, which the chat shows as the agent's marker. The copy keeps no record of the compaction's
+    trigger or figures, so the marker says none (null), never a false 0 or "auto"."""
+    from pathlib import Path
+
+    rollout = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "rollout-two-compactions.jsonl"
+    client = await start_server(workspace, workspace.options())
+    try:
+        imported = await request(client, "compact/importSession", {"path": str(rollout)})
+        chat = await request(client, "compact/transcript", {"sessionId": imported["sessionId"]})
+    finally:
+        await stop_server(client)
+    [marker] = [e for e in chat["entries"] if e["kind"] == "compaction"]
+    assert marker["summarizer"] == "agent" and marker["summary"]
+    assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == (None, None, None)

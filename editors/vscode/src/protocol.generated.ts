@@ -29,7 +29,7 @@ export type SessionsResult = SessionInfo[];
  */
 export type TranscriptEntry = MessageEntry | MicrocompactionEntry | CompactionEntry | UndoEntry;
 /**
- * Who wrote the summary: the model (anthropic), the offline summariser, the session notes, or the agent itself (agent: Codex's own compaction, shown in a followed or imported session's transcript; a followed session's markers carry the figures and trigger its rollout recorded, 0 where they are not known).
+ * Who wrote the summary: the model (anthropic), the offline summariser, the session notes, or the agent itself (agent: an agent's own compaction, shown in a followed or imported session's transcript; its markers carry the figures and trigger its transcript recorded, null where they are not known).
  *
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
  * via the `definition` "Summarizer".
@@ -501,12 +501,21 @@ export interface CompactionEntry {
   kind: "compaction";
   at: string | null;
   boundaryId: string;
-  trigger: "auto" | "manual";
+  /**
+   * What set it off; null only for an agent's compaction whose transcript does not say (an imported copy, which holds only the summary).
+   */
+  trigger: "auto" | "manual" | null;
   summarizer: Summarizer;
   fallback: boolean;
   fallbackReason: string | null;
-  tokensBefore: number;
-  tokensAfter: number;
+  /**
+   * null only for an agent's compaction whose transcript did not record it (an imported copy; Gemini CLI before its next reported prompt): never a made-up 0.
+   */
+  tokensBefore: number | null;
+  /**
+   * null only for an agent's compaction whose transcript did not record it (an imported copy; Gemini CLI before its next reported prompt): never a made-up 0.
+   */
+  tokensAfter: number | null;
   /**
    * The summary this compaction wrote (what the model read instead of the earlier conversation); null when the journal does not hold it.
    */

@@ -55,8 +55,9 @@ class _Shown:
             self.entries.append({"kind": "message", "at": at, "message": {"role": role, "content": blocks}})
 
     def marker(self, at: Any, summary: str) -> None:
-        """An agent's compaction found in its summary's text (an imported copy): no figures are known."""
-        self.entries.append(agent_marker(len(self.entries), at, "auto", None, None, summary or None))
+        """An agent's compaction found in its summary's text (an imported copy holds only that): its trigger and
+        figures are not known, and none are made up."""
+        self.entries.append(agent_marker(len(self.entries), at, None, None, None, summary or None))
 
     def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> Handoff | None:
         """Add what a user text block is to ``out``; the handoff when it is the agent's compaction (the caller

@@ -50,12 +50,12 @@ class Handoff:
 Block = Dropped | Command | CommandOutput | SlashCommand | Handoff
 
 
-def agent_marker(position: int, at: str | None, trigger: str, before: int | None, after: int | None,
+def agent_marker(position: int, at: str | None, trigger: str | None, before: int | None, after: int | None,
                  summary: str | None) -> dict[str, Any]:  # fmt: skip
-    """The ``compact/transcript`` marker of an agent's own compaction, with the figures its transcript recorded
-    (0: not recorded), at entry ``position``."""
+    """The ``compact/transcript`` marker of an agent's own compaction, with the trigger and figures its transcript
+    recorded (None: not recorded; never a made-up 0 or "auto"), at entry ``position``."""
     return {
         "kind": "compaction", "at": at, "boundaryId": f"agent-{position}", "trigger": trigger, "summarizer": "agent",
-        "fallback": False, "fallbackReason": None, "tokensBefore": before or 0, "tokensAfter": after or 0,
+        "fallback": False, "fallbackReason": None, "tokensBefore": before, "tokensAfter": after,
         "summary": summary,
     }  # fmt: skip

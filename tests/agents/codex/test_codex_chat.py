@@ -42,5 +42,5 @@ def test_the_users_compact_is_a_manual_marker_between_the_turns_it_came_between(
     assert entries[at - 1]["message"]["content"][-1]["text"] == "f2.py reads fine."
     assert entries[at + 1]["message"]["content"] == [{"type": "text", "text": "and f3.py?"}]
     assert marker["trigger"] == "manual" and marker["summarizer"] == "agent"
-    assert (marker["tokensBefore"], marker["tokensAfter"]) == (0, 0)  # no token_usage_record: none made up
+    assert (marker["tokensBefore"], marker["tokensAfter"]) == (None, None)  # no token_usage_record: none made up
     assert marker["summary"] == "Summary: f1.py and f2.py read fine."

@@ -323,7 +323,7 @@ function M.compaction_mark(entry)
   end
   if entry.summarizer == 'agent' then
     -- the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
-    -- an imported copy knows neither (figures 0), and none are made up
+    -- an imported copy knows neither (null), and none are made up
     if (tonumber(entry.tokensBefore) or 0) <= 0 or (tonumber(entry.tokensAfter) or 0) <= 0 then
       return '  ── conversation compacted by the agent (its own summary) ──'
     end

@@ -66,7 +66,7 @@ export function describeMarker(marker: MarkerFacts): string {
   const summary = describeSummarizer(marker);
   if (marker.summarizer === "agent") {
     // the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
-    // an imported copy knows neither (figures 0), and none are made up
+    // an imported copy knows neither (null), and none are made up
     if (marker.tokensBefore <= 0 || marker.tokensAfter <= 0) {
       return "Conversation compacted by the agent · its own summary";
     }

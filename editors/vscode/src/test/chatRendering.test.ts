@@ -166,6 +166,15 @@ describe("a session restored from the server", () => {
     assert.match(html, /offline summary, because the model failed: no API key/);
     assert.match(html, /Compaction undone: 20k → 150k \(\+130k\)</); // its figures, after a reload too
   });
+  test("an agent's compaction whose copy recorded no trigger or figures (null) says none", () => {
+    const t = transcriptFromRecords([
+      { kind: "compaction", trigger: null, tokensBefore: null, tokensAfter: null, summarizer: "agent", fallback: false, summary: "s" },
+      { kind: "compaction", trigger: "auto", tokensBefore: 900000, tokensAfter: null, summarizer: "agent", fallback: false, summary: "s" },
+    ]);
+    const html = renderTranscript(t);
+    assert.equal(html.split("Conversation compacted by the agent · its own summary").length - 1, 2);
+    assert.ok(!/NaN|→ 0|null/.test(html), html);
+  });
 });
 
 test("after an undo the restored messages are not dimmed, and a reload keeps the undo marker's figures", () => {
