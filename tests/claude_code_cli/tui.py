@@ -18,8 +18,6 @@ from tests.support.tmux_cli import TmuxCli
 from .claude_cli import ClaudeCode
 
 POLL_SECONDS = 0.2
-RULE = "─" * 20
-"""Part of the horizontal rules the TUI draws above and below its input box."""
 PROMPT = "❯ "
 """What the TUI draws before the input box's text."""
 
@@ -45,20 +43,14 @@ class ClaudeCodeTui:
     def start(self, *args: str) -> None:
         """``claude --permission-mode acceptEdits`` and ``args``; returns once its input box is drawn."""
         self.tmux.start([str(self.cc.binary), "--permission-mode", "acceptEdits", *args], self.cc.env, self.cc.project)
-        self.wait_for("the prompt", lambda: PROMPT.strip() in self.input_box(), 60)
+        self.wait_for("the prompt", lambda: PROMPT.strip() in self.tmux.between_rules(), 60)
 
     def screen(self) -> str:
         return self.tmux.screen()
 
-    def input_box(self) -> str:
-        """The lines between the last two rules the TUI draws around its input box ("" before it is drawn)."""
-        lines = self.screen().splitlines()
-        rules = [n for n, line in enumerate(lines) if RULE in line]
-        return "\n".join(lines[rules[-2] + 1 : rules[-1]]).strip() if len(rules) >= 2 else ""
-
     def type(self, text: str) -> None:
         """Type ``text`` and Enter, once the input box shows it typed (End before Enter: tests/support/tmux_cli.py)."""
-        self.tmux.type(text, lambda: self.input_box().removeprefix(PROMPT).rstrip().endswith(text))
+        self.tmux.type(text, lambda: self.tmux.between_rules().removeprefix(PROMPT).rstrip().endswith(text))
 
     def wait_for(self, what: str, ready: Callable[[], bool], seconds: float = 90) -> None:
         self.tmux.wait_for(what, ready, seconds)

@@ -24,8 +24,6 @@ from tests.support.tmux_cli import TmuxCli
 POLL_SECONDS = 0.1
 SUGGESTION_PROMPT = "[SUGGESTION MODE:"
 MEMORY_PROMPT = "Managed memory has TWO directories."
-RULE = "─" * 20
-"""Part of the horizontal rules the TUI draws above and below its input line."""
 COMPRESSED = "Chat history compressed from"
 """What the TUI shows once ``/compress`` compacted."""
 CURSOR = "\u200b"
@@ -66,11 +64,7 @@ class QwenTui:
 
     def input_line(self) -> str:
         """The text of the input box: the lines between the last two rules the TUI draws around it."""
-        lines = self.screen().splitlines()
-        rules = [n for n, line in enumerate(lines) if RULE in line]
-        if len(rules) < 2:
-            return ""
-        return "\n".join(lines[rules[-2] + 1 : rules[-1]]).strip().rstrip(CURSOR).rstrip()
+        return self.tmux.between_rules().rstrip(CURSOR).rstrip()
 
     def type(self, text: str) -> None:
         """Type ``text`` and Enter, once the input box shows it typed (End before Enter, as in Gemini CLI, whose

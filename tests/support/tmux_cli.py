@@ -24,6 +24,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+RULE = "─" * 20
+"""Part of the horizontal rules Claude Code and Qwen Code draw above and below their input box."""
+
 
 def tmux_missing() -> str | None:
     return None if shutil.which("tmux") else "tmux is not installed"
@@ -108,6 +111,13 @@ class TmuxCli:
     def history(self) -> str:
         """What the terminal showed since the start (what scrolled away as well)."""
         return self._capture("-S", "-")
+
+    def between_rules(self) -> str:
+        """The lines between the last two horizontal rules of the screen (a TUI's input box), "" before it drew
+        two."""
+        lines = self.screen().splitlines()
+        rules = [n for n, line in enumerate(lines) if RULE in line]
+        return "\n".join(lines[rules[-2] + 1 : rules[-1]]).strip() if len(rules) >= 2 else ""
 
     @property
     def exited(self) -> str | None:
