@@ -14,10 +14,12 @@ user might type next (the main chat forked, its last user message ``SUGGESTION_P
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from tests.qwen_code.chat_completions_stub import Request, text_of
+from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, text_of
 from tests.qwen_code.qwen_cli import QWEN, QwenHome
 from tests.support.tmux_cli import TmuxCli
 
@@ -38,6 +40,20 @@ def last_user_text(request: Request) -> str:
 def is_side(request: Request) -> bool:
     """A request of the TUI's own, not of the user's chat: the next-input suggestion or the memory writer."""
     return last_user_text(request).startswith((SUGGESTION_PROMPT, MEMORY_PROMPT))
+
+
+@contextmanager
+def tui_home(tmp_path: Path, project: Path) -> Iterator[QwenHome]:
+    """A home for the TUI of ``project``: its stub (the test scripts it), the user's settings, our hook installed in
+    the project by ``install-hook``."""
+    stub = ChatCompletionsStub(lambda request: Reply(text="unused")).start()
+    try:
+        home = QwenHome(tmp_path / "home", project, stub)
+        home.write_settings(general={"enableAutoUpdate": False})  # the TUI's update check, offline, takes 5 s
+        assert "installed the compact-lsp hook" in home.install(user=False)
+        yield home
+    finally:
+        stub.stop()
 
 
 @dataclass

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.qwen_code.chat_completions_stub import ChatCompletionsStub, Reply, Request, system_text, text_of
+from tests.qwen_code.chat_completions_stub import Reply, Request, system_text, text_of
 from tests.qwen_code.qwen_cli import OUR_BLOCK, QwenHome, is_main, is_summary, needs_qwen_code, our_block
-from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text
+from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text, tui_home
 from tests.support.tmux_cli import tmux_missing
 
 from compact_lsp.agents.qwen_code.hook import NOTHING_SINCE
@@ -72,12 +72,8 @@ def qwen(tmp_path: Path) -> Iterator[QwenHome]:
     (project / "src" / "small_b.py").write_text("SMALL_B = 'put back by Qwen itself too'\n")
     (project / "notes.md").write_text("# Notes\n\nNOTES_LINE: the handlers must answer within 30 seconds.\n")
     (project / "docs" / "guide.md").write_text(numbered("GUIDE_{i}: a line of the guide", 40))
-    stub = ChatCompletionsStub(lambda request: Reply(text="unused")).start()
-    home = QwenHome(tmp_path / "home", project, stub)
-    home.write_settings(general={"enableAutoUpdate": False})  # the TUI's update check, offline, takes 5 s
-    assert "installed the compact-lsp hook" in home.install(user=False)
-    yield home
-    stub.stop()
+    with tui_home(tmp_path, project) as home:
+        yield home
 
 
 def script(qwen: QwenHome) -> tuple[list[int], Callable[[Request], Reply]]:
