@@ -19,10 +19,12 @@ from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.codex.file_uses import shell_reads
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
+from compact_lsp.engine.codex.working_set import codex_working_set
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.conversation.validate import repair
 from compact_lsp.engine.files.usable_path import real_path
+from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
@@ -45,6 +47,15 @@ def imported_from(session_id: str, source: str | None) -> str | None:
     if source != "import":
         return None
     return next((agent for prefix, agent in _COPIED_FROM.items() if session_id.startswith(prefix)), None)
+
+
+def copied_working_set(session_id: str, source: str | None, messages: list[Message], cwd: str) -> WorkingSet | None:
+    """An imported copy's working set as its agent's hook reads it, when that is not what the session tracked (a
+    Codex rollout's copy: its ``apply_patch`` hunks and reads told exactly, the plan in the ledger); None: the
+    session's own."""
+    if source == "import" and session_id.startswith(CODEX_COPY_PREFIX):
+        return codex_working_set(messages, cwd)
+    return None
 
 
 class AlreadyImported(StoreError):

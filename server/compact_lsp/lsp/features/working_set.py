@@ -1,9 +1,10 @@
 """``compact/workingSet``: a session's ledger as rows an editor shows with links, and the text the model gets.
 
-Any session the server knows: ours (its working set outlives its compactions), a followed Claude Code or Codex
-session (the window followed, read as its hook reads it) or an imported one. Read-only: the working set is copied
-under the session's lock, or at once while a compaction holds it (a compaction never changes the working set; the
-append that would waits for the lock), then checked against the disk off the loop through the session's file gate.
+Any session the server knows: ours (its working set outlives its compactions), a followed agent's session (the
+window followed, read as its hook reads it) or an imported one (agents/importing.py ``copied_working_set``).
+Read-only: the working set is copied under the session's lock, or at once while a compaction holds it (a compaction
+never changes the working set; the append that would waits for the lock), then checked against the disk off the
+loop through the session's file gate.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.agents.importing import CODEX_COPY_PREFIX
-from compact_lsp.engine.codex.working_set import codex_working_set
+from compact_lsp.agents.importing import copied_working_set
 from compact_lsp.engine.compaction.ledger import LedgerView, ledger_view
 from compact_lsp.engine.files.file_gate import gated_reader
 from compact_lsp.engine.files.plan_state import extract_plan
@@ -37,8 +37,9 @@ def _taken(slot: SessionSlot) -> tuple[WorkingSet, list[Message], str, bool]:
         return work, followed.messages, work.cwd, followed.plan_in_ledger
     cwd = session.workspace_root or ""
     messages = list(session.messages)
-    if session.id.startswith(CODEX_COPY_PREFIX) and session.source == "import":  # a Codex rollout's copy
-        return codex_working_set(messages, cwd), messages, cwd, True
+    copied = copied_working_set(session.id, session.source, messages, cwd)  # an agent's log, as its hook reads it
+    if copied is not None:
+        return copied, messages, cwd, True
     return session.state.working_set.snapshot(), messages, cwd, False
 
 
