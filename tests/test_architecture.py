@@ -78,7 +78,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "protocol",
     ),
     "agents": (
-        grimp.Layer("hook_process", "importing", "doctor", "shown", "other_installs"),
+        grimp.Layer("hook_process", "importing", "inspecting", "doctor", "shown", "other_installs"),
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",

@@ -1,7 +1,7 @@
 """Offline subcommands: look at a real session without an editor.
 
-``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session (or a Codex rollout, a Qwen Code transcript:
-what its model holds now) and prints its context usage by kind and what
+``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session (or another agent's log, what its model holds
+now: agents/inspecting.py) and prints its context usage by kind and what
 microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
 ``compact-lsp compact SESSION.jsonl [--turn N ...]`` previews full compaction (evaluation/compact_preview.py).
 """
@@ -14,15 +14,18 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
-from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUnavailable
 from compact_lsp.engine.conversation.usage import ContextUsage, message_kind_tokens
 from compact_lsp.engine.session.context_session import ContextSession
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.lsp.protocol.answers import usage_answer
+
+if TYPE_CHECKING:
+    from compact_lsp.agents.inspecting import AgentWindow
+    from compact_lsp.engine.conversation.messages import Message
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -141,93 +144,27 @@ def _microcompaction_preview(plan: Any) -> dict[str, Any] | None:
     }
 
 
-def inspect_codex(
-    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
-) -> dict[str, Any]:
-    """``inspect_session`` for a Codex rollout: what the model holds now (since its last compaction)."""
-    from compact_lsp.engine.codex.rollout import read_rollout
-
-    rollout = read_rollout(path, developer=True)  # the model holds its developer items: counted
-    last = rollout.last_compaction
-    return _inspect_window(
-        path, settings, counter, window_given=window_given, agent="codex",
-        session_id=rollout.session_id or Path(path).stem, title=rollout.title or "", cwd=rollout.cwd,
-        model=rollout.model, messages=rollout.current_context(), usage=rollout.usage, window=rollout.context_window,
-        facts={
-            "assistantTurns": sum(1 for m in rollout.messages if m["role"] == "assistant"),
-            "problems": [f"{rollout.bad_lines} line(s) could not be read"] if rollout.bad_lines else [],
-            "skippedRecords": dict(rollout.skipped),
-            "historyMessages": last.index if last else 0,
-            "compaction": None if last is None else {"compactions": len(rollout.compactions)},
-        },
-    )  # fmt: skip
-
-
-def inspect_qwen(
-    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
-) -> dict[str, Any]:
-    """``inspect_session`` for a Qwen Code transcript: what the model holds now (since its last compaction)."""
-    from compact_lsp.agents.qwen_code.chat_log import read_chat
-
-    chat = read_chat(path)
-    last = chat.compactions[-1] if chat.compactions else None
-    return _inspect_window(
-        path, settings, counter, window_given=window_given, agent="qwen-code",
-        session_id=chat.session_id or Path(path).stem, title=chat.title or "", cwd=chat.cwd, model=chat.model,
-        messages=chat.messages, usage=chat.usage, window=chat.context_window,
-        facts={
-            "assistantTurns": chat.assistant_turns,
-            "problems": [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else [],
-            "skippedRecords": dict(chat.skipped),
-            "compaction": None if last is None else {
-                "compactions": len(chat.compactions), "trigger": last.trigger, "preTokens": last.tokens_before,
-                "postTokens": last.tokens_after,
-            },
-        },
-    )  # fmt: skip
-
-
-def inspect_gemini(
-    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
-) -> dict[str, Any]:
-    """``inspect_session`` for a Gemini CLI session file: what the model holds now (since its last compression)."""
-    from compact_lsp.agents.gemini_cli.chat_log import read_chat
-
-    chat = read_chat(path)
-    return _inspect_window(
-        path, settings, counter, window_given=window_given, agent="gemini-cli",
-        session_id=chat.session_id or Path(path).stem, title=chat.title or "", cwd=chat.cwd, model=chat.model,
-        messages=chat.messages, usage=chat.usage, window=chat.context_window,
-        facts={
-            "assistantTurns": chat.assistant_turns,
-            "problems": [f"{chat.bad_lines} line(s) could not be read"] if chat.bad_lines else [],
-            "skippedRecords": dict(chat.skipped),
-            "compaction": {"compactions": len(chat.compressions)} if chat.compressions else None,
-        },
-    )  # fmt: skip
-
-
 def _inspect_window(
-    path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool, agent: str,
-    session_id: str, title: str, cwd: str | None, model: str | None, messages: list[Message],
-    usage: dict[str, Any] | None, window: int | None, facts: dict[str, Any],
-) -> dict[str, Any]:  # fmt: skip
-    """The report of an agent's transcript read as the window its model holds now (``inspect_session``'s keys)."""
+    path: str, settings: EngineSettings, counter: TiktokenCounter, log: AgentWindow, *, window_given: bool
+) -> dict[str, Any]:
+    """The report of an agent's log read as the window its model holds now (``inspect_session``'s keys)."""
     from compact_lsp.engine.conversation.usage import reported_input_tokens
     from compact_lsp.engine.conversation.validate import repair
 
-    if not window_given and window:
-        settings = dataclasses.replace(settings, context_window=window)
-    fixed = repair(messages)
-    session = ContextSession(session_id, settings=settings, counter=counter, title=title, workspace_root=cwd or None)
+    if not window_given and log.window:
+        settings = dataclasses.replace(settings, context_window=log.window)
+    fixed = repair(log.messages)
+    session = ContextSession(log.session_id, settings=settings, counter=counter, title=log.title,
+                             workspace_root=log.cwd or None)  # fmt: skip
     session.append(fixed.messages)
     measured = session.usage()
-    reported = reported_input_tokens(usage)
+    reported = reported_input_tokens(log.usage)
     if reported:
         measured = dataclasses.replace(measured, reported=reported)
     return {
-        "path": path, "agent": agent, "sessionId": session.id, "title": title, "messages": len(session.messages),
-        "repairs": list(fixed.actions), "model": model, "historyMessages": 0, **facts,
+        "path": path, "agent": log.agent, "sessionId": session.id, "title": log.title,
+        "messages": len(session.messages), "repairs": list(fixed.actions), "model": log.model, "historyMessages": 0,
+        **log.facts,
         "usage": usage_answer(measured),
         "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
     }  # fmt: skip
@@ -263,14 +200,13 @@ def _inspect(ns: argparse.Namespace) -> int:
     )
     counter = TiktokenCounter()
     given = ns.context_window is not None
-    from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session
-    from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat
-    from compact_lsp.engine.codex.rollout import is_rollout
+    from compact_lsp.agents.inspecting import agent_window
 
     def inspect_one(path: str) -> dict[str, Any]:
-        how = inspect_qwen if is_qwen_chat(path) else inspect_codex if is_rollout(path) else inspect_session
-        how = inspect_gemini if is_gemini_session(path) else how
-        return how(path, settings, counter, window_given=given)
+        log = agent_window(path)
+        if log is None:
+            return inspect_session(path, settings, counter, window_given=given)
+        return _inspect_window(path, settings, counter, log, window_given=given)
 
     reports = [inspect_one(p) for p in ns.sessions]
     if ns.json:
