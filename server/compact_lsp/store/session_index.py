@@ -40,7 +40,9 @@ INDEX_FILE = "index.json"
 CURRENT_FILE = "current-session"
 INDEX_VERSION = 2
 TITLE_MAX_CHARS = 80
-SOURCES = ("chat", "import", "api", "claude-code", "codex")
+SOURCES = ("chat", "import", "api")
+"""What a stored session's ``source`` may be: an agent's followed session is never stored (its name is its source
+only in memory, lsp/sessions/registry.py)."""
 WRITE_INTERVAL = 0.5
 """Seconds between two writes of ``index.json`` while changes keep coming."""
 

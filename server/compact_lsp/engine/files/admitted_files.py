@@ -37,8 +37,9 @@ from compact_lsp.engine.files.usable_path import real_path_or_none
 Reason = Literal["read", "edit", "transcript"]
 REASONS: tuple[Reason, ...] = ("read", "edit", "transcript")
 
-TRANSCRIPT_SOURCES = frozenset({"import", "claude-code"})
-"""Sessions whose history is a transcript: its successful file uses are proposed to the user, never admitted."""
+OWN_SOURCES = frozenset({None, "chat", "api"})
+"""Sessions whose history is ours (the chat's, a client's appends); any other's is a transcript written elsewhere (an
+import, an agent's followed log): its successful file uses are proposed to the user, never admitted."""
 
 Identity = tuple[int, int]
 """(device, inode) of an admitted file as it was when admitted."""

@@ -19,7 +19,7 @@ from compact_lsp.engine.conversation.managed_history import ManagedHistory
 from compact_lsp.engine.conversation.messages import CLEARED_TOOL_RESULT, Message, normalize_message, tool_uses
 from compact_lsp.engine.conversation.tokens import TokenCounter
 from compact_lsp.engine.conversation.usage import reported_input_tokens
-from compact_lsp.engine.files.admitted_files import TRANSCRIPT_SOURCES, AdmittedFiles
+from compact_lsp.engine.files.admitted_files import OWN_SOURCES, AdmittedFiles
 from compact_lsp.engine.files.change_notices import ChangeNotices, SeenFiles, SeenText, absolute_path, attached_body
 from compact_lsp.engine.files.read_state import ReadFileState
 from compact_lsp.engine.files.working_set import WorkingSet
@@ -75,8 +75,9 @@ class SessionState:
         """Tokens of the cleared-result markers microcompaction left: never clearable, so not a reason to plan."""
         self._counter = counter
         self._clock = clock
-        self._transcript = source in TRANSCRIPT_SOURCES
-        """A Claude Code transcript's history: its successful file uses admit their files."""
+        self._transcript = source not in OWN_SOURCES
+        """A history written elsewhere (admitted_files.py ``OWN_SOURCES``): its successful file uses propose their
+        files."""
         self._workspace_root = workspace_root
         self._ids: set[str] = set()
         self._ids_at = 0
