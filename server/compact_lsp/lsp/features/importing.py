@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from compact_lsp.agents import registered
 from compact_lsp.agents.importing import AlreadyImported, import_into_store
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, load_encoding
 from compact_lsp.lsp.features.handlers import request_handler
@@ -41,7 +42,7 @@ def _log_path(server: CompactLanguageServer, args: Mapping[str, Any]) -> tuple[s
         session_id = required_str(args, "sessionId", IMPORT_SESSION)
         slot = server.registry().slots.get(session_id)
         if slot is None or slot.followed is None:
-            followed = "an agent's session followed here (Claude Code, Codex, Qwen Code)"
+            followed = f"an agent's session followed here ({', '.join(agent.owner for agent in registered.AGENTS)})"
             raise invalid_params(f"{IMPORT_SESSION}: {session_id!r} is not {followed}")
         return str(slot.followed.path), True
     path = os.path.expanduser(required_str(args, "path", IMPORT_SESSION))
