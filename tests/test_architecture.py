@@ -481,3 +481,70 @@ def test_the_module_check_sees_an_untested_module(tmp_path: Path) -> None:
     doc = "## Modules no test imports\n\n- `room/named.py`: through the server.\n"
     imported = {"compact_lsp.room.tested"}
     assert untested_and_unnamed(tmp_path / "pkg", imported, doc) == ["room/forgotten.py"]
+
+
+AGENT_ROOMS = tuple(sorted(p.name for p in (PACKAGE / "agents").iterdir() if (p / "agent.py").is_file()))
+"""The rooms of the agents beside us (``agents/<name>/agent.py``)."""
+
+NAMED_AGENTS_ALLOWED: dict[str, str] = {
+    "evaluation/agent_rules.py": "research: replays score our hooks against each agent's own measured rule",
+    "evaluation/config.py": "research: the variants replayed are the agents' own rules and hook budgets",
+    "evaluation/ledger_recall.py": "research: the ledger's recall beside Claude Code's measured re-attachment",
+}
+"""Modules outside agents/ that name an agent, each with the reason; the test fails when one no longer does, so
+the list only shrinks. The evaluation is never imported by production (``PRODUCTION``)."""
+
+
+def named_agents(package: Path, names: set[str], rooms: tuple[str, ...]) -> dict[str, list[str]]:
+    """What each module outside ``agents/`` says of a particular agent: a string that is one of its ``names`` (a
+    session's ``source``: a table keyed by it, a comparison) and an import from one of its ``rooms``, lazy ones
+    included; documentation strings aside."""
+    found: dict[str, list[str]] = {}
+    room_modules = tuple(f"compact_lsp.agents.{room}" for room in rooms)
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[0] == "agents":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        said = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in names and id(node) not in docs:
+                said.append(f"{node.lineno}: {node.value!r}")
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                said += [f"{node.lineno}: imports {m}" for m in modules if m.startswith(room_modules)]
+        if said:
+            found[str(relative)] = sorted(said, key=lambda s: int(s.partition(":")[0]))
+    return found
+
+
+def test_nothing_above_agents_switches_on_which_agent_it_is() -> None:
+    """One contract for every agent beside us (agents/agent.py): cli/, lsp/, the engine and the store reach an agent
+    through the registration list or its followed session, never by its name or its room; adding an agent is one
+    room and one line in agents/registered.py."""
+    from compact_lsp.agents import registered
+
+    assert set(AGENT_ROOMS) == {"claude_code", "codex", "qwen_code", "gemini_cli"}, "the rooms moved"
+    found = named_agents(PACKAGE, {agent.name for agent in registered.AGENTS}, AGENT_ROOMS)
+    assert {k: v for k, v in found.items() if k not in NAMED_AGENTS_ALLOWED} == {}
+    assert NAMED_AGENTS_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
+
+
+def test_the_agent_check_sees_a_table_keyed_by_an_agent(tmp_path: Path) -> None:
+    (tmp_path / "lsp").mkdir()
+    (tmp_path / "agents" / "codex").mkdir(parents=True)
+    (tmp_path / "lsp" / "timeline.py").write_text(
+        '"""Rows for codex."""\n'
+        "from compact_lsp.agents.codex.chat import rows\n"
+        'RECORDED = {"codex": rows, "ours": None}\n'
+        'SAID = "codex"\n"""An attribute\'s doc naming codex."""\n'
+        "def chat(source):\n    import compact_lsp.agents.codex.live\n    return source == 'codex'\n"
+    )
+    (tmp_path / "agents" / "codex" / "live.py").write_text('NAME = "codex"\nfrom compact_lsp.agents.codex import x\n')
+    assert named_agents(tmp_path, {"codex"}, ("codex",)) == {
+        "lsp/timeline.py": [
+            "2: imports compact_lsp.agents.codex.chat", "3: 'codex'", "4: 'codex'",
+            "7: imports compact_lsp.agents.codex.live", "8: 'codex'",
+        ],
+    }  # fmt: skip
