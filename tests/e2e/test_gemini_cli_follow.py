@@ -62,7 +62,8 @@ async def test_a_gemini_cli_session_is_followed_as_gemini_writes_it(workspace: W
         timeline = await request(client, "compact/timeline", {"sessionId": FOLLOWED})  # its compression, a marker
         assert timeline["agent"] == "gemini-cli"
         [row] = timeline["rows"]
-        assert row["trigger"] == "auto" and "<state_snapshot>" in row["summary"]
+        assert (row["trigger"], row["tokensBefore"], row["tokensAfter"]) == ("auto", 900_000, 6_000)
+        assert row["summary"] == "the user read big.py lines 100-120" and row["at"] == "2026-12-06T02:16:46.977Z"
 
         chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})  # all of it, as the user saw it
         entries = chat["entries"]

@@ -87,7 +87,7 @@ async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Work
         assert [(r["trigger"], r["tokensBefore"], r["tokensAfter"]) for r in timeline["rows"]] == [
             ("auto", 72_689, 70_480), ("manual", 7_000, 300)
         ]  # fmt: skip
-        assert timeline["rows"][1]["summary"] == summary
+        assert timeline["rows"][1]["summary"] == "reviewed big.py"  # the snapshot's text, as the chat's marker
 
         chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})  # all of it, as the user saw it
         entries = chat["entries"]
@@ -96,6 +96,8 @@ async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Work
         said = [b.get("text") for e in entries if e["kind"] == "message" for b in e["message"]["content"]]
         assert said[0] == "please read big.py around line 1000"  # compacted away from the model, not from the chat
         assert said[-2:] == ["thanks", "You're welcome."] and "Got it." not in said
+        stamps = [(e["at"], e["summary"]) for e in entries if e["kind"] == "compaction"]
+        assert stamps == [(r["at"], r["summary"]) for r in timeline["rows"]] and stamps[0][0]  # one reading of both
 
         for name in ("compact.microcompact", "compact.undo", "compact.compact"):
             with pytest.raises(Exception, match="Qwen Code") as refused:

@@ -47,6 +47,16 @@ class AgentCompaction:
     """What a hook's context became there."""
 
 
+def marked_compactions(entries: list[dict[str, Any]]) -> list[AgentCompaction]:
+    """The agent's compactions as the markers of its chat carry them (``chat_entries``, ``shown_blocks.agent_marker``):
+    a room whose chat reads every compaction gives its timeline the same rows, read once."""
+    return [
+        AgentCompaction(e["at"], e["trigger"], e["tokensBefore"], e["tokensAfter"], e["summary"])
+        for e in entries
+        if e.get("kind") == "compaction"
+    ]
+
+
 class FollowedJournal:
     """The journal of a followed session: refuses every write except the follower's own updates."""
 

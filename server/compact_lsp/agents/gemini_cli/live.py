@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.followed_window import (
+    AgentCompaction,
+    FollowedJournal,
+    FollowedTranscript,
+    OpenTail,
+    marked_compactions,
+)
 from compact_lsp.agents.gemini_cli.auto_compaction import gemini_auto_compaction, token_limit
 from compact_lsp.agents.gemini_cli.chat import gemini_cli_chat_entries
 from compact_lsp.agents.gemini_cli.chat_log import GeminiChat, read_chat
@@ -136,10 +142,9 @@ class FollowedGeminiSession(FollowedTranscript):
         return gemini_auto_compaction(self._chat.model, self.cwd or self.session.workspace_root, self.path)
 
     def recorded_compactions(self) -> list[AgentCompaction]:
-        """Gemini CLI compresses by itself only, and records no token counts: each compression's summary."""
-        return [
-            AgentCompaction(None, "auto", None, None, summary) for summary in read_chat(str(self.path)).compressions
-        ]
+        """Each compression, as its chat's marker: automatic, when, the prompts Gemini reported around it, the
+        summary (chat.py)."""
+        return marked_compactions(gemini_cli_chat_entries(self.path))
 
     def chat_entries(self) -> list[dict[str, Any]] | None:
         """Every turn as it happened, a marker at each of Gemini's compressions (chat.py)."""

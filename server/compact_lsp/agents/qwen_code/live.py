@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from compact_lsp.agents.appended_lines import AppendedLines
-from compact_lsp.agents.followed_window import AgentCompaction, FollowedJournal, FollowedTranscript, OpenTail
+from compact_lsp.agents.followed_window import (
+    AgentCompaction,
+    FollowedJournal,
+    FollowedTranscript,
+    OpenTail,
+    marked_compactions,
+)
 from compact_lsp.agents.qwen_code.chat import qwen_code_chat_entries
 from compact_lsp.agents.qwen_code.chat_log import (
     MAX_CHAT_BYTES,
@@ -28,7 +34,6 @@ from compact_lsp.agents.qwen_code.chat_log import (
     QwenChat,
     first_cwd,
     parse_line,
-    read_chat,
 )
 from compact_lsp.agents.qwen_code.transcript import engine_view, transcript_dir
 from compact_lsp.engine.conversation.messages import Message
@@ -147,12 +152,9 @@ class FollowedQwenSession(FollowedTranscript):
         return work
 
     def recorded_compactions(self) -> list[AgentCompaction]:
-        """Each ``chat_compression`` record of the transcript: its trigger and figures, its summary."""
-        return [
-            AgentCompaction(None, "manual" if c.trigger == "manual" else "auto", c.tokens_before, c.tokens_after,
-                            c.summary or None)
-            for c in read_chat(str(self.path)).compactions
-        ]  # fmt: skip
+        """Each ``chat_compression`` record of the transcript, as its chat's marker: when, its trigger and figures,
+        its summary (chat.py)."""
+        return marked_compactions(qwen_code_chat_entries(self.path))
 
     def chat_entries(self) -> list[dict[str, Any]] | None:
         """Every turn as it happened, a marker at each of Qwen's compactions (chat.py)."""
