@@ -1,6 +1,7 @@
 """One contract for the agents beside us (agents/agent.py): an agent is one room and one registration. A fake agent
-registered here gets the command line (its install and its hook), the hook process, the server's install command
-and following its transcripts as read-only sessions, with nothing else changed."""
+registered here gets the command line (its install and its hook), the hook process, the server's install command,
+following its transcripts as read-only sessions, and its own compaction timeline and chat, with nothing else
+changed."""
 
 from __future__ import annotations
 
@@ -22,18 +23,35 @@ from compact_lsp.agents import registered
 from compact_lsp.agents.agent import AgentBeside, FollowedFolder, MakeSession
 from compact_lsp.agents.claude_code.live import FollowedSession, OwnedByClaudeCode
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
+from compact_lsp.agents.followed_window import AgentCompaction
 from compact_lsp.agents.hook_io import HookInput, session_start_answer
 from compact_lsp.agents.hook_process import run_hook
 from compact_lsp.agents.settings_files import HookChange
+from compact_lsp.agents.shown_blocks import agent_marker
 from compact_lsp.cli.main import main as cli_main
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.lsp.app import create_server
-from compact_lsp.lsp.features import lifecycle, methods, session_picker
+from compact_lsp.lsp.features import lifecycle, methods, session_picker, timeline
 from compact_lsp.lsp.features.agent_hooks import install_command
 from compact_lsp.lsp.following.agent_follow import follow_agents
 from compact_lsp.lsp.work.compacting import compact_session
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_code" / "split_assistant.jsonl"
+
+
+COMPACTED_AT = "2026-12-06T08:00:00Z"
+SAID_BEFORE = {"role": "user", "content": [{"type": "text", "text": "what the fake agent's user said before"}]}
+
+
+class FakeFollowed(FollowedSession):
+    """The fake agent's transcript, read as Claude Code's; its compactions and its whole chat are its own."""
+
+    def recorded_compactions(self) -> list[AgentCompaction]:
+        return [AgentCompaction(COMPACTED_AT, "manual", 150_000, 12_000, "the fake agent's summary", kept=["a", "b"])]
+
+    def chat_entries(self) -> list[dict[str, Any]] | None:
+        marker = agent_marker(1, COMPACTED_AT, "manual", 150_000, 12_000, "the fake agent's summary")
+        return [{"kind": "message", "at": None, "message": SAID_BEFORE}, marker]
 
 
 @dataclass(frozen=True)
@@ -83,8 +101,8 @@ class FakeAgent:
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
         folder = Path(settings.folder)
 
-        def open_transcript(path: Path, make_session: MakeSession) -> FollowedSession | None:
-            return FollowedSession(LiveTranscript(path), make_session) if path.is_file() else None
+        def open_transcript(path: Path, make_session: MakeSession) -> FakeFollowed | None:
+            return FakeFollowed(LiveTranscript(path), make_session) if path.is_file() else None
 
         return FollowedFolder(
             folder, recursive=False, levels_to_wait=0, wanted=lambda p: p.endswith(".jsonl"),
@@ -127,7 +145,7 @@ def test_a_registered_agent_gets_the_hook_process(fake_registered: AgentBeside, 
     assert answer["hookSpecificOutput"]["additionalContext"] == "what Fake Agent lost in session s1 (123 chars)"
 
 
-def test_a_registered_agent_is_followed_and_installed_by_the_server(
+def test_a_registered_agent_is_followed_installed_and_shown_by_the_server(
     fake_registered: AgentBeside, tmp_path: Path
 ) -> None:
     transcripts = tmp_path / "fake-transcripts"
@@ -172,6 +190,18 @@ def test_a_registered_agent_is_followed_and_installed_by_the_server(
             assert status["messageCount"] > 0
             with pytest.raises(OwnedByClaudeCode):  # the transcript's owner refuses changes (its reader's words)
                 await compact_session(ls, slot, trigger="manual")
+            shown = await timeline.timeline(ls, {"sessionId": slot.session.id})  # its compactions, as it says them
+            assert shown["agent"] == FAKE.name
+            assert shown["rows"] == [
+                {"kind": "full", "at": COMPACTED_AT, "trigger": "manual", "tokensBefore": 150_000,
+                 "tokensAfter": 12_000, "summary": "the fake agent's summary", "kept": ["a", "b"]},
+            ]  # fmt: skip
+            chat = await session_picker.transcript(ls, {"sessionId": slot.session.id})  # its whole conversation
+            assert [e["kind"] for e in chat["entries"]] == ["message", "compaction"]
+            assert chat["entries"][0]["message"] == SAID_BEFORE
+            marker = chat["entries"][1]
+            assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("manual", 150_000, 12_000)
+            assert marker["summary"] == "the fake agent's summary" and marker["summarizer"] == "agent"
         finally:
             lifecycle.shutdown(ls)
 
