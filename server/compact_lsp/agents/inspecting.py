@@ -10,10 +10,10 @@ from typing import Any
 
 from compact_lsp.agents.codex.agent import CODEX
 from compact_lsp.agents.gemini_cli.agent import GEMINI_CLI
-from compact_lsp.agents.gemini_cli.chat_log import is_gemini_session
+from compact_lsp.agents.gemini_cli.chat_log import GeminiChat, is_gemini_session
 from compact_lsp.agents.gemini_cli.chat_log import read_chat as read_gemini
 from compact_lsp.agents.qwen_code.agent import QWEN_CODE
-from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
+from compact_lsp.agents.qwen_code.chat_log import QwenChat, is_qwen_chat, read_chat
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
 from compact_lsp.engine.conversation.messages import Message
 
@@ -71,30 +71,28 @@ def _codex(path: str) -> AgentWindow:
 def _qwen(path: str) -> AgentWindow:
     chat = read_chat(path)
     last = chat.compactions[-1] if chat.compactions else None
-    return AgentWindow(
-        QWEN_CODE.name, chat.session_id or Path(path).stem, chat.title or "", chat.cwd, chat.model, chat.messages,
-        chat.usage, chat.context_window,
-        facts={
-            "assistantTurns": chat.assistant_turns,
-            "problems": _problems(chat.bad_lines),
-            "skippedRecords": dict(chat.skipped),
-            "compaction": None if last is None else {
-                "compactions": len(chat.compactions), "trigger": last.trigger, "preTokens": last.tokens_before,
-                "postTokens": last.tokens_after,
-            },
-        },
-    )  # fmt: skip
+    return _chat_window(QWEN_CODE.name, path, chat, None if last is None else {
+        "compactions": len(chat.compactions), "trigger": last.trigger, "preTokens": last.tokens_before,
+        "postTokens": last.tokens_after,
+    })  # fmt: skip
 
 
 def _gemini(path: str) -> AgentWindow:
     chat = read_gemini(path)
+    return _chat_window(
+        GEMINI_CLI.name, path, chat, {"compactions": len(chat.compressions)} if chat.compressions else None
+    )
+
+
+def _chat_window(agent: str, path: str, chat: QwenChat | GeminiChat, compaction: dict[str, Any] | None) -> AgentWindow:
+    """A Qwen Code or Gemini CLI chat (their logs tell the same facts), with the report's ``compaction``."""
     return AgentWindow(
-        GEMINI_CLI.name, chat.session_id or Path(path).stem, chat.title or "", chat.cwd, chat.model, chat.messages,
-        chat.usage, chat.context_window,
+        agent, chat.session_id or Path(path).stem, chat.title or "", chat.cwd, chat.model, chat.messages, chat.usage,
+        chat.context_window,
         facts={
             "assistantTurns": chat.assistant_turns,
             "problems": _problems(chat.bad_lines),
             "skippedRecords": dict(chat.skipped),
-            "compaction": {"compactions": len(chat.compressions)} if chat.compressions else None,
+            "compaction": compaction,
         },
     )  # fmt: skip
