@@ -110,7 +110,11 @@ class QwenHome:
 
 
 def is_summary(request: Request) -> bool:
-    return text_of(request["messages"][-1].get("content")).startswith(SUMMARY_PROMPT)
+    """Qwen's summary request, either way it asks (0.24.4): the main chat forked with its summarizer's prompt as
+    the last message, or, when its last prompt size is its own estimate (right after a compaction, so on a second
+    ``/compress`` with nothing between), its dedicated summarizer, whose system message that prompt is."""
+    last = text_of(request["messages"][-1].get("content"))
+    return last.startswith(SUMMARY_PROMPT) or system_text(request).startswith(SUMMARY_PROMPT)
 
 
 def is_main(request: Request) -> bool:

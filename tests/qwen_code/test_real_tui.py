@@ -8,7 +8,8 @@ Qwen writes its summary. Every assertion is about what Qwen sent to the stub: af
 in every request of the user's chat, once, from the first one on (Qwen awaited the hook); it holds the files of the
 turns since the previous compaction, as they are on disk now, and none of the window before; and none of what Qwen
 re-attached itself (the files it embedded whole) is in it again. After the third, with nothing to add, a note of
-ours replaces the second block (Qwen would otherwise put it back, its files as they were then).
+ours replaces the second block (Qwen would otherwise put it back, its files as they were then); so it does after
+two ``/compress`` typed one after the other.
 """
 
 from __future__ import annotations
@@ -87,7 +88,11 @@ def script(qwen: QwenHome) -> tuple[list[int], Callable[[Request], Reply]]:
                 path, before, after = CHANGED[summaries[0]]
                 file = qwen.project / path
                 file.write_text(file.read_text().replace(before, after))  # the hook must send what is on disk now
-            return Reply(text=f"<state_snapshot>Summary {summaries[0]}: files were reviewed.</state_snapshot>")
+            # its prompt's size as the API would count it: Qwen's own summarizer (a second /compress in a row)
+            # takes the history it compacted to be that less its 1,000-token prompt, and refuses a summary that
+            # would not shrink it ("Compression was not beneficial")
+            return Reply(text=f"<state_snapshot>Summary {summaries[0]}: files were reviewed.</state_snapshot>",
+                         prompt_tokens=max(1_000, len(json.dumps(request["messages"])) // 4))  # fmt: skip
         if is_side(request):
             return Reply(text="", prompt_tokens=2_000)  # nothing to suggest, nothing to remember
         prompt = last_user_text(request)
@@ -195,6 +200,37 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
 
     answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
     assert len(answered) == 3 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered[:2])  # as Qwen
+
+
+def test_two_compress_with_nothing_between_in_the_tui_leave_the_note_not_the_first_block(qwen: QwenHome) -> None:
+    """Files read, ``/compress`` typed twice in a row, a turn. The second compaction summarised nothing new: our
+    note replaces the first block (which Qwen would otherwise put back, its files as they were then), whether or
+    not Qwen had written the second compaction's record when the hook read the transcript (a race: the recorded
+    case is the hook's unit test)."""
+    summaries, qwen.stub.script = script(qwen)
+    first, _, chat, _ = TURNS
+    tui = QwenTui(qwen)
+    try:
+        tui.start()
+        tui.turn(first, TURNS[first][1])
+        tui.compress()
+        tui.compress()
+        tui.turn(chat, TURNS[chat][1])
+    finally:
+        tui.stop()
+    assert qwen.stub.refused == []
+    assert summaries == [2]  # the second, Qwen's own summarizer (its estimate after a compaction): is_summary
+
+    requests = list(qwen.stub.requests)
+    at = [i for i, r in enumerate(requests) if is_summary(r)]
+    assert all(our_block(r) is None for r in requests[: at[0] + 1])
+    assert not [r for r in requests[at[0] + 1 : at[1]] if user_chat(r)]  # nothing between the two
+    after = [r for r in requests[at[1] + 1 :] if user_chat(r)]
+    assert after
+    for request in after:
+        assert OUR_BLOCK not in system_text(request) and system_text(request).count(NOTHING_SINCE) == 1
+    answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
+    assert len(answered) == 2 and "'files': 2" in answered[0] and "'replaces'" in answered[1]
 
 
 def test_a_session_resumed_in_the_tui_gets_the_files_since_its_last_compaction(qwen: QwenHome) -> None:

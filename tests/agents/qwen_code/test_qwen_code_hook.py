@@ -9,11 +9,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT
+from compact_lsp.agents.qwen_code.transcript import PENDING_WAIT_S, read_window
 
 from .transcripts import QwenTranscript
 
@@ -145,6 +147,67 @@ def test_a_later_compaction_after_a_turn_without_tools_whose_record_is_not_writt
     assert context == NOTHING_SINCE
     logged = (Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "log" / "qwen-code-hook.log").read_text()
     assert "'recordNotWrittenYet': True" in logged and "'waitedForRecord': 1." in logged  # waited, in vain
+
+
+BACK_TO_BACK = Path(__file__).resolve().parents[2] / "fixtures" / "qwen_code" / "back-to-back-compress.jsonl"
+"""What the real TUI (0.24.4, 2026-12-06) wrote for a turn that read a region of ``src/big.py``, ``notes.md``
+through ``cat`` and ``src/small_a.py``, then ``/compress`` typed twice with nothing between: each compaction's
+record, then the ``slash_command`` records of its ``/compress``; its project was ``/home/user/proj``."""
+BACK_TO_BACK_FIRED = ("2026-12-06T08:30:17.457Z", "2026-12-06T08:30:21.948Z")
+"""When Qwen ran the hook for each ``/compress`` (its inputs' ``timestamp``)."""
+
+
+def back_to_back(tmp_path: Path, records: int) -> tuple[Path, Path]:
+    """The recorded transcript's first ``records`` lines in a project of the files it read: (transcript, project)."""
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    lines = "".join(f"handler_{i} = respond(request, {i})  # line {i} <tag> & more\n" for i in range(1, 3001))
+    (project / "src" / "big.py").write_text(lines)
+    (project / "src" / "small_a.py").write_text("SMALL_A = 'put back by Qwen itself'\n")
+    (project / "notes.md").write_text("# Notes\n\nNOTES_LINE: the handlers must answer within 30 seconds.\n")
+    transcript = tmp_path / "chat.jsonl"
+    recorded = BACK_TO_BACK.read_text().replace("/home/user/proj", str(project)).splitlines(keepends=True)
+    transcript.write_text("".join(recorded[:records]))
+    return transcript, project
+
+
+def recorded_input(transcript: Path, project: Path, fired_at: str) -> bytes:
+    return json.dumps({
+        "session_id": "902286c4", "transcript_path": str(transcript), "cwd": str(project),
+        "hook_event_name": "SessionStart", "timestamp": fired_at, "permission_mode": "yolo", "source": "compact",
+        "model": "stub-model",
+    }).encode()  # fmt: skip
+
+
+def test_two_compress_with_nothing_between_get_the_note_even_before_the_second_record_is_written(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The second ``/compress``'s hook reads the file before its record is in it (Qwen queues its writes): what it
+    finds last is the first compaction's record, then the first ``/compress``'s own records. Those show that the
+    first compaction is over, so nothing was compacted since it: the note, not the first block again."""
+    transcript, project = back_to_back(tmp_path, 19)  # the first compaction's record, written
+    first = json.loads(run_hook(recorded_input(transcript, project, BACK_TO_BACK_FIRED[0]), env).stdout)
+    seen = as_qwen_sends(first["hookSpecificOutput"]["additionalContext"])
+    assert "handler_1010 = respond(request, 1010)" in seen and "NOTES_LINE" in seen and "SMALL_A" not in seen
+    transcript, project = back_to_back(tmp_path / "second", 22)  # the first /compress's records, not the second's
+    second = json.loads(run_hook(recorded_input(transcript, project, BACK_TO_BACK_FIRED[1]), env).stdout)
+    assert second["hookSpecificOutput"]["additionalContext"] == NOTHING_SINCE
+    logged = (Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "log" / "qwen-code-hook.log").read_text()
+    assert "'recordNotWrittenYet': True" in logged.splitlines()[-1]  # waited for it, in vain
+
+
+def test_the_second_compress_waits_for_its_record_and_finds_nothing_since_the_first(tmp_path: Path) -> None:
+    """The same, with the record written while the hook waits: the window between the two records, exactly."""
+    transcript, project = back_to_back(tmp_path, 22)
+    rest = BACK_TO_BACK.read_text().replace("/home/user/proj", str(project)).splitlines(keepends=True)[22:]
+    late = threading.Timer(0.3, lambda: transcript.write_text(transcript.read_text() + "".join(rest)))
+    late.start()
+    try:
+        qwen = read_window(str(transcript), str(project), BACK_TO_BACK_FIRED[1])
+    finally:
+        late.join()
+    assert 0.25 < qwen.waited < PENDING_WAIT_S and not qwen.unwritten
+    assert qwen.compactions == 2 and qwen.messages == [] and qwen.summary.startswith("Nothing to do.")
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

@@ -36,6 +36,10 @@ MAX_STAMP_CHARS = 64
 COMPRESSION = "chat_compression"
 CONVERSATION = frozenset({"user", "assistant", "tool_result"})
 """Records of the chat itself: one written after the last compaction's record means a later compaction is due."""
+COMMAND = "slash_command"
+"""The ``system`` records of a command the TUI ran, written once it finished (0.24.4): one after the last
+compaction's record means that compaction's ``/compress`` is over, so a later compaction is due (two ``/compress``
+with nothing between them)."""
 PENDING_WAIT_S = 1.5
 """How long the hook waits at most for this compaction's record when it is not in the file yet (``read_window``)."""
 PENDING_POLL_S = 0.02
@@ -213,6 +217,11 @@ def stamp(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
+def _later(record: dict[str, Any]) -> bool:
+    """A record that comes after a compaction's hook ran: of the chat, or of a finished command."""
+    return record.get("type") in CONVERSATION or (record.get("type") == "system" and record.get("subtype") == COMMAND)
+
+
 def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     """The file uses the model held before the compaction the hook runs for (since the one before it): the window
     the compaction summarised.
@@ -224,8 +233,10 @@ def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     (a user prompt, the model's answer, a tool's result) stamped before then but after the last compaction's record
     means this compaction's record is not written yet: the window is then everything since that record, whether or
     not the turn used a tool (a turn with none made the hook take the window before for this one's; measured in
-    the TUI under load). Without ``fired_at`` the window ends at the last compaction whatever follows it; with no
-    compaction yet it runs to the end."""
+    the TUI under load). So does a command's record (the TUI writes one when a command finished): after two
+    ``/compress`` with nothing between them, the first one's records follow its compaction's. Without
+    ``fired_at`` the window ends at the last compaction whatever follows it; with no compaction yet it runs to the
+    end."""
     all_records = list(transcript_records(data))
     fired = stamp(fired_at)
     if fired is not None:
@@ -234,7 +245,7 @@ def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     end = len(all_records)
     summary = ""
     after = all_records[marks[-1] + 1 if marks else 0 :]
-    unwritten = fired is not None and any(r.get("type") in CONVERSATION for r in after)
+    unwritten = fired is not None and any(_later(r) for r in after)
     if marks and not unwritten:
         end = marks[-1]
         summary = _summary(all_records[end])
