@@ -6,10 +6,11 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ OVER_THRESHOLD = 72_000
 SUMMARY_PROMPT = "You are the component that summarizes a conversation"
 MAIN_SYSTEM = "You are Qwen Code"
 OUR_BLOCK = "compact-lsp: context Qwen Code's compaction did not put back"
+EMBEDDED = re.compile(r"\ARecently accessed file \(full current content embedded\):\n\n## (.+)\n")
+BY_NAME = "They are listed as reference only because they are large."
 
 
 @dataclass
@@ -31,12 +34,14 @@ class QwenHome:
     home: Path
     project: Path
     stub: ChatCompletionsStub
+    more_env: dict[str, str] = field(default_factory=dict)
+    """What the user set in the environment Qwen runs in (``QWEN_COMPACT_MAX_RECENT_FILES``)."""
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "QWEN", "XDG_", "DASHSCOPE"))}
         env.update(
             HOME=str(self.home), OPENAI_BASE_URL=self.stub.base_url, OPENAI_API_KEY="dummy-key",
-            OPENAI_MODEL="stub-model", QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+            OPENAI_MODEL="stub-model", QWEN_CODE_SUPPRESS_YOLO_WARNING="1", **self.more_env,
         )  # fmt: skip
         return env
 
@@ -131,6 +136,20 @@ def our_block(request: Request) -> str | None:
         return None
     end = text.find("</qwen:session-start-context>", at)
     return html.unescape(text[at : end if end >= 0 else len(text)])
+
+
+def reattached(request: Request) -> tuple[set[str], set[str]]:
+    """The files Qwen re-attached after its summary, as it sent them: (whole, by name only)."""
+    whole: set[str] = set()
+    by_name: set[str] = set()
+    for message in request["messages"]:
+        content = message.get("content")
+        for part in content if message.get("role") == "user" and isinstance(content, list) else []:
+            text = text_of([part])
+            whole.update(EMBEDDED.findall(text))
+            if BY_NAME in text:
+                by_name.update(line[2:] for line in text.splitlines() if line.startswith("- "))
+    return whole, by_name
 
 
 def summary_index(stub: ChatCompletionsStub) -> int:

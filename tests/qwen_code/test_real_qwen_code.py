@@ -24,6 +24,7 @@ from tests.qwen_code.qwen_cli import (
     is_summary,
     needs_qwen_code,
     our_block,
+    reattached,
     summary_index,
 )
 
@@ -134,3 +135,38 @@ def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHo
     for request in after:  # after /compress Qwen awaits the hook: from the first request on
         block = our_block(request)
         assert block is not None and AFTER in block and BEFORE not in block
+
+
+def test_with_qwen_told_to_re_read_one_file_our_context_has_the_others(qwen: QwenHome) -> None:
+    """``QWEN_COMPACT_MAX_RECENT_FILES=1`` where Qwen runs: after ``/compress`` it re-reads only the file read
+    last; the hook, its child, reads the same variable and adds the one before it (assuming Qwen's default of five,
+    it would leave it out as Qwen's, and the model would get it from neither)."""
+    qwen.more_env["QWEN_COMPACT_MAX_RECENT_FILES"] = "1"
+    (qwen.project / "first.py").write_text("FIRST = 'read first, re-read by nobody but us'\n")
+    (qwen.project / "second.py").write_text("SECOND = 'read last, re-read by Qwen itself'\n")
+    reads = [str(qwen.project / "first.py"), str(qwen.project / "second.py")]
+
+    def script(request: Request) -> Reply:
+        if is_summary(request):
+            return Reply(text="<state_snapshot>The user asked to review two modules.</state_snapshot>")
+        messages = request["messages"]
+        asked = max(n for n, m in enumerate(messages) if m.get("role") == "user")
+        if "review the two modules" not in text_of(messages[asked].get("content")):
+            return Reply(text="Reviewed.", prompt_tokens=5_000)
+        step = sum(1 for m in messages[asked:] if m.get("role") == "assistant")
+        if step < len(reads):
+            return Reply(calls=[("read_file", {"file_path": reads[step]})], prompt_tokens=9_000)
+        return Reply(text="Both reviewed.", prompt_tokens=9_000)
+
+    qwen.stub.script = script
+    results = qwen.session(["review the two modules", "/compress", "go on"])
+    assert [r.get("subtype") for r in results] == ["success"] * 3
+    assert qwen.stub.refused == []
+
+    at = summary_index(qwen.stub)
+    after = [r for r in qwen.stub.requests[at + 1 :] if is_main(r)]
+    assert after
+    assert reattached(after[0]) == ({reads[1]}, set())  # Qwen, as told: the last file only
+    for request in after:
+        block = our_block(request)
+        assert block is not None and "FIRST = 'read first" in block and "SECOND = " not in block

@@ -15,13 +15,20 @@ two ``/compress`` typed one after the other.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.qwen_code.chat_completions_stub import Reply, Request, system_text, text_of
-from tests.qwen_code.qwen_cli import OUR_BLOCK, QwenHome, is_main, is_summary, needs_qwen_code, our_block
+from tests.qwen_code.chat_completions_stub import Reply, Request, system_text
+from tests.qwen_code.qwen_cli import (
+    OUR_BLOCK,
+    QwenHome,
+    is_main,
+    is_summary,
+    needs_qwen_code,
+    our_block,
+    reattached,
+)
 from tests.qwen_code.qwen_tui import QwenTui, is_side, last_user_text, tui_home
 from tests.support.tmux_cli import tmux_missing
 
@@ -51,8 +58,6 @@ CHANGED = {
     2: ("src/wire.py", "WIRE_210 = frame(210)", "WIRE_210 = frame(210, checksum=True)"),
 }
 """What changes on disk while Qwen writes its n-th summary: (file, the line as read, the line as it is now)."""
-EMBEDDED = re.compile(r"\ARecently accessed file \(full current content embedded\):\n\n## (.+)\n")
-BY_NAME = "They are listed as reference only because they are large."
 
 
 def numbered(line: str, count: int) -> str:
@@ -115,20 +120,6 @@ def script(qwen: QwenHome) -> tuple[list[int], Callable[[Request], Reply]]:
 
 def user_chat(request: Request) -> bool:
     return is_main(request) and not is_side(request)
-
-
-def reattached(request: Request) -> tuple[set[str], set[str]]:
-    """The files Qwen re-attached after its summary, as it sent them: (whole, by name only)."""
-    whole: set[str] = set()
-    by_name: set[str] = set()
-    for message in request["messages"]:
-        content = message.get("content")
-        for part in content if message.get("role") == "user" and isinstance(content, list) else []:
-            text = text_of([part])
-            whole.update(EMBEDDED.findall(text))
-            if BY_NAME in text:
-                by_name.update(line[2:] for line in text.splitlines() if line.startswith("- "))
-    return whole, by_name
 
 
 def assert_second_window(block: str) -> None:

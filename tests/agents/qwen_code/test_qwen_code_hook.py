@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT
+from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT, qwen_files
 from compact_lsp.agents.qwen_code.transcript import PENDING_WAIT_S, read_window
 
 from .transcripts import QwenTranscript
@@ -208,6 +208,28 @@ def test_the_second_compress_waits_for_its_record_and_finds_nothing_since_the_fi
         late.join()
     assert 0.25 < qwen.waited < PENDING_WAIT_S and not qwen.unwritten
     assert qwen.compactions == 2 and qwen.messages == [] and qwen.summary.startswith("Nothing to do.")
+
+
+@pytest.mark.parametrize(
+    ("value", "files"),
+    [(None, 5), ("", 5), ("1", 1), (" 2 ", 2), ("0", 0), ("007", 7), ("12", 12), ("9007199254740991", 2**53 - 1),
+     ("9007199254740992", 5), ("1" * 5000, 5), ("-1", 5), ("1.5", 5), ("1e2", 5), ("+3", 5), ("٣", 5), ("x", 5)],
+)  # fmt: skip
+def test_qwen_s_recent_files_count_is_read_as_qwen_reads_it(value: str | None, files: int) -> None:
+    """Qwen 0.24.4's ``resolveNumber(env, setting, 5, {integer: true, minInclusive: 0})``: trimmed ASCII digits
+    that make a safe integer; anything else falls back (to its setting, else 5)."""
+    assert qwen_files({} if value is None else {"QWEN_COMPACT_MAX_RECENT_FILES": value}) == files
+
+
+@pytest.mark.parametrize(("value", "ours"), [("1", "ABCDE"), ("0", "ABCDEF"), ("3", "ABC"), ("many", "A")])
+def test_the_hook_leaves_out_as_many_recent_files_as_qwen_re_reads(
+    session: QwenTranscript, env: dict[str, str], value: str, ours: str
+) -> None:
+    """a.py … f.py read last, in that order: Qwen re-reads the ``$QWEN_COMPACT_MAX_RECENT_FILES`` most recent
+    (5 when unset or invalid), the hook adds the others."""
+    done = run_hook(session.hook_input(), {**env, "QWEN_COMPACT_MAX_RECENT_FILES": value})
+    seen = as_qwen_sends(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+    assert [n for n in "ABCDEF" if f"VALUE_{n}" in seen] == list(ours)
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

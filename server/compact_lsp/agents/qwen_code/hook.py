@@ -1,10 +1,10 @@
 """Qwen Code's ``SessionStart`` hook after its compaction (``source: "compact"``): add what it does not put back.
 
 Qwen Code 0.24.4 (measured 2026-12-05, docs/qwen-code.md) re-reads up to ``QWEN_FILES`` recently read, edited or
-written files from disk after its summary, each whole up to ``QWEN_FILE_TOKENS`` (a larger one by name only).
-Those are modelled (``qwen_restored``) and not repeated; the hook adds what it misses: the ledger, the slices of
-big files, files read through shell commands, further files, and the artifact trail, ranked by the rehydration
-the server runs after its own compactions.
+written files from disk after its summary (``$QWEN_COMPACT_MAX_RECENT_FILES`` changes the count: ``qwen_files``),
+each whole up to ``QWEN_FILE_TOKENS`` (a larger one by name only). Those are modelled (``qwen_restored``) and not
+repeated; the hook adds what it misses: the ledger, the slices of big files, files read through shell commands,
+further files, and the artifact trail, ranked by the rehydration the server runs after its own compactions.
 
 Qwen puts ``additionalContext`` in its system instruction with **no size limit**, on every later request: the
 budget is ours (``QWEN_CONTEXT_LIMIT`` characters in all). It escapes ``<`` and ``>`` to ``&lt;``/``&gt;`` and
@@ -20,7 +20,7 @@ files never.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from compact_lsp.agents.hook_context import hook_context, hook_window
@@ -30,7 +30,9 @@ from compact_lsp.engine.files.file_gate import gated_texts
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
 QWEN_FILES = 5
-"""Files Qwen Code re-reads itself after its summary (measured)."""
+"""Files Qwen Code re-reads itself after its summary (measured), unless ``RECENT_FILES_ENV`` says otherwise."""
+RECENT_FILES_ENV = "QWEN_COMPACT_MAX_RECENT_FILES"
+MAX_SAFE_INTEGER = 2**53 - 1
 QWEN_FILE_TOKENS = 5_000
 """Each comes back whole up to this many tokens (about 20,000 characters); a larger one by name only."""
 QWEN_TOTAL_TOKENS = 50_000
@@ -60,15 +62,30 @@ def escaped_for_qwen(text: str) -> str:
     return text.replace("&", "&amp;")
 
 
-def qwen_restored(uses: Sequence[FileUse], text_of: Callable[[str], str | None]) -> tuple[list[str], list[str]]:
-    """Qwen Code's own restoration: the ``QWEN_FILES`` files most recently read, edited or written, newest first,
-    each whole (re-read from disk) up to ``QWEN_FILE_TOKENS``, by name past it, within ``QWEN_TOTAL_TOKENS``:
-    (files whole, files by name)."""
+def qwen_files(env: Mapping[str, str] = os.environ) -> int:
+    """How many recent files Qwen re-reads after its summary, read as Qwen 0.24.4 reads it (its
+    ``resolveCompactionTuning``): ``$QWEN_COMPACT_MAX_RECENT_FILES``, ASCII digits once trimmed (``0``: none) up to
+    JavaScript's largest safe integer; unset, empty or anything else, ``QWEN_FILES``. The hook runs as Qwen's child
+    and inherits its environment. (Qwen falls back to its ``model.chatCompression.maxRecentFilesToRetain`` setting
+    before its default; the hook does not read Qwen's merged settings.)"""
+    value = env.get(RECENT_FILES_ENV, "").strip()
+    if not (value.isascii() and value.isdigit()):
+        return QWEN_FILES
+    digits = value.lstrip("0") or "0"  # bounded before int(): an environment variable can be long
+    return int(digits) if len(digits) <= len(str(MAX_SAFE_INTEGER)) and int(digits) <= MAX_SAFE_INTEGER else QWEN_FILES
+
+
+def qwen_restored(
+    uses: Sequence[FileUse], text_of: Callable[[str], str | None], files: int = QWEN_FILES
+) -> tuple[list[str], list[str]]:
+    """Qwen Code's own restoration: the ``files`` files most recently read, edited or written, newest first, each
+    whole (re-read from disk) up to ``QWEN_FILE_TOKENS``, by name past it, within ``QWEN_TOTAL_TOKENS``: (files
+    whole, files by name)."""
     recent: list[str] = []
-    for use in reversed(uses):
+    for use in reversed(uses) if files > 0 else ():
         if use.path not in recent:
             recent.append(use.path)
-            if len(recent) == QWEN_FILES:
+            if len(recent) == files:
                 break
     whole: list[str] = []
     by_name: list[str] = []
@@ -91,7 +108,7 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
     window = hook_window(qwen.messages, cwd)
     text_of = gated_texts(window.roots)
     # Qwen re-reads only files its own tools touched: a file read through the shell is ours to add
-    whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of)
+    whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of, qwen_files())
     built = hook_context(
         window, kept=[qwen.summary, *(t for p in whole if (t := text_of(p)) is not None)], budget=budget,
         header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
