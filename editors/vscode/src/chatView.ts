@@ -383,9 +383,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.description = chatDescription(title, owner, this.client.importedFrom(sessionId));
     if (owner === undefined && this.client.isOpenElsewhere(sessionId) && !this.turns.has(sessionId ?? "")) {
       view.description = `${title} (read-only: open in another window)`;
-      void view.webview.postMessage(openElsewhereMessage(transcript, title, this.activity));
+      void view.webview.postMessage(openElsewhereMessage(transcript, this.activity));
       return;
     }
-    void view.webview.postMessage(transcriptMessage(transcript, title, owner, this.activity));
+    void view.webview.postMessage(transcriptMessage(transcript, owner, this.activity));
   }
 }

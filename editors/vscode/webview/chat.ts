@@ -11,7 +11,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 const log = document.getElementById("log") as HTMLDivElement;
-const title = document.getElementById("title") as HTMLDivElement;
 const input = document.getElementById("input") as HTMLTextAreaElement;
 const send = document.getElementById("send") as HTMLButtonElement;
 const stop = document.getElementById("stop") as HTMLButtonElement;
@@ -258,7 +257,6 @@ window.addEventListener("message", (event: MessageEvent) => {
     type?: string;
     html?: string;
     busy?: boolean;
-    title?: string;
     readOnly?: boolean;
     owner?: string;
     restricted?: boolean;
@@ -295,7 +293,6 @@ window.addEventListener("message", (event: MessageEvent) => {
       details.open = true;
     }
   }
-  title.textContent = message.title ?? "";
   const readOnly = message.readOnly === true;
   composer.hidden = readOnly || message.restricted === true;
   readOnlyBar.hidden = !readOnly;

@@ -216,7 +216,6 @@ export interface TranscriptMessage {
   type: "transcript";
   html: string;
   busy: boolean;
-  title: string;
   /** A session this chat cannot write to (Claude Code's): no input, "Import to continue" instead. */
   readOnly: boolean;
   /** Who owns it ("Claude Code", "Codex"), for the read-only bar. */
@@ -225,13 +224,12 @@ export interface TranscriptMessage {
   restricted?: boolean;
 }
 
-export function transcriptMessage(
-  transcript: ChatTranscript,
-  title = "",
-  owner: string | undefined = undefined,
-  activity?: string,
-): TranscriptMessage {
-  const message: TranscriptMessage = { type: "transcript", html: renderTranscript(transcript, activity), busy: transcript.busy, title, readOnly: owner !== undefined };
+/**
+ * The chat's page after a change. The session's title is not in it: the view's own title bar shows it (its
+ * description), once.
+ */
+export function transcriptMessage(transcript: ChatTranscript, owner: string | undefined = undefined, activity?: string): TranscriptMessage {
+  const message: TranscriptMessage = { type: "transcript", html: renderTranscript(transcript, activity), busy: transcript.busy, readOnly: owner !== undefined };
   if (owner !== undefined) {
     message.owner = owner;
   }
@@ -243,11 +241,11 @@ export const OPEN_ELSEWHERE_TEXT =
   "This chat is open in another window, which writes it; here it is read-only. Continue it there, or start a New Chat here.";
 
 /** A session another window writes: its chat as it is, no input, and where to go on (that window, or New Chat). */
-export function openElsewhereMessage(transcript: ChatTranscript, title = "", activity?: string): TranscriptMessage {
+export function openElsewhereMessage(transcript: ChatTranscript, activity?: string): TranscriptMessage {
   const said =
     `<div class="entry notice elsewhere">${icon("lock")} ${escapeHtml(OPEN_ELSEWHERE_TEXT)} ` +
     `<button class="secondary" data-action="command" data-id="compact.newChat">${icon("add")} New Chat</button></div>`;
-  const message = transcriptMessage({ ...transcript, busy: false }, title, undefined, activity);
+  const message = transcriptMessage({ ...transcript, busy: false }, undefined, activity);
   return { ...message, html: message.html + said, restricted: true }; // restricted: the input is hidden
 }
 
@@ -259,7 +257,7 @@ export function restrictedMessage(): TranscriptMessage {
     `folder's settings steer it. Trust the folder to use the chat, the gauge and compaction.</p>` +
     `<div class="actions welcome-actions"><button data-action="command" data-id="workbench.trust.manage">` +
     `${icon("workspace-trusted")} Manage Workspace Trust</button></div></div>`;
-  return { type: "transcript", html, busy: false, title: "Restricted Mode", readOnly: false, restricted: true };
+  return { type: "transcript", html, busy: false, readOnly: false, restricted: true };
 }
 
 /**
@@ -277,7 +275,7 @@ export function serverNotStartedMessage(text: string, setting?: string): Transcr
     `<div class="actions welcome-actions">${settings}` +
     `<button class="${settings === "" ? "" : "secondary"}" data-action="command" data-id="compact.restartServer">${icon("debug-restart")} Restart Server</button>` +
     `<button class="secondary" data-action="command" data-id="compact.showServerLog">${icon("output")} Show Server Log</button></div></div>`;
-  return { type: "transcript", html, busy: false, title: "Server not started", readOnly: false, restricted: true };
+  return { type: "transcript", html, busy: false, readOnly: false, restricted: true };
 }
 
 /** What the webview posts back. */
@@ -339,8 +337,7 @@ export function parseChatViewRequest(raw: unknown): ChatViewRequest | undefined 
 }
 
 export function renderChatShell(options: PageOptions): string {
-  const body = `<div id="title" class="chat-title muted"></div>
-<div id="log" class="chat" aria-live="polite"></div>
+  const body = `<div id="log" class="chat" aria-live="polite"></div>
 <div id="readonly" class="readonly-bar" hidden>
 <p>${icon("lock")} <strong><span class="owner">Claude Code</span>'s live session, read-only here.</strong>
 <span class="owner">Claude Code</span> owns its context; you can watch it grow. To work on it here, import a copy.</p>

@@ -98,7 +98,6 @@ button.secondary:hover { background: var(--vscode-button-secondaryHoverBackgroun
 button.icon { background: none; color: var(--vscode-icon-foreground); padding: 2px 4px; }
 button:disabled { opacity: 0.5; cursor: default; }
 body.chat-page { padding: 0 8px; }
-.chat-title { font-size: 0.9em; margin: 6px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .chat { display: flex; flex-direction: column; gap: 8px; padding-bottom: 110px; }
 .welcome { text-align: center; color: var(--vscode-descriptionForeground); margin-top: 2em; }
 .welcome > .codicon { font-size: 32px; }

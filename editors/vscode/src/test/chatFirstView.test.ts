@@ -8,6 +8,7 @@ import type { ChatTranscript } from "../model/chatModel";
 import {
   OPEN_ELSEWHERE_TEXT,
   openElsewhereMessage,
+  renderChatShell,
   parseChatViewRequest,
   restrictedMessage,
   serverNotStartedMessage,
@@ -21,7 +22,7 @@ const FILE = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n") + 
 describe("a session another window writes", () => {
   test("shows its chat with no input, says where to go on in plain words, and offers New Chat", () => {
     const chat: ChatTranscript = { ...EMPTY_TRANSCRIPT, entries: [{ kind: "user", text: "What does a.py do?" }, { kind: "assistant", text: "a0." }] };
-    const message = openElsewhereMessage(chat, "What does a.py do?");
+    const message = openElsewhereMessage(chat);
     assert.equal(message.restricted, true, "no input");
     assert.ok(message.html.includes("What does a.py do?"), "the chat itself is shown");
     assert.ok(message.html.includes(OPEN_ELSEWHERE_TEXT));
@@ -97,10 +98,10 @@ describe("the first view", () => {
     assert.match(html, /data-id="compact\.openWalkthrough"/);
   });
   test("a read-only session has no input; Restricted Mode says why and how to trust", () => {
-    const codex = transcriptMessage(EMPTY_TRANSCRIPT, "fix the parser", "Codex");
+    const codex = transcriptMessage(EMPTY_TRANSCRIPT, "Codex");
     assert.equal(codex.readOnly, true);
     assert.equal(codex.owner, "Codex");
-    assert.equal(transcriptMessage(EMPTY_TRANSCRIPT, "mine").readOnly, false);
+    assert.equal(transcriptMessage(EMPTY_TRANSCRIPT).readOnly, false);
     const restricted = restrictedMessage();
     assert.equal(restricted.restricted, true);
     assert.match(restricted.html, /Restricted Mode/);
@@ -118,8 +119,16 @@ describe("the first view", () => {
     assert.equal(parseChatViewRequest({ type: "command", id: "workbench.action.terminal.new" }), undefined);
     assert.deepEqual(parseChatViewRequest({ type: "command", id: "compact.setApiKey" }), { type: "command", command: "compact.setApiKey" });
   });
+  test("the session's title shows once: in the view's title bar, not again at the top of the chat", () => {
+    const shell = renderChatShell({ cspSource: "vscode-webview:", nonce: "n" });
+    assert.doesNotMatch(shell, /id="title"|chat-title/);
+    const chat: ChatTranscript = { ...EMPTY_TRANSCRIPT, entries: [{ kind: "assistant", text: "a0." }] };
+    for (const message of [transcriptMessage(chat), openElsewhereMessage(chat), restrictedMessage(), serverNotStartedMessage("x")]) {
+      assert.ok(!("title" in message), `a title the webview would draw again: ${JSON.stringify(message).slice(0, 80)}`);
+    }
+  });
   test("a compaction in progress shows in the chat", () => {
-    assert.match(transcriptMessage(EMPTY_TRANSCRIPT, "", undefined, "Compacting conversation…").html, /activity.*Compacting conversation…/);
+    assert.match(transcriptMessage(EMPTY_TRANSCRIPT, undefined, "Compacting conversation…").html, /activity.*Compacting conversation…/);
   });
 });
 
