@@ -1,8 +1,8 @@
 // A server that dies as it starts, end to end in a real VS Code (code-server): `compactLsp.server.command` names a
 // program that exits with a Python traceback (a broken install). The chat says, in place of an input nothing would
 // answer, that the server did not start, with the traceback's last line as the cause and the ways on (Open Settings,
-// Restart Server, Show Server Log); so does the Sessions view, where New Chat would fail. Needs what run.mjs needs
-// (e2e/setup.sh, npm run package).
+// Restart Server, Show Server Log); so does the Sessions view, where New Chat would fail, and one toast (the user may
+// have the chat closed). Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compactView, expect, inCodeServer, runScenario, screenshot, shownText, smallWorkspace, step } from "./harness.mjs";
@@ -33,6 +33,17 @@ async function main() {
       await chat.locator("button", { hasText: button }).waitFor();
     }
     step(`the chat says: "${said.slice(0, 140)}…", no input`);
+    // with the chat closed the user still hears of it: one toast, in our words, with what to do (not the language
+    // client's "write EPIPE" and "connection to server is erroring", one per attempt)
+    const toast = page.locator(".notification-toast", { hasText: "Compact's server did not start" });
+    await toast.waitFor();
+    for (const button of ["Open Settings", "Show Server Log"]) {
+      await toast.getByRole("button", { name: button }).waitFor();
+    }
+    const toasts = await page.locator(".notification-toast").allInnerTexts();
+    expect(toasts.length === 1, `one toast, not one per attempt: ${JSON.stringify(toasts)}`);
+    expect(!/EPIPE|erroring|-32099/.test(toasts.join(" ")), `a toast in the language client's words: ${JSON.stringify(toasts)}`);
+    step(`one toast: "${(await shownText(toast.locator(".notification-list-item-message"))).slice(0, 60)}…" with Open Settings and Show Server Log`);
     // the Sessions view says so too, rather than "No sessions yet" beside a New Chat that would fail
     const sessions = page.locator(".welcome-view-content", { hasText: "Compact's server did not start" });
     await sessions.waitFor();

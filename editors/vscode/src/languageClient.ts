@@ -3,20 +3,25 @@
 // client.ts starts it, follows the current session and sends the requests.
 import * as vscode from "vscode";
 import type { LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
-import { DidSaveTextDocumentNotification, LanguageClient, TransportKind } from "vscode-languageclient/node";
+import { DidSaveTextDocumentNotification, LanguageClient, State, TransportKind } from "vscode-languageclient/node";
 import type { ServerLaunch } from "./model/serverSettings";
 import { serverEnvironment } from "./model/serverSettings";
 import { versionMismatch } from "./model/serverVersion";
 import { currentServerSettings } from "./settings";
 
-/** The language client, except that a server which exits cleanly (code 0, on stop or restart) is not an error. */
+/**
+ * The language client, except that a server which exits cleanly (code 0, on stop or restart) is not an error, and
+ * that a server which is not running yet (it fails as it starts, or as the client restarts it) gets no toasts of the
+ * client's own ("write EPIPE", "connection to server is erroring", one per attempt): the extension says that once, in
+ * its own words, with what to do (client.ts). They stay in the log.
+ */
 class CompactLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
     if (/^Server process exited with code 0\.?$/.test(message)) {
       this.info(message, data, false);
       return;
     }
-    super.error(message, data, showNotification);
+    super.error(message, data, this.state === State.Running ? showNotification : false);
   }
 }
 
@@ -63,6 +68,9 @@ export function newLanguageClient(
     documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
     initializationOptions: currentServerSettings(problems),
     outputChannel: recordingStderr(log, onStderr),
+    // a server that fails its handshake is not retried, and its error ("write EPIPE") is not a toast: client.ts
+    // says why it did not start, once
+    initializationFailedHandler: () => false,
     traceOutputChannel: log,
     middleware: {
       // A document that is clean after a change (reloaded from disk after the agent's edit, or undone back to

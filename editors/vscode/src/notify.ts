@@ -5,7 +5,7 @@ import type { Outcome } from "./model/commandModel";
 import { fallbackActions } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
 import { NextCompactionWarnings } from "./model/nextCompaction";
-import { LAUNCH_SETTING_KEYS } from "./model/serverSettings";
+import { settingsTab } from "./model/serverSettings";
 import type { DidChangeUsageParams, DidCompactParams } from "./protocol";
 
 export function notify(outcome: Outcome): void {
@@ -15,7 +15,8 @@ export function notify(outcome: Outcome): void {
       : outcome.severity === "warning"
         ? vscode.window.showWarningMessage
         : vscode.window.showInformationMessage;
-  void show(`Compact: ${outcome.text}`, ...(outcome.actions ?? [])).then((choice) => {
+  const text = outcome.text.startsWith("Compact") ? outcome.text : `Compact: ${outcome.text}`; // never "Compact: Compact's"
+  void show(text, ...(outcome.actions ?? [])).then((choice) => {
     if (choice === "Show Server Log") {
       void vscode.commands.executeCommand(Commands.showServerLog);
     } else if (choice === "Set API Key") {
@@ -30,18 +31,24 @@ export function notify(outcome: Outcome): void {
   });
 }
 
-/**
- * The Settings editor at `setting`. The server's launch settings are machine-scoped: in a remote window (code-server,
- * SSH) they live under the Remote tab, and the User tab would say "No Settings Found".
- */
+/** This extension, as package.json names it (publisher.name). */
+const EXTENSION_ID = "compact-lsp.compact-lsp";
+
+/** The Settings editor at `setting`, on the tab where the user can change it (settingsTab). */
 export async function openSetting(setting: string): Promise<void> {
-  const machine = LAUNCH_SETTING_KEYS.some((key) => setting === `compactLsp.${key}`);
-  const remote = machine && (await vscode.commands.getCommands(true)).includes("workbench.action.openRemoteSettings");
-  if (remote) {
-    await vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query: setting });
-  } else {
-    await vscode.commands.executeCommand("workbench.action.openSettings", setting);
-  }
+  const declared = (vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as Manifest | undefined)?.contributes?.configuration?.properties;
+  const sources = vscode.workspace.getConfiguration().inspect(setting);
+  const tab = settingsTab({
+    machine: declared?.[setting]?.scope === "machine",
+    remote: vscode.env.remoteName !== undefined,
+    inWorkspace: sources?.workspaceValue !== undefined || sources?.workspaceFolderValue !== undefined,
+  });
+  await vscode.commands.executeCommand(tab, { query: setting });
+}
+
+/** The part of the extension's package.json that says each setting's scope. */
+interface Manifest {
+  contributes?: { configuration?: { properties?: Record<string, { scope?: string }> } };
 }
 
 /** An automatic full compaction (the chat's, an agent's append) gets a toast naming its summariser; manual ones are

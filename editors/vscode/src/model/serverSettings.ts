@@ -201,3 +201,20 @@ export function serverEnvironment(
   }
   return env;
 }
+
+/** The Settings editor's tabs, by VS Code's own command ids (each takes `{ query }`). */
+export type SettingsTab = "workbench.action.openGlobalSettings" | "workbench.action.openWorkspaceSettings" | "workbench.action.openRemoteSettings";
+
+/**
+ * The tab of the Settings editor where the user can change `setting`, in VS Code's own terms. A machine-scoped
+ * setting (the server's launch, its paths) belongs to the machine the extension runs on: User settings in a local
+ * window, Remote settings in a remote one (SSH, WSL, a container, VS Code in a browser), where the User tab would say
+ * "No Settings Found". Any other setting opens where its value comes from: Workspace when the workspace (or one of
+ * its folders) sets it, else User.
+ */
+export function settingsTab(where: { machine: boolean; remote: boolean; inWorkspace: boolean }): SettingsTab {
+  if (where.machine) {
+    return where.remote ? "workbench.action.openRemoteSettings" : "workbench.action.openGlobalSettings";
+  }
+  return where.inWorkspace ? "workbench.action.openWorkspaceSettings" : "workbench.action.openGlobalSettings";
+}

@@ -8,6 +8,7 @@ import {
   didChangeConfigurationParams,
   serverEnvironment,
   serverLaunch,
+  settingsTab,
   toServerSettings,
 } from "../model/serverSettings";
 import { config } from "./fixtures";
@@ -153,5 +154,20 @@ describe("server environment", () => {
   test("without a stored key the editor's own variable is kept", () => {
     const env = serverEnvironment({ ANTHROPIC_API_KEY: "from-shell" }, undefined);
     assert.equal(env.ANTHROPIC_API_KEY, "from-shell");
+  });
+});
+
+describe("Open Settings", () => {
+  test("opens the tab where the setting can be changed, in plain VS Code terms", () => {
+    const machine = Object.entries(manifest.contributes.configuration.properties as Record<string, { scope?: string }>)
+      .filter(([, declared]) => declared.scope === "machine")
+      .map(([key]) => key);
+    assert.ok(machine.includes("compactLsp.server.command") && machine.includes("compactLsp.server.pythonPath"), machine.join());
+    // the server's launch: the machine's settings, User in a local window, Remote in a remote one
+    assert.equal(settingsTab({ machine: true, remote: false, inWorkspace: false }), "workbench.action.openGlobalSettings");
+    assert.equal(settingsTab({ machine: true, remote: true, inWorkspace: false }), "workbench.action.openRemoteSettings");
+    // any other setting: where its value comes from
+    assert.equal(settingsTab({ machine: false, remote: true, inWorkspace: true }), "workbench.action.openWorkspaceSettings");
+    assert.equal(settingsTab({ machine: false, remote: false, inWorkspace: false }), "workbench.action.openGlobalSettings");
   });
 });
