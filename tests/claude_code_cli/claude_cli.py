@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.support.messages_api_stub import MessagesApiStub, RecordedRequest, St
 WORK = real_clients.CLAUDE_CODE_WORK
 COMPACT_PROMPT = "CRITICAL: Respond with TEXT ONLY"
 RUN_TIMEOUT = 90
+TRAIL_LINE = re.compile(r"^- (.+): ", re.M)
 
 
 def claude_binary() -> tuple[Path | None, str]:
@@ -39,6 +41,11 @@ def is_compaction(body: dict[str, Any]) -> bool:
     content = messages[-1].get("content")
     texts = [content] if isinstance(content, str) else [b.get("text", "") for b in content if isinstance(b, dict)]
     return any(COMPACT_PROMPT in t for t in texts)
+
+
+def trail(context: str) -> set[str]:
+    """The files our hook's context names in its artifact trail."""
+    return set(TRAIL_LINE.findall(context.split("<artifact-trail", 1)[-1]))
 
 
 def request_text(body: dict[str, Any]) -> str:

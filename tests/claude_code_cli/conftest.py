@@ -89,6 +89,22 @@ def install_hook(cc: ClaudeCode) -> None:
     assert "Installed" in done.stdout or "installed" in done.stdout, done.stdout
 
 
+def compacting_by_itself(cc: ClaudeCode) -> None:
+    """Four files in the project, our hook installed, and a turn that reads them: the stub reports 990,000 input
+    tokens of Claude Code's 1,000,000 window with the second read, so Claude Code compacts by itself before the
+    third; the turn ends "Read all four."."""
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (cc.project / name).write_text(source(name[:-3], 120))
+    install_hook(cc)
+    cc.push(
+        tool_call("Read", {"file_path": str(cc.project / "a.py")}),
+        tool_call("Read", {"file_path": str(cc.project / "b.py")}, input_tokens=990_000),
+        tool_call("Read", {"file_path": str(cc.project / "c.py")}),
+        tool_call("Read", {"file_path": str(cc.project / "d.py")}),
+        reply("Read all four."),
+    )
+
+
 @pytest.fixture(scope="session")
 def scripted(claude_code_binary: Path) -> Iterator[Scripted]:
     with tempfile.TemporaryDirectory(prefix="cc-real-") as tmp, MessagesApiStub() as stub:

@@ -24,11 +24,10 @@ from tests.support.messages_api_stub import MessagesApiStub, reply, tool_call
 from compact_lsp.agents.claude_code.reattached import claude_code_reattachment
 from compact_lsp.engine.files.file_use_timeline import FileUse
 
-from .claude_cli import ClaudeCode, is_compaction, request_text
-from .conftest import install_hook, source
+from .claude_cli import ClaudeCode, is_compaction, request_text, trail
+from .conftest import compacting_by_itself, install_hook, source
 
 FILE_TAG = re.compile(r'<file path="([^"]+)"')
-TRAIL_LINE = re.compile(r"^- (.+): ", re.M)
 HOOK_LEAD = "SessionStart hook additional context: "
 FIRST = ("a.py", "b.py", "c.py")
 SECOND = ("d.py", "e.py", "f.py", "g.py", "h.py", "i.py")
@@ -98,16 +97,12 @@ def twice(claude_code_binary: Path) -> Iterator[TwiceCompacted]:
         yield TwiceCompacted(cc, records, contexts, reached)
 
 
-def _trail(context: str) -> set[str]:
-    return set(TRAIL_LINE.findall(context.split("<artifact-trail", 1)[-1]))
-
-
 def test_the_second_compaction_gets_the_files_touched_since_the_first(twice: TwiceCompacted) -> None:
     first, second = twice.contexts
     assert second != first, "the second hook repeated the first one's context"
-    assert _trail(first) == set(FIRST), _trail(first)
-    assert set(SECOND) | {BIG} <= _trail(second), f"the second trail misses files: {_trail(second)}"
-    assert not _trail(second) & (set(FIRST) - set(twice.reattached(0))), "files only the first window used"
+    assert trail(first) == set(FIRST), trail(first)
+    assert set(SECOND) | {BIG} <= trail(second), f"the second trail misses files: {trail(second)}"
+    assert not trail(second) & (set(FIRST) - set(twice.reattached(0))), "files only the first window used"
     theirs = set(twice.reattached(1))
     ours = set(FILE_TAG.findall(second))
     missing = (set(SECOND) | {BIG}) - theirs - ours
@@ -139,17 +134,8 @@ def test_the_model_predicts_claude_codes_second_re_attachment(twice: TwiceCompac
 def test_a_manual_compaction_after_an_automatic_one_gets_the_window_since(claude_code: ClaudeCode) -> None:
     """Claude Code compacts by itself mid-turn (the stub reports 990,000 input tokens of its 1,000,000 window), the
     turn goes on, then the user runs /compact: the second hook's window is what followed the automatic boundary."""
-    cc, project = claude_code, claude_code.project
-    for name in ("a.py", "b.py", "c.py", "d.py"):
-        (project / name).write_text(source(name[:-3], 120))
-    install_hook(cc)
-    cc.push(
-        tool_call("Read", {"file_path": str(project / "a.py")}),
-        tool_call("Read", {"file_path": str(project / "b.py")}, input_tokens=990_000),
-        tool_call("Read", {"file_path": str(project / "c.py")}),
-        tool_call("Read", {"file_path": str(project / "d.py")}),
-        reply("Read all four."),
-    )
+    cc = claude_code
+    compacting_by_itself(cc)
     session = cc.run("Read the four modules")["session_id"]
     cc.compact(session)
     records = cc.records(session)
@@ -159,8 +145,8 @@ def test_a_manual_compaction_after_an_automatic_one_gets_the_window_since(claude
              and r["attachment"].get("hookName") == "SessionStart:compact"]  # fmt: skip
     auto, manual = (json.loads(h["stdout"])["hookSpecificOutput"]["additionalContext"] for h in hooks[:1] + hooks[-1:])
     assert manual != auto
-    assert {"c.py", "d.py"} <= _trail(manual), _trail(manual)
-    assert "a.py" not in _trail(manual), "the manual hook named a file only the window before the automatic one used"
+    assert {"c.py", "d.py"} <= trail(manual), trail(manual)
+    assert "a.py" not in trail(manual), "the manual hook named a file only the window before the automatic one used"
 
 
 def test_a_launcher_that_cannot_start_is_shown_with_why(claude_code: ClaudeCode) -> None:
