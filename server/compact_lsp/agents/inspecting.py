@@ -17,6 +17,9 @@ from compact_lsp.agents.qwen_code.chat_log import QwenChat, is_qwen_chat, read_c
 from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
 from compact_lsp.engine.conversation.messages import Message
 
+LOGS_READ = "Claude Code, Codex or Qwen Code sessions (.jsonl) or Gemini CLI session files (.json)"
+"""The logs ``inspect`` and ``import`` read (agents/importing.py reads the same), for ``--help``."""
+
 
 @dataclass(frozen=True)
 class AgentWindow:

@@ -29,16 +29,18 @@ if TYPE_CHECKING:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from compact_lsp.agents.inspecting import LOGS_READ
+
     parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp offline tools")
     sub = parser.add_subparsers(dest="command", required=True)
     inspect = sub.add_parser("inspect", help="context usage of an agent's session and what would be cleared")
-    inspect.add_argument("sessions", nargs="+", help="Claude Code, Codex or Qwen Code session .jsonl files")
+    inspect.add_argument("sessions", nargs="+", help=LOGS_READ)
     inspect.add_argument("--context-window", type=int, default=None,
                          help="default: the window of the model the transcript names, else 200,000")  # fmt: skip
     inspect.add_argument("--keep-recent", type=int, default=5)
     inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
-    imp = sub.add_parser("import", help="import a Claude Code, Codex or Qwen Code session into the session store")
-    imp.add_argument("sessions", nargs="+")
+    imp = sub.add_parser("import", help="import an agent's session into the session store")
+    imp.add_argument("sessions", nargs="+", help=LOGS_READ)
     imp.add_argument("--workspace", default=".", help="the workspace the sessions belong to")
     imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
     ev = sub.add_parser("eval", help="replay real sessions: what compaction keeps and what gets re-read")
