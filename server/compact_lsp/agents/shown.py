@@ -18,6 +18,7 @@ from typing import Any
 
 from compact_lsp.agents.claude_code import shown as claude_code
 from compact_lsp.agents.codex import shown as codex
+from compact_lsp.agents.gemini_cli import shown as gemini_cli
 from compact_lsp.agents.qwen_code import shown as qwen_code
 from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand, agent_marker
 
@@ -27,7 +28,7 @@ READERS = (claude_code.classify, codex.classify, qwen_code.classify)
 """What each agent says a user text block is (None: not one of its records)."""
 CALLS = (codex.shown_call, qwen_code.shown_call)
 """Each agent's tool calls, shown by what they do (None: not one of its tools)."""
-RESULTS = (codex.shown_result, qwen_code.shown_result)
+RESULTS = (codex.shown_result, qwen_code.shown_result, gemini_cli.shown_result)
 """Each agent's tool results, shown without its header (None: as they are)."""
 
 

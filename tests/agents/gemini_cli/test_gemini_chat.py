@@ -63,3 +63,29 @@ def test_a_resumed_session_is_not_compressed_again(tmp_path: Path) -> None:
         "resumed",
         "Back.",
     ]
+
+
+def test_a_shell_row_shows_its_command_and_what_it_printed() -> None:
+    """Recorded in Gemini CLI 0.61.0's TUI (yolo): ``cat notes.md``, then ``ls`` of a missing folder (exit code 2).
+    Gemini gives the model each result framed (``<untrusted_context>``, ``Output:``, ``Exit Code:``, ``Process
+    Group PGID:``); the row shows the command line and the output the user saw."""
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("shell-session.jsonl")))
+    blocks = [b for e in entries for b in e["message"]["content"]]
+    assert [b["input"] for b in blocks if b["type"] == "tool_use"] == [{"command": "cat notes.md"},
+                                                                       {"command": "ls missing-dir"}]  # fmt: skip
+    assert [b["content"] for b in blocks if b["type"] == "tool_result"] == [
+        "NOTES_LINE: answer within 30 seconds.",
+        "ls: cannot access 'missing-dir': No such file or directory",
+    ]
+    assert texts(entries) == [
+        "show me the notes and missing-dir",
+        "The notes say 30 seconds; missing-dir is not there.",
+    ]
+
+
+def test_only_geminis_own_frame_is_taken_off() -> None:
+    from compact_lsp.agents.gemini_cli.shown import shown_result
+
+    framed = "<untrusted_context>\nOutput: (empty)\nError: spawn failed\nExit Code: 1\n</untrusted_context>"
+    assert shown_result(framed) == "spawn failed"
+    assert shown_result("Output: a line a user's own command printed") is None  # no frame: as it is

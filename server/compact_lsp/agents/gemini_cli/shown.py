@@ -1,0 +1,27 @@
+"""Gemini CLI's session files as its user saw them (agents/shown.py): a shell command's result without Gemini's frame.
+
+Gemini CLI 0.61.0 (measured 2026-12-06 in its TUI, tests/fixtures/gemini_cli/shell-session.jsonl) gives the model a
+``run_shell_command``'s result as ``<untrusted_context>``, then ``Output: …``, then ``Error: …``, ``Exit Code: N``,
+``Signal: …``, ``Background PIDs: …`` and ``Process Group PGID: N`` as they apply; its TUI showed the user the
+output. Its call shows its command line as Qwen Code's does (agents/qwen_code/shown.py ``shown_call``: Qwen Code is a
+fork of Gemini CLI, and the tool and its ``command`` argument are named alike).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FRAME = re.compile(
+    r"\A<untrusted_context>\nOutput: (?P<output>.*?)(?:\nError: (?P<error>.*?))?(?:\nExit Code: -?\d+)?"
+    r"(?:\nSignal: [^\n]*)?(?:\nBackground PIDs: [^\n]*)?(?:\nProcess Group PGID: \d+)?\n</untrusted_context>\Z",
+    re.DOTALL,
+)
+
+
+def shown_result(output: str) -> str | None:
+    """A shell command's output (and its error) without Gemini's frame, or None when it has none."""
+    frame = _FRAME.match(output)
+    if frame is None:
+        return None
+    shown = "" if frame["output"] == "(empty)" else frame["output"]
+    return "\n".join(part for part in (shown, frame["error"] or "") if part)
