@@ -525,7 +525,8 @@ def test_nothing_above_agents_switches_on_which_agent_it_is() -> None:
     room and one line in agents/registered.py."""
     from compact_lsp.agents import registered
 
-    assert set(AGENT_ROOMS) == {"claude_code", "codex", "qwen_code", "gemini_cli"}, "the rooms moved"
+    rooms = {getattr(agent, "room", "").rpartition(".")[2] for agent in registered.AGENTS}
+    assert rooms <= set(AGENT_ROOMS), f"the registered agents' rooms are not all found: {sorted(rooms)}"
     found = named_agents(PACKAGE, {agent.name for agent in registered.AGENTS}, AGENT_ROOMS)
     assert {k: v for k, v in found.items() if k not in NAMED_AGENTS_ALLOWED} == {}
     assert NAMED_AGENTS_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
