@@ -1,7 +1,9 @@
 """A Codex session beside Neovim, as its user meets it: real Neovim's TUI in tmux, the real server, a loopback
 Messages API, and a rollout in the shapes the real Codex CLI writes (tests/codex/ runs the CLI itself). The
 session is Codex's in every word (never Claude Code's), every change is refused in those words, and Import to
-continue makes the user's own copy, writable at once, listed once beside Codex's. Every assertion reads the screen.
+continue makes the user's own copy, writable at once, listed once beside Codex's. A Qwen Code session's chat, from
+the transcript the real Qwen Code wrote in its TUI, shows each /compress where it was typed. Every assertion reads
+the screen.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class CodexUser:
         self.records = records
         self.state = root / "state"
         self.stub = stub
+        self.more_settings: dict[str, Any] = {}
         if installed:
             self.codex_runs()
 
@@ -116,6 +119,7 @@ class CodexUser:
             "memory": {"userRoot": str(self.state / "user-memory")},
             "claudeCode": {"follow": False},
             "codex": {"home": str(self.codex_home)},
+            **self.more_settings,
         }
         config = {
             "plugin_dir": str(PLUGIN_DIR),
@@ -269,5 +273,39 @@ def test_codex_installed_after_neovim_started_is_followed_without_a_restart(tmp_
             user.codex_runs()
             select(screen, "codex-" + THREAD)
             shown = screen.wait_for("(Codex's, read-only: :Compact import continues it)")
+            no_prompt(shown)
+            screen.command("qa!")
+
+
+QWEN_TUI = Path(__file__).parent.parent / "fixtures" / "qwen_code" / "tui-three-compress.jsonl"
+"""What the real Qwen Code 0.24.4 wrote in its TUI: reads, /compress, reads, /compress, a turn, /compress, a turn."""
+QWEN_SESSION = "157dc538-01e7-4e8a-873e-bbf40d9ccf0a"
+
+
+def test_the_chat_of_qwens_real_session_shows_each_compress_where_it_was_typed(tmp_path: Path) -> None:
+    from compact_lsp.agents.qwen_code.transcript import transcript_dir
+
+    with MessagesApiStub() as stub:
+        user = CodexUser(tmp_path, stub, installed=False)
+        qwen = tmp_path / "home" / ".qwen"
+        chats = Path(transcript_dir(str(user.project.resolve()), str(qwen)))
+        chats.mkdir(parents=True)
+        recorded = QWEN_TUI.read_text().replace("/tmp/followed-qwen-tui/test_in_the_tui_each_compress_0/proj",
+                                                str(user.project.resolve()))  # fmt: skip
+        (chats / f"{QWEN_SESSION}.jsonl").write_text(recorded)
+        user.more_settings = {"qwenCode": {"home": str(qwen)}}
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select(screen, "qwen-" + QWEN_SESSION)
+            screen.command("CompactChat")
+            shown = screen.wait_for("You are welcome.")
+            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+            typed = [i for i, line in enumerate(lines) if line.endswith("/compress")]
+            marks = [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")]
+            assert len(typed) == 3 and len(marks) == 3, lines
+            assert all(t < m for t, m in zip(typed, marks, strict=True)), lines  # as typed: before its marker
+            first = " ".join(lines[marks[0] : marks[0] + 2])  # a marker may wrap
+            assert first.startswith("── conversation compacted by the agent: 20k → 16.9k tokens"), lines
+            assert "review the handlers in big.py" in shown and "state_snapshot" not in shown, shown
             no_prompt(shown)
             screen.command("qa!")
