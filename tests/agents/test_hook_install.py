@@ -26,10 +26,10 @@ def gemini_entry(data: dict[str, Any]) -> str:
 
 
 def qwen_entry(data: dict[str, Any]) -> str:
-    """Ours after the user's ``SessionStart`` entry, for ``compact`` only; the user's settings kept."""
+    """Ours after the user's ``SessionStart`` entry, for ``compact`` and ``resume``; the user's settings kept."""
     assert data["model"] == {"name": "qwen3-coder"}
     entries = data["hooks"]["SessionStart"]
-    assert entries[0]["matcher"] == "startup" and entries[1]["matcher"] == "compact"
+    assert entries[0]["matcher"] == "startup" and entries[1]["matcher"] == "compact|resume"
     return str(entries[1]["hooks"][0]["command"])
 
 

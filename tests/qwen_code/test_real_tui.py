@@ -9,7 +9,8 @@ in every request of the user's chat, once, from the first one on (Qwen awaited t
 turns since the previous compaction, as they are on disk now, and none of the window before; and none of what Qwen
 re-attached itself (the files it embedded whole) is in it again. After the third, with nothing to add, a note of
 ours replaces the second block (Qwen would otherwise put it back, its files as they were then); so it does after
-two ``/compress`` typed one after the other.
+two ``/compress`` typed one after the other. A session quit and resumed with ``qwen --continue`` gets our block
+back from its first request, its files as they are when it resumes.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ CHANGED = {
     2: ("src/wire.py", "WIRE_210 = frame(210)", "WIRE_210 = frame(210, checksum=True)"),
 }
 """What changes on disk while Qwen writes its n-th summary: (file, the line as read, the line as it is now)."""
+RESUMED = ("handler_1020 = respond(request, 1020)", "handler_1020 = respond(request, 1020, retries=2)")
+"""A line of the first region as read, and as it is when the session is resumed."""
 
 
 def numbered(line: str, count: int) -> str:
@@ -174,10 +177,7 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
     assert reattached(windows[1][0]) == ({str(src / "small_b.py")}, {str(src / "wire.py")})
 
     # after the first: the region read, as it is on disk now; the file read through the shell; not Qwen's own
-    assert CHANGED[1][2] in first_block and CHANGED[1][1] + "  #" not in first_block
-    assert "handler_1010 = respond(request, 1010)" in first_block and "handler_1500 " not in first_block
-    assert "NOTES_LINE" in first_block
-    assert "SMALL_A" not in first_block, "our context repeated a file Qwen re-attached"
+    assert_first_window(first_block)
 
     # after the second: the files since the first, as they are now; not a copy of the first block
     assert_second_window(second_block)
@@ -191,6 +191,14 @@ def test_in_the_tui_each_compress_gets_the_files_since_the_last_one(qwen: QwenHo
 
     answered = [line for line in qwen.hook_log.read_text().splitlines() if ": added " in line]
     assert len(answered) == 3 and all("'qwenFiles': 1, 'qwenByName': 1" in line for line in answered[:2])  # as Qwen
+
+
+def assert_first_window(block: str) -> None:
+    """The files of the first turn, as they are on disk now, not Qwen's own."""
+    assert CHANGED[1][2] in block and CHANGED[1][1] + "  #" not in block
+    assert "handler_1010 = respond(request, 1010)" in block and "handler_1500 " not in block
+    assert "NOTES_LINE" in block
+    assert "SMALL_A" not in block, "our context repeated a file Qwen re-attached"
 
 
 def test_two_compress_with_nothing_between_in_the_tui_leave_the_note_not_the_first_block(qwen: QwenHome) -> None:
@@ -224,11 +232,15 @@ def test_two_compress_with_nothing_between_in_the_tui_leave_the_note_not_the_fir
     assert len(answered) == 2 and "'files': 2" in answered[0] and "'replaces'" in answered[1]
 
 
-def test_a_session_resumed_in_the_tui_gets_the_files_since_its_last_compaction(qwen: QwenHome) -> None:
-    """``/compress``, quit, ``qwen --continue``, more files, ``/compress`` again. Measured (0.24.4): the resumed
-    session rebuilds Qwen's own summary and re-attached files from the transcript but not our block (Qwen keeps the
-    hook's answer in memory, and resuming runs no hook of ours), so the model lacks our context until the next
-    compaction; that one gets the files since the last compaction, read in the resumed session."""
+def test_a_session_resumed_in_the_tui_gets_our_context_back_then_the_files_since_its_last_compaction(
+    qwen: QwenHome,
+) -> None:
+    """``/compress``, quit, a line of the region changes, ``qwen --continue``, more files, ``/compress`` again. The
+    resumed session rebuilds Qwen's own summary and re-attached files from the transcript but not our block (Qwen
+    kept the hook's answer in memory; measured on 0.24.4 before our hook answered ``resume``). Qwen runs
+    ``SessionStart`` with source ``resume`` and awaits it: from the first request on, our block is back, its files
+    as they are on disk now. The next compaction gets the files since the last one, read in the resumed
+    session."""
     summaries, qwen.stub.script = script(qwen)
     first, second, chat, _ = TURNS
     tui = QwenTui(qwen)
@@ -238,6 +250,8 @@ def test_a_session_resumed_in_the_tui_gets_the_files_since_its_last_compaction(q
         tui.compress()
     finally:
         tui.stop()
+    big = qwen.project / "src" / "big.py"
+    big.write_text(big.read_text().replace(RESUMED[0], RESUMED[1]))  # while no Qwen runs
     resumed_at = len(qwen.stub.requests)
     tui = QwenTui(qwen, name="resumed")
     try:
@@ -256,7 +270,12 @@ def test_a_session_resumed_in_the_tui_gets_the_files_since_its_last_compaction(q
     assert resumed and json.dumps(resumed[0]).count("Summary 1: files were reviewed.") == 1  # the session, resumed
     src = qwen.project / "src"
     assert reattached(resumed[0]) == ({str(src / "small_a.py")}, {str(src / "big.py")})  # Qwen's own, rebuilt
-    assert all(our_block(r) is None for r in resumed)  # measured: ours is not
+    for request in resumed:  # ours too, from the first request on, once
+        assert json.dumps(request).count(OUR_BLOCK) == 1
+    block = our_block(resumed[0])
+    assert block is not None
+    assert_first_window(block)
+    assert RESUMED[1] in block and RESUMED[0] + "  #" not in block  # as it is on disk now
 
     after = [r for r in requests[at + 1 :] if user_chat(r)]
     assert after and all(json.dumps(r).count(OUR_BLOCK) == 1 for r in after)

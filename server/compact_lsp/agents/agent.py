@@ -167,6 +167,11 @@ class AgentBeside(Protocol):
         """The commands of our hook in its settings file at ``path`` (none when missing or not ours to read)."""
         ...
 
+    def installed_outdated(self, path: Path) -> str | None:
+        """What a reinstall would add to our hook installed at ``path`` by an earlier version (``compact-lsp
+        doctor`` says it), or None: current, or not installed there."""
+        ...
+
     @property
     def after_install(self) -> str:
         """What the user must still do after ``install-hook`` (``, then trust it in Codex (/hooks)``), or ``""``."""
@@ -226,13 +231,19 @@ class AgentRoom:
         result: tuple[str | None, Mapping[str, Any]] = context_for(inp, budget=budget, keep=keep)
         return result
 
+    def installed_outdated(self, path: Path) -> str | None:
+        return None
+
+    hook_sources: tuple[str, ...] = ("compact",)
+    """The ``SessionStart`` sources its hook answers (the matcher its install writes selects them)."""
+
     def hook_answer(
         self, raw: bytes, *, budget: int, keep: list[object] | None
     ) -> tuple[str | None, Mapping[str, Any]]:
         """A ``SessionStart`` hook's answer: ``hook_context`` as ``additionalContext``."""
         from compact_lsp.agents.hook_io import session_start_answer
 
-        return session_start_answer(self, raw, budget=budget, keep=keep)
+        return session_start_answer(self, raw, budget=budget, keep=keep, sources=self.hook_sources)
 
 
 class JsonSettingsRoom(AgentRoom):
@@ -254,3 +265,6 @@ class JsonSettingsRoom(AgentRoom):
 
     def installed_commands(self, path: Path) -> list[str]:
         return self._settings().installed_commands(path)
+
+    def installed_outdated(self, path: Path) -> str | None:
+        return self._settings().installed_outdated(path)

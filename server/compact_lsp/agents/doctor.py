@@ -4,7 +4,9 @@ A hook that cannot start is shown by the agents only in passing (Claude Code rec
 compaction; Codex prints "SessionStart Failed"), and the model just goes without our context. The doctor looks at
 each place ``install-hook`` writes (every registered agent's user and project settings: Claude Code, Codex, Qwen
 Code), and runs each of our launchers found there once, as the agent would (``--check``, no ``PYTHONPATH``), saying
-for each what is wrong and the command that fixes it.
+for each what is wrong and the command that fixes it. A hook that starts but that an earlier version installed with
+less than a reinstall would (Qwen Code's before its ``resume`` matcher) is said too, with what the reinstall adds;
+it is not counted as broken.
 
 Only our own launchers are run (a file in ``launchers_dir()``, or the fixed launcher path of older installs): a
 project's settings are the repository's, and a command there that merely looks like ours is never executed; a
@@ -17,7 +19,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from compact_lsp.agents import registered
@@ -34,6 +36,8 @@ class HookHealth:
     command: str
     problem: str | None
     fix: str
+    update: str | None = None
+    """What a reinstall would add to a hook that starts (an earlier version installed it), or None."""
 
 
 def _own_launcher(command: str) -> Path | None:
@@ -70,13 +74,17 @@ def _health(agent: str, place: Path, command: str, fix: str) -> HookHealth:
 
 def hook_health(project_dir: str) -> list[HookHealth]:
     """Every hook of ours installed for ``project_dir`` and for the user, checked."""
-    places: list[tuple[str, Path, Callable[[Path], list[str]], str]] = []
+    found: list[HookHealth] = []
     for scope in ("user", "project"):
         flag = f" --{scope}" + (f" --dir {shlex.quote(project_dir)}" if scope == "project" else "")
         for agent in registered.AGENTS:
             fix = f"compact-lsp {agent.name} install-hook{flag}{agent.after_install}"
-            places.append((agent.name, agent.settings_path(scope, project_dir), agent.installed_commands, fix))
-    return [_health(agent, place, command, fix) for agent, place, read, fix in places for command in read(place)]
+            place = agent.settings_path(scope, project_dir)
+            for command in agent.installed_commands(place):
+                health = _health(agent.name, place, command, fix)
+                update = agent.installed_outdated(place) if health.problem is None else None
+                found.append(replace(health, update=update) if update else health)
+    return found
 
 
 def _write_line(line: str) -> None:
@@ -91,7 +99,10 @@ def doctor_command(project_dir: str, out: Callable[[str], object] = _write_line)
         out(f"compact-lsp doctor: no compact-lsp hook is installed here or for this user ({installs})")
         return 0
     for h in found:
-        if h.problem is None:
+        if h.problem is None and h.update:
+            out(f"update  {h.agent} hook in {h.place}: it starts, but an earlier compact-lsp installed it; a "
+                f"reinstall adds this: {h.update}. Fix: {h.fix}")  # fmt: skip
+        elif h.problem is None:
             out(f"ok      {h.agent} hook in {h.place}: it starts ({h.command})")
         else:
             out(f"BROKEN  {h.agent} hook in {h.place}: {h.problem}. Fix: {h.fix}")

@@ -2,11 +2,11 @@
 answer.
 
 Claude Code, Codex and Qwen Code run their ``SessionStart`` hook with the same JSON on stdin (``parse_hook_input``;
-another event or source is ``NotForUs``) and take the same answer (``hook_output``). Files come only from
-``allowed_roots``: the transcript's ``cwd`` (never what the server refuses as a root: ``/``, the home directory, a
-folder holding it) and, outside it, only when the user configured it, the exact files the transcript shows read or
-edited with success, file by file. The context itself is built in ``hook_context.py``, each agent's specifics in its
-room's ``hook.py``: none imports another's transcript format.
+another event, or a source the agent does not answer, is ``NotForUs``) and take the same answer (``hook_output``).
+Files come only from ``allowed_roots``: the transcript's ``cwd`` (never what the server refuses as a root: ``/``, the
+home directory, a folder holding it) and, outside it, only when the user configured it, the exact files the
+transcript shows read or edited with success, file by file. The context itself is built in ``hook_context.py``,
+each agent's specifics in its room's ``hook.py``: none imports another's transcript format.
 """
 
 from __future__ import annotations
@@ -47,12 +47,14 @@ class HookInput:
     """When the agent ran the hook, as it says (Qwen Code's ``timestamp``); unchecked text."""
 
 
-def parse_hook_input(raw: bytes) -> HookInput:
-    """The hook input, or ``NotForUs``/``ValueError`` (both print nothing)."""
+def parse_hook_input(raw: bytes, sources: Sequence[str] = (HOOK_SOURCE,)) -> HookInput:
+    """The hook input, or ``NotForUs``/``ValueError`` (both print nothing). ``sources``: the ``SessionStart``
+    sources the agent's hook answers (Qwen Code's also ``resume``)."""
     data = hook_json(raw)
     event, source = data.get("hook_event_name"), data.get("source")
-    if event != HOOK_EVENT or source != HOOK_SOURCE:
-        raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {HOOK_SOURCE!r} is ours")
+    if event != HOOK_EVENT or source not in sources:
+        ours = " or ".join(repr(s) for s in sources)
+        raise NotForUs(f"{event!r} with source {source!r}: only {HOOK_EVENT} with source {ours} is ours")
     fields = session_fields(data)
     fired_at = data.get("timestamp")
     return HookInput(
@@ -124,11 +126,17 @@ class SessionStartHook(Protocol):
 
 
 def session_start_answer(
-    agent: SessionStartHook, raw: bytes, *, budget: int, keep: list[object] | None
+    agent: SessionStartHook,
+    raw: bytes,
+    *,
+    budget: int,
+    keep: list[object] | None,
+    sources: Sequence[str] = (HOOK_SOURCE,),
 ) -> tuple[str | None, dict[str, Any]]:
-    """The answer of an agent whose hook is ``SessionStart`` after its compaction: its ``hook_context`` as
-    ``additionalContext`` (``AgentBeside.hook_answer``)."""
-    inp = parse_hook_input(raw)
+    """The answer of an agent whose hook is ``SessionStart`` after its compaction (and, for ``sources`` beyond
+    ``compact``, whatever else it answers): its ``hook_context`` as ``additionalContext``
+    (``AgentBeside.hook_answer``)."""
+    inp = parse_hook_input(raw, sources)
     mark = transcript_mark(inp.transcript_path)  # before the agent writes anything more (agents/hook_claims.py)
     context, figures = agent.hook_context(inp, budget=budget, keep=keep)
     places = settings_places(agent.scope_help, agent.settings_path, inp.cwd) if context is not None else []

@@ -56,6 +56,9 @@ class JsonHookFile:
     """The hook's ``timeout`` in seconds (None: the agent's default)."""
     installed_note: str = ""
     """What the user is told after a change that installed the hook (when the agent runs it), or ``""``."""
+    update_note: str = ""
+    """What a reinstall adds to an entry of ours that an earlier version wrote with another ``matcher``
+    (``install-hook`` says it when it updates one, ``doctor`` when it finds one), or ``""``."""
 
     def settings_path(self, scope: str, project_dir: str) -> Path:
         if scope == "user":
@@ -93,10 +96,21 @@ class JsonHookFile:
         wanted = [*without_ours(entries, self.is_ours), {**entry, "hooks": [ours]}]
         if wanted == entries:
             return HookChange(path, False, None, f"the hook is already installed in {path}")
+        earlier = self._earlier_in(data)
         data.setdefault("hooks", {})[self.event] = wanted
         backup = self._write(path, data, original)
         note = f". {self.installed_note}" if self.installed_note else ""
+        if earlier:
+            return HookChange(path, True, backup, f"updated the compact-lsp hook in {path}: {self.update_note}{note}")
         return HookChange(path, True, backup, f"installed the compact-lsp hook in {path}{note}")
+
+    def installed_outdated(self, path: Path) -> str | None:
+        """``update_note`` when our hook in ``path`` was written by an earlier version with another matcher."""
+        try:
+            data = _load(path, read_settings_text(path, MAX_SETTINGS_BYTES))
+        except (SettingsFileError, OSError):
+            return None
+        return self.update_note if self._earlier_in(data) else None
 
     def installed_commands(self, path: Path) -> list[str]:
         """The commands of our hook in a settings file (none when it is missing or not ours to read)."""
@@ -147,6 +161,14 @@ class JsonHookFile:
         hooks = data.get("hooks")
         entries = hooks.get(self.event) if isinstance(hooks, dict) else None
         return entries if isinstance(entries, list) else []
+
+    def _earlier_in(self, data: dict[str, Any]) -> bool:
+        """An entry of ours with a matcher other than ours now (an earlier version's), when there is news to say."""
+        return bool(self.update_note) and any(
+            isinstance(e, dict) and e.get("matcher") != self.matcher and isinstance(inner := e.get("hooks"), list)
+            and any(self.is_ours(h) for h in inner)
+            for e in self._entries(data)
+        )  # fmt: skip
 
     def _installed_in(self, data: dict[str, Any]) -> bool:
         entries = self._entries(data)

@@ -210,6 +210,41 @@ def test_the_second_compress_waits_for_its_record_and_finds_nothing_since_the_fi
     assert qwen.compactions == 2 and qwen.messages == [] and qwen.summary.startswith("Nothing to do.")
 
 
+def test_a_resumed_session_compacted_before_gets_the_last_compaction_s_files_as_they_are_now(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """``qwen --continue``: Qwen rebuilds the history from the transcript but not our block (it kept it in memory
+    only; measured). The turns after the compaction are in the history Qwen rebuilt: not ours to add."""
+    big = session.cwd / "big.py"
+    big.write_text(big.read_text().replace(f"# line {REGION_LINE + 3}\n", "# line changed since\n"))
+    (session.cwd / "later.txt").write_text("read after the compaction\n")
+    session.user("go on")
+    session.call("run_shell_command", {"command": "cat later.txt"}, "read after the compaction")
+    session.write()
+    done = run_hook(session.hook_input("resume"), env)
+    seen = as_qwen_sends(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+    assert "# line changed since\n" in seen and f"# line {REGION_LINE + 3}\n" not in seen  # re-read now
+    assert "shell-read note" in seen and "VALUE_B" not in seen  # as after the compaction: not Qwen's own
+    assert "read after the compaction" not in seen
+    logged = (Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "log" / "qwen-code-hook.log").read_text()
+    assert "'resumed': True" in logged and "waitedForRecord" not in logged  # the transcript is whole: no wait
+
+
+def test_a_resumed_session_never_compacted_or_with_nothing_to_add_gets_nothing(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    session.user("thanks, that is all")
+    session.compress("<state_snapshot>the handler was fixed</state_snapshot>")
+    session.write()
+    assert run_hook(session.hook_input("resume"), env).stdout == b""  # the note replaces no block of a new process
+    fresh = QwenTranscript(Path(env["HOME"]), session.cwd, session_id="never-compacted")
+    fresh.user("hello")
+    fresh.call("read_file", {"file_path": str(session.cwd / "a.py")}, "VALUE_A")
+    fresh.write()
+    assert run_hook(fresh.hook_input("resume"), env).stdout == b""
+    assert run_hook(fresh.hook_input("startup"), env).stdout == b""
+
+
 @pytest.mark.parametrize(
     ("value", "files"),
     [(None, 5), ("", 5), ("1", 1), (" 2 ", 2), ("0", 0), ("007", 7), ("12", 12), ("9007199254740991", 2**53 - 1),
@@ -275,3 +310,35 @@ def test_qwen_code_is_registered_with_its_settings_files(tmp_path: Path, env: di
         == installed_commands(tmp_path / ".qwen" / "settings.json")
         and len(installed_commands(tmp_path / ".qwen" / "settings.json")) == 1
     )
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_an_install_from_before_resume_is_said_by_doctor_and_updated_by_a_reinstall_to_the_same_round_trip(
+    tmp_path: Path, env: dict[str, str], scope: str
+) -> None:
+    """An install by an earlier compact-lsp has ``"matcher": "compact"``: its hook starts, but a resumed session gets
+    nothing. ``doctor`` says a reinstall adds it; the reinstall says what it added; uninstalling then gives back
+    the file as it was before compact-lsp, byte for byte."""
+    folder = tmp_path / ".qwen" if scope == "project" else Path(env["HOME"]) / ".qwen"
+    folder.mkdir()
+    settings = folder / "settings.json"
+    original = '{\n\t"model": {"name": "qwen3-coder"},\n\t"hooks": {"SessionStart": [{"matcher": "startup", ' \
+        '"hooks": [{"type": "command", "command": "echo hi"}]}]}\n}\n'  # fmt: skip
+    settings.write_text(original)
+    flags = [f"--{scope}", "--dir", str(tmp_path)]
+    assert "installed the compact-lsp hook" in cli(["install-hook", *flags], env)
+    installed = settings.read_text()
+    earlier = installed.replace('"matcher": "compact|resume"', '"matcher": "compact"')  # as it was written then
+    assert earlier != installed
+    settings.write_text(earlier)
+    doctor = run_cli(["doctor", "--dir", str(tmp_path)], env)
+    assert doctor.returncode == 0, doctor.stdout  # it still starts: not broken
+    assert doctor.stdout.startswith(f"update  qwen-code hook in {settings}: it starts, but an earlier compact-lsp")
+    assert "qwen --continue" in doctor.stdout and f"Fix: compact-lsp qwen-code install-hook --{scope}" in doctor.stdout
+    updated = cli(["install-hook", *flags], env)
+    assert updated.startswith(f"updated the compact-lsp hook in {settings}: it now runs on resuming too")
+    assert settings.read_text() == installed
+    assert run_cli(["doctor", "--dir", str(tmp_path)], env).stdout.startswith("ok      qwen-code hook in ")
+    assert "already installed" in cli(["install-hook", *flags], env)
+    assert "removed" in cli(["uninstall-hook", *flags], env)
+    assert settings.read_text() == original

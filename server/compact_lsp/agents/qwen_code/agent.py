@@ -20,6 +20,8 @@ class QwenCode(JsonSettingsRoom):
     name = "qwen-code"
     owner = "Qwen Code"
     after_install = ""
+    hook_sources = ("compact", "resume")
+    """After its compaction, and when a session compacted before is resumed (hook.py)."""
     settings_words = "Qwen Code's settings.json"
     scope_help: Mapping[str, str] = (
         {"project": "this project's .qwen/settings.json (the default)", "user": "~/.qwen/settings.json"}

@@ -6,6 +6,11 @@ each whole up to ``QWEN_FILE_TOKENS`` (a larger one by name only). Those are mod
 repeated; the hook adds what it misses: the ledger, the slices of big files, files read through shell commands,
 further files, and the artifact trail, ranked by the rehydration the server runs after its own compactions.
 
+A session resumed (``qwen --continue``, ``--resume``; ``source: "resume"``) gets back its history from the
+transcript, Qwen's summary and re-read files with it, but not our block: Qwen kept it in memory only (measured
+2026-12-06). When the session was compacted before, the hook answers what it answered after that compaction, its
+files re-read now; for a session never compacted, nothing.
+
 Qwen puts ``additionalContext`` in its system instruction with **no size limit**, on every later request: the
 budget is ours (``QWEN_CONTEXT_LIMIT`` characters in all). It escapes ``<`` and ``>`` to ``&lt;``/``&gt;`` and
 leaves ``&`` as it is, so the hook escapes ``&`` to ``&amp;`` itself (``escaped_for_qwen``): the model then
@@ -33,6 +38,7 @@ QWEN_FILES = 5
 """Files Qwen Code re-reads itself after its summary (measured), unless ``RECENT_FILES_ENV`` says otherwise."""
 RECENT_FILES_ENV = "QWEN_COMPACT_MAX_RECENT_FILES"
 MAX_SAFE_INTEGER = 2**53 - 1
+RESUME = "resume"
 QWEN_FILE_TOKENS = 5_000
 """Each comes back whole up to this many tokens (about 20,000 characters); a larger one by name only."""
 QWEN_TOTAL_TOKENS = 50_000
@@ -120,12 +126,17 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
 def context_for(
     inp: HookInput, *, budget: int = QWEN_BUDGET, keep: list[object] | None = None
 ) -> tuple[str | None, dict[str, Any]]:
-    """The additional context for one hook call (``hook_process.run_hook`` with ``agent="qwen-code"``)."""
+    """The additional context for one hook call (``hook_process.run_hook`` with ``agent="qwen-code"``): after a
+    compaction, or for a session resumed (``RESUME``), what the last compaction's answer was, re-read now."""
     if not os.path.lexists(inp.transcript_path):
         raise FileNotFoundError(f"no Qwen Code transcript at {inp.transcript_path}")
-    qwen = read_window(inp.transcript_path, inp.cwd, inp.fired_at)
+    resumed = inp.source == RESUME
+    # resumed: the transcript is whole (Qwen read it back), and the window is the last compaction's
+    qwen = read_window(inp.transcript_path, inp.cwd, None if resumed else inp.fired_at)
     if keep is not None:
         keep.append(qwen)
+    if resumed and not qwen.compactions:
+        return None, {"reason": "a session resumed that was never compacted: it lost nothing of ours"}
     if not qwen.messages:
         text, figures = None, {"reason": "no file was used before the compaction", "compactions": qwen.compactions}
     else:
@@ -134,7 +145,9 @@ def context_for(
         figures["recordNotWrittenYet"] = True  # not in the file even after waiting
     if qwen.waited:
         figures["waitedForRecord"] = qwen.waited  # seconds
-    if text is None and qwen.compactions > 1:
+    if resumed:
+        figures["resumed"] = True
+    if text is None and qwen.compactions > 1 and not resumed:
         # Qwen puts the previous block back when the hook answers nothing: its files as they were then
         return NOTHING_SINCE, {**figures, "replaces": "the previous compaction's block"}
     return text, figures
