@@ -89,3 +89,15 @@ def test_only_geminis_own_frame_is_taken_off() -> None:
     framed = "<untrusted_context>\nOutput: (empty)\nError: spawn failed\nExit Code: 1\n</untrusted_context>"
     assert shown_result(framed) == "spawn failed"
     assert shown_result("Output: a line a user's own command printed") is None  # no frame: as it is
+
+
+def test_a_typed_compress_is_a_manual_marker() -> None:
+    """Recorded in Gemini CLI 0.61.0's TUI: a read, the answer (8,000 reported), the user's ``/compress`` (the TUI:
+    "Chat history compressed from 8000 to 150 tokens"), a turn. The file holds no command and no figures: the
+    compression's ``$set``, then an empty ``info`` record where Gemini's own writes "Context compressed from…"."""
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("typed-compress.jsonl")))
+    [marker] = [e for e in entries if e["kind"] == "compaction"]
+    assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("manual", 8_000, 6_000)
+    assert marker["summary"] == "The user read notes.md."
+    assert texts(entries) == ["what do the notes say", "The notes say 30 seconds.", "and now", "Answer 3."]
+    assert entries.index(marker) == 4

@@ -6,9 +6,13 @@ Gemini CLI 0.61.0 (measured 2026-12-06, docs/gemini-cli.md) writes a message aga
 (its last write is the message) and replaces the list with a ``$set`` of ``messages``: at the start (its session
 context), on ``--resume`` (the messages again), and at a compression, whose list is the session context, the summary
 and the model's acknowledgement. A list whose summary is new is a compression: its messages are the model's, never
-shown (the summary is the marker's), and so is the session context. Gemini compresses by itself only, at the start
-of a user turn: every marker is automatic. Its figures are the ones Gemini reports: the prompt of the last model
-turn before it (what Gemini compared with its threshold, ``tokens.input``) and of the first after it. Read from the
+shown (the summary is the marker's), and so is the session context. Gemini compresses by itself at the start of a
+user turn, and when the user types ``/compress`` (or ``/summarize``, ``/compact``): the ``info`` record it writes
+right after the list tells which (its bundle's ``handleChatCompressionEvent`` and history recording; both seen in
+its TUI): "Context compressed from N% to M%." after its own, an empty one (the ``compression`` item the command
+shows, which has no text) after the user's. Gemini records no token counts of a compression: the marker's figures
+are the prompts Gemini reported (``tokens.input``) on the last model turn before it (what it compared with its
+threshold; the command's own "compressed from" figure in the TUI too) and on the first after it. Read from the
 session file as the timeline reads it; nothing is written.
 """
 
@@ -43,6 +47,8 @@ def gemini_cli_chat_entries(path: Path) -> list[dict[str, Any]]:
     reported: int | None = None
     waiting: dict[str, Any] | None = None
     """The last marker, until the first model turn after it reports its prompt."""
+    untold: dict[str, Any] | None = None
+    """The last marker, until the ``info`` record after it (or a message) tells its trigger."""
     for raw in lines:
         record = parse_line(raw)
         if not isinstance(record, dict):
@@ -52,7 +58,7 @@ def gemini_cli_chat_entries(path: Path) -> list[dict[str, Any]]:
         if isinstance(listed, list):
             summary = summary_message(listed)
             if summary is not None and str(summary.get("id")) not in known:
-                waiting = _marker(summary, reported)
+                waiting = untold = _marker(summary, reported)
                 order.append(waiting)
                 known.update(str(m.get("id")) for m in listed if isinstance(m, dict))
                 continue
@@ -60,7 +66,12 @@ def gemini_cli_chat_entries(path: Path) -> list[dict[str, Any]]:
                 if isinstance(message, dict) and str(message.get("id")) not in known:
                     _written(message, order, latest, known)
             continue
-        if not _written(record, order, latest, known) or record.get("type") != "gemini":
+        if record.get("type") == "info" and untold is not None:
+            untold["trigger"], untold = "manual" if not text_of(record.get("content")).strip() else "auto", None
+        if not _written(record, order, latest, known):
+            continue
+        untold = None  # a message first: Gemini's own
+        if record.get("type") != "gemini":
             continue
         tokens = record.get("tokens")
         prompt = tokens.get("input") if isinstance(tokens, dict) else None

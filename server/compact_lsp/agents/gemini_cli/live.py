@@ -96,9 +96,9 @@ class OwnedByGeminiCli(SessionBusy):
     def __init__(self, session: str) -> None:
         RuntimeError.__init__(
             self,
-            f"session {session} is a Gemini CLI session, followed read-only: Gemini CLI owns its context and "
-            "compresses it itself (model.compressionThreshold; our hook adds what it drops: compact-lsp gemini-cli "
-            "install-hook), or import it to continue it here",
+            f"session {session} is a Gemini CLI session, followed read-only: Gemini CLI owns its context, so "
+            "compress it in Gemini CLI (/compress, or by itself at model.compressionThreshold; our hook adds what it "
+            "drops: compact-lsp gemini-cli install-hook), or import it to continue it here",
         )
         self.session = session
         self.owner = {"agent": "Gemini CLI"}
