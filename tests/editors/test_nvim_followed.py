@@ -151,6 +151,21 @@ def select(screen: Screen, session_id: str) -> str:
     raise AssertionError(f"{session_id} never became known")
 
 
+def open_chat(screen: Screen, session_id: str, last: str) -> tuple[str, list[str], list[int]]:
+    """The followed session's chat as Neovim draws it once ``last`` shows: the screen, the chat column's lines, and
+    the lines where the agent's compaction markers start."""
+    screen.wait_for("main.py")
+    select(screen, session_id)
+    screen.command("CompactChat")
+    shown = screen.wait_for(last)
+    lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+    return (
+        shown,
+        lines,
+        [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")],
+    )
+
+
 def test_a_codex_session_is_codexs_refuses_changes_and_imports_as_a_writable_copy(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         stub.push(reply("Continuing from Codex's work."))
@@ -245,12 +260,7 @@ def test_the_chat_of_codexs_real_session_keeps_every_read_with_both_compactions_
     with MessagesApiStub() as stub:
         user = CodexUser(tmp_path, stub, real_two_compactions)
         with user.start("main.py") as screen:
-            screen.wait_for("main.py")
-            select(screen, "codex-" + THREAD)
-            screen.command("CompactChat")
-            shown = screen.wait_for("Codex: All done.")
-            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
-            marks = [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")]
+            shown, lines, marks = open_chat(screen, "codex-" + THREAD, "Codex: All done.")
             reads = [lines.index(f"⚙ exec_command cat {name}.py") for name in ("first_a", "first_b", "second_a")]
             assert len(marks) == 2 and reads[1] < marks[0] < reads[2] < marks[1], lines
             first, second = (" ".join(lines[at : at + 2]) for at in marks)  # a marker may wrap
@@ -295,13 +305,8 @@ def test_the_chat_of_qwens_real_session_shows_each_compress_where_it_was_typed(t
         (chats / f"{QWEN_SESSION}.jsonl").write_text(recorded)
         user.more_settings = {"qwenCode": {"home": str(qwen)}}
         with user.start("main.py") as screen:
-            screen.wait_for("main.py")
-            select(screen, "qwen-" + QWEN_SESSION)
-            screen.command("CompactChat")
-            shown = screen.wait_for("You are welcome.")
-            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+            shown, lines, marks = open_chat(screen, "qwen-" + QWEN_SESSION, "You are welcome.")
             typed = [i for i, line in enumerate(lines) if line.endswith("/compress")]
-            marks = [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")]
             assert len(typed) == 3 and len(marks) == 3, lines
             assert all(t < m for t, m in zip(typed, marks, strict=True)), lines  # as typed: before its marker
             first = " ".join(lines[marks[0] : marks[0] + 2])  # a marker may wrap
