@@ -4,15 +4,18 @@ two editor windows on one folder start).
 The server that writes a session first holds its OS lock. The other one lists and reads the session, follows
 it as the owner appends (its ``compact/didChangeUsage`` and status move), and refuses its own writes with a
 RequestFailed naming the owner's process and offering a new session. The file never interleaves: it is exactly
-the owner's appends, and validates. When the owner exits, the follower may write.
+the owner's appends, and validates. When the owner exits, the follower may write, and it says so to its editor at
+once (``compact/didChangeOpenElsewhere``), as it says when another server takes the session.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.protocol_schema import protocol_schema
 
 from compact_lsp.engine.conversation.validate import validate
 from compact_lsp.store.session_store import parse_lines
@@ -84,3 +87,44 @@ def test_a_second_server_follows_read_only_and_names_the_owner(tmp_path: Path) -
     with RawServer(workspace) as fresh:
         messages = fresh.messages(session_id)
         assert len(messages) == 8 and validate(messages) == []
+
+
+def test_the_follower_tells_its_editor_at_once_who_writes_the_session(tmp_path: Path) -> None:
+    """A second window showed the chat writable until its next listing though the first one wrote it, and read-only
+    after the first one closed: nothing told it. Its server now watches the session's lock and tells it as another
+    server takes the session or lets it go, whether that window closes or dies."""
+    said = "compact/didChangeOpenElsewhere"
+    workspace = Workspace(tmp_path)
+    owner = RawServer(workspace)
+    follower = RawServer(workspace)
+    taker: RawServer | None = None
+    try:
+        session_id = owner.new_session("shared")
+        owner.append(session_id, turn(0))
+        follower.request("compact/selectSession", {"sessionId": session_id})  # the second window shows it
+
+        def held_by(server: RawServer | None) -> Callable[[Any], bool]:
+            def check(params: Any) -> bool:
+                protocol_schema().check_notification(said, params)
+                if params["sessionId"] != session_id:
+                    return False
+                return params.get("openElsewhere") == ({"pid": server.proc.pid} if server is not None else None)
+
+            return check
+
+        owner.stop()  # the first window closes: the session is the second one's to write
+        follower.wait_for_notification(said, held_by(None), timeout=10)
+        taker = RawServer(workspace)
+        taker.append(session_id, turn(1))  # a third window writes it first: read-only again, that one named
+        follower.wait_for_notification(said, held_by(taker), timeout=10)
+        [listed] = [s for s in follower.request("compact/sessions", {}) if s["sessionId"] == session_id]
+        assert listed["openElsewhere"] == {"pid": taker.proc.pid}  # the notification and the listing agree
+        follower.notifications.clear()  # what was said so far: the next "nobody else" must be about this death
+        taker.kill()  # and dies: the OS lets go of its lock, and the second window hears it
+        follower.wait_for_notification(said, held_by(None), timeout=10)
+        follower.append(session_id, turn(2))  # it may write now
+        assert len(follower.messages(session_id)) == 6
+    finally:
+        for server in (owner, taker, follower):
+            if server is not None:
+                server.stop()

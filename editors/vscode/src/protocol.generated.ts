@@ -216,6 +216,9 @@ export interface CompactLspProtocol {
     "compact/chatEvent": {
       params: ChatEventParams;
     };
+    "compact/didChangeOpenElsewhere": {
+      params: DidChangeOpenElsewhereParams;
+    };
   };
   settings: Settings;
 }
@@ -275,16 +278,7 @@ export interface SessionInfo {
    * A copy imported from an agent's session (Import to continue): that agent, in its own words (Claude Code, Codex, Qwen Code, Gemini CLI); its earlier answers are that agent's.
    */
   importedFrom?: string;
-  /**
-   * Another compact-lsp server (another editor window on the folder) holds the session's write lock: this one follows it read-only, its changes refused (kind read_only, the same owner). What the lock file names.
-   */
-  openElsewhere?: {
-    pid?: number;
-    /**
-     * Only when it is not this machine.
-     */
-    host?: string;
-  };
+  openElsewhere?: OpenElsewhere;
 }
 /**
  * How full the context window is (docs/protocol.md, Shared shapes).
@@ -361,6 +355,19 @@ export interface NextCompaction {
    * A setting that silently turns the agent's automatic compaction off, named with where it is set.
    */
   disabledBy: string | null;
+}
+/**
+ * Another compact-lsp server (another editor window on the folder) holds the session's write lock: this one follows it read-only, its changes refused (kind read_only, the same owner). What the lock file names.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "OpenElsewhere".
+ */
+export interface OpenElsewhere {
+  pid?: number;
+  /**
+   * Only when it is not this machine.
+   */
+  host?: string;
 }
 /**
  * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
@@ -1294,6 +1301,16 @@ export interface ChatErrorEvent {
   kind: "error";
   message: string;
   errorKind?: string;
+}
+/**
+ * Who writes a loaded session changed: another server took its write lock (openElsewhere names it), or let it go (no openElsewhere: this server may write it). Sent as the lock file changes, for the sessions this server follows; the same as compact/sessions' openElsewhere at that moment.
+ *
+ * This interface was referenced by `CompactLspProtocol`'s JSON-Schema
+ * via the `definition` "DidChangeOpenElsewhereParams".
+ */
+export interface DidChangeOpenElsewhereParams {
+  sessionId: SessionId;
+  openElsewhere?: OpenElsewhere;
 }
 /**
  * initializationOptions, and the compactLsp section of workspace/didChangeConfiguration (whole or in part).

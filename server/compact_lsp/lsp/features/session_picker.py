@@ -5,7 +5,6 @@ renameSession, transcript)."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
@@ -21,6 +20,7 @@ from compact_lsp.lsp.protocol.errors import invalid_params
 from compact_lsp.lsp.protocol.params import as_object, required_str
 from compact_lsp.lsp.protocol.transcript import transcript_entries
 from compact_lsp.lsp.work.in_session import in_session
+from compact_lsp.lsp.work.journal_follow import elsewhere
 from compact_lsp.runtime.io_threads import run_io
 from compact_lsp.store.session_index import source_of
 
@@ -55,13 +55,8 @@ def open_elsewhere(server: CompactLanguageServer, summaries: list[SessionSummary
         if agent_named(summary.source or "") is not None:
             continue  # an agent's transcript: no lock of ours
         holder = store.journal_for(summary.session_id).writer_lock.holder()
-        if holder is None:
-            continue
-        pid, host = holder.get("pid"), holder.get("host")
-        owner: dict[str, Any] = {"pid": pid} if isinstance(pid, int) and pid > 0 else {}
-        if isinstance(host, str) and host and host != socket.gethostname():
-            owner["host"] = host
-        found[summary.session_id] = owner
+        if holder is not None:
+            found[summary.session_id] = elsewhere(holder)
     return found
 
 

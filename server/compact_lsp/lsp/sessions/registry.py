@@ -61,6 +61,8 @@ class SessionRegistry:
         self.slots: dict[str, SessionSlot] = {}
         self.following: dict[str, str] = {}
         """Real paths of session files another server may write → session id (lsp/work/journal_follow.py)."""
+        self.locks: dict[str, str] = {}
+        """Real paths of those sessions' lock files → session id: who holds each is told the editor as it changes."""
         self.index = SessionIndex(store.directory)
         """What ``compact/sessions`` lists, and the current session, beside the session files."""
         self._encoding: tiktoken.Encoding | None = None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from compact_lsp.engine.files.file_gate import AllowedRoots
 from compact_lsp.lsp.sessions.session_slot import SessionSlot
 from compact_lsp.lsp.sessions.snapshots import publish
-from compact_lsp.lsp.work.journal_follow import catch_up, on_journal_changed
+from compact_lsp.lsp.work.journal_follow import catch_up, on_journal_changed, on_lock_changed
 from compact_lsp.lsp.work.notify import Watches, changed, watches_of
 from compact_lsp.runtime.io_threads import run_engine, run_io
 from compact_lsp.store.session_lock import SessionBusy
@@ -69,6 +69,10 @@ def on_file_changed(server: CompactLanguageServer, path: str) -> None:
     followed = registry.following.get(path)
     if followed is not None:
         on_journal_changed(server, followed)
+        return
+    locked = registry.locks.get(path)
+    if locked is not None:
+        on_lock_changed(server, locked)
         return
     slots = [slot for slot in registry.slots.values() if path in slot.watched]
     if slots:

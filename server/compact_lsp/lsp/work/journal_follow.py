@@ -5,16 +5,23 @@ file with the ``FileWatcher`` and applies the owner's new records (``ContextSess
 status and ``compact/didChangeUsage`` stay current; its own writes are refused with ``SessionBusy``, which names
 the owner. Once this server holds the lock (the owner went away and this one wrote), nobody else can append and
 following stops.
+
+The lock file is watched too: another server takes it (it writes its name there) or lets it go (it closes the file,
+or the OS does as the process ends), and ``compact/didChangeOpenElsewhere`` tells the editor at once, so a second
+window turns read-only when the first one writes, and writable when the first one closes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.lsp.sessions.snapshots import publish
 from compact_lsp.lsp.work.notify import changed
+from compact_lsp.runtime.io_threads import run_io
+from compact_lsp.store.session_lock import lock_path
 from compact_lsp.store.session_store import SessionJournal, parse_lines
 
 if TYPE_CHECKING:
@@ -22,6 +29,8 @@ if TYPE_CHECKING:
     from compact_lsp.lsp.sessions.session_slot import SessionSlot
 
 log = logging.getLogger(__name__)
+
+DID_CHANGE_OPEN_ELSEWHERE = "compact/didChangeOpenElsewhere"
 
 
 def journal_of(slot: SessionSlot) -> SessionJournal | None:
@@ -37,6 +46,7 @@ def follow(server: CompactLanguageServer, slot: SessionSlot) -> None:
         return
     real = server.watcher.track(str(journal.path))
     server.sessions.following[real] = slot.session.id
+    server.sessions.locks[server.watcher.track(str(lock_path(journal.path)))] = slot.session.id
     on_journal_changed(server, slot.session.id)
 
 
@@ -44,10 +54,11 @@ def unfollow(server: CompactLanguageServer, slot: SessionSlot) -> None:
     journal = journal_of(slot)
     if journal is None or server.watcher is None or server.sessions is None:
         return
-    for path, session_id in list(server.sessions.following.items()):
-        if session_id == slot.session.id:
-            del server.sessions.following[path]
-            server.watcher.untrack(path)
+    for paths in (server.sessions.following, server.sessions.locks):
+        for path, session_id in list(paths.items()):
+            if session_id == slot.session.id:
+                del paths[path]
+                server.watcher.untrack(path)
 
 
 def catch_up(slot: SessionSlot) -> int:
@@ -92,3 +103,32 @@ async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
     if usage is not None:
         log.info("session %s: followed %d record(s) another server wrote", slot.session.id, count)
         changed(server, slot, usage)
+
+
+def elsewhere(holder: dict[str, Any]) -> dict[str, Any]:
+    """Another server's hold on a session as the protocol says it (``openElsewhere``): its pid, and its host when it
+    is not this machine, from what its lock file names."""
+    pid, host = holder.get("pid"), holder.get("host")
+    owner: dict[str, Any] = {"pid": pid} if isinstance(pid, int) and pid > 0 else {}
+    if isinstance(host, str) and host and host != socket.gethostname():
+        owner["host"] = host
+    return owner
+
+
+def on_lock_changed(server: CompactLanguageServer, session_id: str) -> None:
+    registry = server.sessions
+    slot = registry.slots.get(session_id) if registry is not None else None
+    if slot is not None:
+        server.run_task(_holder_said(server, slot), name=f"lock of session {session_id}")
+
+
+async def _holder_said(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    """``compact/didChangeOpenElsewhere`` with who holds the session now (nobody else: no ``openElsewhere``)."""
+    journal = journal_of(slot)
+    if journal is None:
+        return
+    holder = await run_io(journal.writer_lock.holder)
+    params: dict[str, Any] = {"sessionId": slot.session.id}
+    if holder is not None:
+        params["openElsewhere"] = elsewhere(holder)
+    server.send_notification(DID_CHANGE_OPEN_ELSEWHERE, params)
