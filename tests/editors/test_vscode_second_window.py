@@ -8,9 +8,11 @@ from tests.editors.vscode_support import run_in_code_server
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)  # packaging and building the stub (up to 600 s) and the run (up to 300 s)
-def test_a_second_window_shows_the_chat_read_only_and_offers_new_chat() -> None:
+def test_a_second_window_shows_the_chat_read_only_and_goes_on_once_the_first_closes() -> None:
     """A second window on the same folder shows the first window's chat read-only from the start, in plain words
-    (another window writes it; no process id, class or method), with no input; its New Chat is answered."""
+    (another window writes it; no process id, class or method), with no input; once the first window closes, the
+    chat has its input back at once (it stayed read-only until the next listing) and goes on there; its New Chat is
+    answered."""
     run_in_code_server(
         "secondWindow.mjs",
         (
@@ -18,6 +20,8 @@ def test_a_second_window_shows_the_chat_read_only_and_offers_new_chat() -> None:
             'second window, before anything is typed: "This chat is open in another window, which writes it; here'
             " it is",
             "no input",
+            "the first window closed: the second window's chat has its input back, its history kept",
+            "a message sent there goes on in the same chat, answered",
             "New Chat in the second window: a chat of its own, answered",
             "PASS",
         ),

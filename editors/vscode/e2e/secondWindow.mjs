@@ -1,15 +1,17 @@
 // A second window on the same folder, end to end in a real VS Code (code-server): the first window's chat writes the
 // session; the second window (its own extension host and server) shows the same chat read-only from the start, in
 // plain words (another window writes it: continue there or start a New Chat; no process id, no class or method),
-// with no input; its New Chat gives a chat of its own. (A message that slips through before the listing says so is
-// refused by the server, taken back out of the chat and put back in the input: chatModel's refuseTurn.)
+// with no input. When the first window closes, the second one's chat gets its input back at once, and goes on; its
+// New Chat gives a chat of its own. (A message that slips through before the listing says so is refused by the
+// server, taken back out of the chat and put back in the input: chatModel's refuseTurn.)
 // Needs what run.mjs needs (e2e/setup.sh, npm run package, npm run build:tests for the Messages API stub).
-import { compactView, expect, inCodeServer, smallWorkspace, runScenario, screenshot, send, shownText, step, withMessagesApiStub } from "./harness.mjs";
+import { compactView, expect, inCodeServer, runCommand, runScenario, screenshot, send, shownText, smallWorkspace, step, withMessagesApiStub } from "./harness.mjs";
 
 async function main() {
   const dirs = smallWorkspace("second");
   const turns = [
     [{ type: "text", text: "a.py defines a0." }],
+    [{ type: "text", text: "Continued in the second window." }],
     [{ type: "text", text: "A chat of its own." }],
   ];
   await withMessagesApiStub(turns, async () => {
@@ -36,12 +38,26 @@ async function main() {
       step(`second window, before anything is typed: "${said}", no input`);
       await screenshot(second, "second-window");
 
-      // 3. New Chat there: an input again, and a chat of its own that is answered.
-      await chat.locator(".entry.notice.elsewhere button", { hasText: "New Chat" }).click();
-      await chat.locator("#composer:not([hidden])").waitFor();
+      // 3. The first window closes: its server lets go of the session, and this chat gets its input back at once (no
+      // listing, no reload: compact/didChangeOpenElsewhere), with the first window's turn; what is sent goes on here.
+      const closed = Date.now();
+      await page.close();
+      await chat.locator("#composer:not([hidden])").waitFor({ timeout: 90_000 });
+      const after = ((Date.now() - closed) / 1000).toFixed(1);
+      expect((await chat.locator(".entry.notice.elsewhere").count()) === 0, "the chat still says another window writes it");
+      await chat.locator(".entry.assistant", { hasText: "a.py defines a0" }).waitFor();
+      step(`the first window closed: the second window's chat has its input back, its history kept (${after} s later)`);
+      await screenshot(second, "second-window-continues");
+      await send(chat, "Go on here");
+      await chat.locator(".entry.assistant", { hasText: "Continued in the second window" }).waitFor();
+      step("a message sent there goes on in the same chat, answered");
+
+      // 4. New Chat there: a chat of its own that is answered.
+      await runCommand(second, "New Chat");
+      await chat.locator(".welcome").waitFor();
       await send(chat, "Hello from the second window");
       await chat.locator(".entry.assistant", { hasText: "A chat of its own" }).waitFor();
-      expect((await first.locator(".entry.user", { hasText: "Hello from the second window" }).count()) === 0, "the first window's chat got the second's message");
+      expect((await chat.locator(".entry.user", { hasText: "What does a.py do?" }).count()) === 0, "New Chat showed the old chat");
       step("New Chat in the second window: a chat of its own, answered");
       await second.close();
     });

@@ -58,7 +58,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }),
       client.onDidCompact((event) => this.compacted(event)),
       client.onDidChangeCurrentSession(() => void this.showCurrent()),
-      client.onDidChangeOpenElsewhere(() => this.post()),
+      client.onDidChangeOpenElsewhere(() => this.ownerChanged()),
       client.onDidChangeState((state) => {
         if (state === "running") {
           this.transcripts.clear(); // a restarted server: read the sessions afresh
@@ -339,6 +339,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** Shows the current session, reading its transcript from the server the first time. */
+  /**
+   * Another window took the shown session or let it go: read its chat again (that window's turns, which this one
+   * did not stream), then show it read-only or with its input back.
+   */
+  private ownerChanged(): void {
+    const sessionId = this.client.sessionId;
+    if (sessionId !== undefined && !this.turns.has(sessionId)) {
+      this.transcripts.forget(sessionId);
+    }
+    void this.showCurrent();
+  }
+
   private async showCurrent(): Promise<void> {
     const sessionId = this.client.sessionId;
     this.post();

@@ -12,7 +12,7 @@ import { bundledServer } from "./bundledServer";
 import { newLanguageClient, warnOnVersionMismatch } from "./languageClient";
 import type { ProgressActivity } from "./progress";
 import { registerWorkDoneProgress } from "./progress";
-import type { ChatEvent, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
+import type { ChatEvent, DidChangeOpenElsewhereParams, DidChangeUsageParams, DidCompactParams, SessionInfo, Status, Usage } from "./protocol";
 import { Methods } from "./protocol";
 import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./settings";
 import type { StartFailure } from "./serverStart";
@@ -36,7 +36,7 @@ export class CompactClient implements vscode.Disposable {
   private started = false;
   /** Sessions listed as read-only (Claude Code's, Codex's) → their source: never adopted as current by a notification. */
   private readonly readOnly = new Map<string, string>();
-  /** Sessions another window's server writes (openElsewhere in the last listing): read-only here. */
+  /** Sessions another window's server writes (openElsewhere in the last listing, or said since): read-only here. */
   private elsewhere = new Set<string>();
   /** Why the last start failed (undefined once one succeeds): the chat shows it instead of an input nothing answers. */
   private failedStart: StartFailure | undefined;
@@ -67,7 +67,7 @@ export class CompactClient implements vscode.Disposable {
   readonly onDidChangeSessions = this.sessionsEmitter.event;
   /** A server task with progress (a compaction) began, moved on or ended (undefined). */
   readonly onProgress = this.progressEmitter.event;
-  /** A session became written in another window, or no longer is (seen in a listing). */
+  /** A session became written in another window, or no longer is (seen in a listing, or said by the server). */
   readonly onDidChangeOpenElsewhere = this.elsewhereEmitter.event;
 
   constructor(
@@ -143,6 +143,9 @@ export class CompactClient implements vscode.Disposable {
     client.onNotification(Methods.didChangeUsage, (params: DidChangeUsageParams) => this.handleUsage(params));
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
+    client.onNotification(Methods.didChangeOpenElsewhere, (params: DidChangeOpenElsewhereParams) =>
+      this.setOpenElsewhere(params.sessionId, params.openElsewhere !== undefined),
+    );
     client.onRequest(ShowMessageRequest.type, async (params) => {
       if (this.messageRequestHandler !== undefined) {
         return this.messageRequestHandler(params);
@@ -371,7 +374,24 @@ export class CompactClient implements vscode.Disposable {
     }
   }
 
-  /** Whether another window's server writes the session (as last listed): it is read-only here. */
+  /**
+   * Another window's server took the session (it wrote first), or let it go (that window closed): the chat turns
+   * read-only, or writable, at once (compact/didChangeOpenElsewhere), not at the next listing.
+   */
+  private setOpenElsewhere(sessionId: string, elsewhere: boolean): void {
+    if (this.elsewhere.has(sessionId) === elsewhere) {
+      return;
+    }
+    this.elsewhere = new Set(this.elsewhere);
+    if (elsewhere) {
+      this.elsewhere.add(sessionId);
+    } else {
+      this.elsewhere.delete(sessionId);
+    }
+    this.elsewhereEmitter.fire();
+  }
+
+  /** Whether another window's server writes the session (as last listed or said): it is read-only here. */
   isOpenElsewhere(sessionId: string | undefined): boolean {
     return sessionId !== undefined && this.elsewhere.has(sessionId);
   }

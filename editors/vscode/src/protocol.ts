@@ -10,6 +10,7 @@ export type {
   ChatResult,
   ClearedResult,
   CompactionEntry,
+  DidChangeOpenElsewhereParams,
   DidChangeUsageParams,
   DidCompactParams,
   Freshness,
@@ -73,6 +74,7 @@ export const Methods = {
   didChangeUsage: "compact/didChangeUsage",
   didCompact: "compact/didCompact",
   chatEvent: "compact/chatEvent",
+  didChangeOpenElsewhere: "compact/didChangeOpenElsewhere",
 } as const satisfies Record<string, keyof Wire.CompactLspProtocol["requests"] | keyof Wire.CompactLspProtocol["notifications"]>;
 
 export const ServerCommands = {
