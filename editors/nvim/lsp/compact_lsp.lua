@@ -51,6 +51,7 @@ return {
     ['compact/didChangeUsage'] = handler('did_change_usage'),
     ['compact/didCompact'] = handler('did_compact'),
     ['compact/chatEvent'] = handler('chat_event'),
+    ['compact/didChangeOpenElsewhere'] = handler('did_change_open_elsewhere'),
     ['window/showMessageRequest'] = handler('show_message_request'),
   },
 }

@@ -153,11 +153,7 @@ local function create_read_only(session_id, elsewhere)
         if sessions.open_elsewhere(session_id) then
           return words.notify(words.error({ message = '', data = { kind = 'read_only', owner = elsewhere } }))
         end
-        -- the other window let the session go: it continues here, in its chat with a prompt
-        vim.api.nvim_buf_delete(buf, { force = true })
-        sessions.select(session_id, function()
-          require('compact_lsp.chat').open()
-        end)
+        M.continue_here(buf, session_id)
       end)
     end
     words.notify(words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
@@ -169,6 +165,16 @@ local function create_read_only(session_id, elsewhere)
   end
   require('compact_lsp.chat_keys').attach(buf, { cancel = function() end, read_only = true })
   return buf
+end
+
+--- The other window let the session go: it continues here, in its chat with a prompt and its history.
+---@param buf integer the session's read-only chat
+---@param session_id string
+function M.continue_here(buf, session_id)
+  vim.api.nvim_buf_delete(buf, { force = true })
+  require('compact_lsp.sessions').select(session_id, function()
+    require('compact_lsp.chat').open()
+  end)
 end
 
 --- Create a chat buffer (bound to `session_id` when given, else to the session its first message creates) and

@@ -74,6 +74,24 @@ function M.chat_event(_, result)
   M.emit('CompactLspChatEvent', result)
 end
 
+--- `compact/didChangeOpenElsewhere` {sessionId, openElsewhere?}: another editor window took the session or let it
+--- go. The session list learns it (the next :CompactChat opens it accordingly), and a read-only chat of it that is
+--- in the current window continues here at once, as a key typed there would.
+---@param result compact_lsp.DidChangeOpenElsewhereParams
+---@param ctx lsp.HandlerContext
+function M.did_change_open_elsewhere(_, result, ctx)
+  if type(result) ~= 'table' or type(result.sessionId) ~= 'string' then
+    return
+  end
+  local owner = type(result.openElsewhere) == 'table' and result.openElsewhere or nil
+  require('compact_lsp.sessions').set_open_elsewhere(result.sessionId, owner)
+  local buf = state.chat_buffer(result.sessionId)
+  if not owner and buf and vim.b[buf].compact_lsp_elsewhere and vim.api.nvim_get_current_buf() == buf then
+    require('compact_lsp.chat_buffer').continue_here(buf, result.sessionId)
+  end
+  M.emit('CompactLspOpenElsewhere', { client_id = ctx.client_id, session_id = result.sessionId, owner = owner })
+end
+
 --- `window/showMessageRequest` (the agent's permission prompts): see compact_lsp.permission.
 ---@param err lsp.ResponseError?
 ---@param params lsp.ShowMessageRequestParams

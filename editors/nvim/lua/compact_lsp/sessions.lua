@@ -281,6 +281,16 @@ function M.open_elsewhere(session_id)
   return item and type(item.openElsewhere) == 'table' and item.openElsewhere or nil
 end
 
+--- Another editor window's server took the session (`owner`), or let it go (nil), as the server said.
+---@param session_id string
+---@param owner {pid: integer?, host: string?}?
+function M.set_open_elsewhere(session_id, owner)
+  local item = listed(session_id)
+  if item then
+    item.openElsewhere = owner
+  end
+end
+
 --- Whether the session list this Neovim holds names the session.
 ---@param session_id string?
 ---@return boolean

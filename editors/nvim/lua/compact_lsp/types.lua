@@ -219,6 +219,10 @@
 ---@field fallback boolean
 ---@field fallbackReason string?
 
+---@class compact_lsp.DidChangeOpenElsewhereParams
+---@field sessionId string
+---@field openElsewhere {pid: integer?, host: string?}? absent: no other window's server writes it now
+
 ---@class compact_lsp.ChatResult
 ---@field stopReason string end_turn, max_tokens, ..., error, cancelled, max_rounds
 ---@field usage compact_lsp.Usage
