@@ -11,6 +11,7 @@ block's header says (HTML-escaped: Qwen escapes ``<``/``>``, we escape ``&``).
 from __future__ import annotations
 
 import html
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from tests.qwen_code.qwen_cli import (
 )
 
 from compact_lsp.agents.qwen_code.chat_log import read_chat
+from compact_lsp.agents.qwen_code.hook import NOTHING_SINCE
 from compact_lsp.agents.qwen_code.transcript import transcript_dir
 
 pytestmark = needs_qwen_code
@@ -135,6 +137,36 @@ def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHo
     for request in after:  # after /compress Qwen awaits the hook: from the first request on
         block = our_block(request)
         assert block is not None and AFTER in block and BEFORE not in block
+
+
+def test_two_compress_with_nothing_between_leave_the_note_not_the_first_block(qwen: QwenHome) -> None:
+    """Headless, where Qwen writes no command records: the second ``/compress`` summarised nothing new, and every
+    request after it carries our note instead of the first block (which Qwen would otherwise keep)."""
+
+    def script(request: Request) -> Reply:
+        if is_summary(request):
+            # its prompt's size: Qwen's own summarizer (the second, after its estimate) refuses a summary that
+            # would not shrink the history it takes to be that less 1,000 tokens
+            reply = summary(qwen)
+            reply.prompt_tokens = max(1_000, len(json.dumps(request["messages"])) // 4)
+            return reply
+        if "review big.py" in text_of(request["messages"][-1].get("content")):
+            reply = read_region(qwen)
+            reply.prompt_tokens = 9_000  # far below the threshold: only /compress compacts
+            return reply
+        return Reply(text="Reviewed.", prompt_tokens=5_000)
+
+    qwen.stub.script = script
+    results = qwen.session(["review big.py around line 1000", "/compress", "/compress", "go on"])
+    assert [r.get("subtype") for r in results] == ["success"] * 4
+    assert qwen.stub.refused == []
+
+    at = [i for i, r in enumerate(qwen.stub.requests) if is_summary(r)]
+    assert len(at) == 2 and not [r for r in qwen.stub.requests[at[0] + 1 : at[1]] if is_main(r)]
+    after = [r for r in qwen.stub.requests[at[1] + 1 :] if is_main(r)]
+    assert after
+    for request in after:
+        assert our_block(request) is None and system_text(request).count(NOTHING_SINCE) == 1
 
 
 def test_with_qwen_told_to_re_read_one_file_our_context_has_the_others(qwen: QwenHome) -> None:

@@ -196,6 +196,18 @@ def test_two_compress_with_nothing_between_get_the_note_even_before_the_second_r
     assert "'recordNotWrittenYet': True" in logged.splitlines()[-1]  # waited for it, in vain
 
 
+def test_in_stream_json_two_compress_with_nothing_between_get_the_note_too(tmp_path: Path, env: dict[str, str]) -> None:
+    """Headless (``--input-format stream-json``) Qwen writes no command records (measured 2026-12-06): what shows
+    that the first compaction is over is the answer to the second ``/compress``'s summary request (its telemetry
+    record, ``prompt_id`` ``compress-<ms>``)."""
+    transcript, project = back_to_back(tmp_path, 22)
+    kept = [line for line in transcript.read_text().splitlines(keepends=True) if '"slash_command"' not in line]
+    assert len(kept) == 20 and '"prompt_id": "compress-' in kept[-1].replace('":"', '": "')
+    transcript.write_text("".join(kept))
+    second = json.loads(run_hook(recorded_input(transcript, project, BACK_TO_BACK_FIRED[1]), env).stdout)
+    assert second["hookSpecificOutput"]["additionalContext"] == NOTHING_SINCE
+
+
 def test_the_second_compress_waits_for_its_record_and_finds_nothing_since_the_first(tmp_path: Path) -> None:
     """The same, with the record written while the hook waits: the window between the two records, exactly."""
     transcript, project = back_to_back(tmp_path, 22)

@@ -40,6 +40,12 @@ COMMAND = "slash_command"
 """The ``system`` records of a command the TUI ran, written once it finished (0.24.4): one after the last
 compaction's record means that compaction's ``/compress`` is over, so a later compaction is due (two ``/compress``
 with nothing between them)."""
+TELEMETRY = "ui_telemetry"
+API_RESPONSE = "qwen-code.api_response"
+COMPRESS_PROMPT = "compress-"
+"""The ``prompt_id`` of a ``/compress``'s summary request (``compress-<ms>``, 0.24.4): its ``api_response``
+telemetry record comes before that compaction's record, so one after the last compaction's record is a later
+``/compress``'s summary (the TUI and stream-json both write it; stream-json writes no command records)."""
 PENDING_WAIT_S = 1.5
 """How long the hook waits at most for this compaction's record when it is not in the file yet (``read_window``)."""
 PENDING_POLL_S = 0.02
@@ -218,8 +224,18 @@ def stamp(value: Any) -> datetime | None:
 
 
 def _later(record: dict[str, Any]) -> bool:
-    """A record that comes after a compaction's hook ran: of the chat, or of a finished command."""
-    return record.get("type") in CONVERSATION or (record.get("type") == "system" and record.get("subtype") == COMMAND)
+    """A record that comes after a compaction's hook ran: of the chat, of a finished command, or the answer to a
+    later ``/compress``'s summary request."""
+    if record.get("type") in CONVERSATION:
+        return True
+    if record.get("type") != "system":
+        return False
+    if record.get("subtype") == COMMAND:
+        return True
+    payload = record.get("systemPayload")
+    event = payload.get("uiEvent") if isinstance(payload, dict) and record.get("subtype") == TELEMETRY else None
+    prompt = event.get("prompt_id") if isinstance(event, dict) and event.get("event.name") == API_RESPONSE else None
+    return isinstance(prompt, str) and prompt.startswith(COMPRESS_PROMPT)
 
 
 def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
@@ -233,8 +249,9 @@ def window(data: bytes, cwd: str, fired_at: str | None = None) -> QwenWindow:
     (a user prompt, the model's answer, a tool's result) stamped before then but after the last compaction's record
     means this compaction's record is not written yet: the window is then everything since that record, whether or
     not the turn used a tool (a turn with none made the hook take the window before for this one's; measured in
-    the TUI under load). So does a command's record (the TUI writes one when a command finished): after two
-    ``/compress`` with nothing between them, the first one's records follow its compaction's. Without
+    the TUI under load). So does a command's record (the TUI writes one when a command finished), or the answer to
+    a ``/compress``'s summary request: after two ``/compress`` with nothing between them, those of the second follow
+    the first compaction's record. Without
     ``fired_at`` the window ends at the last compaction whatever follows it; with no compaction yet it runs to the
     end."""
     all_records = list(transcript_records(data))
