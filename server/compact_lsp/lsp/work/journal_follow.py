@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.lsp.sessions.snapshots import publish
@@ -80,10 +81,20 @@ def catch_up(slot: SessionSlot) -> int:
 
 
 def on_journal_changed(server: CompactLanguageServer, session_id: str) -> None:
+    _in_slot(server, session_id, _caught_up, "follow session")
+
+
+def _in_slot(
+    server: CompactLanguageServer,
+    session_id: str,
+    work: Callable[[CompactLanguageServer, SessionSlot], Coroutine[Any, Any, None]],
+    what: str,
+) -> None:
+    """Run ``work`` on the session's slot as a task, if the session is still loaded."""
     registry = server.sessions
     slot = registry.slots.get(session_id) if registry is not None else None
     if slot is not None:
-        server.run_task(_caught_up(server, slot), name=f"follow session {session_id}")
+        server.run_task(work(server, slot), name=f"{what} {session_id}")
 
 
 async def _caught_up(server: CompactLanguageServer, slot: SessionSlot) -> None:
@@ -116,10 +127,7 @@ def elsewhere(holder: dict[str, Any]) -> dict[str, Any]:
 
 
 def on_lock_changed(server: CompactLanguageServer, session_id: str) -> None:
-    registry = server.sessions
-    slot = registry.slots.get(session_id) if registry is not None else None
-    if slot is not None:
-        server.run_task(_holder_said(server, slot), name=f"lock of session {session_id}")
+    _in_slot(server, session_id, _holder_said, "lock of session")
 
 
 async def _holder_said(server: CompactLanguageServer, slot: SessionSlot) -> None:
