@@ -113,6 +113,12 @@ class QwenHome:
                 process.wait()
         return results
 
+    def converse(self, prompts: list[str]) -> None:
+        """``session``, every turn answered with success and no request refused by the stub."""
+        results = self.session(prompts)
+        assert [r.get("subtype") for r in results] == ["success"] * len(prompts), results
+        assert self.stub.refused == []
+
 
 def is_summary(request: Request) -> bool:
     """Qwen's summary request, either way it asks (0.24.4): the main chat forked with its summarizer's prompt as

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -115,20 +115,28 @@ def test_after_an_automatic_compaction_the_current_region_reaches_the_model_from
     assert [c.trigger for c in read_chat(str(written)).compactions] == ["token_limit"]
 
 
-def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHome) -> None:
+def compressing(qwen: QwenHome) -> Callable[[Request], Reply]:
+    """The model of a session compacted only by ``/compress``: the region read far below the threshold."""
+
     def script(request: Request) -> Reply:
         if is_summary(request):
-            return summary(qwen)
+            # its prompt's size: Qwen's own summarizer (the second /compress in a row, after its estimate) refuses a
+            # summary that would not shrink the history it takes to be that less 1,000 tokens
+            reply = summary(qwen)
+            reply.prompt_tokens = max(1_000, len(json.dumps(request["messages"])) // 4)
+            return reply
         if "review big.py" in text_of(request["messages"][-1].get("content")):
             reply = read_region(qwen)
             reply.prompt_tokens = 9_000  # far below the threshold: only /compress compacts
             return reply
         return Reply(text="Reviewed.", prompt_tokens=5_000)
 
-    qwen.stub.script = script
-    results = qwen.session(["review big.py around line 1000", "/compress", "what changed in the region?"])
-    assert [r.get("subtype") for r in results] == ["success"] * 3
-    assert qwen.stub.refused == []
+    return script
+
+
+def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHome) -> None:
+    qwen.stub.script = compressing(qwen)
+    qwen.converse(["review big.py around line 1000", "/compress", "what changed in the region?"])
 
     at = summary_index(qwen.stub)
     assert all(our_block(r) is None for r in qwen.stub.requests[: at + 1])
@@ -142,24 +150,8 @@ def test_after_compress_the_current_region_reaches_the_next_request(qwen: QwenHo
 def test_two_compress_with_nothing_between_leave_the_note_not_the_first_block(qwen: QwenHome) -> None:
     """Headless, where Qwen writes no command records: the second ``/compress`` summarised nothing new, and every
     request after it carries our note instead of the first block (which Qwen would otherwise keep)."""
-
-    def script(request: Request) -> Reply:
-        if is_summary(request):
-            # its prompt's size: Qwen's own summarizer (the second, after its estimate) refuses a summary that
-            # would not shrink the history it takes to be that less 1,000 tokens
-            reply = summary(qwen)
-            reply.prompt_tokens = max(1_000, len(json.dumps(request["messages"])) // 4)
-            return reply
-        if "review big.py" in text_of(request["messages"][-1].get("content")):
-            reply = read_region(qwen)
-            reply.prompt_tokens = 9_000  # far below the threshold: only /compress compacts
-            return reply
-        return Reply(text="Reviewed.", prompt_tokens=5_000)
-
-    qwen.stub.script = script
-    results = qwen.session(["review big.py around line 1000", "/compress", "/compress", "go on"])
-    assert [r.get("subtype") for r in results] == ["success"] * 4
-    assert qwen.stub.refused == []
+    qwen.stub.script = compressing(qwen)
+    qwen.converse(["review big.py around line 1000", "/compress", "/compress", "go on"])
 
     at = [i for i, r in enumerate(qwen.stub.requests) if is_summary(r)]
     assert len(at) == 2 and not [r for r in qwen.stub.requests[at[0] + 1 : at[1]] if is_main(r)]
@@ -191,9 +183,7 @@ def test_with_qwen_told_to_re_read_one_file_our_context_has_the_others(qwen: Qwe
         return Reply(text="Both reviewed.", prompt_tokens=9_000)
 
     qwen.stub.script = script
-    results = qwen.session(["review the two modules", "/compress", "go on"])
-    assert [r.get("subtype") for r in results] == ["success"] * 3
-    assert qwen.stub.refused == []
+    qwen.converse(["review the two modules", "/compress", "go on"])
 
     at = summary_index(qwen.stub)
     after = [r for r in qwen.stub.requests[at + 1 :] if is_main(r)]
