@@ -35,3 +35,19 @@ def test_a_compaction_that_freed_little_still_says_how_much(tmp_path: Path) -> N
         "6.9k → 6.9k tokens (+63)",
         "900 → 900 tokens",
     ]
+
+
+def test_a_message_cut_to_fit_keeps_the_subcommand_of_the_command_it_names(tmp_path: Path) -> None:
+    nvim = nvim_executable()
+    assert nvim is not None
+    message = "compact-lsp: read-only: Qwen Code owns this session. :Compact import continues it here as your own copy"
+    script = tmp_path / "fit.lua"
+    script.write_text(
+        f"vim.opt.rtp:prepend({str(PLUGIN_DIR)!r})\n"
+        f"io.stdout:write(require('compact_lsp.format').fit_words({json.dumps(message)}, 80))\n"
+    )
+    done = subprocess.run(
+        [nvim, "--clean", "--headless", "-l", str(script)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) <= 80 + 2 and ":Compact import " in done.stdout, done.stdout  # "…" is 3 bytes

@@ -156,8 +156,9 @@ local function create_read_only(session_id, elsewhere)
         M.continue_here(buf, session_id)
       end)
     end
-    words.notify(words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
-      .. ' continues it here as your own copy')
+    local refusal = words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
+      .. ' continues it here'
+    words.notify(refusal .. ' as your own copy', nil, { short = refusal })
   end
   local desc = elsewhere and 'Read-only: open in another editor' or 'Read-only: :Compact import continues it'
   for _, lhs in ipairs({ 'i', 'a', 'I', 'A', 'o', 'O', '<CR>' }) do

@@ -220,7 +220,11 @@ M.subcommands = {
         local name = (title and title ~= '') and format.fit(title, 40) or id
         local owner = sessions.owner(id)
         local read_only = owner and (' (' .. owner .. "'s, read-only: " .. words.IMPORT .. ' continues it)') or ''
-        notify('current session: ' .. name .. read_only)
+        -- whose it is stays on the line when the whole does not fit: the title gives way first
+        local head = words.PREFIX .. 'current session: '
+        local room = vim.v.echospace - vim.fn.strdisplaywidth(head .. read_only)
+        local short = owner and (head .. format.fit(name, math.max(room, 12)) .. read_only)
+        words.notify(words.PREFIX .. 'current session: ' .. name .. read_only, nil, { short = short })
         done('session', nil, { sessionId = state.session_id })
       end
       local function chosen(id)

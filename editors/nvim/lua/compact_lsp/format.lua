@@ -97,7 +97,9 @@ function M.fit_words(s, width)
   local dropped = {}
   local candidates = {}
   for i, word in ipairs(words) do
-    if i > 3 and not key_word(word) then
+    -- a command's subcommand is part of it (`:Compact import`, never `:Compact …`)
+    local subcommand = i > 1 and words[i - 1] == ':Compact'
+    if i > 3 and not key_word(word) and not subcommand then
       table.insert(candidates, i)
     end
   end
