@@ -305,12 +305,24 @@ def test_the_chat_of_qwens_real_session_shows_each_compress_where_it_was_typed(t
         (chats / f"{QWEN_SESSION}.jsonl").write_text(recorded)
         user.more_settings = {"qwenCode": {"home": str(qwen)}}
         with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select(screen, "qwen-" + QWEN_SESSION)
+            # chosen, the line says whose it is and what continues it, though the whole does not fit
+            shown = screen.wait_for(lambda s: "compact-lsp: current session: " in s.splitlines()[-1])
+            assert "(Qwen Code's, read-only: :Compact import continues it)" in shown.splitlines()[-1], shown
             shown, lines, marks = open_chat(screen, "qwen-" + QWEN_SESSION, "You are welcome.")
+            # Qwen's shell commands as the user typed them; every code span concealed, none left in backticks (a
+            # bare `$` opened Markdown's LaTeX up to the next one: the lines between kept their backticks)
+            assert "⚙ $ cat notes.md" in lines and "⚙ $ sed -n '1,12p' docs/guide.md" in lines, lines
+            assert "`" not in shown, shown
             typed = [i for i, line in enumerate(lines) if line.endswith("/compress")]
             assert len(typed) == 3 and len(marks) == 3, lines
             assert all(t < m for t, m in zip(typed, marks, strict=True)), lines  # as typed: before its marker
             first = " ".join(lines[marks[0] : marks[0] + 2])  # a marker may wrap
             assert first.startswith("── conversation compacted by the agent: 20k → 16.9k tokens"), lines
             assert "review the handlers in big.py" in shown and "state_snapshot" not in shown, shown
+            no_prompt(shown)
+            screen.keys("i")  # refused in Qwen Code's words; the command that continues it whole, though cut
+            shown = screen.wait_for("read-only: Qwen Code owns this session. :Compact import continues it")
             no_prompt(shown)
             screen.command("qa!")

@@ -182,8 +182,12 @@ function M.describe_call(name, input)
       end
     end
   end
-  local label = name == 'run_shell_command' and '$' or (name or 'tool')
-  return string.format('  ⚙ %s %s', label, M.literal(args))
+  if name == 'run_shell_command' then
+    -- the prompt sign inside the code span: a bare `$` opens Markdown's LaTeX up to the next one, where no code
+    -- span is concealed
+    return '  ⚙ ' .. M.literal('$ ' .. args)
+  end
+  return string.format('  ⚙ %s %s', name or 'tool', M.literal(args))
 end
 
 --- A tool result's text (string or blocks), first line only, cut.
@@ -263,7 +267,7 @@ local function terminal_record(text)
   end
   local bash = text:match('^%s*<bash%-input>(.-)</bash%-input>')
   if bash then
-    return { '  $ ' .. M.literal(cut((bash:gsub('\n.*', ' …')))) }
+    return { '  ⚙ ' .. M.literal('$ ' .. cut((bash:gsub('\n.*', ' …')))) }
   end
   for _, tag in ipairs({ 'local%-command%-stdout', 'bash%-stdout', 'bash%-stderr', 'local%-command%-stderr' }) do
     local output = text:match('^%s*<' .. tag .. '>(.-)</' .. tag .. '>')
