@@ -39,6 +39,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly approvals: ChatApprovals;
   private readonly subscriptions: vscode.Disposable[];
   private posting: NodeJS.Timeout | undefined;
+  /** The session whose chat is being read again (another window writes it), and whether it changed meanwhile. */
+  private rereading: string | undefined;
+  private rereadAgain = false;
   /** A compaction (or other server task) in progress, as the chat shows it. */
   private activity: string | undefined;
 
@@ -59,6 +62,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       client.onDidCompact((event) => this.compacted(event)),
       client.onDidChangeCurrentSession(() => void this.showCurrent()),
       client.onDidChangeOpenElsewhere(() => this.ownerChanged()),
+      client.onDidChangeUsage((event) => this.movedElsewhere(event.sessionId)),
       client.onDidChangeState((state) => {
         if (state === "running") {
           this.transcripts.clear(); // a restarted server: read the sessions afresh
@@ -346,9 +350,36 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private ownerChanged(): void {
     const sessionId = this.client.sessionId;
     if (sessionId !== undefined && !this.turns.has(sessionId)) {
-      this.transcripts.forget(sessionId);
+      void this.reread(sessionId);
+    } else {
+      this.post();
     }
-    void this.showCurrent();
+  }
+
+  /** The shown session moved while another window writes it (the server followed that window's turn): read it again. */
+  private movedElsewhere(sessionId: string): void {
+    if (sessionId === this.client.sessionId && this.client.isOpenElsewhere(sessionId) && !this.turns.has(sessionId)) {
+      void this.reread(sessionId);
+    }
+  }
+
+  /** Reads the session's chat from the server again and shows it: one read at a time, a change meanwhile reads once more. */
+  private async reread(sessionId: string): Promise<void> {
+    if (this.rereading !== undefined) {
+      this.rereadAgain = true;
+      return;
+    }
+    this.rereading = sessionId;
+    try {
+      do {
+        this.rereadAgain = false;
+        this.transcripts.forget(sessionId);
+        await this.transcripts.restore(sessionId);
+        this.post();
+      } while (this.rereadAgain && this.client.sessionId === sessionId);
+    } finally {
+      this.rereading = undefined;
+    }
   }
 
   private async showCurrent(): Promise<void> {
