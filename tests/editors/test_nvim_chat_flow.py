@@ -327,14 +327,25 @@ def test_a_second_neovim_on_the_folder_follows_the_first_ones_chat_read_only_and
                 no_prompt(shown)
                 assert "Press ENTER" not in status
                 # the first window closes: the session continues here at once, nothing typed (its server says so
-                # as the other one lets go: compact/didChangeOpenElsewhere), its chat with a prompt and its history
+                # as the other one lets go: compact/didChangeOpenElsewhere), its chat with a prompt and its history,
+                # in its window, though the user is in the file's; the cursor and the mode stay where they were
                 follower.keys("Escape")
+                follower.command("wincmd h")
                 owner.command("qa!")
                 shown = follower.wait_for(lambda s: ">" in chat_column(s), 30)  # a prompt
+                follower.wait_for("compact-lsp: the other window let this session go: it continues here")
+                shown = follower.wait_for("Claude: main.py defines greet(), which prints hello.")
                 chat = chat_column(shown)
+                assert "compact-lsp://chat/Explain main.py " in shown, shown  # its own name, no "(2)"
                 assert "Claude: main.py defines greet(), which prints hello." in chat, shown
                 assert not any(line.startswith("Open in another editor") for line in chat), shown
-                follower.keys("Escape", "i", "Go on here", "Enter")
+                assert not any(line.startswith("read-only: open in") for line in chat), shown  # nor its window bar
+                assert "-- INSERT --" not in shown, shown
+                follower.keys("x")  # Normal mode in the file's window: x deletes the file's first character
+                follower.wait_for(lambda s: s.startswith("ef greet():"), 10)
+                follower.keys("u")
+                follower.command("wincmd l")
+                follower.keys("i", "Go on here", "Enter")
                 follower.wait_for("Claude: Continued in the second window.")
                 follower.command("qa!")
 

@@ -153,7 +153,7 @@ local function create_read_only(session_id, elsewhere)
         if sessions.open_elsewhere(session_id) then
           return words.notify(words.error({ message = '', data = { kind = 'read_only', owner = elsewhere } }))
         end
-        M.continue_here(buf, session_id)
+        M.continue_here(buf, session_id, true)
       end)
     end
     local refusal = words.PREFIX .. 'read-only: ' .. owner .. ' owns this session. ' .. words.IMPORT
@@ -168,13 +168,43 @@ local function create_read_only(session_id, elsewhere)
   return buf
 end
 
---- The other window let the session go: it continues here, in its chat with a prompt and its history.
+--- The other window let the session go: it continues here, in its chat with a prompt and its history, in the
+--- windows that showed the read-only one; the cursor stays in the window it was in and Vim in its mode (keys
+--- typed meanwhile are never read as a message). A chat shown nowhere just goes: the next :CompactChat opens it
+--- with a prompt.
 ---@param buf integer the session's read-only chat
 ---@param session_id string
-function M.continue_here(buf, session_id)
-  vim.api.nvim_buf_delete(buf, { force = true })
-  require('compact_lsp.sessions').select(session_id, function()
-    require('compact_lsp.chat').open()
+---@param insert boolean? a key typed there asked for it: Insert mode at the prompt
+function M.continue_here(buf, session_id, insert)
+  local windows = vim.fn.win_findbuf(buf)
+  if #windows == 0 then
+    return vim.api.nvim_buf_delete(buf, { force = true })
+  end
+  local sessions = require('compact_lsp.sessions')
+  sessions.select(session_id, function()
+    if not vim.api.nvim_buf_is_valid(buf) or vim.b[buf].compact_lsp_session ~= session_id then
+      return
+    end
+    state.chats[session_id] = nil
+    local chat = M.create(session_id)
+    for _, win in ipairs(windows) do
+      if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf then
+        vim.api.nvim_win_set_buf(win, chat)
+        vim.api.nvim_set_option_value('winbar', '', { win = win, scope = 'local' })
+      end
+    end
+    vim.api.nvim_buf_delete(buf, { force = true })
+    M.name_buffer(chat, session_id) -- the read-only one's name, free now
+    sessions.show_history(session_id, chat, function()
+      for _, win in ipairs(vim.fn.win_findbuf(chat)) do
+        vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat), 0 })
+      end
+      if insert and vim.api.nvim_get_current_buf() == chat then
+        vim.cmd('startinsert!')
+      end
+    end)
+    require('compact_lsp.words').notify(require('compact_lsp.words').PREFIX
+      .. 'the other window let this session go: it continues here')
   end)
 end
 

@@ -75,8 +75,8 @@ function M.chat_event(_, result)
 end
 
 --- `compact/didChangeOpenElsewhere` {sessionId, openElsewhere?}: another editor window took the session or let it
---- go. The session list learns it (the next :CompactChat opens it accordingly), and a read-only chat of it that is
---- in the current window continues here at once, as a key typed there would.
+--- go. The session list learns it (the next :CompactChat opens it accordingly), and a read-only chat of it
+--- continues here at once, in the windows that show it (chat_buffer.continue_here).
 ---@param result compact_lsp.DidChangeOpenElsewhereParams
 ---@param ctx lsp.HandlerContext
 function M.did_change_open_elsewhere(_, result, ctx)
@@ -86,7 +86,7 @@ function M.did_change_open_elsewhere(_, result, ctx)
   local owner = type(result.openElsewhere) == 'table' and result.openElsewhere or nil
   require('compact_lsp.sessions').set_open_elsewhere(result.sessionId, owner)
   local buf = state.chat_buffer(result.sessionId)
-  if not owner and buf and vim.b[buf].compact_lsp_elsewhere and vim.api.nvim_get_current_buf() == buf then
+  if not owner and buf and vim.b[buf].compact_lsp_elsewhere then
     require('compact_lsp.chat_buffer').continue_here(buf, result.sessionId)
   end
   M.emit('CompactLspOpenElsewhere', { client_id = ctx.client_id, session_id = result.sessionId, owner = owner })
