@@ -236,3 +236,28 @@ def test_the_no_op_imports_none_of_the_engine(session: GeminiSession, env: dict[
     imported = [line.rpartition("|")[2].strip() for line in done.stderr.decode().splitlines()]
     assert done.stdout == b"" and "compact_lsp.agents.hook_process" in imported
     assert not [m for m in imported if m.startswith(("compact_lsp.engine", "compact_lsp.agents.gemini_cli.hook"))]
+
+
+def test_after_a_typed_compress_the_summary_carries_the_file_as_it_is_now(tmp_path: Path, env: dict[str, str]) -> None:
+    """The session file Gemini CLI 0.61.0's TUI wrote for a read, then the user's ``/compress`` (a ``$set`` of its
+    session id before the compression's list, an empty ``info`` record after it: docs/gemini-cli.md), and the first
+    request after it as the hook sees it: the file read before it, as it is on disk now, after the summary."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("NOTES_LINE: answer within 90 seconds, changed after the read.\n")
+    transcript = tmp_path / "session-typed.jsonl"
+    shutil.copy(Path(__file__).parents[2] / "fixtures" / "gemini_cli" / "typed-compress.jsonl", transcript)
+    (*_, compressed) = (r["$set"]["messages"] for r in map(json.loads, transcript.read_text().splitlines())
+                        if "messages" in r.get("$set", {}))  # fmt: skip
+    context, summary, ack = compressed
+    first = "".join(part["text"] for part in [*context["content"], *summary["content"]])
+    request = [{"role": "user", "content": first}, {"role": "model", "content": ack["content"][0]["text"]},
+               {"role": "user", "content": "and now"}]  # fmt: skip
+    hook_input = {"session_id": "c0754914-50f0-45ed-937d-0900b2d1625d", "transcript_path": str(transcript),
+                  "cwd": str(project), "hook_event_name": "BeforeModel", "timestamp": "2026-12-06T08:56:01.698Z",
+                  "llm_request": {"model": "gemini-2.5-flash", "messages": request}}  # fmt: skip
+    answer = json.loads(run_hook(json.dumps(hook_input).encode(), env).stdout)["hookSpecificOutput"]
+    (answered,) = answer["llm_request"]["messages"]
+    ours = answered["content"][len(first) :]
+    assert answered["content"].startswith(first + "\n\n") and ours.count(HEADER) == 1
+    assert "90 seconds, changed after the read" in ours and "30 seconds" not in ours
