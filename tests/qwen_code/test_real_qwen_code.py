@@ -161,11 +161,19 @@ def test_two_compress_with_nothing_between_leave_the_note_not_the_first_block(qw
         assert our_block(request) is None and system_text(request).count(NOTHING_SINCE) == 1
 
 
-def test_with_qwen_told_to_re_read_one_file_our_context_has_the_others(qwen: QwenHome) -> None:
-    """``QWEN_COMPACT_MAX_RECENT_FILES=1`` where Qwen runs: after ``/compress`` it re-reads only the file read
-    last; the hook, its child, reads the same variable and adds the one before it (assuming Qwen's default of five,
-    it would leave it out as Qwen's, and the model would get it from neither)."""
-    qwen.more_env["QWEN_COMPACT_MAX_RECENT_FILES"] = "1"
+@pytest.mark.parametrize("told", ["environment", "settings"])
+def test_with_qwen_told_to_re_read_one_file_our_context_has_the_others(qwen: QwenHome, told: str) -> None:
+    """``QWEN_COMPACT_MAX_RECENT_FILES=1`` where Qwen runs, or ``model.chatCompression.maxRecentFilesToRetain: 1``
+    in the user's settings: after ``/compress`` Qwen re-reads only the file read last; the hook (Qwen's child, with
+    its environment) finds the same count and adds the one before it (assuming Qwen's default of five, it would
+    leave it out as Qwen's, and the model would get it from neither)."""
+    if told == "environment":
+        qwen.more_env["QWEN_COMPACT_MAX_RECENT_FILES"] = "1"
+    else:
+        user = qwen.home / ".qwen" / "settings.json"
+        settings = json.loads(user.read_text())  # our hook is in it already
+        settings["model"]["chatCompression"] = {"maxRecentFilesToRetain": 1}
+        user.write_text(json.dumps(settings, indent=2))
     (qwen.project / "first.py").write_text("FIRST = 'read first, re-read by nobody but us'\n")
     (qwen.project / "second.py").write_text("SECOND = 'read last, re-read by Qwen itself'\n")
     reads = [str(qwen.project / "first.py"), str(qwen.project / "second.py")]

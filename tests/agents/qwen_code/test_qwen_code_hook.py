@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT, qwen_files
+from compact_lsp.agents.qwen_code.hook import HEADER, NOTHING_SINCE, QWEN_CONTEXT_LIMIT
 from compact_lsp.agents.qwen_code.transcript import PENDING_WAIT_S, read_window
+from compact_lsp.agents.qwen_code.tuning import MISSING, qwen_files, qwen_setting
 
 from .transcripts import QwenTranscript
 
@@ -268,6 +269,50 @@ def test_qwen_s_recent_files_count_is_read_as_qwen_reads_it(value: str | None, f
     assert qwen_files({} if value is None else {"QWEN_COMPACT_MAX_RECENT_FILES": value}) == files
 
 
+def settings_file(path: Path, retain: object, **more: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"model": {"chatCompression": {"maxRecentFilesToRetain": retain}}, **more}))
+
+
+@pytest.mark.parametrize(
+    ("env_value", "setting", "files"),
+    [(None, 2, 2), ("", 2, 2), ("x", 2, 2), ("9007199254740992", 2, 2), ("3", 2, 3), (None, 0, 0), (None, 4.0, 4),
+     (None, 1.5, 5), (None, -1, 5), (None, "2", 5), (None, True, 5), (None, None, 5), (None, 2**53, 5),
+     (None, MISSING, 5)],
+)  # fmt: skip
+def test_an_invalid_variable_falls_back_to_qwen_s_setting_then_to_five(
+    env_value: str | None, setting: object, files: int
+) -> None:
+    """Qwen's ``resolveNumber``: the variable when valid, else the setting when it is a safe integer of at least
+    0 (a JSON number; ``4.0`` is one in JavaScript), else 5."""
+    env = {} if env_value is None else {"QWEN_COMPACT_MAX_RECENT_FILES": env_value}
+    assert qwen_files(env, setting) == files
+
+
+def test_the_setting_is_read_from_qwen_s_settings_files_in_qwen_s_order(tmp_path: Path) -> None:
+    """System over the workspace over the user over system defaults; the first file that sets it decides, valid
+    or not (JSON ``null`` included); the workspace's file only while folder trust is off."""
+    workspace, user, system = tmp_path / "proj", tmp_path / "qwenhome", tmp_path / "etc" / "settings.json"
+    env = {"QWEN_HOME": str(user), "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(system)}
+    assert qwen_setting(str(workspace), env) is MISSING
+    settings_file(tmp_path / "etc" / "system-defaults.json", 1)
+    assert qwen_setting(str(workspace), env) == 1
+    (user / "settings.json").parent.mkdir(parents=True)
+    (user / "settings.json").write_text('{"chatCompression": {"maxRecentFilesToRetain": 2}}')  # version 1
+    assert qwen_setting(str(workspace), env) == 2
+    settings_file(user / "settings.json", 2)
+    settings_file(workspace / ".qwen" / "settings.json", None)
+    assert qwen_setting(str(workspace), env) is None  # set, to nothing valid: Qwen then takes 5, not the user's
+    settings_file(workspace / ".qwen" / "settings.json", 3)
+    assert qwen_setting(str(workspace), env) == 3
+    settings_file(user / "settings.json", 2, security={"folderTrust": {"enabled": True}})
+    assert qwen_setting(str(workspace), env) == 2  # trust depends on rules not modelled: the workspace's skipped
+    settings_file(system, 4)
+    assert qwen_setting(str(workspace), env) == 4
+    system.write_text("{ // a comment: not plain JSON\n}")
+    assert qwen_setting(str(workspace), env) == 2
+
+
 @pytest.mark.parametrize(("value", "ours"), [("1", "ABCDE"), ("0", "ABCDEF"), ("3", "ABC"), ("many", "A")])
 def test_the_hook_leaves_out_as_many_recent_files_as_qwen_re_reads(
     session: QwenTranscript, env: dict[str, str], value: str, ours: str
@@ -277,6 +322,15 @@ def test_the_hook_leaves_out_as_many_recent_files_as_qwen_re_reads(
     done = run_hook(session.hook_input(), {**env, "QWEN_COMPACT_MAX_RECENT_FILES": value})
     seen = as_qwen_sends(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
     assert [n for n in "ABCDEF" if f"VALUE_{n}" in seen] == list(ours)
+
+
+def test_the_hook_leaves_out_as_many_recent_files_as_the_project_s_qwen_settings_say(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    settings_file(session.cwd / ".qwen" / "settings.json", 2)
+    done = run_hook(session.hook_input(), {**env, "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(session.cwd / "none.json")})
+    seen = as_qwen_sends(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+    assert [n for n in "ABCDEF" if f"VALUE_{n}" in seen] == list("ABCD")
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

@@ -1,10 +1,10 @@
 """Qwen Code's ``SessionStart`` hook after its compaction (``source: "compact"``): add what it does not put back.
 
 Qwen Code 0.24.4 (measured 2026-12-05, docs/qwen-code.md) re-reads up to ``QWEN_FILES`` recently read, edited or
-written files from disk after its summary (``$QWEN_COMPACT_MAX_RECENT_FILES`` changes the count: ``qwen_files``),
-each whole up to ``QWEN_FILE_TOKENS`` (a larger one by name only). Those are modelled (``qwen_restored``) and not
-repeated; the hook adds what it misses: the ledger, the slices of big files, files read through shell commands,
-further files, and the artifact trail, ranked by the rehydration the server runs after its own compactions.
+written files from disk after its summary (its setting or environment changes the count: tuning.py), each whole up
+to ``QWEN_FILE_TOKENS`` (a larger one by name only). Those are modelled (``qwen_restored``) and not repeated; the
+hook adds what it misses: the ledger, the slices of big files, files read through shell commands, further files,
+and the artifact trail, ranked by the rehydration the server runs after its own compactions.
 
 A session resumed (``qwen --continue``, ``--resume``; ``source: "resume"``) gets back its history from the
 transcript, Qwen's summary and re-read files with it, but not our block: Qwen kept it in memory only (measured
@@ -25,19 +25,16 @@ files never.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from compact_lsp.agents.hook_context import hook_context, hook_window
 from compact_lsp.agents.hook_io import HookInput
 from compact_lsp.agents.qwen_code.transcript import QwenWindow, read_window
+from compact_lsp.agents.qwen_code.tuning import QWEN_FILES, qwen_files, qwen_setting
 from compact_lsp.engine.files.file_gate import gated_texts
 from compact_lsp.engine.files.file_use_timeline import FileUse, file_uses
 
-QWEN_FILES = 5
-"""Files Qwen Code re-reads itself after its summary (measured), unless ``RECENT_FILES_ENV`` says otherwise."""
-RECENT_FILES_ENV = "QWEN_COMPACT_MAX_RECENT_FILES"
-MAX_SAFE_INTEGER = 2**53 - 1
 RESUME = "resume"
 QWEN_FILE_TOKENS = 5_000
 """Each comes back whole up to this many tokens (about 20,000 characters); a larger one by name only."""
@@ -66,19 +63,6 @@ stand as they were then."""
 def escaped_for_qwen(text: str) -> str:
     """``&`` as ``&amp;``: with Qwen's own ``<``/``>`` escaping, the model receives ordinary HTML-escaped text."""
     return text.replace("&", "&amp;")
-
-
-def qwen_files(env: Mapping[str, str] = os.environ) -> int:
-    """How many recent files Qwen re-reads after its summary, read as Qwen 0.24.4 reads it (its
-    ``resolveCompactionTuning``): ``$QWEN_COMPACT_MAX_RECENT_FILES``, ASCII digits once trimmed (``0``: none) up to
-    JavaScript's largest safe integer; unset, empty or anything else, ``QWEN_FILES``. The hook runs as Qwen's child
-    and inherits its environment. (Qwen falls back to its ``model.chatCompression.maxRecentFilesToRetain`` setting
-    before its default; the hook does not read Qwen's merged settings.)"""
-    value = env.get(RECENT_FILES_ENV, "").strip()
-    if not (value.isascii() and value.isdigit()):
-        return QWEN_FILES
-    digits = value.lstrip("0") or "0"  # bounded before int(): an environment variable can be long
-    return int(digits) if len(digits) <= len(str(MAX_SAFE_INTEGER)) and int(digits) <= MAX_SAFE_INTEGER else QWEN_FILES
 
 
 def qwen_restored(
@@ -114,7 +98,8 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
     window = hook_window(qwen.messages, cwd)
     text_of = gated_texts(window.roots)
     # Qwen re-reads only files its own tools touched: a file read through the shell is ours to add
-    whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of, qwen_files())
+    files = qwen_files(os.environ, qwen_setting(cwd))
+    whole, by_name = qwen_restored(file_uses(qwen.own_messages(), cwd), text_of, files)
     built = hook_context(
         window, kept=[qwen.summary, *(t for p in whole if (t := text_of(p)) is not None)], budget=budget,
         header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
