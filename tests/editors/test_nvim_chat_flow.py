@@ -420,15 +420,18 @@ def test_a_server_that_dies_is_replaced_with_the_open_buffers_attached_and_the_g
             screen.command("CompactChat Hello")
             shown = screen.wait_for("Claude: Before the crash.")
             screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])  # the gauge, in the status line
-            for pid in server_pids(user.state / "server.log"):  # the server this test started dies
+            killed = server_pids(user.state / "server.log")
+            for pid in killed:  # the server this test started dies
                 os.kill(pid, signal.SIGKILL)
             # the gauge of a server that is gone is not shown as if current
             screen.wait_for(lambda s: "/200k" not in s.splitlines()[-2])
+            screen.keys("Escape")  # Neovim's own warning ("Client compact_lsp quit with exit code 0 and signal 9")
+            # a new server takes its place with nothing typed: the gauge comes back, the line says what happened
+            shown = screen.wait_for("compact-lsp: the server stopped (signal 9); a new one took its place", 30)
+            assert set(server_pids(user.state / "server.log")) - set(killed), "no new server"
+            screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])
             screen.keys("Escape")
             screen.command("wincmd h")
-            screen.command("Compact status")  # any command starts a new server
-            screen.wait_for("Read files")
-            screen.keys("q")
             screen.command(
                 "lua print('attached: ' .. "
                 "#vim.lsp.get_clients({ name = 'compact_lsp', bufnr = vim.fn.bufnr('main.py') }))"
@@ -437,6 +440,10 @@ def test_a_server_that_dies_is_replaced_with_the_open_buffers_attached_and_the_g
             assert shown.rstrip().splitlines()[-1].strip() == "attached: 1", shown
             shown = screen.wait_for(lambda s: "/200k" in s.splitlines()[-2])
             assert PRESS_ENTER not in shown
+            screen.command("wincmd l")  # the chat goes on with the new server
+            screen.keys("i", "Still there?", "Enter")
+            shown = screen.wait_for("Claude: After the crash.")
+            assert "Claude: Before the crash." in shown, shown
             screen.command("qa!")
 
 

@@ -135,6 +135,9 @@ function M.gone(client_id, exit)
   vim.cmd.redrawstatus({ bang = true })
   -- a stop asked for (SIGTERM: :CompactInstall replacing it, Neovim quitting) is no failure, as Neovim counts it
   local failed = exit and (exit.code ~= 0 or (exit.signal ~= 0 and exit.signal ~= 15))
+  if failed and exit.started and not state.failed_start then
+    return M.replace(exit)
+  end
   if not failed or exit.started or state.failed_start then
     return
   end
@@ -145,6 +148,50 @@ function M.gone(client_id, exit)
   -- on the line: what happened and the command; the whole in :messages
   require('compact_lsp.words').notify(state.failed_start, vim.log.levels.ERROR,
     { fit = true, short = (why and ('compact-lsp: the server stops as it starts: ' .. why) or what) .. '; :CompactInstall' })
+end
+
+--- At most this many servers replace ones that died, in a minute; then the next command starts one.
+local REPLACEMENTS, REPLACEMENT_WINDOW_MS = 3, 60000
+
+--- A running server died (killed, crashed): a new one takes its place at once, with the open file buffers
+--- attached and the current session asked again (adopt), so that the status line and the chat go on with no
+--- command typed. One that keeps dying is not restarted in a loop.
+---@param exit {code: integer, signal: integer}
+function M.replace(exit)
+  local state = require('compact_lsp.state')
+  local words = require('compact_lsp.words')
+  local now = vim.uv.now()
+  state.restarts = vim.tbl_filter(function(at)
+    return now - at < REPLACEMENT_WINDOW_MS
+  end, state.restarts)
+  local how = exit.signal ~= 0 and ('signal ' .. exit.signal) or ('exit ' .. exit.code)
+  if #state.restarts >= REPLACEMENTS then
+    return words.notify(words.PREFIX .. 'the server stopped again (' .. how .. '), the '
+      .. (#state.restarts + 1) .. 'th time in a minute: the next command starts one; its log says why ('
+      .. vim.lsp.log.get_filename() .. ')', vim.log.levels.WARN, { fit = true })
+  end
+  table.insert(state.restarts, now)
+  vim.schedule(function()
+    if M.get() then
+      return -- a command started one meanwhile
+    end
+    local target = vim.api.nvim_get_current_buf()
+    local config = M.resolve_config(target)
+    if require('compact_lsp.config').missing_server(config.cmd) then
+      return
+    end
+    local on_init = config.on_init
+    config.on_init = function(client, result)
+      if on_init then
+        on_init(client, result)
+      end
+      vim.schedule(function()
+        M.adopt(client)
+        words.notify(words.PREFIX .. 'the server stopped (' .. how .. '); a new one took its place')
+      end)
+    end
+    vim.lsp.start(config, { bufnr = target, attach = false, reuse_client = reuse_running })
+  end)
 end
 
 --- A server error as one line for the user, in Neovim's terms, prefixed once with "compact-lsp: ".

@@ -14,6 +14,7 @@
 ---@field watched table<string, compact_lsp.Watched> files the agent read, watched for changes on disk
 ---@field own_writes table<string, integer> last write by the agent or Neovim itself, per absolute path
 ---@field warned_next table<string, 'near'|'off'> what the warning before an agent compacts last said, per session
+---@field restarts integer[] when (vim.uv.now()) a running server that died was replaced, the last minute's
 ---@field failed_start string? why the server stopped as it started, as said to the user; no start is tried again (a file opened, a command) until :CompactInstall or setup()
 local State = {
   session_id = nil,
@@ -30,6 +31,7 @@ local State = {
   watched = {},
   own_writes = {},
   warned_next = {},
+  restarts = {},
   failed_start = nil,
 }
 
