@@ -259,6 +259,7 @@ def test_completion_offers_subcommands(commands: NvimRun) -> None:
         "files",
         "full",
         "gemini-hook",
+        "help",
         "import",
         "micro",
         "pin",

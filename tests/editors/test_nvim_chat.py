@@ -201,6 +201,23 @@ def test_keymaps_false_leaves_the_chat_without_keys(tmp_path: Path) -> None:
             assert "Compacted the conversation: 26.2k → 20.1k tokens." in shown, shown
 
 
+def test_compact_help_lists_the_subcommands_and_a_mistyped_one_points_to_it(tmp_path: Path) -> None:
+    """A new user's first tries: :Compact with no session yet, a mistyped subcommand, :Compact help."""
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            screen.command("Compact")
+            no_prompt(screen.wait_for("compact-lsp: no session in this workspace yet: :CompactChat starts one"))
+            screen.command("Compact hlep")  # one line with the way on, no hit-enter prompt; the list in :messages
+            shown = screen.wait_for("compact-lsp: unknown subcommand hlep: :Compact help says what each does")
+            no_prompt(shown)
+            screen.command("Compact help")
+            shown = screen.wait_for("3. COMMANDS")
+            assert ":Compact help" in shown and ":Compact micro" in shown, shown
+            screen.command("qa!")
+
+
 def test_a_claude_code_session_is_read_only_until_imported(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         stub.push(reply("Continuing from Claude Code's work."))

@@ -76,9 +76,10 @@ function M.help(read_only)
     '  :CompactSend [question] send the selected lines (Visual mode) with a question',
     '  :Compact status         what is in the context, by kind',
     '  :Compact full           summarise the conversation',
+    '  :Compact timeline       every compaction of the session, with its figures',
     '  :Compact session        choose another session',
     "  :Compact import         continue an agent's session as your own copy",
-    '  :help compact-lsp       everything',
+    '  :Compact help           every :Compact subcommand; :help compact-lsp everything',
   })
   local doc = { lines = lines, marks = {} }
   require('compact_lsp.view').show(doc, 'compact-lsp chat')

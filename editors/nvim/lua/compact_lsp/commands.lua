@@ -82,6 +82,12 @@ end
 
 ---@type table<string, compact_lsp.Subcommand>
 M.subcommands = {
+  help = {
+    desc = "what each subcommand does (:help compact_lsp-commands)",
+    run = function()
+      vim.cmd.help('compact_lsp-commands')
+    end,
+  },
   micro = {
     desc = 'clear old tool results now (managed-memory reads are kept)',
     run = function()
@@ -315,11 +321,12 @@ function M.dispatch(opts)
   local name = opts.fargs[1] or 'status'
   local sub = M.subcommands[name]
   if not sub then
-    notify('unknown subcommand ' .. name .. ' (expected: ' .. table.concat(M.names(), ', ') .. ')', vim.log.levels.ERROR)
-    return
+    local short = words.PREFIX .. 'unknown subcommand ' .. name .. ': :Compact help says what each does'
+    return words.notify(short .. ' (' .. table.concat(M.names(), ', ') .. ')', vim.log.levels.ERROR,
+      { fit = true, short = short })
   end
   local args = vim.list_slice(opts.fargs, 2)
-  if name == 'session' or name == 'cancel' or agent_hooks.HOOKS[name] or name == 'import' then
+  if name == 'session' or name == 'cancel' or agent_hooks.HOOKS[name] or name == 'import' or name == 'help' then
     return sub.run(args)
   end
   -- The others act on the current session; with none in the workspace, say how to get one.

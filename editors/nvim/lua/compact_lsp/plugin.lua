@@ -18,7 +18,7 @@ local function create_commands()
     require('compact_lsp.commands').dispatch(opts)
   end, {
     nargs = '*',
-    desc = 'compact-lsp: status | micro | full [instructions] | undo | timeline | workingset | files | pin | unpin | cancel | session | import | rename | claude-hook',
+    desc = 'compact-lsp: help | status | micro | full [instructions] | undo | timeline | workingset | files | pin | unpin | cancel | session | import | rename | claude-hook',
     complete = complete,
   })
   command('CompactInstall', function()
