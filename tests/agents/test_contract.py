@@ -1,7 +1,7 @@
 """One contract for the agents beside us (agents/agent.py): an agent is one room and one registration. A fake agent
 registered here gets the command line (its install and its hook), the hook process, the server's install command,
-following its transcripts as read-only sessions, and its own compaction timeline and chat, with nothing else
-changed."""
+following its transcripts as read-only sessions, its own compaction timeline and chat, and ``inspect`` and
+``import`` of its logs, with nothing else changed."""
 
 from __future__ import annotations
 
@@ -21,14 +21,18 @@ from lsprotocol import types
 
 from compact_lsp.agents import registered
 from compact_lsp.agents.agent import AgentBeside, FollowedFolder, MakeSession
+from compact_lsp.agents.agent_log import AgentLog
 from compact_lsp.agents.claude_code.live import FollowedSession, OwnedByClaudeCode
 from compact_lsp.agents.claude_code.transcript_window import LiveTranscript
 from compact_lsp.agents.followed_window import AgentCompaction
 from compact_lsp.agents.hook_io import HookInput, session_start_answer
 from compact_lsp.agents.hook_process import run_hook
+from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.settings_files import HookChange
 from compact_lsp.agents.shown_blocks import agent_marker
 from compact_lsp.cli.main import main as cli_main
+from compact_lsp.engine.conversation.messages import Message
+from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.summarize.offline import OfflineSummarizer
 from compact_lsp.lsp.app import create_server
 from compact_lsp.lsp.features import lifecycle, methods, session_picker, timeline
@@ -61,11 +65,12 @@ class FakeSettings:
 
 
 class FakeAgent:
-    """An agent that writes Claude Code's transcript format into a folder of its own, and a settings file of
-    one line."""
+    """An agent that writes Claude Code's transcript format into a folder of its own, a settings file of one line,
+    and logs of its own for ``inspect`` and ``import``: a header line, then one ``{"role", "text"}`` a line."""
 
     name = "fake-agent"
     owner = "Fake Agent"
+    copy_prefix = "fk-"
     settings_words = "Fake Agent's settings"
     after_install = ""
     scope_help: Mapping[str, str] = {"project": "this project's .fake", "user": "~/.fake"}
@@ -109,6 +114,23 @@ class FakeAgent:
             newest=lambda limit: sorted(folder.glob("*.jsonl"))[:limit], open=open_transcript,
         )  # fmt: skip
 
+    def recognises(self, path: str) -> bool:
+        try:
+            with open(path, "rb") as f:
+                return f.readline().startswith(b'{"fakeAgent":')
+        except OSError:
+            return False
+
+    def read_log(self, path: str) -> AgentLog:
+        header, *lines = [json.loads(line) for line in Path(path).read_text().splitlines()]
+        messages: list[Message] = [{"role": r["role"], "content": [{"type": "text", "text": r["text"]}]} for r in lines]
+        turns = sum(1 for m in messages if m["role"] == "assistant")
+        facts = {"assistantTurns": turns, "problems": [], "repairs": [], "compaction": {"compactions": 1}}
+        return AgentLog(header["fakeAgent"], header["title"], None, messages, [], facts, agent=self.name)
+
+    def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
+        return None
+
 
 FAKE = FakeAgent()
 
@@ -123,6 +145,8 @@ def test_the_registered_agents_keep_the_contract() -> None:
     agents: list[AgentBeside] = list(registered.AGENTS)  # mypy holds each to the Protocol
     assert [a.name for a in agents] == ["claude-code", "codex", "qwen-code", "gemini-cli"]
     assert len({a.owner for a in agents}) == len(agents)
+    prefixes = [a.copy_prefix for a in agents]  # an imported copy's id tells whose log it was
+    assert not [(p, q) for p in prefixes for q in prefixes if p != q and q.startswith(p)]
     assert all(registered.agent_named(a.name) is a for a in agents)
 
 
@@ -134,6 +158,27 @@ def test_a_registered_agent_gets_the_command_line(
     assert f"installed into {tmp_path / '.fake'}" in capsys.readouterr().out
     assert cli_main(["fake-agent", "uninstall-hook", "--dir", str(tmp_path)]) == 0
     assert not (tmp_path / ".fake").exists()
+
+
+def test_a_registered_agent_gets_inspect_and_import(
+    fake_registered: AgentBeside, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "f00d.log"
+    records = [{"fakeAgent": "f00d", "title": "the fake agent's session"}, {"role": "user", "text": "read a.py"},
+               {"role": "assistant", "text": "a.py holds one function"}]  # fmt: skip
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert cli_main(["inspect", "--json", str(log)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["agent"], report["sessionId"], report["title"]) == ("fake-agent", "f00d", "the fake agent's session")
+    assert (report["messages"], report["assistantTurns"]) == (2, 1) and report["usage"]["total"] > 0
+    assert cli_main(["inspect", str(log)]) == 0
+    assert "the agent's compactions: 1" in capsys.readouterr().out
+    store = ["--workspace", str(tmp_path), "--session-dir", str(tmp_path / "sessions")]
+    assert cli_main(["import", *store, str(log)]) == 0
+    assert capsys.readouterr().out.startswith("fk-f00d\t2 messages\t")
+    assert imported_from("fk-f00d", "import") == "Fake Agent"  # the session list's "importedFrom"
+    assert cli_main(["import", *store, str(log)]) == 1
+    assert "already imported as session fk-f00d" in capsys.readouterr().err
 
 
 def test_a_registered_agent_gets_the_hook_process(fake_registered: AgentBeside, tmp_path: Path) -> None:

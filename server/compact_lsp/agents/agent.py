@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from compact_lsp.agents.agent_log import AgentLog
     from compact_lsp.agents.followed_window import AgentCompaction
     from compact_lsp.agents.hook_io import HookInput
     from compact_lsp.agents.json_settings import JsonHookFile
@@ -193,10 +194,33 @@ class AgentBeside(Protocol):
         """Its settings' ``follow``: True, False, or None (when its folder exists)."""
         ...
 
+    @property
+    def copy_prefix(self) -> str:
+        """What an imported copy's id starts with (``cx-``, then the agent's own id), never its followed session's
+        (the copy is the user's, writable; the followed one stays the agent's): what the session list says it is
+        copied from."""
+        ...
+
+    def recognises(self, path: str) -> bool:
+        """Whether the file at ``path`` is one of its logs by a mark of its own (its first records); a log no
+        agent recognises is read by ``registered.UNMARKED_LOGS``. Light: no reader imported."""
+        ...
+
+    def read_log(self, path: str) -> AgentLog:
+        """Its log at ``path`` read whole, for ``compact-lsp inspect`` and ``import`` (agents/agent_log.py);
+        ``OSError`` or ``ValueError`` when it cannot be read at all."""
+        ...
+
+    def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
+        """An imported copy's working set as its hook reads it, when that is not what the session tracked (a Codex
+        rollout's: its ``apply_patch`` hunks and reads told exactly, the plan in the ledger); None: the
+        session's own."""
+        ...
+
 
 class AgentRoom:
     """What a description only points to in its room, imported when first used: the hook's context is the room's
-    ``hook.context_for``."""
+    ``hook.context_for``, its logs read whole its ``log.recognises`` and ``log.read_log``."""
 
     room: str
     """The room's module (``compact_lsp.agents.claude_code``)."""
@@ -232,6 +256,19 @@ class AgentRoom:
         return result
 
     def installed_outdated(self, path: Path) -> str | None:
+        return None
+
+    copy_prefix: str
+
+    def recognises(self, path: str) -> bool:
+        recognised: bool = import_module(f"{self.room}.log").recognises(path)
+        return recognised
+
+    def read_log(self, path: str) -> AgentLog:
+        log: AgentLog = import_module(f"{self.room}.log").read_log(path)
+        return log
+
+    def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
         return None
 
     hook_sources: tuple[str, ...] = ("compact",)

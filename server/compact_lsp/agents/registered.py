@@ -10,7 +10,14 @@ from compact_lsp.agents.qwen_code.agent import QWEN_CODE
 
 AGENTS: list[AgentBeside] = [CLAUDE_CODE, CODEX, QWEN_CODE, GEMINI_CLI]
 """Registered agents, in the order they are offered."""
+UNMARKED_LOGS: AgentBeside = CLAUDE_CODE
+"""Whose log a file is when no registered agent recognises it: Claude Code's logs have no mark of their own."""
 
 
 def agent_named(name: str) -> AgentBeside | None:
     return next((agent for agent in AGENTS if agent.name == name), None)
+
+
+def log_owner(path: str) -> AgentBeside:
+    """The agent whose log the file at ``path`` is (``compact-lsp inspect`` and ``import``)."""
+    return next((agent for agent in AGENTS if agent.recognises(path)), UNMARKED_LOGS)

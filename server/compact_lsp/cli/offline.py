@@ -1,8 +1,8 @@
 """Offline subcommands: look at a real session without an editor.
 
-``compact-lsp inspect SESSION.jsonl`` imports a Claude Code session (or another agent's log, what its model holds
-now: agents/inspecting.py) and prints its context usage by kind and what
-microcompaction would clear (and protect) if forced now. ``--json`` prints the same as one JSON object.
+``compact-lsp inspect SESSION.jsonl`` reads an agent's log (what its model holds now, as the agent whose log it is
+reads it: agents/agent_log.py) and prints its context usage by kind and what microcompaction would clear (and
+protect) if forced now. ``--json`` prints the same as one JSON object.
 ``compact-lsp compact SESSION.jsonl [--turn N ...]`` previews full compaction (evaluation/compact_preview.py).
 """
 
@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenizerUnavailable
 from compact_lsp.engine.conversation.usage import ContextUsage, message_kind_tokens
 from compact_lsp.engine.session.context_session import ContextSession
@@ -24,23 +23,29 @@ from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.lsp.protocol.answers import usage_answer
 
 if TYPE_CHECKING:
-    from compact_lsp.agents.inspecting import AgentWindow
     from compact_lsp.engine.conversation.messages import Message
 
 
-def _parser() -> argparse.ArgumentParser:
-    from compact_lsp.agents.inspecting import LOGS_READ
+def _logs_read() -> str:
+    """The logs ``inspect`` and ``import`` read, for ``--help``: every registered agent's."""
+    from compact_lsp.agents.registered import AGENTS
 
+    owners = [agent.owner for agent in AGENTS]
+    return f"session logs of {', '.join(owners[:-1])} or {owners[-1]}" if len(owners) > 1 else f"{owners[0]} logs"
+
+
+def _parser() -> argparse.ArgumentParser:
+    logs = _logs_read()
     parser = argparse.ArgumentParser(prog="compact-lsp", description="compact-lsp offline tools")
     sub = parser.add_subparsers(dest="command", required=True)
     inspect = sub.add_parser("inspect", help="context usage of an agent's session and what would be cleared")
-    inspect.add_argument("sessions", nargs="+", help=LOGS_READ)
+    inspect.add_argument("sessions", nargs="+", help=logs)
     inspect.add_argument("--context-window", type=int, default=None,
                          help="default: the window of the model the transcript names, else 200,000")  # fmt: skip
     inspect.add_argument("--keep-recent", type=int, default=5)
     inspect.add_argument("--json", action="store_true", help="print JSON instead of a report")
     imp = sub.add_parser("import", help="import an agent's session into the session store")
-    imp.add_argument("sessions", nargs="+", help=LOGS_READ)
+    imp.add_argument("sessions", nargs="+", help=logs)
     imp.add_argument("--workspace", default=".", help="the workspace the sessions belong to")
     imp.add_argument("--session-dir", default=None, help="the session store (default: the user state dir)")
     ev = sub.add_parser("eval", help="replay real sessions: what compaction keeps and what gets re-read")
@@ -98,36 +103,27 @@ def main(argv: Sequence[str]) -> int:
 def inspect_session(
     path: str, settings: EngineSettings, counter: TiktokenCounter, *, window_given: bool = True
 ) -> dict[str, Any]:
-    """Usage and the forced-microcompaction preview of one session, as a JSON-able dict; without
-    ``window_given``, the window of the model the transcript names."""
-    imported = import_claude_code(path)
-    if not window_given and imported.context_window:
-        settings = dataclasses.replace(settings, context_window=imported.context_window)
-    session = ContextSession(
-        imported.session.id, settings=settings, counter=counter, title=imported.session.title,
-        workspace_root=imported.cwd or None,
-    )  # fmt: skip
-    session.append(imported.session.messages)
-    usage = _with_attachments(session.usage(), session.messages, imported.attachment_texts, counter)
-    plan = session.plan_microcompaction("forced")
+    """Usage and the forced-microcompaction preview of one agent's log, as a JSON-able dict; without
+    ``window_given``, the window of the model the log names."""
+    from compact_lsp.agents.registered import log_owner
+    from compact_lsp.engine.conversation.usage import reported_input_tokens
+
+    log = log_owner(path).read_log(path)
+    if not window_given and log.window:
+        settings = dataclasses.replace(settings, context_window=log.window)
+    session = ContextSession(log.session_id, settings=settings, counter=counter, title=log.title,
+                             workspace_root=log.cwd or None)  # fmt: skip
+    session.append(log.messages)
+    usage = _with_attachments(session.usage(), session.messages, log.attachment_texts, counter)
+    reported = reported_input_tokens(log.usage)
+    if reported:
+        usage = dataclasses.replace(usage, reported=reported)
     return {
-        "path": path,
-        "sessionId": imported.session.id,
-        "title": imported.session.title,
-        "messages": len(session.messages),
-        "assistantTurns": sum(1 for m in imported.session.messages if m["role"] == "assistant"),
-        "problems": [f"line {p.line_no}: {p.reason}" for p in imported.problems],
-        "repairs": list(imported.repairs),
-        "model": imported.model,
-        "skippedRecords": imported.skipped_records,
-        "historyMessages": len(imported.history),
-        "subagents": len(imported.subagents),
-        "inlineSubagents": sum(1 for s in imported.subagents if s.inline),
-        "legacyCompactions": imported.legacy_compactions,
-        "compaction": _compaction_figures(imported.compaction),
+        "path": path, **({"agent": log.agent} if log.agent else {}), "sessionId": session.id, "title": log.title,
+        "messages": len(session.messages), **log.facts,
         "usage": usage_answer(usage),
-        "microcompaction": _microcompaction_preview(plan),
-    }
+        "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
+    }  # fmt: skip
 
 
 def _microcompaction_preview(plan: Any) -> dict[str, Any] | None:
@@ -146,32 +142,6 @@ def _microcompaction_preview(plan: Any) -> dict[str, Any] | None:
     }
 
 
-def _inspect_window(
-    path: str, settings: EngineSettings, counter: TiktokenCounter, log: AgentWindow, *, window_given: bool
-) -> dict[str, Any]:
-    """The report of an agent's log read as the window its model holds now (``inspect_session``'s keys)."""
-    from compact_lsp.engine.conversation.usage import reported_input_tokens
-    from compact_lsp.engine.conversation.validate import repair
-
-    if not window_given and log.window:
-        settings = dataclasses.replace(settings, context_window=log.window)
-    fixed = repair(log.messages)
-    session = ContextSession(log.session_id, settings=settings, counter=counter, title=log.title,
-                             workspace_root=log.cwd or None)  # fmt: skip
-    session.append(fixed.messages)
-    measured = session.usage()
-    reported = reported_input_tokens(log.usage)
-    if reported:
-        measured = dataclasses.replace(measured, reported=reported)
-    return {
-        "path": path, "agent": log.agent, "sessionId": session.id, "title": log.title,
-        "messages": len(session.messages), "repairs": list(fixed.actions), "model": log.model, "historyMessages": 0,
-        **log.facts,
-        "usage": usage_answer(measured),
-        "microcompaction": _microcompaction_preview(session.plan_microcompaction("forced")),
-    }  # fmt: skip
-
-
 def _with_attachments(
     usage: ContextUsage, messages: list[Message], attachment_texts: frozenset[str], counter: TiktokenCounter
 ) -> ContextUsage:
@@ -187,13 +157,6 @@ def _with_attachments(
     return dataclasses.replace(usage, by_kind=by_kind)
 
 
-def _compaction_figures(meta: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Claude Code's own figures for its last compaction."""
-    if meta is None:
-        return None
-    return {k: meta.get(k) for k in ("trigger", "preTokens", "postTokens") if k in meta}
-
-
 def _inspect(ns: argparse.Namespace) -> int:
     from compact_lsp.engine.settings import MicrocompactSettings
 
@@ -202,15 +165,7 @@ def _inspect(ns: argparse.Namespace) -> int:
     )
     counter = TiktokenCounter()
     given = ns.context_window is not None
-    from compact_lsp.agents.inspecting import agent_window
-
-    def inspect_one(path: str) -> dict[str, Any]:
-        log = agent_window(path)
-        if log is None:
-            return inspect_session(path, settings, counter, window_given=given)
-        return _inspect_window(path, settings, counter, log, window_given=given)
-
-    reports = [inspect_one(p) for p in ns.sessions]
+    reports = [inspect_session(p, settings, counter, window_given=given) for p in ns.sessions]
     if ns.json:
         sys.stdout.write(json.dumps(reports if len(reports) > 1 else reports[0], indent=2) + "\n")
     else:

@@ -23,6 +23,7 @@ class ClaudeCode(JsonSettingsRoom):
     settings_at = "live:ClaudeCodeSettings"
     name = "claude-code"
     owner = "Claude Code"
+    copy_prefix = "cc-"
     after_install = ""
     settings_words = "Claude Code's settings"
     scope_help: Mapping[str, str] = (

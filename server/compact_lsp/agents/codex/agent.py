@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
     from compact_lsp.agents.codex.live import FollowedCodexSession
     from compact_lsp.agents.settings_files import HookChange
+    from compact_lsp.engine.conversation.messages import Message
+    from compact_lsp.engine.files.working_set import WorkingSet
 
 LEVELS_TO_WAIT = 2
 """Codex makes ``$CODEX_HOME/sessions`` (and ``~/.codex`` itself) on its first run: until then the nearest of
@@ -25,6 +27,7 @@ class Codex(AgentRoom):
     settings_at = "live:CodexSettings"
     name = "codex"
     owner = "Codex"
+    copy_prefix = "cx-"
     after_install = ", then trust it in Codex (/hooks)"
     settings_words = "Codex's config.toml"
     scope_help: Mapping[str, str] = (
@@ -51,6 +54,11 @@ class Codex(AgentRoom):
         from compact_lsp.agents.codex.settings import installed_commands
 
         return installed_commands(path)
+
+    def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
+        from compact_lsp.engine.codex.working_set import codex_working_set
+
+        return codex_working_set(messages, cwd)
 
     def followed_folder(self, settings: Any, workspace_root: str) -> FollowedFolder | None:
         from compact_lsp.agents.codex.live import rollouts_for, sessions_root

@@ -28,6 +28,7 @@ class GeminiCli(JsonSettingsRoom):
     room = "compact_lsp.agents.gemini_cli"
     name = "gemini-cli"
     owner = "Gemini CLI"
+    copy_prefix = "gm-"
     after_install = ""
     settings_words = "Gemini CLI's settings.json"
     scope_help: Mapping[str, str] = (

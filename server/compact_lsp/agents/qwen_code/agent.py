@@ -19,6 +19,7 @@ class QwenCode(JsonSettingsRoom):
     room = "compact_lsp.agents.qwen_code"
     name = "qwen-code"
     owner = "Qwen Code"
+    copy_prefix = "qw-"
     after_install = ""
     hook_sources = ("compact", "resume")
     """After its compaction, and when a session compacted before is resumed (hook.py)."""
