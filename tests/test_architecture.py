@@ -78,7 +78,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
         "protocol",
     ),
     "agents": (
-        grimp.Layer("hook_process", "importing", "inspecting", "doctor", "shown", "other_installs"),
+        grimp.Layer("hook_process", "importing", "doctor", "shown", "other_installs"),
         "registered",
         grimp.Layer("claude_code", "codex", "qwen_code", "gemini_cli"),
         "agent",
@@ -91,6 +91,7 @@ ROOMS: dict[str, tuple[str | grimp.Layer, ...]] = {
             "settings_files",
             "agent_config",
             "shown_blocks",
+            "agent_log",
         ),
         grimp.Layer("character_fit", "not_for_us", "hook_claims", "hook_input"),
     ),
@@ -530,6 +531,41 @@ def test_nothing_above_agents_switches_on_which_agent_it_is() -> None:
     found = named_agents(PACKAGE, {agent.name for agent in registered.AGENTS}, AGENT_ROOMS)
     assert {k: v for k, v in found.items() if k not in NAMED_AGENTS_ALLOWED} == {}
     assert NAMED_AGENTS_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
+
+
+SHARED_IMPORTS_ALLOWED: dict[str, str] = {
+    "shown": "each room's records as its user saw them: the rooms' shown.py are still listed there",
+}
+"""Shared modules of agents/ that still import an agent's room, each with the reason; the list only shrinks."""
+
+
+def shared_room_imports(graph: grimp.ImportGraph, rooms: tuple[str, ...]) -> dict[str, list[str]]:
+    """What each module of agents/ outside the agents' rooms (but the registration list) imports from a room."""
+    room_modules = tuple(f"compact_lsp.agents.{room}" for room in rooms)
+    found: dict[str, list[str]] = {}
+    for module in sorted(graph.modules):
+        tail = module.removeprefix("compact_lsp.agents.")
+        if tail == module or "." in tail or tail in (*rooms, "registered"):
+            continue
+        imported = sorted(m for m in graph.find_modules_directly_imported_by(module) if m.startswith(room_modules))
+        if imported:
+            found[tail] = imported
+    return found
+
+
+def test_the_shared_agents_modules_import_no_agent_room(graph: grimp.ImportGraph) -> None:
+    """Inside agents/, what every agent shares (importing, the hook process, the doctor...) reaches an agent through
+    the registration list and the contract, never by an import from its room (lazy and type-only ones included):
+    an agent's readers are in its room alone."""
+    found = shared_room_imports(graph, AGENT_ROOMS)
+    assert {k: v for k, v in found.items() if k not in SHARED_IMPORTS_ALLOWED} == {}
+    assert SHARED_IMPORTS_ALLOWED.keys() - found.keys() == set(), "no longer imports a room: drop it from the list"
+
+
+def test_the_shared_module_check_sees_a_lazy_import_from_a_room(graph: grimp.ImportGraph) -> None:
+    graph = copy.deepcopy(graph)
+    graph.add_import(importer="compact_lsp.agents.importing", imported="compact_lsp.agents.codex.log")
+    assert shared_room_imports(graph, AGENT_ROOMS)["importing"] == ["compact_lsp.agents.codex.log"]
 
 
 def test_the_agent_check_sees_a_table_keyed_by_an_agent(tmp_path: Path) -> None:
