@@ -331,6 +331,8 @@ def test_the_hook_leaves_out_as_many_recent_files_as_the_project_s_qwen_settings
     done = run_hook(session.hook_input(), {**env, "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(session.cwd / "none.json")})
     seen = as_qwen_sends(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
     assert [n for n in "ABCDEF" if f"VALUE_{n}" in seen] == list("ABCD")
+    logged = (Path(env["XDG_STATE_HOME"]) / "compact-lsp" / "log" / "qwen-code-hook.log").read_text()
+    assert "'qwenRecentFiles': 2" in logged  # what the hook took Qwen to re-read, for whoever reads the log
 
 
 def test_the_hook_says_nothing_for_another_source_or_before_any_compaction(

@@ -105,6 +105,8 @@ def build_context(qwen: QwenWindow, cwd: str, *, budget: int = QWEN_BUDGET) -> t
         header=HEADER, limit=QWEN_CONTEXT_LIMIT, denied=whole, escape=escaped_for_qwen,
     )  # fmt: skip
     figures = {**built.figures(), "qwenFiles": len(whole), "qwenByName": len(by_name)}
+    if files != QWEN_FILES:
+        figures["qwenRecentFiles"] = files  # Qwen told to re-read another number (tuning.py)
     return built.text, figures
 
 
