@@ -245,9 +245,10 @@ def test_a_claude_code_session_is_read_only_until_imported(tmp_path: Path) -> No
             shown = screen.wait_for('"Noise worklet loaded" in the console.')  # its last answer
             assert not any(line.strip("│ ").startswith("> ") for line in shown.splitlines()), shown  # no prompt
             shot(screen, "nvim-read-only.png")
-            screen.keys("i")
-            shown = screen.wait_for("continues it here as your own copy")
+            screen.keys("i")  # refused on one line (the whole, "… as your own copy", in :messages)
+            shown = screen.wait_for("compact-lsp: read-only: Claude Code owns this session. :Compact import continues")
             assert "-- INSERT --" not in shown, shown
+            no_prompt(shown)
 
             # a change is refused in Neovim's words, once, with the command that helps
             screen.command("Compact micro")
