@@ -138,6 +138,8 @@ def session_start_answer(
     (``AgentBeside.hook_answer``)."""
     inp = parse_hook_input(raw, sources)
     mark = transcript_mark(inp.transcript_path)  # before the agent writes anything more (agents/hook_claims.py)
+    if mark and inp.source != HOOK_SOURCE:
+        mark = f"{mark}.{inp.source}"  # a resume is not the compaction that left the transcript as it is
     context, figures = agent.hook_context(inp, budget=budget, keep=keep)
     places = settings_places(agent.scope_help, agent.settings_path, inp.cwd) if context is not None else []
     if installed_more_than_once(places, agent.name) and not claim(claims_dir(), agent.name, mark):

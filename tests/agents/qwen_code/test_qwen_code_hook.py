@@ -243,6 +243,21 @@ def test_a_resumed_session_compacted_before_gets_the_last_compaction_s_files_as_
     assert "'resumed': True" in logged and "waitedForRecord" not in logged  # the transcript is whole: no wait
 
 
+def test_with_two_installs_a_resume_right_after_a_compaction_is_answered_once_too(
+    session: QwenTranscript, env: dict[str, str]
+) -> None:
+    """Our hook in the user's and the project's settings: Qwen runs both, and one answers each event (one claim per
+    transcript state, agents/hook_claims.py). A session quit right after its compaction's hook and resumed leaves
+    the transcript as it was: the resume still gets its answer, not taken for the compaction's claim."""
+    ours = {"hooks": {"SessionStart": [{"matcher": "compact|resume", "hooks": [{"command": "/x/qwen-code-hook-0"}]}]}}
+    for folder in (Path(env["HOME"]), session.cwd):
+        (folder / ".qwen").mkdir(exist_ok=True)
+        (folder / ".qwen" / "settings.json").write_text(json.dumps(ours))
+    for source in ("compact", "resume"):
+        answers = [run_hook(session.hook_input(source), env).stdout for _ in range(2)]
+        assert sorted(bool(a) for a in answers) == [False, True], source
+
+
 def test_a_resumed_session_never_compacted_or_with_nothing_to_add_gets_nothing(
     session: QwenTranscript, env: dict[str, str]
 ) -> None:
