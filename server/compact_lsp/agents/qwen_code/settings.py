@@ -17,7 +17,8 @@ SETTINGS = JsonHookFile(
     agent="qwen-code", owner="Qwen Code", folder=".qwen", project_file="settings.json",
     event="SessionStart", matcher="compact|resume",
     installed_note="Qwen Code runs it after each compaction: after /compress its next request carries our context; "
-    "after an automatic compaction Qwen does not wait for the hook, so the request after that one does",
+    "after an automatic compaction Qwen does not wait for the hook, so the request after that one does. It runs it "
+    "too when a session compacted before is resumed (qwen --continue), from its first request",
     update_note="it now runs on resuming too (qwen --continue, --resume), so a session compacted before gets our "
     "context back at once, not at its next compaction",
 )  # fmt: skip
