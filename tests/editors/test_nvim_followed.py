@@ -319,10 +319,46 @@ def test_the_chat_of_qwens_real_session_shows_each_compress_where_it_was_typed(t
             assert len(typed) == 3 and len(marks) == 3, lines
             assert all(t < m for t, m in zip(typed, marks, strict=True)), lines  # as typed: before its marker
             first = " ".join(lines[marks[0] : marks[0] + 2])  # a marker may wrap
-            assert first.startswith("── conversation compacted by the agent: 20k → 16.9k tokens"), lines
+            assert first.startswith("── conversation compacted by the agent when asked: 20k → 16.9k tokens"), lines
             assert "review the handlers in big.py" in shown and "state_snapshot" not in shown, shown
             no_prompt(shown)
             screen.keys("i")  # refused in Qwen Code's words; the command that continues it whole, though cut
             shown = screen.wait_for("read-only: Qwen Code owns this session. :Compact import continues it")
             no_prompt(shown)
+            screen.command("qa!")
+
+
+GEMINI_TYPED = Path(__file__).parent.parent / "fixtures" / "gemini_cli" / "typed-compress.jsonl"
+"""What the real Gemini CLI 0.61.0 wrote in its TUI: a read, the answer, the user's /compress (the file records no
+row for the command), a turn."""
+
+
+def test_the_chat_of_geminis_real_session_says_the_compress_was_asked_for_in_gemini_clis_words(
+    tmp_path: Path,
+) -> None:
+    with MessagesApiStub() as stub:
+        user = CodexUser(tmp_path, stub, installed=False)
+        gemini = tmp_path / "home" / ".gemini"
+        (gemini / "tmp" / "proj" / "chats").mkdir(parents=True)
+        (gemini / "projects.json").write_text(json.dumps({"projects": {str(user.project.resolve()): "proj"}}))
+        recorded = GEMINI_TYPED.read_text().replace("/tmp/followed-gcomp/run/proj", str(user.project.resolve()))
+        (gemini / "tmp" / "proj" / "chats" / "session-2026-12-06T08-55-c0754914.jsonl").write_text(recorded)
+        user.more_settings = {"geminiCli": {"home": str(gemini.parent)}}  # its home: the folder holding .gemini
+        with user.start("main.py") as screen:
+            shown, lines, marks = open_chat(screen, "gemini-2026-12-06T08-55-c0754914", "Gemini CLI: Answer 3.")
+            # the whole conversation, Gemini's words, the marker where the user typed /compress, saying so
+            assert lines.index("You: what do the notes say") < lines.index("⚙ read_file notes.md"), lines
+            assert len(marks) == 1 and lines.index("Gemini CLI: The notes say 30 seconds.") == marks[0] - 1, lines
+            marker = " ".join(lines[marks[0] : marks[0] + 2])  # a marker may wrap
+            assert marker.startswith("── conversation compacted by the agent when asked: 8k → 6k tokens"), lines
+            assert lines.index("You: and now") > marks[0], lines
+            for other in ("Claude", "session_context", "state_snapshot", "Got it. Thanks"):
+                assert other not in shown, shown
+            screen.command("Compact micro")  # refused in Gemini CLI's words
+            shown = screen.wait_for("read-only: Gemini CLI owns this session. :Compact import continues it")
+            no_prompt(shown)
+            screen.command("Compact timeline")
+            shown = screen.wait_for("1 compaction by Gemini CLI")
+            assert "compacted (manual): 8k → 6k tokens" in shown and "The user read notes.md." in shown, shown
+            screen.keys("q")
             screen.command("qa!")

@@ -331,7 +331,8 @@ function M.compaction_mark(entry)
     if (tonumber(entry.tokensBefore) or 0) <= 0 or (tonumber(entry.tokensAfter) or 0) <= 0 then
       return '  ── conversation compacted by the agent (its own summary) ──'
     end
-    local how = entry.trigger == 'auto' and ' automatically' or ''
+    -- a typed /compact or /compress: Gemini CLI records no row of the command, so the marker says it
+    local how = entry.trigger == 'auto' and ' automatically' or entry.trigger == 'manual' and ' when asked' or ''
     return '  ── conversation compacted by the agent' .. how .. change .. ' (its own summary) ──'
   end
   local how = entry.fallback and ' (offline summary: the API failed)'
