@@ -225,14 +225,12 @@ def test_bound_cuts_at_a_line_and_says_how_much() -> None:
 
 
 async def test_write_new_file_creates_folders_but_overwrite_needs_a_read(tools: Harness, workspace: Workspace) -> None:
-    assert (
-        await tools.call("write_file", file_path="docs/new.md", content="# new\n") == "Created docs/new.md (1 lines)."
-    )
+    assert await tools.call("write_file", file_path="docs/new.md", content="# new\n") == "Created docs/new.md (1 line)."
     assert workspace.read("docs/new.md") == "# new\n"
     assert "has not been read" in await tools.refused("write_file", file_path="src/app.py", content="x")
     await tools.call("read_file", file_path="src/app.py")
     tools.session.read_state.record_read(str(workspace.root / "src/app.py"), workspace.read("src/app.py"))
-    assert await tools.call("write_file", file_path="src/app.py", content="x\n") == "Overwrote src/app.py (1 lines)."
+    assert await tools.call("write_file", file_path="src/app.py", content="x\n") == "Overwrote src/app.py (1 line)."
 
 
 async def test_write_outside_memory_roots_is_refused(tools: Harness, workspace: Workspace) -> None:

@@ -218,7 +218,7 @@ async def _write_file(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
 
     await ctx.runner.run(recorded)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-    return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} lines).")
+    return ToolOutput(f"{'Overwrote' if exists else 'Created'} {display} ({lines} line{'' if lines == 1 else 's'}).")
 
 
 def write_file_tool() -> Tool:
