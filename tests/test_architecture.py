@@ -533,9 +533,7 @@ def test_nothing_above_agents_switches_on_which_agent_it_is() -> None:
     assert NAMED_AGENTS_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
 
 
-SHARED_IMPORTS_ALLOWED: dict[str, str] = {
-    "shown": "each room's records as its user saw them: the rooms' shown.py are still listed there",
-}
+SHARED_IMPORTS_ALLOWED: dict[str, str] = {}
 """Shared modules of agents/ that still import an agent's room, each with the reason; the list only shrinks."""
 
 

@@ -1,7 +1,7 @@
 """One contract for the agents beside us (agents/agent.py): an agent is one room and one registration. A fake agent
 registered here gets the command line (its install and its hook), the hook process, the server's install command,
-following its transcripts as read-only sessions, its own compaction timeline and chat, and ``inspect`` and
-``import`` of its logs, with nothing else changed."""
+following its transcripts as read-only sessions, its own compaction timeline and chat (its records shown as its
+user saw them), and ``inspect`` and ``import`` of its logs, with nothing else changed."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from compact_lsp.agents.hook_io import HookInput, session_start_answer
 from compact_lsp.agents.hook_process import run_hook
 from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.settings_files import HookChange
-from compact_lsp.agents.shown_blocks import agent_marker
+from compact_lsp.agents.shown_blocks import Block, Dropped, ShownRecords, agent_marker
 from compact_lsp.cli.main import main as cli_main
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.files.working_set import WorkingSet
@@ -45,6 +45,8 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_code" / "split_assist
 
 COMPACTED_AT = "2026-12-06T08:00:00Z"
 SAID_BEFORE = {"role": "user", "content": [{"type": "text", "text": "what the fake agent's user said before"}]}
+PLUMBING = {"type": "text", "text": "FAKE AGENT CONTEXT: for the model only"}
+"""A record of the fake agent's own that its user never saw: its shown records drop it from the chat."""
 
 
 class FakeFollowed(FollowedSession):
@@ -55,7 +57,8 @@ class FakeFollowed(FollowedSession):
 
     def chat_entries(self) -> list[dict[str, Any]] | None:
         marker = agent_marker(1, COMPACTED_AT, "manual", 150_000, 12_000, "the fake agent's summary")
-        return [{"kind": "message", "at": None, "message": SAID_BEFORE}, marker]
+        said = {**SAID_BEFORE, "content": [PLUMBING, *SAID_BEFORE["content"]]}
+        return [{"kind": "message", "at": None, "message": said}, marker]
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,13 @@ class FakeAgent:
 
     def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
         return None
+
+    @property
+    def shown_records(self) -> ShownRecords:
+        def classify(text: str) -> Block | None:
+            return Dropped() if text.startswith("FAKE AGENT CONTEXT:") else None
+
+        return ShownRecords(classify=classify)
 
 
 FAKE = FakeAgent()
@@ -243,7 +253,7 @@ def test_a_registered_agent_is_followed_installed_and_shown_by_the_server(
             ]  # fmt: skip
             chat = await session_picker.transcript(ls, {"sessionId": slot.session.id})  # its whole conversation
             assert [e["kind"] for e in chat["entries"]] == ["message", "compaction"]
-            assert chat["entries"][0]["message"] == SAID_BEFORE
+            assert chat["entries"][0]["message"] == SAID_BEFORE  # as its user saw it: its plumbing dropped
             marker = chat["entries"][1]
             assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("manual", 150_000, 12_000)
             assert marker["summary"] == "the fake agent's summary" and marker["summarizer"] == "agent"

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from compact_lsp.agents.hook_io import HookInput
     from compact_lsp.agents.json_settings import JsonHookFile
     from compact_lsp.agents.settings_files import HookChange
+    from compact_lsp.agents.shown_blocks import ShownRecords
     from compact_lsp.engine.conversation.messages import Message
     from compact_lsp.engine.conversation.next_compaction import AutoCompaction
     from compact_lsp.engine.conversation.usage import ContextUsage
@@ -211,6 +212,12 @@ class AgentBeside(Protocol):
         ``OSError`` or ``ValueError`` when it cannot be read at all."""
         ...
 
+    @property
+    def shown_records(self) -> ShownRecords:
+        """How its records are shown as its user saw them (``compact/transcript`` of its followed or imported
+        sessions: agents/shown.py)."""
+        ...
+
     def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
         """An imported copy's working set as its hook reads it, when that is not what the session tracked (a Codex
         rollout's: its ``apply_patch`` hunks and reads told exactly, the plan in the ledger); None: the
@@ -220,7 +227,8 @@ class AgentBeside(Protocol):
 
 class AgentRoom:
     """What a description only points to in its room, imported when first used: the hook's context is the room's
-    ``hook.context_for``, its logs read whole its ``log.recognises`` and ``log.read_log``."""
+        ``hook.context_for``, its logs read whole its ``log.recognises`` and ``log.read_log``, how its records are shown
+    its ``shown.SHOWN``."""
 
     room: str
     """The room's module (``compact_lsp.agents.claude_code``)."""
@@ -270,6 +278,11 @@ class AgentRoom:
 
     def imported_working_set(self, messages: list[Message], cwd: str) -> WorkingSet | None:
         return None
+
+    @property
+    def shown_records(self) -> ShownRecords:
+        shown: ShownRecords = import_module(f"{self.room}.shown").SHOWN
+        return shown
 
     hook_sources: tuple[str, ...] = ("compact",)
     """The ``SessionStart`` sources its hook answers (the matcher its install writes selects them)."""

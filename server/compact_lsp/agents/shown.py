@@ -1,7 +1,8 @@
 """An agent's session as its user saw it (``compact/transcript`` of a followed or imported session): what each
 agent's transcript holds for the model or for itself is taken out or shown as what it was, so both editors show the
-conversation and never the plumbing. Each agent's room knows its own records (``agents/<name>/shown.py``); this
-module walks the entries and asks them, in turn, what a block is.
+conversation and never the plumbing. Each agent's room knows its own records (``agents/<name>/shown.py``, its
+description's ``shown_records``); this module walks the entries and asks every registered agent's, in turn, what a
+block is.
 
 A block is one of: the user's or the model's words (kept), plumbing (dropped: Claude Code's caveats, Codex's
 environment context, skills and permission texts, our own hook's context), a shell command the user ran in the
@@ -13,31 +14,35 @@ journal, the model's view and every count stay as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from compact_lsp.agents.claude_code import shown as claude_code
-from compact_lsp.agents.codex import shown as codex
-from compact_lsp.agents.gemini_cli import shown as gemini_cli
-from compact_lsp.agents.qwen_code import shown as qwen_code
+from compact_lsp.agents import registered
 from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand, agent_marker
 
 SLASH_COMMAND_TOOL = "SlashCommand"
 """The row of a slash command the user typed whose output the agent logged (Claude Code's ``/mcp``)."""
-READERS = (claude_code.classify, codex.classify, qwen_code.classify)
-"""What each agent says a user text block is (None: not one of its records)."""
-CALLS = (codex.shown_call, qwen_code.shown_call)
-"""Each agent's tool calls, shown by what they do (None: not one of its tools)."""
-RESULTS = (codex.shown_result, qwen_code.shown_result, gemini_cli.shown_result)
-"""Each agent's tool results, shown without its header (None: as they are)."""
 
 
-def _classify(text: str) -> Block | None:
-    for read in READERS:
-        found = read(text)
-        if found is not None:
-            return found
-    return None
+@dataclass(frozen=True)
+class _Readers:
+    """Every registered agent's readers of each kind, in the order they are registered (``ShownRecords``)."""
+
+    classify: list[Callable[[str], Block | None]]
+    calls: list[Callable[[str, Any], dict[str, Any] | None]]
+    results: list[Callable[[str], str | None]]
+
+    @classmethod
+    def registered(cls) -> _Readers:
+        records = [agent.shown_records for agent in registered.AGENTS]
+        return cls([r.classify for r in records if r.classify is not None],
+                   [r.call for r in records if r.call is not None],
+                   [r.result for r in records if r.result is not None])  # fmt: skip
+
+    def block(self, text: str) -> Block | None:
+        """What a user text block is, as the first agent that knows it says (None: the user's words)."""
+        return next((found for read in self.classify if (found := read(text)) is not None), None)
 
 
 class _Shown:
@@ -103,7 +108,7 @@ class _Shown:
 
 def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``compact/transcript`` entries of an agent's session as its user saw them (see the module doc)."""
-    shown = _Shown()
+    shown, readers = _Shown(), _Readers.registered()
     for entry in entries:
         message = entry.get("message") if entry.get("kind") == "message" else None
         if not isinstance(message, Mapping):
@@ -118,34 +123,34 @@ def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             kind = block.get("type")
             if kind == "text" and role == "user" and isinstance(block.get("text"), str):
-                handoff = shown.user_text(_classify(block["text"]), block, out)
+                handoff = shown.user_text(readers.block(block["text"]), block, out)
                 if handoff is not None:
                     shown.message(at, role, out)
                     out = []
                     shown.marker(at, handoff.summary)
             elif kind == "tool_use":
-                out.append(_call(block))
+                out.append(_call(readers, block))
             elif kind == "tool_result":
-                out.append(_result(block))
+                out.append(_result(readers, block))
             else:
                 out.append(block)
         shown.message(at, role, out)
     return shown.entries
 
 
-def _call(block: dict[str, Any]) -> dict[str, Any]:
-    for shown_call in CALLS:
+def _call(readers: _Readers, block: dict[str, Any]) -> dict[str, Any]:
+    for shown_call in readers.calls:
         found = shown_call(str(block.get("name", "")), block.get("input"))
         if found is not None:
             return {**block, "input": found}
     return block
 
 
-def _result(block: dict[str, Any]) -> dict[str, Any]:
+def _result(readers: _Readers, block: dict[str, Any]) -> dict[str, Any]:
     content = block.get("content")
     if not isinstance(content, str):
         return block
-    for shown_result in RESULTS:
+    for shown_result in readers.results:
         found = shown_result(content)
         if found is not None:
             return {**block, "content": found}

@@ -1,9 +1,10 @@
 """What a user text block of an agent's transcript is, as its user saw it (agents/shown.py): each agent's room says
-which of its records a text is."""
+which of its records a text is (its ``ShownRecords``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,19 @@ class Handoff:
 
 
 Block = Dropped | Command | CommandOutput | SlashCommand | Handoff
+
+
+@dataclass(frozen=True)
+class ShownRecords:
+    """How an agent shows its own records (its room's ``shown.SHOWN``): agents/shown.py asks every registered
+    agent's in turn, the first answer wins; None: it has none of that kind."""
+
+    classify: Callable[[str], Block | None] | None = None
+    """What a user text block is (None: not one of its records)."""
+    call: Callable[[str, Any], dict[str, Any] | None] | None = None
+    """A tool call's input (tool name, input) shown by what it does (None: not one of its tools)."""
+    result: Callable[[str], str | None] | None = None
+    """A tool result's text without the agent's header (None: as it is)."""
 
 
 def agent_marker(position: int, at: str | None, trigger: str | None, before: int | None, after: int | None,

@@ -11,7 +11,7 @@ import shlex
 from typing import Any
 
 from compact_lsp.agents.codex.hook import HEADER
-from compact_lsp.agents.shown_blocks import Block, Dropped, Handoff
+from compact_lsp.agents.shown_blocks import Block, Dropped, Handoff, ShownRecords
 from compact_lsp.engine.codex.rollout import COMMAND_TOOLS, PATCH_TOOL
 
 HANDOFF = "Another language model started to solve this problem and produced a summary of its thinking process."
@@ -68,3 +68,7 @@ def shown_result(output: str) -> str | None:
     """A command's output without Codex's header, or None when it has none."""
     header = _OUTPUT_HEADER.match(output)
     return output[header.end() :] if header else None
+
+
+SHOWN = ShownRecords(classify=classify, call=shown_call, result=shown_result)
+"""What agents/shown.py asks of this room."""

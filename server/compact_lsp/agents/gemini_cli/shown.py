@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from compact_lsp.agents.shown_blocks import ShownRecords
+
 _FRAME = re.compile(
     r"\A<untrusted_context>\nOutput: (?P<output>.*?)(?:\nError: (?P<error>.*?))?(?:\nExit Code: -?\d+)?"
     r"(?:\nSignal: [^\n]*)?(?:\nBackground PIDs: [^\n]*)?(?:\nProcess Group PGID: \d+)?\n</untrusted_context>\Z",
@@ -25,3 +27,7 @@ def shown_result(output: str) -> str | None:
         return None
     shown = "" if frame["output"] == "(empty)" else frame["output"]
     return "\n".join(part for part in (shown, frame["error"] or "") if part)
+
+
+SHOWN = ShownRecords(result=shown_result)
+"""What agents/shown.py asks of this room."""

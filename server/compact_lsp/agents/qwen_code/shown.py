@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compact_lsp.agents.shown_blocks import STATE_SNAPSHOT, Block, Dropped, Handoff
+from compact_lsp.agents.shown_blocks import STATE_SNAPSHOT, Block, Dropped, Handoff, ShownRecords
 
 RESTORED = "The following files were recently accessed before context was compacted."
 SHELL_TOOL = "run_shell_command"
@@ -44,3 +44,7 @@ def shown_result(output: str) -> str | None:
     shown = "" if frame["output"] == "(empty)" else frame["output"]
     error = "" if frame["error"] == "(none)" else frame["error"]
     return "\n".join(part for part in (shown, error) if part)
+
+
+SHOWN = ShownRecords(classify=classify, call=shown_call, result=shown_result)
+"""What agents/shown.py asks of this room."""
