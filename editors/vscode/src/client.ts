@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { LanguageClient, ShowMessageRequestParams } from "vscode-languageclient/node";
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, ShowMessageRequest, State } from "vscode-languageclient/node";
 import type { ExecuteCommandParams } from "./model/commandModel";
+import type { ServerLaunch } from "./model/serverSettings";
 import { didChangeConfigurationParams } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
 import { mostRecentSession, sessionOwner } from "./model/sessions";
@@ -42,6 +43,8 @@ export class CompactClient implements vscode.Disposable {
   private failedStart: StartFailure | undefined;
   /** The server process's stderr during this start. */
   private stderr = new StderrTail();
+  /** The language client that gave up on its server (said once). */
+  private gaveUpOn: LanguageClient | undefined;
   /** The start in progress, if any: ready() waits for it. */
   private startup: Promise<void> | undefined;
   /** Copies imported from an agent's session: that agent, as the server names it (importedFrom). */
@@ -57,6 +60,7 @@ export class CompactClient implements vscode.Disposable {
   private readonly sessionsEmitter = new vscode.EventEmitter<void>();
   private readonly progressEmitter = new vscode.EventEmitter<ProgressActivity>();
   private readonly elsewhereEmitter = new vscode.EventEmitter<void>();
+  private readonly restartFailedEmitter = new vscode.EventEmitter<StartFailure>();
 
   readonly onDidChangeUsage = this.usageEmitter.event;
   readonly onDidCompact = this.compactEmitter.event;
@@ -69,6 +73,8 @@ export class CompactClient implements vscode.Disposable {
   readonly onProgress = this.progressEmitter.event;
   /** A session became written in another window, or no longer is (seen in a listing, or said by the server). */
   readonly onDidChangeOpenElsewhere = this.elsewhereEmitter.event;
+  /** The server crashed and did not start again (the language client gave up): why. */
+  readonly onDidFailRestart = this.restartFailedEmitter.event;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -139,7 +145,9 @@ export class CompactClient implements vscode.Disposable {
       throw error;
     }
     this.log.info(`Starting the server (${launch.source}): ${[launch.command, ...launch.args, "--stdio"].join(" ")}`);
-    const client = newLanguageClient(launch, await this.secrets.get(API_KEY_SECRET), this.log, () => this.client, this.stderr.onStderr);
+    const client = newLanguageClient(launch, await this.secrets.get(API_KEY_SECRET), this.log, () => this.client, this.stderr.onStderr, (error) => {
+      void this.gaveUp(client, launch, error);
+    });
     client.onNotification(Methods.didChangeUsage, (params: DidChangeUsageParams) => this.handleUsage(params));
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
@@ -173,6 +181,20 @@ export class CompactClient implements vscode.Disposable {
     // After start: replaces the language client's own handler, which shows progress only in the status bar.
     registerWorkDoneProgress(client, this.log, (activity) => this.progressEmitter.fire(activity));
     await this.followCurrentSession();
+  }
+
+  /**
+   * The server crashed and the language client could not start it again: said as a failed start (the chat, the
+   * Sessions view and one toast), with the process's last words.
+   */
+  private async gaveUp(client: LanguageClient, launch: ServerLaunch, error: unknown): Promise<void> {
+    if (this.client !== client || this.gaveUpOn === client) {
+      return; // stopped or replaced meanwhile, or said already (the client gives up in two words at once)
+    }
+    this.gaveUpOn = client;
+    this.failedStart = launchFailure(launch, await this.stderr.lastWords(), error);
+    this.setState("stopped", true);
+    this.restartFailedEmitter.fire(this.failedStart);
   }
 
   /**
@@ -330,6 +352,7 @@ export class CompactClient implements vscode.Disposable {
     this.sessionsEmitter.dispose();
     this.progressEmitter.dispose();
     this.elsewhereEmitter.dispose();
+    this.restartFailedEmitter.dispose();
   }
 
   private running(): LanguageClient {

@@ -6,6 +6,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
 import { CompactClient } from "./client";
 import { registerCommands } from "./commands";
 import { createLog } from "./logging";
+import { ServerNotRunningError } from "./serverStart";
 import { failureOutcome } from "./model/commandModel";
 import { announceAutoCompactions, notify, warnBeforeAgentsCompact } from "./notify";
 import { ProposedChanges } from "./proposedChanges";
@@ -36,6 +37,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.executeCommand("setContext", "compactLsp.serverFailed", started.startFailure !== undefined);
   context.subscriptions.push(
     started.onDidChangeState(serverFailed),
+    // a server that crashed and did not start again: one toast, as for a start that failed
+    started.onDidFailRestart((failure) => {
+      const outcome = failureOutcome("Restarting the server", new ServerNotRunningError(failure));
+      log.error(outcome.text);
+      notify(outcome);
+    }),
     log,
     client,
     changes,

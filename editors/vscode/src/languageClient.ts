@@ -16,9 +16,17 @@ import { currentServerSettings } from "./settings";
  * its own words, with what to do (client.ts). They stay in the log.
  */
 class CompactLanguageClient extends LanguageClient {
+  /** Called when the client gives up on a server it restarted by itself (it crashed, and did not start again). */
+  onGaveUp: (error: unknown) => void = () => undefined;
+
   override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
     if (/^Server process exited with code 0\.?$/.test(message)) {
       this.info(message, data, false);
+      return;
+    }
+    if (showNotification === "force" && /^Restarting server failed|crashed \d+ times/.test(message)) {
+      super.error(message, data, false);
+      this.onGaveUp(data ?? message); // said once, in the extension's words, like a start that failed
       return;
     }
     super.error(message, data, this.state === State.Running ? showNotification : false);
@@ -54,6 +62,7 @@ export function newLanguageClient(
   log: vscode.LogOutputChannel,
   running: () => LanguageClient | undefined,
   onStderr: (text: string) => void = () => undefined,
+  onGaveUp: (error: unknown) => void = () => undefined,
 ): LanguageClient {
   const executable = {
     command: launch.command,
@@ -89,7 +98,9 @@ export function newLanguageClient(
   for (const problem of problems) {
     log.warn(problem);
   }
-  return new CompactLanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
+  const client = new CompactLanguageClient("compactLsp", "Compact", serverOptions, clientOptions);
+  client.onGaveUp = onGaveUp;
+  return client;
 }
 
 /** A server of another version than this extension's: said in the log and in a warning. */
