@@ -489,6 +489,27 @@ def real_transcript(tmp_path: Path, lines: slice = slice(None)) -> Path:
     return transcript
 
 
+def test_the_chat_of_a_followed_claude_code_session_shows_the_typed_compact_before_its_marker(tmp_path: Path) -> None:
+    with MessagesApiStub() as stub:
+        user = User(tmp_path, stub)
+        real_transcript(tmp_path)
+        with user.start("main.py") as screen:
+            screen.wait_for("main.py")
+            select_followed(screen)
+            screen.command("CompactChat")
+            shown = screen.wait_for("Claude Code: Read them all.")
+            chat = chat_column(shown)
+            # the user's /compact as typed (a row of the user's, as Qwen's /compress), its output, then its marker
+            typed = chat.index("You: /compact")
+            assert chat[typed - 1] == "Claude Code: Read the first seven.", chat
+            assert chat[typed + 2].startswith("── conversation compacted by the agent when asked: 17.9k"), chat
+            assert "SlashCommand" not in shown, shown
+            automatic = next(i for i, line in enumerate(chat) if "compacted by the agent automatically" in line)
+            assert typed < chat.index("You: Now read h.py and i.py") < automatic, chat
+            no_prompt(shown)
+            screen.command("qa!")
+
+
 def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_receipts(tmp_path: Path) -> None:
     with MessagesApiStub() as stub:
         user = User(tmp_path, stub)

@@ -300,6 +300,10 @@ function M.message_lines(message, owner)
         text[1] = label .. text[1]
         vim.list_extend(lines, text)
       end
+    elseif block.type == 'tool_use' and block.name == 'SlashCommand' and type(block.input) == 'table'
+      and type(block.input.command) == 'string' then
+      -- a slash command the user typed in the agent's terminal (Claude Code's /compact), as Qwen's /compress
+      table.insert(lines, M.you .. block.input.command)
     elseif block.type == 'tool_use' then
       table.insert(lines, M.describe_call(block.name, block.input))
     elseif block.type == 'tool_result' then
