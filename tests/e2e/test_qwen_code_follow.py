@@ -120,7 +120,7 @@ async def test_install_writes_the_projects_qwen_settings(workspace: Workspace, t
         assert result["changed"] is True and result["path"] == str(path)
         assert "request after that one" in result["message"]  # the delay after an automatic compaction, said
         [entry] = json.loads(path.read_text())["hooks"]["SessionStart"]
-        assert entry["matcher"] == "compact" and "qwen-code-hook-" in entry["hooks"][0]["command"]
+        assert entry["matcher"] == "compact|resume" and "qwen-code-hook-" in entry["hooks"][0]["command"]
         removed = await command(client, "compact.installQwenCodeHook", {"uninstall": True})
         assert removed["changed"] is True and not path.exists()  # the file the install made goes with it
     finally:
