@@ -283,6 +283,19 @@ export function smallWorkspace(prefix, extra = {}) {
   return dirs;
 }
 
+/** What `python -m compact_lsp` writes to stderr as it dies without its libraries (a broken install). */
+export const BROKEN_INSTALL = "echo 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'pygls'\" >&2\nexit 1\n";
+
+/** `smallWorkspace(prefix)` whose `compactLsp.server.command` is a shell script of the run, `<run>/<name>`, with `body`
+ * (or what `body(dirs)` gives): a server that fails as a user's would. */
+export function workspaceWithServer(prefix, name, body) {
+  return smallWorkspace(prefix, (dirs) => {
+    const server = path.join(dirs.run, name);
+    fs.writeFileSync(server, `#!/bin/sh\n${typeof body === "function" ? body(dirs) : body}`, { mode: 0o755 });
+    return { "compactLsp.server.command": server };
+  });
+}
+
 /** Claude Code's project folder of `dirs.workspace` under `dirs.home` (`~/.claude/projects/<project>`), made. */
 export function claudeCodeProject(dirs) {
   const script = "import sys; from compact_lsp.agents.claude_code.live import project_directory; print(project_directory(None, sys.argv[1]))";

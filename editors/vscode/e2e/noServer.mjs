@@ -3,21 +3,11 @@
 // answer, that the server did not start, with the traceback's last line as the cause and the ways on (Open Settings,
 // Restart Server, Show Server Log); so does the Sessions view, where New Chat would fail, and one toast (the user may
 // have the chat closed). Needs what run.mjs needs (e2e/setup.sh, npm run package).
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { compactView, expect, inCodeServer, runScenario, screenshot, shownText, smallWorkspace, step } from "./harness.mjs";
+import { BROKEN_INSTALL, compactView, expect, inCodeServer, runScenario, screenshot, shownText, step, workspaceWithServer } from "./harness.mjs";
 
 /** A workspace, and a server command that fails as `python -m compact_lsp` does without its libraries. */
 function prepare() {
-  return smallWorkspace("noserver", (dirs) => {
-    const broken = path.join(dirs.run, "broken-server");
-    fs.writeFileSync(
-      broken,
-      "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'pygls'\" >&2\nexit 1\n",
-      { mode: 0o755 },
-    );
-    return { "compactLsp.server.command": broken };
-  });
+  return workspaceWithServer("noserver", "broken-server", BROKEN_INSTALL);
 }
 
 async function main() {

@@ -5,21 +5,13 @@
 // its input. Needs what run.mjs needs (e2e/setup.sh, npm run package).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PYTHON, compactView, expect, inCodeServer, runScenario, shownText, smallWorkspace, step, screenshot } from "./harness.mjs";
+import { BROKEN_INSTALL, PYTHON, compactView, expect, inCodeServer, runScenario, screenshot, shownText, step, workspaceWithServer } from "./harness.mjs";
 
 /** A workspace, and a server command that starts the real server the first time only (and says its process id). */
 function prepare() {
-  return smallWorkspace("crash", (dirs) => {
-    const server = path.join(dirs.run, "server-once");
-    fs.writeFileSync(
-      server,
-      "#!/bin/sh\n" +
-        `if [ ! -e '${dirs.run}/started' ]; then echo $$ > '${dirs.run}/started'; exec '${PYTHON}' -m compact_lsp "$@"; fi\n` +
-        "echo 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'pygls'\" >&2\nexit 1\n",
-      { mode: 0o755 },
-    );
-    return { "compactLsp.server.command": server };
-  });
+  return workspaceWithServer("crash", "server-once", (dirs) =>
+    `if [ ! -e '${dirs.run}/started' ]; then echo $$ > '${dirs.run}/started'; exec '${PYTHON}' -m compact_lsp "$@"; fi\n${BROKEN_INSTALL}`,
+  );
 }
 
 async function main() {
