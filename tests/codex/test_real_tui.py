@@ -42,7 +42,7 @@ from tests.support.tmux_cli import tmux_missing
 import compact_lsp
 from compact_lsp.agents.codex.chat import codex_compactions
 from compact_lsp.agents.codex.hook import CODEX_INLINE_LIMIT, HEADER
-from compact_lsp.agents.hook_launcher import launcher_text
+from compact_lsp.agents.codex.launcher import codex_launcher_text
 from compact_lsp.engine.conversation.tokens import TiktokenCounter
 from compact_lsp.lsp.features.timeline import agent_row
 
@@ -210,7 +210,7 @@ def test_in_the_tui_a_hook_whose_python_is_gone_says_why(
     write_config(codex_home, stub)
     launcher = Path(shlex.split(_installed_command(codex_home, project))[0])
     gone = tmp_path / "removed-venv" / "bin" / "python"  # the virtual environment it was installed from is gone
-    launcher.write_text(launcher_text(str(gone), [], "codex"))  # what an install from that Python wrote
+    launcher.write_text(codex_launcher_text(str(gone), []))  # what an install from that Python wrote
     stub.script = tui_script([[exec_command("c1", "cat notes.md"), {**apply_patch("c2", PATCH), "over_limit": True}]])
     tui = CodexTui(codex_home, project)
     try:

@@ -14,20 +14,21 @@ entry the launcher falls back to the newest sibling folder that exists. ``check_
 
 A launcher cannot fail silently: when its Python is gone, or the hook cannot start (the server's folder is gone),
 it says so on stderr, in words for the user, and exits ``LAUNCH_FAILED``, which the agents show (measured:
-docs/claude-code.md, docs/codex.md); Codex's launcher also answers with the reason as its ``systemMessage`` and
-status 0, the one way Codex's TUI shows a hook's words (``_codex_tail``). ``compact-lsp doctor`` runs every
-installed launcher the same way.
+docs/claude-code.md, docs/codex.md). An agent that shows a failed hook otherwise gives its own end of the script
+(``LauncherTail``: Codex's answers with the reason as its ``systemMessage`` and status 0, the one way Codex's TUI
+shows a hook's words, agents/codex/launcher.py). ``compact-lsp doctor`` runs every installed launcher the same
+way.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from compact_lsp.runtime.atomic_files import replace_file
@@ -42,6 +43,12 @@ _VERSIONED = re.compile(r"^(?P<head>.*/[^/]+?-)\d+(?:\.\d+)+(?P<tail>(?:/.*)?)$"
 CHECK_TIMEOUT = 30
 LAUNCH_FAILED = 2
 """The launcher's status when the hook cannot start (its own status is always 0 once it runs)."""
+
+
+LauncherTail = Callable[[str, str, str], list[str]]
+"""The end of an agent's launcher script, given its Python and the two reasons it cannot start (``gone``: its
+Python is gone; ``failed``: the hook exited with ``$status``, said above): the lines that start the hook and say
+why it could not, where the agent shows it."""
 
 
 class LauncherError(Exception):
@@ -75,8 +82,11 @@ def _needed_pythonpath() -> list[str]:
     return [] if probe.returncode == 0 else entries
 
 
-def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code") -> str:
-    """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr."""
+def launcher_text(
+    python: str, pythonpath: list[str], agent: str = "claude-code", tail: LauncherTail | None = None
+) -> str:
+    """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr and
+    its status (or as the agent's ``tail`` says it)."""
     assert agent.replace("-", "").isalnum(), f"not an agent's name: {agent!r}"
     again = f"or 'compact-lsp {agent} install-hook' again from the compact-lsp you use"
     lines = [
@@ -98,8 +108,8 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
         lines.append(f'PYTHONPATH="{os.pathsep.join(names)}"; export PYTHONPATH')
     gone = f"compact-lsp hook cannot start, run 'compact-lsp doctor': its Python $py is gone ({again})"
     failed = f"compact-lsp hook could not start, run 'compact-lsp doctor': status $status, above ({again})"
-    if agent == "codex":  # Codex shows a failed hook's status alone, and a hook's systemMessage in its TUI
-        return "\n".join([*lines, *_codex_tail(python, gone, failed)]) + "\n"
+    if tail is not None:
+        return "\n".join([*lines, *tail(python, gone, failed)]) + "\n"
     lines += [  # the words are ours (AGENTS), in double quotes for $py and $status only
         f'[ -x "$py" ] || {{ echo "{gone}" >&2; exit {LAUNCH_FAILED}; }}',
         f'"$py" -m compact_lsp {agent} hook "$@"',
@@ -109,31 +119,12 @@ def launcher_text(python: str, pythonpath: list[str], agent: str = "claude-code"
     return "\n".join(lines) + "\n"
 
 
-def _codex_tail(python: str, gone: str, failed: str) -> list[str]:
-    """The Codex launcher's end: when the hook cannot start, why on stderr and, for Codex, as the hook's
-    ``systemMessage`` with status 0 (measured on 0.171.0: a non-zero status shows "Hook failed / hook exited with
-    code N" and drops both stderr and stdout, while a ``systemMessage`` is shown as "Hook · <message>"); a check
-    (``--check``, doctor and install-hook) still gets ``LAUNCH_FAILED``. The hook's own answer is held until it
-    ends, so a hook that fails half-way never mixes its output with ours."""
-    said = json.dumps({"systemMessage": gone.replace("$py", python)})
-    head, tail = json.dumps({"systemMessage": failed.replace(", above", "")}).split("$status")
-    check = f'[ "$1" = --check ] && exit {LAUNCH_FAILED}'
-    return [
-        f'[ -x "$py" ] || {{ echo "{gone}" >&2; {check}; printf \'%s\\n\' {shlex.quote(said)}; exit 0; }}',
-        'out=$("$py" -m compact_lsp codex hook "$@")',
-        "status=$?",
-        f'[ "$status" -eq 0 ] || {{ echo "{failed}" >&2; {check}; '
-        f"printf '%s%s%s\\n' {shlex.quote(head)} \"$status\" {shlex.quote(tail)}; exit 0; }}",
-        '[ -z "$out" ] || printf \'%s\\n\' "$out"',
-    ]
-
-
-def write_launcher(path: Path | None = None, *, agent: str = "claude-code") -> Path:
+def write_launcher(path: Path | None = None, *, agent: str = "claude-code", tail: LauncherTail | None = None) -> Path:
     """Write this install's launcher (the same file when it is already there); its path."""
     pythonpath = _needed_pythonpath()
     target = path or launcher_path(agent, sys.executable, pythonpath)
     target.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(str(target), launcher_text(sys.executable, pythonpath, agent))
+    replace_file(str(target), launcher_text(sys.executable, pythonpath, agent, tail))
     os.chmod(target, 0o700)
     return target
 
@@ -152,8 +143,8 @@ def check_launcher(path: Path, agent: str = "claude-code") -> None:
         raise LauncherError(f"the hook launcher {path} does not start compact-lsp ({why}); nothing was installed")
 
 
-def launcher_command(agent: str = "claude-code") -> str:
+def launcher_command(agent: str = "claude-code", tail: LauncherTail | None = None) -> str:
     """Write the launcher, check that it runs, and give the command line for the agent's settings."""
-    path = write_launcher(agent=agent)
+    path = write_launcher(agent=agent, tail=tail)
     check_launcher(path, agent)
     return shlex.quote(str(path))

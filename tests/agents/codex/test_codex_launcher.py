@@ -14,12 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compact_lsp.agents.hook_launcher import LAUNCH_FAILED, launcher_text, ready
+from compact_lsp.agents.codex.launcher import codex_launcher_text
+from compact_lsp.agents.hook_launcher import LAUNCH_FAILED, ready
 
 
 def _launcher(tmp_path: Path, python: str) -> Path:
     path = tmp_path / "codex-hook-test"
-    path.write_text(launcher_text(python, [], "codex"))
+    path.write_text(codex_launcher_text(python, []))
     path.chmod(0o700)
     return path
 
@@ -71,7 +72,7 @@ def test_doctor_finds_a_codex_launcher_whose_python_is_gone(tmp_path: Path) -> N
     healthy = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
     assert healthy.returncode == 0 and healthy.stdout.startswith("ok      codex hook"), healthy.stdout
     gone = tmp_path / "removed-venv" / "bin" / "python"
-    launcher.write_text(launcher_text(str(gone), [], "codex"))  # what an install from that Python wrote
+    launcher.write_text(codex_launcher_text(str(gone), []))  # what an install from that Python wrote
     sick = subprocess.run(doctor, capture_output=True, text=True, timeout=60, env=env)
     assert sick.returncode == 1 and sick.stdout.startswith("BROKEN  codex hook"), sick.stdout
     assert f"its Python {gone} is gone" in sick.stdout and "Fix: compact-lsp codex install-hook --user" in sick.stdout

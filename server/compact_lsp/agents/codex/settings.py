@@ -62,10 +62,11 @@ TRUST_NOTE = (
 def hook_command() -> str:
     """The launcher (``agents/hook_launcher.py``): this server's Python with the path it needs, wherever it was
     installed from (VS Code's bundled server too), checked by running it once; ``SettingsFileError`` if it fails."""
+    from compact_lsp.agents.codex.launcher import launcher_tail
     from compact_lsp.agents.hook_launcher import LauncherError, launcher_command
 
     try:
-        return launcher_command("codex")
+        return launcher_command("codex", launcher_tail)
     except LauncherError as exc:
         raise SettingsFileError(str(exc)) from None
 
