@@ -537,13 +537,6 @@ def test_nothing_above_agents_switches_on_which_agent_it_is() -> None:
     assert NAMED_AGENTS_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
 
 
-SHARED_NAMES_ALLOWED: dict[str, str] = {
-    "agents/hook_launcher.py": "'claude-code' as its functions' default agent (the first agent it served)",
-    "agents/hook_process.py": "'claude-code' as run_hook's and the hook log's default agent (its tests call it so)",
-}
-"""Shared modules of agents/ that name an agent, each with the reason; the list only shrinks."""
-
-
 def shared_room_imports(graph: grimp.ImportGraph, rooms: tuple[str, ...]) -> dict[str, list[str]]:
     """What each module of agents/ outside the agents' rooms (but the registration list) imports from a room."""
     room_modules = tuple(f"compact_lsp.agents.{room}" for room in rooms)
@@ -566,9 +559,7 @@ def test_the_shared_agents_modules_import_no_agent_room(graph: grimp.ImportGraph
     assert shared_room_imports(graph, AGENT_ROOMS) == {}
     from compact_lsp.agents import registered
 
-    found = named_agents(PACKAGE, {agent.name for agent in registered.AGENTS}, AGENT_ROOMS, shared=True)
-    assert {k: v for k, v in found.items() if k not in SHARED_NAMES_ALLOWED} == {}
-    assert SHARED_NAMES_ALLOWED.keys() - found.keys() == set(), "no longer names an agent: drop it from the list"
+    assert named_agents(PACKAGE, {agent.name for agent in registered.AGENTS}, AGENT_ROOMS, shared=True) == {}
 
 
 def test_the_shared_module_check_sees_a_lazy_import_from_a_room(graph: grimp.ImportGraph) -> None:

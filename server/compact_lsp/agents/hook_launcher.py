@@ -34,7 +34,7 @@ from pathlib import Path
 from compact_lsp.runtime.atomic_files import replace_file
 
 
-def ready(agent: str = "claude-code") -> str:
+def ready(agent: str) -> str:
     """What ``compact-lsp <agent> hook --check`` prints."""
     return f"compact-lsp {agent} hook: ready"
 
@@ -61,7 +61,7 @@ def launchers_dir() -> Path:
     return user_data_path("compact-lsp") / "launchers"
 
 
-def launcher_path(agent: str = "claude-code", python: str | None = None, pythonpath: list[str] | None = None) -> Path:
+def launcher_path(agent: str, python: str | None = None, pythonpath: list[str] | None = None) -> Path:
     """This install's launcher: named by a digest of what it runs."""
     what = "\0".join([agent, python or sys.executable, *(pythonpath if pythonpath is not None else [])])
     return launchers_dir() / f"{agent}-hook-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
@@ -82,9 +82,7 @@ def _needed_pythonpath() -> list[str]:
     return [] if probe.returncode == 0 else entries
 
 
-def launcher_text(
-    python: str, pythonpath: list[str], agent: str = "claude-code", tail: LauncherTail | None = None
-) -> str:
+def launcher_text(python: str, pythonpath: list[str], agent: str, tail: LauncherTail | None = None) -> str:
     """The launcher script (POSIX sh): this Python with the server's path, or why it cannot start, on stderr and
     its status (or as the agent's ``tail`` says it)."""
     assert agent.replace("-", "").isalnum(), f"not an agent's name: {agent!r}"
@@ -119,7 +117,7 @@ def launcher_text(
     return "\n".join(lines) + "\n"
 
 
-def write_launcher(path: Path | None = None, *, agent: str = "claude-code", tail: LauncherTail | None = None) -> Path:
+def write_launcher(path: Path | None = None, *, agent: str, tail: LauncherTail | None = None) -> Path:
     """Write this install's launcher (the same file when it is already there); its path."""
     pythonpath = _needed_pythonpath()
     target = path or launcher_path(agent, sys.executable, pythonpath)
@@ -129,7 +127,7 @@ def write_launcher(path: Path | None = None, *, agent: str = "claude-code", tail
     return target
 
 
-def check_launcher(path: Path, agent: str = "claude-code") -> None:
+def check_launcher(path: Path, agent: str) -> None:
     """Run the launcher once as the agent would (no PYTHONPATH); ``LauncherError`` unless the hook answers."""
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     try:
@@ -143,7 +141,7 @@ def check_launcher(path: Path, agent: str = "claude-code") -> None:
         raise LauncherError(f"the hook launcher {path} does not start compact-lsp ({why}); nothing was installed")
 
 
-def launcher_command(agent: str = "claude-code", tail: LauncherTail | None = None) -> str:
+def launcher_command(agent: str, tail: LauncherTail | None = None) -> str:
     """Write the launcher, check that it runs, and give the command line for the agent's settings."""
     path = write_launcher(agent=agent, tail=tail)
     check_launcher(path, agent)

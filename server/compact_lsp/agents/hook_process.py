@@ -74,7 +74,7 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def hook_log_path(agent: str = "claude-code") -> str:
+def hook_log_path(agent: str) -> str:
     """platformdirs' user log directory; on Linux worked out here (``$XDG_STATE_HOME`` or ``~/.local/state``,
     then ``compact-lsp/log``), so the hook does not pay for importing platformdirs (or pathlib) on every
     compaction."""
@@ -121,7 +121,7 @@ def run_hook(
     stdout: IO[str],
     *,
     budget: int = DEFAULT_BUDGET,
-    agent: str = "claude-code",
+    agent: str,
     keep: list[object] | None = None,
 ) -> int:
     """The named agent's hook (``claude-code``, ``codex``): print the additional context or nothing; always exit 0.
