@@ -128,3 +128,25 @@ def test_the_follower_tells_its_editor_at_once_who_writes_the_session(tmp_path: 
         for server in (owner, taker, follower):
             if server is not None:
                 server.stop()
+
+
+def test_a_session_taken_before_the_follower_loads_it_is_said_as_it_loads(tmp_path: Path) -> None:
+    """The first window wrote the session as the second one opened it: the lock was taken before the second one
+    watched it, so no change of the lock would ever tell it; it says who holds it as it loads the session."""
+    said = "compact/didChangeOpenElsewhere"
+    workspace = Workspace(tmp_path)
+    owner = RawServer(workspace)
+    follower = RawServer(workspace)
+    try:
+        session_id = owner.new_session("shared")
+        owner.append(session_id, turn(0))  # the owner holds the lock
+        follower.request("compact/selectSession", {"sessionId": session_id})
+
+        def by_owner(params: Any) -> bool:
+            protocol_schema().check_notification(said, params)
+            return params == {"sessionId": session_id, "openElsewhere": {"pid": owner.proc.pid}}
+
+        follower.wait_for_notification(said, by_owner, timeout=10)
+    finally:
+        for server in (owner, follower):
+            server.stop()

@@ -49,6 +49,8 @@ def follow(server: CompactLanguageServer, slot: SessionSlot) -> None:
     server.sessions.following[real] = slot.session.id
     server.sessions.locks[server.watcher.track(str(lock_path(journal.path)))] = slot.session.id
     on_journal_changed(server, slot.session.id)
+    # taken before the watch began (the other window wrote as this one opened it): no event will say so
+    _in_slot(server, slot.session.id, _held_when_followed, "lock of session")
 
 
 def unfollow(server: CompactLanguageServer, slot: SessionSlot) -> None:
@@ -130,12 +132,19 @@ def on_lock_changed(server: CompactLanguageServer, session_id: str) -> None:
     _in_slot(server, session_id, _holder_said, "lock of session")
 
 
-async def _holder_said(server: CompactLanguageServer, slot: SessionSlot) -> None:
-    """``compact/didChangeOpenElsewhere`` with who holds the session now (nobody else: no ``openElsewhere``)."""
+async def _held_when_followed(server: CompactLanguageServer, slot: SessionSlot) -> None:
+    await _holder_said(server, slot, only_held=True)
+
+
+async def _holder_said(server: CompactLanguageServer, slot: SessionSlot, *, only_held: bool = False) -> None:
+    """``compact/didChangeOpenElsewhere`` with who holds the session now (nobody else: no ``openElsewhere``, unless
+    ``only_held``: then nothing is said)."""
     journal = journal_of(slot)
     if journal is None:
         return
     holder = await run_io(journal.writer_lock.holder)
+    if holder is None and only_held:
+        return
     params: dict[str, Any] = {"sessionId": slot.session.id}
     if holder is not None:
         params["openElsewhere"] = elsewhere(holder)
