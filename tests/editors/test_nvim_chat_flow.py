@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -348,6 +349,42 @@ def test_a_second_neovim_on_the_folder_follows_the_first_ones_chat_read_only_and
                 follower.keys("i", "Go on here", "Enter")
                 follower.wait_for("Claude: Continued in the second window.")
                 follower.command("qa!")
+
+
+def test_a_chat_open_in_two_neovims_turns_read_only_in_the_one_that_did_not_write(tmp_path: Path) -> None:
+    """Both Neovims open the session's chat with a prompt (nobody writes it yet); the first one sends a message:
+    the second one's chat turns read-only at once, naming the first, and follows its answer (it stayed writable
+    and refused the message typed there only when sent)."""
+    with MessagesApiStub() as stub:
+        stub.push(reply("Started."), reply("Written in the first window."))
+        user = User(tmp_path, stub)
+        with user.start("main.py") as first:
+            first.wait_for("main.py")
+            first.command("CompactChat! Start")
+            first.wait_for("Claude: Started.")
+            ended = server_pids(user.state / "server.log")
+            first.command("qa!")
+        for pid in ended:  # its server lets the session go as it ends
+            deadline = time.monotonic() + 30
+            while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)  # polling: a process that is not our child has no exit to wait on
+        with user.start("main.py") as first, user.start("main.py") as second:
+            for screen in (first, second):
+                screen.wait_for("main.py")
+                screen.command("CompactChat")
+                screen.wait_for(lambda s: ">" in chat_column(s) and "Claude: Started." in s)
+            first.keys("Go on", "Enter")
+            first.wait_for("Claude: Written in the first window.")
+            shown = second.wait_for("compact-lsp: read-only here now: another editor (process ")
+            shown = second.wait_for("Claude: Written in the first window.")
+            chat = chat_column(shown)
+            assert chat[0].startswith("read-only: open in another editor (process "), chat  # its window bar
+            assert ">" not in chat and "-- INSERT --" not in shown, shown  # no prompt, Normal mode
+            no_prompt(shown)
+            first.command("qa!")  # and back: the session continues in the second one
+            shown = second.wait_for("compact-lsp: the other window let this session go: it continues here")
+            assert ">" in chat_column(shown), shown
+            second.command("qa!")
 
 
 def test_without_an_api_key_the_chat_says_where_the_key_goes_once_and_asks_the_api_nothing(tmp_path: Path) -> None:

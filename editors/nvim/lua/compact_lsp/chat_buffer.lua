@@ -117,6 +117,46 @@ function M.read_only_winbar(owner)
   return owner .. "'s, read-only · :Compact import continues it"
 end
 
+--- Whose a read-only chat is, in the window bar of `win` (which shows `buf`).
+---@param win integer
+---@param buf integer
+local function read_only_bar(win, buf)
+  local elsewhere = vim.b[buf].compact_lsp_elsewhere
+  local bar = elsewhere and ('read-only: open in ' .. require('compact_lsp.words').other_window(elsewhere))
+    or M.read_only_winbar(vim.b[buf].compact_lsp_owner or 'its agent')
+  vim.api.nvim_set_option_value('winbar', '%#CompactLspChatReadOnly#' .. bar, { win = win, scope = 'local' })
+end
+
+--- Put the chat `chat` of session `session_id` in place of `old` in the windows `windows` that showed it, then
+--- drop `old` and give `chat` its name and history (the cursor at its end, where new activity comes in).
+---@param old integer
+---@param chat integer
+---@param windows integer[]
+---@param session_id string
+---@param cb fun()?
+local function replace(old, chat, windows, session_id, cb)
+  for _, win in ipairs(windows) do
+    if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == old then
+      vim.api.nvim_win_set_buf(win, chat)
+      if vim.b[chat].compact_lsp_read_only then
+        read_only_bar(win, chat)
+      else
+        vim.api.nvim_set_option_value('winbar', '', { win = win, scope = 'local' })
+      end
+    end
+  end
+  vim.api.nvim_buf_delete(old, { force = true })
+  M.name_buffer(chat, session_id) -- the old one's name, free now
+  require('compact_lsp.sessions').show_history(session_id, chat, function()
+    for _, win in ipairs(vim.fn.win_findbuf(chat)) do
+      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat), 0 })
+    end
+    if cb then
+      cb()
+    end
+  end)
+end
+
 --- A chat of a followed session (an agent's, or one another editor window writes, `elsewhere`): its history, no
 --- prompt, no input; it follows the session's new activity (chat.refresh_read_only).
 ---@param session_id string
@@ -187,24 +227,39 @@ function M.continue_here(buf, session_id, insert)
     end
     state.chats[session_id] = nil
     local chat = M.create(session_id)
-    for _, win in ipairs(windows) do
-      if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf then
-        vim.api.nvim_win_set_buf(win, chat)
-        vim.api.nvim_set_option_value('winbar', '', { win = win, scope = 'local' })
-      end
-    end
-    vim.api.nvim_buf_delete(buf, { force = true })
-    M.name_buffer(chat, session_id) -- the read-only one's name, free now
-    sessions.show_history(session_id, chat, function()
-      for _, win in ipairs(vim.fn.win_findbuf(chat)) do
-        vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat), 0 })
-      end
+    replace(buf, chat, windows, session_id, function()
       if insert and vim.api.nvim_get_current_buf() == chat then
         vim.cmd('startinsert!')
       end
+      local words = require('compact_lsp.words')
+      words.notify(words.PREFIX .. 'the other window let this session go: it continues here')
     end)
-    require('compact_lsp.words').notify(require('compact_lsp.words').PREFIX
-      .. 'the other window let this session go: it continues here')
+  end)
+end
+
+--- Another window took the session whose chat `buf` has a prompt here: the chat turns read-only in place,
+--- naming that window, and follows its work (a message sent here would only be refused). Left as it is while
+--- something is typed at its prompt or its own turn runs: sending says why, and nothing typed is lost.
+---@param buf integer
+---@param session_id string
+---@param owner {pid: integer?, host: string?}
+function M.go_read_only(buf, session_id, owner)
+  local line = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
+  if state.turns[session_id] or vim.trim(line:sub(#M.prompt + 1)) ~= '' then
+    return
+  end
+  local windows = vim.fn.win_findbuf(buf)
+  if vim.tbl_contains(windows, vim.api.nvim_get_current_win()) and vim.fn.mode() == 'i' then
+    vim.cmd('stopinsert')
+  end
+  state.chats[session_id] = nil
+  if #windows == 0 then
+    return vim.api.nvim_buf_delete(buf, { force = true }) -- the next :CompactChat opens it read-only
+  end
+  replace(buf, create_read_only(session_id, owner), windows, session_id, function()
+    local words = require('compact_lsp.words')
+    words.notify(words.PREFIX .. 'read-only here now: ' .. words.other_window(owner)
+      .. ' writes this session; this chat follows it')
   end)
 end
 
@@ -224,6 +279,9 @@ function M.create(session_id)
   vim.bo[buf].filetype = 'compact_chat'
   if session_id then
     bind(buf, session_id)
+    -- chosen on the server too, which loads it and watches who writes it: another window that takes it turns
+    -- this chat read-only at once (compact/didChangeOpenElsewhere), not at the first message sent here
+    sessions.select(session_id)
   else
     pcall(vim.api.nvim_buf_set_name, buf, 'compact-lsp://chat/new')
   end
@@ -281,10 +339,7 @@ function M.show(buf, insert)
   elseif vim.b[buf].compact_lsp_read_only then
     -- at the end, where the followed session's activity comes in; what it is stays in sight above
     vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
-    local elsewhere = vim.b[buf].compact_lsp_elsewhere
-    local bar = elsewhere and ('read-only: open in ' .. require('compact_lsp.words').other_window(elsewhere))
-      or M.read_only_winbar(vim.b[buf].compact_lsp_owner or 'its agent')
-    vim.wo[0][0].winbar = '%#CompactLspChatReadOnly#' .. bar
+    read_only_bar(vim.api.nvim_get_current_win(), buf)
   end
 end
 

@@ -75,8 +75,9 @@ function M.chat_event(_, result)
 end
 
 --- `compact/didChangeOpenElsewhere` {sessionId, openElsewhere?}: another editor window took the session or let it
---- go. The session list learns it (the next :CompactChat opens it accordingly), and a read-only chat of it
---- continues here at once, in the windows that show it (chat_buffer.continue_here).
+--- go. The session list learns it (the next :CompactChat opens it accordingly), and its chat here follows at once,
+--- in the windows that show it: a read-only one continues here (chat_buffer.continue_here), one with a prompt
+--- turns read-only naming that window (chat_buffer.go_read_only).
 ---@param result compact_lsp.DidChangeOpenElsewhereParams
 ---@param ctx lsp.HandlerContext
 function M.did_change_open_elsewhere(_, result, ctx)
@@ -88,6 +89,8 @@ function M.did_change_open_elsewhere(_, result, ctx)
   local buf = state.chat_buffer(result.sessionId)
   if not owner and buf and vim.b[buf].compact_lsp_elsewhere then
     require('compact_lsp.chat_buffer').continue_here(buf, result.sessionId)
+  elseif owner and buf and not vim.b[buf].compact_lsp_read_only then
+    require('compact_lsp.chat_buffer').go_read_only(buf, result.sessionId, owner)
   end
   M.emit('CompactLspOpenElsewhere', { client_id = ctx.client_id, session_id = result.sessionId, owner = owner })
 end
