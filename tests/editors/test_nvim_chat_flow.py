@@ -5,6 +5,7 @@ compaction that would not pay, long messages, a server that dies. Every assertio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -526,64 +528,66 @@ def real_transcript(tmp_path: Path, lines: slice = slice(None)) -> Path:
     return transcript
 
 
-def test_the_chat_of_a_followed_claude_code_session_shows_the_typed_compact_before_its_marker(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def following_the_real_transcript(tmp_path: Path) -> Iterator[Screen]:
+    """Neovim on main.py with the followed Claude Code session (the real transcript) chosen."""
     with MessagesApiStub() as stub:
         user = User(tmp_path, stub)
         real_transcript(tmp_path)
         with user.start("main.py") as screen:
             screen.wait_for("main.py")
             select_followed(screen)
-            screen.command("CompactChat")
-            shown = screen.wait_for("Claude Code: Read them all.")
-            chat = chat_column(shown)
-            # the user's /compact as typed (a row of the user's, as Qwen's /compress), its output, then its marker
-            typed = chat.index("You: /compact")
-            assert chat[typed - 1] == "Claude Code: Read the first seven.", chat
-            assert chat[typed + 2].startswith("── conversation compacted by the agent when asked: 17.9k"), chat
-            assert "SlashCommand" not in shown, shown
-            automatic = next(i for i, line in enumerate(chat) if "compacted by the agent automatically" in line)
-            assert typed < chat.index("You: Now read h.py and i.py") < automatic, chat
-            no_prompt(shown)
-            screen.command("qa!")
+            yield screen
+
+
+def test_the_chat_of_a_followed_claude_code_session_shows_the_typed_compact_before_its_marker(tmp_path: Path) -> None:
+    with following_the_real_transcript(tmp_path) as screen:
+        screen.command("CompactChat")
+        shown = screen.wait_for("Claude Code: Read them all.")
+        chat = chat_column(shown)
+        # the user's /compact as typed (a row of the user's, as Qwen's /compress), its output, then its marker
+        typed = chat.index("You: /compact")
+        assert chat[typed - 1] == "Claude Code: Read the first seven.", chat
+        assert chat[typed + 2].startswith("── conversation compacted by the agent when asked: 17.9k"), chat
+        assert "SlashCommand" not in shown, shown
+        automatic = next(i for i, line in enumerate(chat) if "compacted by the agent automatically" in line)
+        assert typed < chat.index("You: Now read h.py and i.py") < automatic, chat
+        no_prompt(shown)
+        screen.command("qa!")
 
 
 def test_the_compaction_timeline_of_a_followed_claude_code_session_shows_its_receipts(tmp_path: Path) -> None:
-    with MessagesApiStub() as stub:
-        user = User(tmp_path, stub)
-        real_transcript(tmp_path)
-        with user.start("main.py") as screen:
-            screen.wait_for("main.py")
-            select_followed(screen)
-            screen.command("Compact timeline")
-            shown = screen.wait_for("Compaction timeline")
-            assert "2 compactions by Claude Code · automatic at 967k tokens" in shown, shown
-            assert "compacted (manual): 17.9k → 7.4k tokens" in shown, shown
-            assert "hook delivered (SessionStart): 4937 characters, inline, files b.py, a.py" in shown, shown
-            assert "compacted (auto): 990.7k → 4.1k tokens (fired at 990.7k, threshold 967k)" in shown, shown
-            assert "re-attached by the agent: " in shown and "g.py" in shown, shown
-            no_prompt(shown)
-            shot(screen, "nvim-timeline.png")
-            screen.keys("/summary:", "Enter", "Enter")  # the first summary, opened whole and read-only
-            shown = screen.wait_for("This session is being continued from a previous conversation")
-            assert "summary of compaction" in shown, shown
-            screen.keys("i")
-            screen.keys("x")
-            shown = screen.wait_for(lambda text: "E21" in text or "readonly" in text.lower() or "modifiable" in text)
-            screen.keys("Escape")
-            screen.command("close")  # the summary goes; the file is left
-            # from a row of the timeline, one key opens the session's working set, the key its help line names
-            screen.command("Compact timeline")
-            shown = screen.wait_for("Compaction timeline")
-            assert "<CR> on a summary or a cleared result opens it · w the working set · q closes" in shown, shown
-            screen.keys("/compacted (auto)", "Enter", "w")
-            shown = screen.wait_for("Working set · ")
-            assert "Compaction timeline" not in shown, shown  # the float gave way to it
-            assert f"compact-lsp://working-set/claude-{FOLLOWED}" in shown, shown
-            assert "summary of compaction" not in shown and "main.py" in shown, shown
-            assert "<CR> or gf on a file opens it · q closes" in shown, shown
-            no_prompt(shown)
-            shot(screen, "nvim-timeline-working-set.png")
-            screen.command("qa!")
+    with following_the_real_transcript(tmp_path) as screen:
+        screen.command("Compact timeline")
+        shown = screen.wait_for("Compaction timeline")
+        assert "2 compactions by Claude Code · automatic at 967k tokens" in shown, shown
+        assert "compacted (manual): 17.9k → 7.4k tokens" in shown, shown
+        assert "hook delivered (SessionStart): 4937 characters, inline, files b.py, a.py" in shown, shown
+        assert "compacted (auto): 990.7k → 4.1k tokens (fired at 990.7k, threshold 967k)" in shown, shown
+        assert "re-attached by the agent: " in shown and "g.py" in shown, shown
+        no_prompt(shown)
+        shot(screen, "nvim-timeline.png")
+        screen.keys("/summary:", "Enter", "Enter")  # the first summary, opened whole and read-only
+        shown = screen.wait_for("This session is being continued from a previous conversation")
+        assert "summary of compaction" in shown, shown
+        screen.keys("i")
+        screen.keys("x")
+        shown = screen.wait_for(lambda text: "E21" in text or "readonly" in text.lower() or "modifiable" in text)
+        screen.keys("Escape")
+        screen.command("close")  # the summary goes; the file is left
+        # from a row of the timeline, one key opens the session's working set, the key its help line names
+        screen.command("Compact timeline")
+        shown = screen.wait_for("Compaction timeline")
+        assert "<CR> on a summary or a cleared result opens it · w the working set · q closes" in shown, shown
+        screen.keys("/compacted (auto)", "Enter", "w")
+        shown = screen.wait_for("Working set · ")
+        assert "Compaction timeline" not in shown, shown  # the float gave way to it
+        assert f"compact-lsp://working-set/claude-{FOLLOWED}" in shown, shown
+        assert "summary of compaction" not in shown and "main.py" in shown, shown
+        assert "<CR> or gf on a file opens it · q closes" in shown, shown
+        no_prompt(shown)
+        shot(screen, "nvim-timeline-working-set.png")
+        screen.command("qa!")
 
 
 def test_the_warning_comes_before_the_followed_sessions_automatic_compaction(tmp_path: Path) -> None:
