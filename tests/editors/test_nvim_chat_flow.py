@@ -609,7 +609,7 @@ def test_the_warning_comes_before_the_followed_sessions_automatic_compaction(tmp
             screen.keys("q")
             with transcript.open("a") as out:
                 out.write("".join(lines[big:auto]))
-            shown = screen.wait_for("compact-lsp: Claude Code compacts by itself")
+            shown = screen.wait_for("compact-lsp: Claude Code compacts by itself at its next step (967k reached)")
             no_prompt(shown)  # one line, cut to fit; whole in :messages
             shot(screen, "nvim-warning.png")
             screen.command("messages")

@@ -31,7 +31,8 @@ def words(tmp_path: Path, next_one: dict[str, Any], owner: str | None = None) ->
         f"require('compact_lsp.state').sessions = vim.json.decode({json.dumps(json.dumps(listed))})\n"
         f"local next_one = vim.json.decode({json.dumps(json.dumps(next_one))})\n"
         "local out = {line = next_compaction.line('s-1', {nextCompaction = next_one}),\n"
-        "  warning = next_compaction.warning('s-1', next_one)}\n"
+        "  warning = next_compaction.warning('s-1', next_one),\n"
+        "  short = select(2, next_compaction.warning('s-1', next_one))}\n"
         "io.stdout:write(vim.json.encode(out))\n"
     )
     argv = [nvim, "--clean", "--headless", "-l", str(script)]
@@ -60,3 +61,12 @@ def test_an_older_claude_code_rule_is_named_in_the_warning(tmp_path: Path) -> No
     shown = words(tmp_path, {**NEAR, "thresholdTokens": 955_000, "tokensLeft": 15_000, "origin": origin}, "Claude Code")
     assert shown["warning"].startswith("Claude Code compacts by itself in ~15k tokens / ~1 turn: /compact with a focus")
     assert shown["warning"].endswith(f"or let it run. {origin}.")
+
+
+def test_a_warning_cut_to_the_message_line_keeps_what_happens_and_when(tmp_path: Path) -> None:
+    origin = "Claude Code's default: the window less 33,000"
+    at_next = {**NEAR, "thresholdTokens": 967_000, "tokensLeft": 0, "origin": origin}
+    shown = words(tmp_path, at_next, "Claude Code")
+    assert shown["warning"].endswith(f"or let it run. {origin}.")  # whole, in :messages
+    assert shown["short"] == "Claude Code compacts by itself at its next step (967k reached): /compact or :Compact pin."
+    # it fits the message line of a 120-column Neovim with the prefix: when it happens is never the part left out

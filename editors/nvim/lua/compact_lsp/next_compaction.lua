@@ -74,10 +74,11 @@ function M.add_lines(doc, session_id, usage)
   doc:add({ { '  (' .. next_one.origin .. ')', 'Comment' } })
 end
 
---- The warning's text: how far, and what the user can do.
+--- The warning's text: how far, and what the user can do; and its short form for the message line (whole in
+--- :messages): what happens and when stay, what to do is named without its details.
 ---@param session_id string
 ---@param next_one table
----@return string
+---@return string, string
 function M.warning(session_id, next_one)
   local who = agent(session_id)
   local left = given(next_one.tokensLeft)
@@ -85,10 +86,12 @@ function M.warning(session_id, next_one)
     or ('at its next step (' .. format.tokens(next_one.thresholdTokens) .. ' reached)')
   if not who then
     return string.format('this session compacts by itself %s: :Compact full with a focus, :Compact pin what must '
-      .. 'survive, or let it run (%s).', when, next_one.origin)
+      .. 'survive, or let it run (%s).', when, next_one.origin),
+      string.format('this session compacts by itself %s: :Compact full or :Compact pin.', when)
   end
   return string.format('%s compacts by itself %s: /compact with a focus in %s, :Compact pin what must survive, '
-    .. 'or let it run. %s.', who, when, who, next_one.origin)
+    .. 'or let it run. %s.', who, when, who, next_one.origin),
+    string.format('%s compacts by itself %s: /compact or :Compact pin.', who, when)
 end
 
 --- Warn once when a session's next automatic compaction is near, and once when it is turned off; again only after
@@ -109,14 +112,17 @@ function M.check(session_id, usage)
     return
   end
   state.warned_next[session_id] = now
-  local msg = now == 'near' and M.warning(session_id, next_one)
-    or now == 'off' and (M.line(session_id, usage) .. ': the session will run into the end of its window.')
-  if not msg then
+  local msg, short
+  if now == 'near' then
+    msg, short = M.warning(session_id, next_one)
+  elseif now == 'off' then
+    msg = M.line(session_id, usage) .. ': the session will run into the end of its window.'
+  else
     return
   end
-  msg = 'compact-lsp: ' .. msg
+  msg, short = 'compact-lsp: ' .. msg, short and ('compact-lsp: ' .. short)
   if #vim.api.nvim_list_uis() > 0 and vim.o.messagesopt then -- cut to fit, whole in :messages, no hit-enter prompt
-    require('compact_lsp.words').echo_fitted(msg, 'WarningMsg')
+    require('compact_lsp.words').echo_fitted(msg, 'WarningMsg', short)
   else
     vim.notify(msg, vim.log.levels.WARN)
   end
