@@ -51,10 +51,38 @@ class Handoff:
 Block = Dropped | Command | CommandOutput | SlashCommand | Handoff
 
 
+def elements(names: str) -> re.Pattern[str]:
+    """One element whose name matches ``names`` (a pattern), with blanks around it: ``elements_only`` reads them."""
+    return re.compile(rf"\s*<({names})(?: [^>]*)?>.*?</\1>\s*", re.DOTALL)
+
+
+def elements_only(text: str, element: re.Pattern[str]) -> bool:
+    """Whether ``text`` is wholly made of ``element`` (``elements``): what an agent writes for its model in such
+    elements, never what its user types to it."""
+    at = 0
+    while at < len(text):
+        found = element.match(text, at)
+        if found is None or found.end() == at:
+            return False
+        at = found.end()
+    return at > 0
+
+
+def shell_call(tool: str) -> Callable[[str, Any], dict[str, Any] | None]:
+    """A call of the shell ``tool`` shown as its command line (its ``command`` argument) alone."""
+
+    def shown_call(name: str, arguments: Any) -> dict[str, Any] | None:
+        if name == tool and isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
+            return {"command": arguments["command"]}
+        return None
+
+    return shown_call
+
+
 @dataclass(frozen=True)
 class ShownRecords:
-    """How an agent shows its own records (its room's ``shown.SHOWN``): agents/shown.py asks every registered
-    agent's in turn, the first answer wins; None: it has none of that kind."""
+    """How an agent shows its own records (its room's ``shown.SHOWN``): agents/shown.py asks the agent whose log
+    a chat is, never another's; None: it has none of that kind."""
 
     classify: Callable[[str], Block | None] | None = None
     """What a user text block is (None: not one of its records)."""

@@ -11,12 +11,12 @@ import shlex
 from typing import Any
 
 from compact_lsp.agents.codex.hook import HEADER
-from compact_lsp.agents.shown_blocks import Block, Dropped, Handoff, ShownRecords
+from compact_lsp.agents.shown_blocks import Block, Dropped, Handoff, ShownRecords, elements, elements_only
 from compact_lsp.engine.codex.rollout import COMMAND_TOOLS, PATCH_TOOL
 
 HANDOFF = "Another language model started to solve this problem and produced a summary of its thinking process."
 HANDOFF_SUMMARY = "use the information in this summary to assist with your own analysis:"
-_ELEMENT = re.compile(r"\s*<([a-zA-Z_][\w -]*?)(?: [^>]*)?>.*?</\1>\s*", re.DOTALL)
+_ELEMENT = elements(r"[a-zA-Z_][\w -]*?")
 """One element (``<environment_context>…</environment_context>``, ``<permissions instructions>…``). A text made
 wholly of them is what Codex writes for the model (its developer item joins several: skills, tools, apps), never
 what a user types."""
@@ -33,19 +33,9 @@ def classify(text: str) -> Block | None:
     if text.startswith(HANDOFF):
         at = text.find(HANDOFF_SUMMARY)
         return Handoff(text[at + len(HANDOFF_SUMMARY) :].strip() if at >= 0 else "")
-    if text.startswith((HEADER, AGENTS_MD)) or _elements_only(text):
+    if text.startswith((HEADER, AGENTS_MD)) or elements_only(text, _ELEMENT):
         return Dropped()
     return None
-
-
-def _elements_only(text: str) -> bool:
-    at = 0
-    while at < len(text):
-        element = _ELEMENT.match(text, at)
-        if element is None or element.end() == at:
-            return False
-        at = element.end()
-    return at > 0
 
 
 def shown_call(name: str, arguments: Any) -> dict[str, Any] | None:

@@ -7,9 +7,8 @@ is plumbing; ``run_shell_command`` shows its command line and its output without
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from compact_lsp.agents.shown_blocks import STATE_SNAPSHOT, Block, Dropped, Handoff, ShownRecords
+from compact_lsp.agents.shown_blocks import STATE_SNAPSHOT, Block, Dropped, Handoff, ShownRecords, shell_call
 
 RESTORED = "The following files were recently accessed before context was compacted."
 SHELL_TOOL = "run_shell_command"
@@ -29,13 +28,6 @@ def classify(text: str) -> Block | None:
     return None
 
 
-def shown_call(name: str, arguments: Any) -> dict[str, Any] | None:
-    """A Qwen tool call's input as the user saw it: a shell call's command line."""
-    if name == SHELL_TOOL and isinstance(arguments, dict) and isinstance(arguments.get("command"), str):
-        return {"command": arguments["command"]}
-    return None
-
-
 def shown_result(output: str) -> str | None:
     """A shell command's output without Qwen's frame (its error output after it), or None when it has none."""
     frame = _FRAME.match(output)
@@ -46,5 +38,5 @@ def shown_result(output: str) -> str | None:
     return "\n".join(part for part in (shown, error) if part)
 
 
-SHOWN = ShownRecords(classify=classify, call=shown_call, result=shown_result)
+SHOWN = ShownRecords(classify=classify, call=shell_call(SHELL_TOOL), result=shown_result)
 """What agents/shown.py asks of this room."""
