@@ -9,10 +9,13 @@ from typing import Any
 
 from tests.agents.claude_code.transcripts import corpus_session
 
+from compact_lsp.agents import registered
 from compact_lsp.agents.claude_code.shown import CAVEAT
+from compact_lsp.agents.claude_code.shown import SHOWN as CLAUDE_CODE
 from compact_lsp.agents.claude_code.shown import classify as claude_code_block
 from compact_lsp.agents.codex.hook import HEADER
 from compact_lsp.agents.codex.shown import HANDOFF as CODEX_HANDOFF
+from compact_lsp.agents.codex.shown import SHOWN as CODEX
 from compact_lsp.agents.codex.shown import classify as codex_block
 from compact_lsp.agents.shown import shown_entries
 from compact_lsp.agents.shown_blocks import Command, CommandOutput, Dropped, Handoff
@@ -43,7 +46,7 @@ def test_a_claude_code_session_shows_no_caveat_and_its_shell_commands_as_command
     messages = import_claude_code(corpus_session(WITH_SHELL), with_subagents=False).session.messages
     raw = json.dumps(messages)
     assert "Caveat: The messages below" in raw and "<bash-input>uv run ty check</bash-input>" in raw  # the shapes
-    shown = shown_entries(entries(messages))
+    shown = shown_entries(entries(messages), CLAUDE_CODE)
     texts = user_texts(shown)
     assert not [t for t in texts if t.startswith("Caveat:") or "<bash-" in t or "<command-name>" in t], texts
     calls = [b for _, b in blocks(shown) if b["type"] == "tool_use" and b["name"] == "Bash"]
@@ -62,7 +65,7 @@ def test_a_claude_code_slash_command_is_its_line_and_its_empty_output_nothing() 
     shown = shown_entries(entries([
         {"role": "user", "content": said},
         {"role": "user", "content": "<local-command-stdout>(no content)</local-command-stdout>"},
-    ]))  # fmt: skip
+    ]), CLAUDE_CODE)  # fmt: skip
     assert user_texts(shown) == ["/doctor"]
 
 
@@ -103,7 +106,7 @@ def test_a_codex_session_shows_the_users_words_commands_and_its_compaction_as_a_
         ]},
         {"role": "assistant", "content": [{"type": "text", "text": "All done."}]},
     ]  # fmt: skip
-    shown = shown_entries(entries(messages))
+    shown = shown_entries(entries(messages), CODEX)
     assert user_texts(shown) == ["fix it", "and now the farewell"]
     inputs = {b["id"]: b["input"] for _, b in blocks(shown) if b["type"] == "tool_use"}
     assert inputs == {
@@ -124,8 +127,20 @@ def test_a_codex_session_shows_the_users_words_commands_and_its_compaction_as_a_
 
 def test_a_users_own_words_that_look_like_markup_are_kept() -> None:
     said = ["<b>bold</b> is not rendered", "why does <environment_context> show up?", "Caveat: mine"]
-    shown = shown_entries(entries([{"role": "user", "content": [{"type": "text", "text": t} for t in said]}]))
-    assert user_texts(shown) == said
+    for agent in registered.AGENTS:
+        typed = entries([{"role": "user", "content": [{"type": "text", "text": t} for t in said]}])
+        assert user_texts(shown_entries(typed, agent.shown_records)) == said, agent.name
+
+
+def test_one_agents_plumbing_rule_never_hides_another_agents_users_words() -> None:
+    """A Claude Code user who types ``<foo>bar</foo>`` sees it in the chat; the same text in a Codex rollout is
+    Codex's context for its model (a text wholly of elements), hidden there only."""
+    typed = entries([{"role": "user", "content": "<foo>bar</foo>"}, {"role": "user", "content": ENV}])
+    assert user_texts(shown_entries(typed, CLAUDE_CODE)) == ["<foo>bar</foo>", ENV]
+    assert user_texts(shown_entries(typed, CODEX)) == []
+    # Claude Code's own context for its model stays hidden in its chat
+    reminder = "<system-reminder>\nToday's date is 2026-12-06.\n</system-reminder>"
+    assert user_texts(shown_entries(entries([{"role": "user", "content": reminder}]), CLAUDE_CODE)) == []
 
 
 def test_each_agent_names_its_own_records_only() -> None:
@@ -154,7 +169,7 @@ def test_a_claude_code_slash_commands_output_is_the_result_of_its_row() -> None:
     assert "<local-command-stdout>Compacted" in json.dumps(typed)  # the shapes
     failed = "<local-command-stderr>Failed to connect to MCP server docs</local-command-stderr>"
     mcp = [{"role": "user", "content": "<command-name>/mcp</command-name>"}, {"role": "user", "content": failed}]
-    shown = shown_entries(entries([*typed, *mcp]))
+    shown = shown_entries(entries([*typed, *mcp]), CLAUDE_CODE)
     assert user_texts(shown) == []  # no caveat, no tags
     rows = [b for _, b in blocks(shown) if b["type"] == "tool_use"]
     assert [(r["name"], r["input"]) for r in rows] == [
@@ -170,7 +185,7 @@ def test_a_claude_code_slash_commands_output_is_the_result_of_its_row() -> None:
 
 def test_output_of_no_command_is_shown_without_its_tags() -> None:
     shown = shown_entries(
-        entries([{"role": "user", "content": "<local-command-stdout>See ya!</local-command-stdout>"}])
+        entries([{"role": "user", "content": "<local-command-stdout>See ya!</local-command-stdout>"}]), CLAUDE_CODE
     )
     assert user_texts(shown) == ["See ya!"]
 
@@ -182,7 +197,7 @@ def test_claude_codes_own_compaction_is_a_marker_with_its_summary_not_the_users_
     records = [json.loads(line) for line in fixture.read_text().splitlines()]
     summaries = [r["message"] for r in records if r.get("isCompactSummary")]
     assert len(summaries) == 2  # the shapes
-    shown = shown_entries(entries([{"role": "user", "content": "Read them all."}, *summaries]))
+    shown = shown_entries(entries([{"role": "user", "content": "Read them all."}, *summaries]), CLAUDE_CODE)
     assert user_texts(shown) == ["Read them all."]
     markers = [e for e in shown if e["kind"] == "compaction"]
     assert len(markers) == 2 and all(m["summarizer"] == "agent" for m in markers), markers

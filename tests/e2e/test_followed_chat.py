@@ -103,3 +103,61 @@ async def test_a_followed_claude_code_sessions_chat_keeps_what_came_before_each_
     assert "This session is being continued" not in json.dumps([e for e in chat["entries"] if e["kind"] == "message"])
     assert "def a0()" not in json.dumps(model["messages"])  # the model's view: since the last boundary
     assert "This session is being continued" in json.dumps(model["messages"][0])
+
+
+SPLIT = CLAUDE_CODE.with_name("split_assistant.jsonl")
+"""A Claude Code transcript with no compaction (session ``5e55-0001``): its copy holds all of it."""
+
+
+async def test_what_a_claude_code_user_typed_shows_in_its_chat_and_its_copys_whatever_it_looks_like(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    """The user typed ``<foo>bar</foo>`` into Claude Code: its followed chat and an imported copy's show it. Only
+    Codex writes texts wholly of elements for its model; Claude Code's chat is shown by Claude Code's rules alone."""
+    projects = tmp_path / "claude-projects"
+    directory = project_directory(str(projects), os.path.realpath(workspace.root))
+    directory.mkdir(parents=True)
+    typed = SPLIT.read_text().replace("Please fix the parser in src/parse.py", "<foo>bar</foo>")
+    (directory / "5e55-0001.jsonl").write_text(typed)
+    client = await start_server(workspace, workspace.options(claudeCode={"projectsDir": str(projects)}))
+    try:
+        await followed_timeline(client, "claude-5e55-0001")
+        chat = await request(client, "compact/transcript", {"sessionId": "claude-5e55-0001"})
+        copy = await request(client, "compact/importSession", {"sessionId": "claude-5e55-0001"})
+        copied = await request(client, "compact/transcript", {"sessionId": copy["sessionId"]})
+    finally:
+        await stop_server(client)
+    for shown in (_shown(chat["entries"]), _shown(copied["entries"])):
+        assert shown[0] == ("user", "<foo>bar</foo>"), shown
+        assert shown[-1] == ("assistant", "The parser returns its input unchanged; fixed."), shown
+
+
+async def test_the_same_text_in_a_codex_rollouts_item_for_its_model_stays_hidden(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    """Codex writes its context for the model as user items wholly of elements: ``<foo>bar</foo>`` there is one,
+    hidden in the followed chat and in an imported copy's."""
+    from tests.agents.codex.rollouts import assistant, head, user
+
+    day = tmp_path / "codex-home" / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    rollout = [
+        *head(Path(os.path.realpath(workspace.root))),
+        user("fix it"),
+        user("<foo>bar</foo>"),
+        assistant("Fixed."),
+    ]
+    thread = "01a24922-191a-7333-9cdb-081049550ed1"
+    (day / f"rollout-2026-12-06T00-00-00-{thread}.jsonl").write_bytes(b"".join(rollout))
+    client = await start_server(workspace, workspace.options(codex={"home": str(tmp_path / "codex-home")}))
+    try:
+        await followed_timeline(client, f"codex-{thread}")
+        chat = await request(client, "compact/transcript", {"sessionId": f"codex-{thread}"})
+        copy = await request(client, "compact/importSession", {"sessionId": f"codex-{thread}"})
+        copied = await request(client, "compact/transcript", {"sessionId": copy["sessionId"]})
+    finally:
+        await stop_server(client)
+    assert _shown(chat["entries"]) == [("user", "fix it"), ("assistant", "Fixed.")]
+    copied_shown = _shown(copied["entries"])  # its developer item ("instructions") is the copy's first user text
+    assert copied_shown[-2:] == [("user", "fix it"), ("assistant", "Fixed.")], copied_shown
+    assert "<foo>" not in json.dumps(copied_shown)

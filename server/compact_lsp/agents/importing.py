@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compact_lsp.agents import registered
-from compact_lsp.agents.agent import AgentBeside
 from compact_lsp.agents.agent_log import AgentLog
 from compact_lsp.engine.conversation.messages import Message
 from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
@@ -29,22 +28,15 @@ from compact_lsp.store.session_store import SessionStore, StoreError
 
 def imported_from(session_id: str, source: str | None) -> str | None:
     """The agent an imported copy's earlier answers are from, in its words ("Codex"); None for any other session."""
-    agent = _copied_from(session_id, source)
+    agent = registered.copied_from(session_id, source)
     return None if agent is None else agent.owner
 
 
 def copied_working_set(session_id: str, source: str | None, messages: list[Message], cwd: str) -> WorkingSet | None:
     """An imported copy's working set as its agent's hook reads it, when that is not what the session tracked (the
     agent's ``imported_working_set``); None: the session's own."""
-    agent = _copied_from(session_id, source)
+    agent = registered.copied_from(session_id, source)
     return None if agent is None else agent.imported_working_set(messages, cwd)
-
-
-def _copied_from(session_id: str, source: str | None) -> AgentBeside | None:
-    """The agent whose log an imported copy is (by its id's ``copy_prefix``); None for any other session."""
-    if source != "import":
-        return None
-    return next((agent for agent in registered.AGENTS if session_id.startswith(agent.copy_prefix)), None)
 
 
 class AlreadyImported(StoreError):

@@ -21,3 +21,10 @@ def agent_named(name: str) -> AgentBeside | None:
 def log_owner(path: str) -> AgentBeside:
     """The agent whose log the file at ``path`` is (``compact-lsp inspect`` and ``import``)."""
     return next((agent for agent in AGENTS if agent.recognises(path)), UNMARKED_LOGS)
+
+
+def copied_from(session_id: str, source: str | None) -> AgentBeside | None:
+    """The agent whose log an imported copy is (by its id's ``copy_prefix``); None for any other session."""
+    if source != "import":
+        return None
+    return next((agent for agent in AGENTS if session_id.startswith(agent.copy_prefix)), None)

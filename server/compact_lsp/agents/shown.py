@@ -1,8 +1,9 @@
 """An agent's session as its user saw it (``compact/transcript`` of a followed or imported session): what each
 agent's transcript holds for the model or for itself is taken out or shown as what it was, so both editors show the
 conversation and never the plumbing. Each agent's room knows its own records (``agents/<name>/shown.py``, its
-description's ``shown_records``); this module walks the entries and asks every registered agent's, in turn, what a
-block is.
+description's ``shown_records``); this module walks the entries and asks the agent whose log it is, and that agent
+alone, what a block is: one agent's plumbing may be another's user's words (a Claude Code user may type
+``<foo>bar</foo>``, the shape of Codex's context for its model).
 
 A block is one of: the user's or the model's words (kept), plumbing (dropped: Claude Code's caveats, Codex's
 environment context, skills and permission texts, our own hook's context), a shell command the user ran in the
@@ -14,35 +15,29 @@ journal, the model's view and every count stay as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from compact_lsp.agents import registered
-from compact_lsp.agents.shown_blocks import Block, Command, CommandOutput, Handoff, SlashCommand, agent_marker
+from compact_lsp.agents.shown_blocks import (
+    Block,
+    Command,
+    CommandOutput,
+    Handoff,
+    ShownRecords,
+    SlashCommand,
+    agent_marker,
+)
 
 SLASH_COMMAND_TOOL = "SlashCommand"
 """The row of a slash command the user typed whose output the agent logged (Claude Code's ``/mcp``)."""
 
 
-@dataclass(frozen=True)
-class _Readers:
-    """Every registered agent's readers of each kind, in the order they are registered (``ShownRecords``)."""
-
-    classify: list[Callable[[str], Block | None]]
-    calls: list[Callable[[str, Any], dict[str, Any] | None]]
-    results: list[Callable[[str], str | None]]
-
-    @classmethod
-    def registered(cls) -> _Readers:
-        records = [agent.shown_records for agent in registered.AGENTS]
-        return cls([r.classify for r in records if r.classify is not None],
-                   [r.call for r in records if r.call is not None],
-                   [r.result for r in records if r.result is not None])  # fmt: skip
-
-    def block(self, text: str) -> Block | None:
-        """What a user text block is, as the first agent that knows it says (None: the user's words)."""
-        return next((found for read in self.classify if (found := read(text)) is not None), None)
+def chat_records(session_id: str, source: str | None) -> ShownRecords | None:
+    """The rules a session's chat is shown with: a followed session's agent's (its ``source``), an imported copy's
+    agent's (the one it came from); None: one of ours, shown as journalled."""
+    agent = registered.agent_named(source or "") or registered.copied_from(session_id, source)
+    return None if agent is None else agent.shown_records
 
 
 class _Shown:
@@ -106,9 +101,10 @@ class _Shown:
         self.open_command = None
 
 
-def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """``compact/transcript`` entries of an agent's session as its user saw them (see the module doc)."""
-    shown, readers = _Shown(), _Readers.registered()
+def shown_entries(entries: Iterable[Mapping[str, Any]], records: ShownRecords) -> list[dict[str, Any]]:
+    """``compact/transcript`` entries of an agent's session as its user saw them, by its agent's ``records`` (see
+    the module doc)."""
+    shown = _Shown()
     for entry in entries:
         message = entry.get("message") if entry.get("kind") == "message" else None
         if not isinstance(message, Mapping):
@@ -123,35 +119,28 @@ def shown_entries(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             kind = block.get("type")
             if kind == "text" and role == "user" and isinstance(block.get("text"), str):
-                handoff = shown.user_text(readers.block(block["text"]), block, out)
+                found = records.classify(block["text"]) if records.classify is not None else None
+                handoff = shown.user_text(found, block, out)
                 if handoff is not None:
                     shown.message(at, role, out)
                     out = []
                     shown.marker(at, handoff.summary)
             elif kind == "tool_use":
-                out.append(_call(readers, block))
+                out.append(_call(records, block))
             elif kind == "tool_result":
-                out.append(_result(readers, block))
+                out.append(_result(records, block))
             else:
                 out.append(block)
         shown.message(at, role, out)
     return shown.entries
 
 
-def _call(readers: _Readers, block: dict[str, Any]) -> dict[str, Any]:
-    for shown_call in readers.calls:
-        found = shown_call(str(block.get("name", "")), block.get("input"))
-        if found is not None:
-            return {**block, "input": found}
-    return block
+def _call(records: ShownRecords, block: dict[str, Any]) -> dict[str, Any]:
+    found = records.call(str(block.get("name", "")), block.get("input")) if records.call is not None else None
+    return block if found is None else {**block, "input": found}
 
 
-def _result(readers: _Readers, block: dict[str, Any]) -> dict[str, Any]:
+def _result(records: ShownRecords, block: dict[str, Any]) -> dict[str, Any]:
     content = block.get("content")
-    if not isinstance(content, str):
-        return block
-    for shown_result in readers.results:
-        found = shown_result(content)
-        if found is not None:
-            return {**block, "content": found}
-    return block
+    found = records.result(content) if records.result is not None and isinstance(content, str) else None
+    return block if found is None else {**block, "content": found}

@@ -35,9 +35,10 @@ def test_each_boundary_is_a_marker_with_its_figures_and_the_summary_is_not_a_mes
 def test_the_users_compact_comes_before_its_marker_as_typed() -> None:
     """Claude Code writes ``/compact``'s line and its "Compacted" after the boundary and its summary; the user typed
     it before: the chat shows it there, and the next prompt after the marker on its own."""
+    from compact_lsp.agents.claude_code.shown import SHOWN
     from compact_lsp.agents.shown import shown_entries
 
-    entries = shown_entries(claude_code_chat_entries(FIXTURE))
+    entries = shown_entries(claude_code_chat_entries(FIXTURE), SHOWN)
     at = next(i for i, e in enumerate(entries) if e["kind"] == "compaction")
     [typed, result] = entries[at - 1]["message"]["content"]
     assert typed["name"] == "SlashCommand" and typed["input"] == {"command": "/compact"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compact_lsp.agents.codex.chat import codex_chat_entries
+from compact_lsp.agents.codex.shown import SHOWN
 from compact_lsp.agents.shown import shown_entries
 
 from .rollouts import assistant, line, turn, user
@@ -32,7 +33,7 @@ def test_the_users_compact_is_a_manual_marker_between_the_turns_it_came_between(
             user("and f3.py?"), assistant("Also fine."),
         ])
     )  # fmt: skip
-    entries = shown_entries(codex_chat_entries(rollout))
+    entries = shown_entries(codex_chat_entries(rollout), SHOWN)
     kinds = [e["kind"] for e in entries]
     (marker,) = [e for e in entries if e["kind"] == "compaction"]
     texts = [b.get("text") for e in entries if e["kind"] == "message" for b in e["message"]["content"]]

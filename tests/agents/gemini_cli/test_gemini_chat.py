@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from compact_lsp.agents.gemini_cli.agent import GEMINI_CLI
 from compact_lsp.agents.gemini_cli.chat import gemini_cli_chat_entries
+from compact_lsp.agents.gemini_cli.shown import SHOWN
 from compact_lsp.agents.shown import shown_entries
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "gemini_cli" / "compressed-session.jsonl"
@@ -19,7 +21,7 @@ def texts(entries: list[dict[str, object]]) -> list[str]:
 
 
 def test_the_whole_session_with_its_compression_as_an_automatic_marker() -> None:
-    entries = shown_entries(gemini_cli_chat_entries(FIXTURE))
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE), SHOWN)
     kinds = [e["kind"] for e in entries]
     assert kinds.count("compaction") == 1
     at = kinds.index("compaction")
@@ -53,7 +55,7 @@ def test_a_resumed_session_is_not_compressed_again(tmp_path: Path) -> None:
                 "tokens": {"input": 7000}}]  # fmt: skip
     session = tmp_path / "session-2026-12-06T02-16-4dbfce25.jsonl"
     session.write_text("\n".join([*lines, *(json.dumps(r) for r in resumed)]) + "\n")
-    entries = shown_entries(gemini_cli_chat_entries(session))
+    entries = shown_entries(gemini_cli_chat_entries(session), SHOWN)
     assert [e["kind"] for e in entries].count("compaction") == 1
     assert texts(entries)[-6:] == [
         "What does step_40 return",
@@ -69,7 +71,7 @@ def test_a_shell_row_shows_its_command_and_what_it_printed() -> None:
     """Recorded in Gemini CLI 0.61.0's TUI (yolo): ``cat notes.md``, then ``ls`` of a missing folder (exit code 2).
     Gemini gives the model each result framed (``<untrusted_context>``, ``Output:``, ``Exit Code:``, ``Process
     Group PGID:``); the row shows the command line and the output the user saw."""
-    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("shell-session.jsonl")))
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("shell-session.jsonl")), SHOWN)
     blocks = [b for e in entries for b in e["message"]["content"]]
     assert [b["input"] for b in blocks if b["type"] == "tool_use"] == [{"command": "cat notes.md"},
                                                                        {"command": "ls missing-dir"}]  # fmt: skip
@@ -95,9 +97,21 @@ def test_a_typed_compress_is_a_manual_marker() -> None:
     """Recorded in Gemini CLI 0.61.0's TUI: a read, the answer (8,000 reported), the user's ``/compress`` (the TUI:
     "Chat history compressed from 8000 to 150 tokens"), a turn. The file holds no command and no figures: the
     compression's ``$set``, then an empty ``info`` record where Gemini's own writes "Context compressed from…"."""
-    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("typed-compress.jsonl")))
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE.with_name("typed-compress.jsonl")), SHOWN)
     [marker] = [e for e in entries if e["kind"] == "compaction"]
     assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("manual", 8_000, 6_000)
     assert marker["summary"] == "The user read notes.md."
     assert texts(entries) == ["what do the notes say", "The notes say 30 seconds.", "and now", "Answer 3."]
     assert entries.index(marker) == 4
+
+
+def test_an_imported_copy_shows_the_compressions_summary_as_its_marker_never_the_context() -> None:
+    """An imported copy holds what the model held: Gemini's session context, its summary, then the turns after.
+    The chat shows the summary as the agent's marker (figures unknown) and never the session context."""
+    log = GEMINI_CLI.read_log(str(FIXTURE.with_name("typed-compress.jsonl")))
+    entries = shown_entries([{"kind": "message", "at": None, "message": m} for m in log.messages], SHOWN)
+    assert "<session_context>" in json.dumps(log.messages)  # the shapes
+    [marker] = [e for e in entries if e["kind"] == "compaction"]
+    assert (marker["summary"], marker["trigger"], marker["tokensBefore"]) == ("The user read notes.md.", None, None)
+    assert texts(entries) == ["Got it. Thanks for the additional context!", "and now", "Answer 3."]
+    assert "<session_context>" not in json.dumps(entries)

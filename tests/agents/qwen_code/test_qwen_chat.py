@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from compact_lsp.agents.qwen_code.chat import qwen_code_chat_entries
+from compact_lsp.agents.qwen_code.shown import SHOWN
 from compact_lsp.agents.shown import shown_entries
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "qwen_code"
@@ -23,7 +24,7 @@ def texts(entries: list[dict[str, object]]) -> list[str]:
 
 
 def test_each_compress_is_typed_before_its_manual_marker_and_no_turn_is_lost() -> None:
-    entries = shown_entries(qwen_code_chat_entries(TUI))
+    entries = shown_entries(qwen_code_chat_entries(TUI), SHOWN)
     rows = ["marker" if e["kind"] == "compaction" else e["message"]["content"][0].get("text") for e in entries]
     prompts = ["review the handlers in big.py", "now the wire module", "go on", "thanks, that is all"]
     assert [r for r in rows if r in (*prompts, "/compress", "marker")] == [
@@ -53,7 +54,7 @@ def test_each_compress_is_typed_before_its_manual_marker_and_no_turn_is_lost() -
 
 
 def test_an_automatic_compaction_keeps_what_came_before_it_with_its_figures() -> None:
-    entries = shown_entries(qwen_code_chat_entries(AUTOMATIC))
+    entries = shown_entries(qwen_code_chat_entries(AUTOMATIC), SHOWN)
     kinds = [e["kind"] for e in entries]
     assert kinds.count("compaction") == 1
     marker = entries[kinds.index("compaction")]
@@ -86,4 +87,4 @@ def test_the_user_sees_what_they_typed_not_a_prompt_hooks_context(tmp_path: Path
                systemPayload={"displayText": "typed @notes.md", "hookContext": "from a hook"})
         + user([{"text": "Background task finished"}], provenance="system", subtype="background_task_completed")
     )  # fmt: skip
-    assert texts(shown_entries(qwen_code_chat_entries(transcript))) == ["first question", "typed @notes.md"]
+    assert texts(shown_entries(qwen_code_chat_entries(transcript), SHOWN)) == ["first question", "typed @notes.md"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compact_lsp.agents.qwen_code.chat_log import read_chat
+from compact_lsp.agents.qwen_code.shown import SHOWN
 from compact_lsp.agents.shown import shown_entries
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "qwen_code" / "automatic-compaction.jsonl"
@@ -14,7 +15,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "qwen_code" / "auto
 
 def test_qwen_codes_plumbing_is_not_shown_and_its_summary_is_a_marker() -> None:
     messages = read_chat(str(FIXTURE)).messages
-    shown = shown_entries([{"kind": "message", "at": None, "message": m} for m in messages])
+    shown = shown_entries([{"kind": "message", "at": None, "message": m} for m in messages], SHOWN)
     marker, *rest = shown
     assert marker["kind"] == "compaction" and marker["summary"] == "the user reads big.py lines 1001-1040"
     text = repr(rest)

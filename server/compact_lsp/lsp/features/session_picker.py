@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from compact_lsp.agents.followed_window import agent_usage
 from compact_lsp.agents.importing import imported_from
 from compact_lsp.agents.registered import agent_named
-from compact_lsp.agents.shown import shown_entries
+from compact_lsp.agents.shown import chat_records, shown_entries
+from compact_lsp.agents.shown_blocks import ShownRecords
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
 from compact_lsp.engine.utc import iso_utc
@@ -151,27 +152,28 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return transcript_entries(records), source_of(header, session_id)
 
     slot = registry.slots.get(session_id)
-    if slot is not None and slot.followed is not None:  # the agent's whole conversation, as its room reads it
+    if slot is not None and slot.followed is not None:  # the agent's, shown by its own rules alone
+        rules = chat_records(session_id, slot.session.source) or ShownRecords()
         try:
             whole = await asyncio.to_thread(slot.followed.chat_entries)
         except OSError:
             whole = None  # gone or replaced since it was followed: what the follower holds
         if whole is not None:
-            return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, whole)}
-    if slot is not None and slot.followed is not None:  # what its model sees now
-        async with slot.lock:
+            return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, whole, rules)}
+        async with slot.lock:  # what its model sees now
             messages, stamps = slot.followed.messages, slot.followed.timestamps
         at = [*stamps, *[None] * (len(messages) - len(stamps))]
         entries = [{"kind": "message", "at": at[i], "message": m} for i, m in enumerate(messages)]
-        return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, entries)}
+        return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, entries, rules)}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
         entries, source = await asyncio.to_thread(read)
     else:
         async with slot.lock:
             entries, source = await asyncio.to_thread(read)
-    if source == "import":  # an agent's session continued here: its part as the agent's user saw it
-        entries = await asyncio.to_thread(shown_entries, entries)
+    records = chat_records(session_id, source)
+    if records is not None:  # an agent's session continued here: its part as the agent's user saw it
+        entries = await asyncio.to_thread(shown_entries, entries, records)
     return {"sessionId": session_id, "entries": entries}
 
 
