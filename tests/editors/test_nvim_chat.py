@@ -215,6 +215,15 @@ def test_compact_help_lists_the_subcommands_and_a_mistyped_one_points_to_it(tmp_
             screen.command("Compact help")
             shown = screen.wait_for("3. COMMANDS")
             assert ":Compact help" in shown and ":Compact micro" in shown, shown
+            screen.command("close")
+            # the first chat says what to do under its prompt, until the first message
+            stub.push(reply("Hello there."))
+            screen.command("CompactChat")
+            shown = screen.wait_for("Ask the agent about this project.")
+            assert "<CR> sends, ? lists the keys." in shown and "-- INSERT --" in shown, shown
+            screen.keys("Hi", "Enter")
+            shown = screen.wait_for("Claude: Hello there.")
+            assert "Ask the agent about this project" not in shown, shown
             screen.command("qa!")
 
 

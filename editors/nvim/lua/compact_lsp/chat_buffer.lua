@@ -53,6 +53,10 @@ local function bind(buf, session_id, title)
   M.name_buffer(buf, session_id, title)
 end
 
+--- What a new chat says above its prompt until the first message (virtual: never in the transcript).
+M.FIRST_HINT = { 'Ask the agent about this project.', '<CR> sends, ? lists the keys.' }
+local hint_ns = vim.api.nvim_create_namespace('compact_lsp.chat.hint')
+
 --- What <CR> at the prompt does: the typed line becomes "You: …", and the turn starts (creating the session
 --- first when this chat has none yet).
 ---@param buf integer
@@ -61,6 +65,7 @@ local function submit(buf, text)
   if text:match('^%s*$') then
     return
   end
+  vim.api.nvim_buf_clear_namespace(buf, hint_ns, 0, -1)
   local n = vim.api.nvim_buf_line_count(buf)
   vim.api.nvim_buf_set_lines(buf, n - 2, n - 1, false, {})
   render.settle(buf)
@@ -296,6 +301,12 @@ function M.create(session_id)
   require('compact_lsp.chat_keys').attach(buf, { cancel = interrupt, read_only = false })
   -- The prompt shows at once, not only after `i`.
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { M.prompt })
+  if not session_id then -- a new chat: what to do, under the prompt a first-time user looks at
+    local hint = vim.tbl_map(function(line)
+      return { { '  ' .. line, 'CompactLspChatMark' } }
+    end, M.FIRST_HINT)
+    vim.api.nvim_buf_set_extmark(buf, hint_ns, 0, 0, { virt_lines = hint })
+  end
   render.settle(buf)
   markdown(buf)
   local group = vim.api.nvim_create_augroup('compact_lsp.chat.' .. buf, { clear = true })
