@@ -12,7 +12,7 @@ from typing import Any
 from compact_lsp.agents.claude_code.live import project_directory
 
 from .conftest import Workspace, start_server, stop_server
-from .conversation import request
+from .conversation import append, request
 from .test_timeline import CLAUDE_CODE, CODEX, followed_timeline
 
 
@@ -136,7 +136,8 @@ async def test_the_same_text_in_a_codex_rollouts_item_for_its_model_stays_hidden
     tmp_path: Path, workspace: Workspace
 ) -> None:
     """Codex writes its context for the model as user items wholly of elements: ``<foo>bar</foo>`` there is one,
-    hidden in the followed chat and in an imported copy's."""
+    hidden in the followed chat and in an imported copy's. The copy continued here is the user's: what they type
+    into it is shown as said, whatever Codex's rules would make of it."""
     from tests.agents.codex.rollouts import assistant, head, user
 
     day = tmp_path / "codex-home" / "sessions" / "2026" / "12" / "06"
@@ -155,9 +156,13 @@ async def test_the_same_text_in_a_codex_rollouts_item_for_its_model_stays_hidden
         chat = await request(client, "compact/transcript", {"sessionId": f"codex-{thread}"})
         copy = await request(client, "compact/importSession", {"sessionId": f"codex-{thread}"})
         copied = await request(client, "compact/transcript", {"sessionId": copy["sessionId"]})
+        said = [{"role": "user", "content": "<foo>bar</foo>"}, {"role": "assistant", "content": "Seen."}]
+        await append(client, copy["sessionId"], said)
+        continued = await request(client, "compact/transcript", {"sessionId": copy["sessionId"]})
     finally:
         await stop_server(client)
     assert _shown(chat["entries"]) == [("user", "fix it"), ("assistant", "Fixed.")]
     copied_shown = _shown(copied["entries"])  # its developer item ("instructions") is the copy's first user text
     assert copied_shown[-2:] == [("user", "fix it"), ("assistant", "Fixed.")], copied_shown
     assert "<foo>" not in json.dumps(copied_shown)
+    assert _shown(continued["entries"]) == [*copied_shown, ("user", "<foo>bar</foo>"), ("assistant", "Seen.")]

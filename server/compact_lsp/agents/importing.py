@@ -11,9 +11,10 @@ compaction).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from compact_lsp.agents import registered
 from compact_lsp.agents.agent_log import AgentLog
@@ -30,6 +31,14 @@ def imported_from(session_id: str, source: str | None) -> str | None:
     """The agent an imported copy's earlier answers are from, in its words ("Codex"); None for any other session."""
     agent = registered.copied_from(session_id, source)
     return None if agent is None else agent.owner
+
+
+def copied_messages(records: Iterable[Mapping[str, Any]]) -> int:
+    """How many of an imported copy's journalled messages are its agent's log's: ``import_into_store`` journals them
+    as its first append; what follows was said here."""
+    first = next((r for r in records if r.get("type") == "append"), None)
+    messages = first.get("messages") if first is not None else None
+    return sum(isinstance(m, dict) for m in messages) if isinstance(messages, list) else 0
 
 
 def copied_working_set(session_id: str, source: str | None, messages: list[Message], cwd: str) -> WorkingSet | None:

@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
-from compact_lsp.agents.importing import imported_from
+from compact_lsp.agents.importing import copied_messages, imported_from
 from compact_lsp.agents.registered import agent_named
 from compact_lsp.agents.shown import chat_records, shown_entries
 from compact_lsp.agents.shown_blocks import ShownRecords
@@ -146,10 +146,10 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
     session_id = required_str(args, "sessionId", TRANSCRIPT)
     registry = server.registry()
 
-    def read() -> tuple[list[dict[str, Any]], str]:
+    def read() -> tuple[list[dict[str, Any]], str, int]:
         records, _report = registry.store.load(session_id)
         header = next((r for r in records if r.get("type") == "header"), None)
-        return transcript_entries(records), source_of(header, session_id)
+        return transcript_entries(records), source_of(header, session_id), copied_messages(records)
 
     slot = registry.slots.get(session_id)
     if slot is not None and slot.followed is not None:  # the agent's, shown by its own rules alone
@@ -167,13 +167,13 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, entries, rules)}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
-        entries, source = await asyncio.to_thread(read)
+        entries, source, copied = await asyncio.to_thread(read)
     else:
         async with slot.lock:
-            entries, source = await asyncio.to_thread(read)
+            entries, source, copied = await asyncio.to_thread(read)
     records = chat_records(session_id, source)
-    if records is not None:  # an agent's session continued here: its part as the agent's user saw it
-        entries = await asyncio.to_thread(shown_entries, entries, records)
+    if records is not None:  # an agent's session continued here: its part as its user saw it, the rest as said here
+        entries = [*await asyncio.to_thread(shown_entries, entries[:copied], records), *entries[copied:]]
     return {"sessionId": session_id, "entries": entries}
 
 
