@@ -70,7 +70,9 @@ export function describeMarker(marker: MarkerFacts): string {
     if (marker.tokensBefore <= 0 || marker.tokensAfter <= 0) {
       return "Conversation compacted by the agent · its own summary";
     }
-    return `Conversation compacted by the agent${how !== "" ? ` ${how}` : ""}: ${reduction} · its own summary`;
+    // a compaction the user typed in the agent (/compact, /compress) says so, as Neovim's marker does
+    const agentHow = marker.trigger === "manual" ? "when asked" : how;
+    return `Conversation compacted by the agent${agentHow !== "" ? ` ${agentHow}` : ""}: ${reduction} · its own summary`;
   }
   return `Conversation compacted${how !== "" ? ` ${how}` : ""}: ${reduction}${summary !== "" ? ` · ${summary}` : ""}`;
 }

@@ -114,7 +114,7 @@ describe("compaction markers", () => {
     ["agent-auto-figures", { compaction: "full", trigger: "auto", tokensBefore: 90020, tokensAfter: 4000, summarizer: "agent" },
       "Conversation compacted by the agent automatically: 90k → 4k (−86k) · its own summary"],
     ["agent-manual-figures", { compaction: "full", trigger: "manual", tokensBefore: 17890, tokensAfter: 7439, summarizer: "agent" },
-      "Conversation compacted by the agent: 17.9k → 7.4k (−10.5k) · its own summary"],
+      "Conversation compacted by the agent when asked: 17.9k → 7.4k (−10.5k) · its own summary"],
     ["micro", { compaction: "micro", trigger: "size", tokensBefore: 50000, tokensAfter: 30000, cleared: 3 },
       "3 old tool results cleared (on size): 50k → 30k (−20k)"],
   ];
