@@ -2,9 +2,11 @@
 // drawn by model/chatPage.ts. It runs the turns, shows the current session (the sessions tree switches it; a new
 // chat's first message creates one; "Import to continue" copies a read-only one) and dispatches what the webview
 // asks. The transcripts it shows are chatTranscripts.ts; the inline permission prompts, chatApprovals.ts; the
-// input's `@` mentions, chatMentions.ts; the links it opens, chatLinks.ts.
+// input's `@` mentions, chatMentions.ts; the links it opens, chatLinks.ts; a session another window writes,
+// chatOwnership.ts.
 import * as vscode from "vscode";
 import { ChatApprovals } from "./chatApprovals";
+import { ChatOwnership } from "./chatOwnership";
 import { openLink, openSummary } from "./chatLinks";
 import { attachMentions, chatTitle, suggestFiles } from "./chatMentions";
 import { ChatTranscripts, compactionMarker, offerApiKeyIn, withLastUserText } from "./chatTranscripts";
@@ -37,11 +39,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Running turns by session id. */
   private readonly turns = new Map<string, vscode.CancellationTokenSource>();
   private readonly approvals: ChatApprovals;
+  private readonly ownership: ChatOwnership;
   private readonly subscriptions: vscode.Disposable[];
   private posting: NodeJS.Timeout | undefined;
-  /** The session whose chat is being read again (another window writes it), and whether it changed meanwhile. */
-  private rereading: string | undefined;
-  private rereadAgain = false;
   /** A compaction (or other server task) in progress, as the chat shows it. */
   private activity: string | undefined;
 
@@ -53,6 +53,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {
     this.transcripts = new ChatTranscripts(client, log);
     this.approvals = new ChatApprovals(this.transcripts, changes, (sessionId, change) => this.updateSession(sessionId, change));
+    this.ownership = new ChatOwnership(client, this.transcripts, (sessionId) => this.turns.has(sessionId), () => this.post());
     this.subscriptions = [
       client.onChatEvent((event) => this.updateSession(event.sessionId, (t) => applyChatEvent(t, event))),
       client.onProgress((activity) => {
@@ -61,8 +62,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }),
       client.onDidCompact((event) => this.compacted(event)),
       client.onDidChangeCurrentSession(() => void this.showCurrent()),
-      client.onDidChangeOpenElsewhere(() => this.ownerChanged()),
-      client.onDidChangeUsage((event) => this.movedElsewhere(event.sessionId)),
       client.onDidChangeState((state) => {
         if (state === "running") {
           this.transcripts.clear(); // a restarted server: read the sessions afresh
@@ -162,6 +161,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       turn.cancel();
     }
     this.answerApproval("dismissed");
+    this.ownership.dispose();
     for (const subscription of this.subscriptions) {
       subscription.dispose();
     }
@@ -247,7 +247,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** "Import to continue": a managed copy of the read-only session (made once), opened in the chat. */
   private async importToContinue(): Promise<void> {
     const sessionId = this.client.sessionId;
-    if (sessionId === undefined || !this.client.isReadOnly(sessionId)) {
+    if (sessionId === undefined || !this.client.owners.isReadOnly(sessionId)) {
       return;
     }
     try {
@@ -273,7 +273,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private async send(text: string): Promise<void> {
     await this.client.ready(); // sent as the server starts (the folder just trusted): wait for it, not "not running"
     let sessionId = this.client.sessionId;
-    if (sessionId !== undefined && (this.turns.has(sessionId) || this.client.isReadOnly(sessionId))) {
+    if (sessionId !== undefined && (this.turns.has(sessionId) || this.client.owners.isReadOnly(sessionId))) {
       return; // a turn runs, or the session is Claude Code's (the chat offers Import to continue instead)
     }
     const turn = new vscode.CancellationTokenSource();
@@ -343,45 +343,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** Shows the current session, reading its transcript from the server the first time. */
-  /**
-   * Another window took the shown session or let it go: read its chat again (that window's turns, which this one
-   * did not stream), then show it read-only or with its input back.
-   */
-  private ownerChanged(): void {
-    const sessionId = this.client.sessionId;
-    if (sessionId !== undefined && !this.turns.has(sessionId)) {
-      void this.reread(sessionId);
-    } else {
-      this.post();
-    }
-  }
-
-  /** The shown session moved while another window writes it (the server followed that window's turn): read it again. */
-  private movedElsewhere(sessionId: string): void {
-    if (sessionId === this.client.sessionId && this.client.isOpenElsewhere(sessionId) && !this.turns.has(sessionId)) {
-      void this.reread(sessionId);
-    }
-  }
-
-  /** Reads the session's chat from the server again and shows it: one read at a time, a change meanwhile reads once more. */
-  private async reread(sessionId: string): Promise<void> {
-    if (this.rereading !== undefined) {
-      this.rereadAgain = true;
-      return;
-    }
-    this.rereading = sessionId;
-    try {
-      do {
-        this.rereadAgain = false;
-        this.transcripts.forget(sessionId);
-        await this.transcripts.restore(sessionId);
-        this.post();
-      } while (this.rereadAgain && this.client.sessionId === sessionId);
-    } finally {
-      this.rereading = undefined;
-    }
-  }
-
   private async showCurrent(): Promise<void> {
     const sessionId = this.client.sessionId;
     this.post();
@@ -422,9 +383,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void vscode.commands.executeCommand("setContext", "compactLsp.chatBusy", sessionId !== undefined && this.turns.has(sessionId));
     const transcript = this.transcripts.of(sessionId);
     const title = this.transcripts.titleOf(sessionId);
-    const owner = this.client.readOnlyOwner(sessionId);
-    view.description = chatDescription(title, owner, this.client.importedFrom(sessionId));
-    if (owner === undefined && this.client.isOpenElsewhere(sessionId) && !this.turns.has(sessionId ?? "")) {
+    const owner = this.client.owners.readOnlyOwner(sessionId);
+    view.description = chatDescription(title, owner, this.client.owners.importedFrom(sessionId));
+    if (this.ownership.shownReadOnly(sessionId)) {
       view.description = `${title} (read-only: open in another window)`;
       void view.webview.postMessage(openElsewhereMessage(transcript, this.activity));
       return;

@@ -1,6 +1,6 @@
 // The connection to the compact-lsp server: starts it (the language client itself is built in languageClient.ts),
 // follows the current session (the gauge, the commands and the chat act on it), keeps per-session usage from its
-// notifications, and offers typed requests.
+// notifications, and offers typed requests. Who writes each session is sessionOwners.ts (client.owners).
 import * as vscode from "vscode";
 import type { LanguageClient, ShowMessageRequestParams } from "vscode-languageclient/node";
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, ShowMessageRequest, State } from "vscode-languageclient/node";
@@ -8,7 +8,7 @@ import type { ExecuteCommandParams } from "./model/commandModel";
 import type { ServerLaunch } from "./model/serverSettings";
 import { didChangeConfigurationParams } from "./model/serverSettings";
 import type { ServerState } from "./model/statusBarState";
-import { mostRecentSession, sessionOwner } from "./model/sessions";
+import { mostRecentSession } from "./model/sessions";
 import { bundledServer } from "./bundledServer";
 import { newLanguageClient, warnOnVersionMismatch } from "./languageClient";
 import type { ProgressActivity } from "./progress";
@@ -18,6 +18,7 @@ import { Methods } from "./protocol";
 import { API_KEY_SECRET, currentServerLaunch, currentServerSettings } from "./settings";
 import type { StartFailure } from "./serverStart";
 import { isMethodNotFound, launchFailure, RestrictedModeError, ServerNotRunningError, StderrTail } from "./serverStart";
+import { SessionOwners } from "./sessionOwners";
 
 const NO_CANCELLATION = new vscode.CancellationTokenSource().token;
 
@@ -35,10 +36,6 @@ export class CompactClient implements vscode.Disposable {
   private chosen = false;
   /** The current session was looked up after the start: before that, no notification may choose one. */
   private started = false;
-  /** Sessions listed as read-only (Claude Code's, Codex's) → their source: never adopted as current by a notification. */
-  private readonly readOnly = new Map<string, string>();
-  /** Sessions another window's server writes (openElsewhere in the last listing, or said since): read-only here. */
-  private elsewhere = new Set<string>();
   /** Why the last start failed (undefined once one succeeds): the chat shows it instead of an input nothing answers. */
   private failedStart: StartFailure | undefined;
   /** The server process's stderr during this start. */
@@ -47,8 +44,6 @@ export class CompactClient implements vscode.Disposable {
   private gaveUpOn: LanguageClient | undefined;
   /** The start in progress, if any: ready() waits for it. */
   private startup: Promise<void> | undefined;
-  /** Copies imported from an agent's session: that agent, as the server names it (importedFrom). */
-  private readonly imports = new Map<string, string>();
   /** Answers window/showMessageRequest (the chat shows permission prompts inline). */
   private messageRequestHandler: MessageRequestHandler | undefined;
 
@@ -59,7 +54,6 @@ export class CompactClient implements vscode.Disposable {
   private readonly currentEmitter = new vscode.EventEmitter<string | undefined>();
   private readonly sessionsEmitter = new vscode.EventEmitter<void>();
   private readonly progressEmitter = new vscode.EventEmitter<ProgressActivity>();
-  private readonly elsewhereEmitter = new vscode.EventEmitter<void>();
   private readonly restartFailedEmitter = new vscode.EventEmitter<StartFailure>();
 
   readonly onDidChangeUsage = this.usageEmitter.event;
@@ -71,8 +65,8 @@ export class CompactClient implements vscode.Disposable {
   readonly onDidChangeSessions = this.sessionsEmitter.event;
   /** A server task with progress (a compaction) began, moved on or ended (undefined). */
   readonly onProgress = this.progressEmitter.event;
-  /** A session became written in another window, or no longer is (seen in a listing, or said by the server). */
-  readonly onDidChangeOpenElsewhere = this.elsewhereEmitter.event;
+  /** Who writes each session (an agent, another window), as listed and said since. */
+  readonly owners = new SessionOwners();
   /** The server crashed and did not start again (the language client gave up): why. */
   readonly onDidFailRestart = this.restartFailedEmitter.event;
 
@@ -152,7 +146,7 @@ export class CompactClient implements vscode.Disposable {
     client.onNotification(Methods.didCompact, (params: DidCompactParams) => this.compactEmitter.fire(params));
     client.onNotification(Methods.chatEvent, (params: ChatEvent) => this.chatEmitter.fire(params));
     client.onNotification(Methods.didChangeOpenElsewhere, (params: DidChangeOpenElsewhereParams) =>
-      this.setOpenElsewhere(params.sessionId, params.openElsewhere !== undefined),
+      this.owners.setOpenElsewhere(params.sessionId, params.openElsewhere !== undefined),
     );
     client.onRequest(ShowMessageRequest.type, async (params) => {
       if (this.messageRequestHandler !== undefined) {
@@ -230,21 +224,11 @@ export class CompactClient implements vscode.Disposable {
     }
   }
 
-  /** compact/sessions; remembers each session's usage. */
+  /** compact/sessions; remembers each session's usage and who writes it. */
   async listSessions(): Promise<SessionInfo[]> {
     const sessions = await this.request<SessionInfo[]>(Methods.sessions, {});
-    const elsewhere = new Set(sessions.filter((session) => session.openElsewhere !== undefined).map((session) => session.sessionId));
-    if (elsewhere.size !== this.elsewhere.size || [...elsewhere].some((id) => !this.elsewhere.has(id))) {
-      this.elsewhere = elsewhere;
-      this.elsewhereEmitter.fire();
-    }
+    this.owners.listed(sessions);
     for (const session of sessions) {
-      if (session.readOnly === true) {
-        this.readOnly.set(session.sessionId, sessionOwner(session) ?? "another program");
-      }
-      if (session.importedFrom !== undefined) {
-        this.imports.set(session.sessionId, session.importedFrom);
-      }
       if (session.usage !== undefined && !this.usageBySession.has(session.sessionId)) {
         this.usageBySession.set(session.sessionId, session.usage);
       }
@@ -351,7 +335,7 @@ export class CompactClient implements vscode.Disposable {
     this.currentEmitter.dispose();
     this.sessionsEmitter.dispose();
     this.progressEmitter.dispose();
-    this.elsewhereEmitter.dispose();
+    this.owners.dispose();
     this.restartFailedEmitter.dispose();
   }
 
@@ -382,7 +366,7 @@ export class CompactClient implements vscode.Disposable {
    * show it only if the server says it is the current one (a followed Claude Code session never is by itself).
    */
   private async adoptIfCurrent(sessionId: string): Promise<void> {
-    if (this.readOnly.has(sessionId)) {
+    if (this.owners.isReadOnly(sessionId)) {
       return;
     }
     try {
@@ -395,43 +379,6 @@ export class CompactClient implements vscode.Disposable {
     } catch (error) {
       this.log.warn(`Finding the current session: ${error instanceof Error ? error.message : String(error)}`);
     }
-  }
-
-  /**
-   * Another window's server took the session (it wrote first), or let it go (that window closed): the chat turns
-   * read-only, or writable, at once (compact/didChangeOpenElsewhere), not at the next listing.
-   */
-  private setOpenElsewhere(sessionId: string, elsewhere: boolean): void {
-    if (this.elsewhere.has(sessionId) === elsewhere) {
-      return;
-    }
-    this.elsewhere = new Set(this.elsewhere);
-    if (elsewhere) {
-      this.elsewhere.add(sessionId);
-    } else {
-      this.elsewhere.delete(sessionId);
-    }
-    this.elsewhereEmitter.fire();
-  }
-
-  /** Whether another window's server writes the session (as last listed or said): it is read-only here. */
-  isOpenElsewhere(sessionId: string | undefined): boolean {
-    return sessionId !== undefined && this.elsewhere.has(sessionId);
-  }
-
-  /** Whether a listed session is read-only here (Claude Code's or Codex's live sessions). */
-  isReadOnly(sessionId: string | undefined): boolean {
-    return sessionId !== undefined && this.readOnly.has(sessionId);
-  }
-
-  /** The agent a listed copy was imported from, as the server names it ("Codex"); undefined for any other session. */
-  importedFrom(sessionId: string | undefined): string | undefined {
-    return sessionId === undefined ? undefined : this.imports.get(sessionId);
-  }
-
-  /** Who owns a read-only session, as the server names it ("Claude Code", "Codex", "Qwen Code"). */
-  readOnlyOwner(sessionId: string | undefined): string | undefined {
-    return sessionId === undefined ? undefined : this.readOnly.get(sessionId);
   }
 
   private setState(state: ServerState, failedStart = false): void {

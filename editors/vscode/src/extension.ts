@@ -55,7 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     createStatusBar(client),
     watchAgentEdits(client, log),
     announceAutoCompactions(client.onDidCompact),
-    warnBeforeAgentsCompact(client.onDidChangeUsage, (sessionId) => started.readOnlyOwner(sessionId)),
+    warnBeforeAgentsCompact(client.onDidChangeUsage, (sessionId) => started.owners.readOnlyOwner(sessionId)),
     ...registerCommands({ client, views, chat, sessions, log, secrets: context.secrets }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void vscode.commands.executeCommand("setContext", "compactLsp.restricted", false);

@@ -8,7 +8,7 @@ export function createStatusBar(client: CompactClient): vscode.Disposable {
   item.name = "Compact: context usage";
   const update = (): void => {
     const trust = vscode.workspace.isTrusted ? client.state : "restricted";
-    const state = statusBarState(client.usage, trust, client.readOnlyOwner(client.sessionId));
+    const state = statusBarState(client.usage, trust, client.owners.readOnlyOwner(client.sessionId));
     item.text = state.text;
     item.tooltip = state.tooltip;
     item.command = state.command;
