@@ -9,24 +9,25 @@ user's over the system defaults, the first that holds the key deciding, valid or
 
 What the hook cannot see is left out: the workspace's file counts only while folder trust is off (Qwen's default;
 with it on, trust depends on rules this does not model, and the workspace's file is skipped), and a file that is not
-plain JSON (Qwen also reads comments and trailing commas) counts as absent. Every file is untrusted: at most
-``MAX_SETTINGS_BYTES`` read, only this number taken from it.
+plain JSON (Qwen also reads comments and trailing commas) counts as absent. Every file is untrusted: read as the
+agents' other configuration files are (agents/agent_config.py: bounded, a regular file, any parse failure absent),
+only this number taken from it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from compact_lsp.agents.agent_config import json_object, read_config
 
 QWEN_FILES = 5
 """Qwen's default (``DEFAULT_MAX_RECENT_FILES``)."""
 RECENT_FILES_ENV = "QWEN_COMPACT_MAX_RECENT_FILES"
 MAX_SAFE_INTEGER = 2**53 - 1
-MAX_SETTINGS_BYTES = 1 << 20
 MISSING = object()
 """No file sets the key (distinct from JSON ``null``, which sets it to something invalid)."""
 
@@ -50,19 +51,7 @@ def _user_dir(env: Mapping[str, str]) -> str:
 
 def _read(path: str) -> dict[str, Any]:
     """A settings file's object; ``{}`` when it is missing, too big, not a regular file or not a JSON object."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return {}
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return {}
-        data = f.read(MAX_SETTINGS_BYTES + 1)
-    try:
-        found = json.loads(data.decode("utf-8-sig")) if len(data) <= MAX_SETTINGS_BYTES else None
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
+    return read_config(Path(path), json_object) or {}
 
 
 def _compression(settings: dict[str, Any]) -> object:
