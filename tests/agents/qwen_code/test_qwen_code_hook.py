@@ -328,6 +328,19 @@ def test_the_setting_is_read_from_qwen_s_settings_files_in_qwen_s_order(tmp_path
     assert qwen_setting(str(workspace), env) == 2
 
 
+def test_a_crafted_settings_file_is_no_setting_and_fails_nothing(tmp_path: Path) -> None:
+    """A workspace is untrusted: a settings file nested past the parser's depth, or not a regular file, reads as
+    absent (the hook goes on with Qwen's default), never an exception out of the hook."""
+    workspace, user = tmp_path / "proj", tmp_path / "qwenhome"
+    env = {"QWEN_HOME": str(user), "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "none.json")}
+    (workspace / ".qwen").mkdir(parents=True)
+    (workspace / ".qwen" / "settings.json").write_text("[" * 200_000)
+    assert qwen_setting(str(workspace), env) is MISSING
+    (workspace / ".qwen" / "settings.json").unlink()
+    os.mkfifo(workspace / ".qwen" / "settings.json")  # would block a plain open
+    assert qwen_setting(str(workspace), env) is MISSING
+
+
 @pytest.mark.parametrize(("value", "ours"), [("1", "ABCDE"), ("0", "ABCDEF"), ("3", "ABC"), ("many", "A")])
 def test_the_hook_leaves_out_as_many_recent_files_as_qwen_re_reads(
     session: QwenTranscript, env: dict[str, str], value: str, ours: str
