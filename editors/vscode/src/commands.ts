@@ -66,7 +66,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       );
       notify({ severity: "info", text: describeMicrocompact(result) });
     }),
-    register(Commands.compactConversation, "Compaction", async () => {
+    register(Commands.compactConversation, "Compaction", async (arg) => {
+      const sessionId = sessionArgument(arg) ?? client.sessionId; // a warning's button names its session
       const instructions = await vscode.window.showInputBox({
         title: "Compact Conversation",
         prompt: "Optional instructions for the summary (what to keep, what to focus on). Enter to compact.",
@@ -77,7 +78,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         return; // Escape: the user changed their mind
       }
       // Progress: the server's cancellable $/progress, shown as a notification (progress.ts).
-      const result = await client.executeCommand<CompactResult>(compactParams(client.sessionId, instructions));
+      const result = await client.executeCommand<CompactResult>(compactParams(sessionId, instructions));
       notify(compactOutcome(result));
     }),
     register(Commands.undoCompaction, "Undo", async () => {
@@ -85,8 +86,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       notify({ severity: "info", text: describeUndo(result) });
     }),
     register(Commands.showUsage, "Show Context Usage", () => views.showUsage()),
-    register(Commands.showTimeline, "Compaction Timeline", async () => {
-      const sessionId = client.sessionId;
+    register(Commands.showTimeline, "Compaction Timeline", async (arg) => {
+      const sessionId = sessionArgument(arg) ?? client.sessionId;
       if (sessionId === undefined) {
         notify({ severity: "info", text: "No session yet: the timeline shows a session's compactions once it has one." });
         return;

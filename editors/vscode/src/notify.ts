@@ -4,7 +4,7 @@ import { Commands } from "./model/commandIds";
 import type { Outcome } from "./model/commandModel";
 import { fallbackActions } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
-import { NextCompactionWarnings } from "./model/nextCompaction";
+import { NextCompactionWarnings, warningCommand } from "./model/nextCompaction";
 import { settingsTab } from "./model/serverSettings";
 import type { DidChangeUsageParams, DidCompactParams } from "./protocol";
 
@@ -81,12 +81,9 @@ export function warnBeforeAgentsCompact(
       return;
     }
     void vscode.window.showWarningMessage(`Compact: ${warning.text}`, ...warning.actions).then((choice) => {
-      if (choice === "Compact Now…") {
-        void vscode.commands.executeCommand(Commands.compactConversation);
-      } else if (choice === "Pin a File…") {
-        void vscode.commands.executeCommand(Commands.pinFile);
-      } else if (choice === "Show Timeline") {
-        void vscode.commands.executeCommand(Commands.showTimeline);
+      const command = warningCommand(choice, event.sessionId);
+      if (command !== undefined) {
+        void vscode.commands.executeCommand(...command);
       }
     });
   });

@@ -3,6 +3,7 @@
 // with what the user can do; a setting that silently turns the agent's automatic compaction off is named once.
 // The owner is the agent that owns a followed session; undefined for our own sessions, which compact-lsp compacts.
 import type { NextCompaction, Usage } from "../protocol";
+import { Commands } from "./commandIds";
 import { formatTokens } from "./usageFormat";
 
 /** "~949k tokens / ~53 turns", or undefined with nothing to say. */
@@ -68,6 +69,21 @@ export function nextCompactionWarning(usage: Usage, owner: string | undefined): 
     text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back). ${next.origin}.`,
     actions: ["Pin a File…", "Show Timeline", "Let It Run"],
   };
+}
+
+/** The command a warning's button runs, with its arguments: on the session warned about, which is no longer the
+ * current one when the user switched while the warning showed (undefined: Let It Run, or dismissed). */
+export function warningCommand(choice: string | undefined, sessionId: string): [string, ...unknown[]] | undefined {
+  switch (choice) {
+    case "Compact Now…":
+      return [Commands.compactConversation, sessionId];
+    case "Show Timeline":
+      return [Commands.showTimeline, sessionId];
+    case "Pin a File…":
+      return [Commands.pinFile]; // the open file, as Pin File does from the palette
+    default:
+      return undefined;
+  }
 }
 
 /** Remembers what was last said per session, so each warning comes once: again only after the session moved away

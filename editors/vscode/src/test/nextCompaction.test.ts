@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NextCompactionWarnings, nextCompactionLine } from "../model/nextCompaction";
+import { Commands } from "../model/commandIds";
+import { NextCompactionWarnings, nextCompactionLine, warningCommand } from "../model/nextCompaction";
 import { statusBarState } from "../model/statusBarState";
 import type { NextCompaction } from "../protocol";
 import { usage } from "./fixtures";
@@ -72,4 +73,12 @@ test("a Claude Code version with an older rule is named in the warning", () => {
   const old = { ...far, thresholdTokens: 955000, tokensLeft: 15000, turnsLeft: 1, near: true, origin: "Claude Code 2.0.14 compacts at the window less 45,000 (2.1.21 and later: the window less 33,000)" };
   const warning = new NextCompactionWarnings().check("claude-1", usage({ nextCompaction: old }), "Claude Code");
   assert.ok(warning?.text.endsWith("Claude Code 2.0.14 compacts at the window less 45,000 (2.1.21 and later: the window less 33,000)."), warning?.text);
+});
+
+test("a warning's buttons act on the session it warned about, not on the one shown since", () => {
+  assert.deepEqual(warningCommand("Compact Now…", "s-warned"), [Commands.compactConversation, "s-warned"]);
+  assert.deepEqual(warningCommand("Show Timeline", "s-warned"), [Commands.showTimeline, "s-warned"]);
+  assert.deepEqual(warningCommand("Pin a File…", "s-warned"), [Commands.pinFile]);
+  assert.equal(warningCommand("Let It Run", "s-warned"), undefined);
+  assert.equal(warningCommand(undefined, "s-warned"), undefined); // dismissed
 });
