@@ -148,6 +148,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post();
   }
 
+  /** A session's title as the chat knows it ("" when it does not). */
+  titleOf(sessionId: string): string {
+    return this.transcripts.titleOf(sessionId);
+  }
+
   rememberTitle(sessionId: string, title: string): void {
     this.transcripts.setTitle(sessionId, title);
     if (sessionId === this.client.sessionId) {

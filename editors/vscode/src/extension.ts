@@ -55,7 +55,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     createStatusBar(client),
     watchAgentEdits(client, log),
     announceAutoCompactions(client.onDidCompact),
-    warnBeforeAgentsCompact(client.onDidChangeUsage, (sessionId) => started.owners.readOnlyOwner(sessionId)),
+    warnBeforeAgentsCompact(
+      client.onDidChangeUsage,
+      (sessionId) => started.owners.readOnlyOwner(sessionId),
+      (sessionId) => chat.titleOf(sessionId),
+    ),
     ...registerCommands({ client, views, chat, sessions, log, secrets: context.secrets }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void vscode.commands.executeCommand("setContext", "compactLsp.restricted", false);

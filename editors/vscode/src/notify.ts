@@ -69,14 +69,15 @@ export function announceAutoCompactions(onDidCompact: vscode.Event<DidCompactPar
 }
 
 /** Once when an agent's next automatic compaction comes near (or a setting turns it off): what to do, with buttons
- * that do it (model/nextCompaction.ts). */
+ * that do it (model/nextCompaction.ts), naming the session by its title (the toast outlives a switch of session). */
 export function warnBeforeAgentsCompact(
   onDidChangeUsage: vscode.Event<DidChangeUsageParams>,
   ownerOf: (sessionId: string) => string | undefined,
+  titleOf: (sessionId: string) => string | undefined,
 ): vscode.Disposable {
   const warnings = new NextCompactionWarnings();
   return onDidChangeUsage((event) => {
-    const warning = warnings.check(event.sessionId, event.usage, ownerOf(event.sessionId));
+    const warning = warnings.check(event.sessionId, event.usage, ownerOf(event.sessionId), titleOf(event.sessionId));
     if (warning === undefined) {
       return;
     }

@@ -2,6 +2,7 @@
 // ("~949k tokens / ~53 turns to Claude Code's automatic compaction at 967k"), and one warning when it comes near,
 // with what the user can do; a setting that silently turns the agent's automatic compaction off is named once.
 // The owner is the agent that owns a followed session; undefined for our own sessions, which compact-lsp compacts.
+// A warning stays on screen after the user switched sessions, so it names its session by title when it has one.
 import type { NextCompaction, Usage } from "../protocol";
 import { Commands } from "./commandIds";
 import { formatTokens } from "./usageFormat";
@@ -40,15 +41,33 @@ export interface NextCompactionWarning {
   actions: string[];
 }
 
-/** The warning for a usage near the agent's automatic compaction, or turned off. */
-export function nextCompactionWarning(usage: Usage, owner: string | undefined): NextCompactionWarning | undefined {
+/** The longest title a warning quotes whole; a longer one ends in "…". */
+const TITLE_CHARS = 60;
+
+/** A session's title as a warning quotes it ("\"How is the report built?\""), or undefined without a title. */
+function quoted(title: string | undefined): string | undefined {
+  const chars = [...(title ?? "").trim()];
+  if (chars.length === 0) {
+    return undefined;
+  }
+  return `"${chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join("").trimEnd()}…` : chars.join("")}"`;
+}
+
+/**
+ * The warning for a usage near the agent's automatic compaction, or turned off. `title` is the session's title: the
+ * warning stays on screen when the user switches sessions, so "this session" would name the wrong one by then.
+ */
+export function nextCompactionWarning(usage: Usage, owner: string | undefined, title?: string): NextCompactionWarning | undefined {
   const next = usage.nextCompaction;
   if (next === undefined) {
     return undefined;
   }
+  const named = quoted(title);
   if (next.disabledBy !== null) {
+    const who = owner ?? OURS;
+    const which = named ?? (owner === undefined ? "this session" : undefined);
     return {
-      text: `${nextCompactionLine(usage, owner)?.slice(0, -1)}, so the session runs into the end of its window.`,
+      text: `${who} will not compact ${which === undefined ? "" : `${which} `}by itself: ${next.disabledBy} turns it off, so the session runs into the end of its window.`,
       actions: ["Show Timeline"],
     };
   }
@@ -61,12 +80,12 @@ export function nextCompactionWarning(usage: Usage, owner: string | undefined): 
       : `at its next step (${formatTokens(next.thresholdTokens ?? usage.total)} reached)`;
   if (owner === undefined) {
     return {
-      text: `This session compacts by itself ${when}. Before it does: compact now with a focus, pin what must survive, or let it run (${next.origin}).`,
+      text: `${named ?? "This session"} compacts by itself ${when}. Before it does: compact now with a focus, pin what must survive, or let it run (${next.origin}).`,
       actions: ["Compact Now…", "Pin a File…", "Let It Run"],
     };
   }
   return {
-    text: `${owner} compacts by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back). ${next.origin}.`,
+    text: `${owner} compacts ${named === undefined ? "" : `${named} `}by itself ${when}. Before it does: /compact with a focus in ${owner}, pin what must survive, or let it run (the hook brings your files back). ${next.origin}.`,
     actions: ["Pin a File…", "Show Timeline", "Let It Run"],
   };
 }
@@ -92,7 +111,7 @@ export class NextCompactionWarnings {
   private readonly said = new Map<string, "near" | "off">();
 
   /** The warning to show now for this usage, or undefined (nothing to say, or said already). */
-  check(sessionId: string, usage: Usage, owner: string | undefined): NextCompactionWarning | undefined {
+  check(sessionId: string, usage: Usage, owner: string | undefined, title?: string): NextCompactionWarning | undefined {
     const next = usage.nextCompaction;
     const now = next === undefined ? undefined : next.disabledBy !== null ? "off" : next.near ? "near" : undefined;
     if (now === this.said.get(sessionId)) {
@@ -103,6 +122,6 @@ export class NextCompactionWarnings {
       return undefined;
     }
     this.said.set(sessionId, now);
-    return nextCompactionWarning(usage, owner);
+    return nextCompactionWarning(usage, owner, title);
   }
 }

@@ -82,3 +82,27 @@ test("a warning's buttons act on the session it warned about, not on the one sho
   assert.equal(warningCommand("Let It Run", "s-warned"), undefined);
   assert.equal(warningCommand(undefined, "s-warned"), undefined); // dismissed
 });
+
+test("a warning names its session by title: it stays on screen after the user switched to another", () => {
+  const ours = { ...far, thresholdTokens: 9000, tokensLeft: 4600, turnsLeft: null, near: true, origin: "autoCompact.threshold: 9,000" };
+  assert.equal(
+    new NextCompactionWarnings().check("s-1", usage({ nextCompaction: ours }), undefined, "How is the report built?")?.text,
+    '"How is the report built?" compacts by itself in ~4.6k tokens. Before it does: compact now with a focus, pin what must survive, or let it run (autoCompact.threshold: 9,000).',
+  );
+  const near = { ...far, tokensLeft: 12000, turnsLeft: 1, near: true };
+  assert.ok(
+    new NextCompactionWarnings()
+      .check("claude-1", usage({ nextCompaction: near }), "Claude Code", "Fix the flaky parser test")
+      ?.text.startsWith('Claude Code compacts "Fix the flaky parser test" by itself in ~12k tokens / ~1 turn. Before it does: /compact with a focus in Claude Code,'),
+  );
+  const off = { ...far, thresholdTokens: null, tokensLeft: null, turnsLeft: null, disabledBy: "DISABLE_AUTO_COMPACT (env)" };
+  assert.equal(
+    new NextCompactionWarnings().check("claude-1", usage({ nextCompaction: off }), "Claude Code", "Fix the flaky parser test")?.text,
+    'Claude Code will not compact "Fix the flaky parser test" by itself: DISABLE_AUTO_COMPACT (env) turns it off, so the session runs into the end of its window.',
+  );
+  const long = "Why does the nightly export of the billing report take four hours on Sundays";
+  const text = new NextCompactionWarnings().check("s-2", usage({ nextCompaction: ours }), undefined, long)?.text ?? "";
+  assert.ok(text.startsWith('"Why does the nightly export of the billing report take four…" compacts by itself'), text);
+  // no title yet (a chat before its first answer, a session not listed yet): "This session", as before
+  assert.ok(new NextCompactionWarnings().check("s-3", usage({ nextCompaction: ours }), undefined, "  ")?.text.startsWith("This session compacts"));
+});
