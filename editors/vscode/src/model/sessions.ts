@@ -1,9 +1,57 @@
 // Sessions as the side bar lists them, and which one the extension follows when it starts. Pure.
-import type { SessionInfo } from "../protocol";
+import type { SessionInfo, Usage } from "../protocol";
 import { formatTokens } from "./usageFormat";
 
 /** A compact/sessions item (docs/protocol.schema.json's SessionInfo). */
 export type SessionItem = SessionInfo;
+
+/**
+ * The Sessions view's rows: each session as last listed (compact/sessions), with its figures from the last usage the
+ * server sent for it since (compact/didChangeUsage). A followed session grows between listings; its row showed 18k
+ * while the gauge showed 34k. A notification changes only the figures and asks for no listing.
+ */
+export class SessionRows {
+  private rows: SessionItem[] = [];
+  /** Usages sent since the last listing was asked for, by session: newer than that listing's figures. */
+  private readonly since = new Map<string, Usage>();
+
+  /** A listing is being asked for: it holds every usage sent before, so only those sent from now on are newer. */
+  listing(): void {
+    this.since.clear();
+  }
+
+  /** The listing's answer. */
+  listed(sessions: readonly SessionItem[]): void {
+    this.rows = [...sessions];
+  }
+
+  /** The listed sessions, as listed (the tree's elements: show each with `shown`). */
+  all(): readonly SessionItem[] {
+    return this.rows;
+  }
+
+  byId(sessionId: string): SessionItem | undefined {
+    return this.rows.find((session) => session.sessionId === sessionId);
+  }
+
+  /** A usage the server sent: the listed row whose figures it changes (to redraw), or undefined (not listed, or the
+   * same figures). */
+  usage(sessionId: string, usage: Usage): SessionItem | undefined {
+    const row = this.byId(sessionId);
+    if (row === undefined) {
+      return undefined;
+    }
+    const before = this.shown(row);
+    this.since.set(sessionId, usage);
+    return before.tokens === usage.total && before.usage.contextWindow === usage.contextWindow ? undefined : row;
+  }
+
+  /** A row as the view shows it: as listed, with the figures of the last usage sent since. */
+  shown(session: SessionItem): SessionItem {
+    const usage = this.since.get(session.sessionId);
+    return usage === undefined ? session : { ...session, tokens: usage.total, usage };
+  }
+}
 
 /** The most recently updated session (compact/sessions is sorted already; this does not rely on it). */
 export function mostRecentSession(sessions: readonly SessionInfo[]): SessionInfo | undefined {
