@@ -47,10 +47,12 @@ async def test_the_copy_lists_what_codex_read_with_its_shell(workspace: Workspac
     assert sorted(r["path"] for r in reloaded["readFiles"]) == sorted(read)  # journalled: a restart keeps them
 
 
-async def test_the_copys_marker_of_codexs_compaction_makes_up_no_figures(workspace: Workspace) -> None:
+async def test_the_copys_marker_of_codexs_compaction_has_its_last_figures(workspace: Workspace) -> None:
     """The real rollout with two compactions (Codex 0.171.0), imported: the copy holds what the model held, from
-    Codex's last summary, which the chat shows as the agent's marker. The copy keeps no record of the compaction's
-    trigger or figures, so the marker says none (null), never a false 0 or "auto"."""
+    Codex's last summary, which the chat shows as the agent's marker with the trigger and figures the rollout
+    recorded of that compaction (its followed chat's: 90,020 → 3,000, automatic). A copy imported before the
+    figures were recorded (its header without them) still shows the marker, without figures, never a made-up 0."""
+    import json
     from pathlib import Path
 
     rollout = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "rollout-two-compactions.jsonl"
@@ -62,4 +64,18 @@ async def test_the_copys_marker_of_codexs_compaction_makes_up_no_figures(workspa
         await stop_server(client)
     [marker] = [e for e in chat["entries"] if e["kind"] == "compaction"]
     assert marker["summarizer"] == "agent" and marker["summary"]
-    assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == (None, None, None)
+    assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("auto", 90_020, 3_000)
+
+    [journal] = [p for p in workspace.sessions.rglob("*.jsonl") if imported["sessionId"] in p.name]
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["agentCompaction"] == {"trigger": "auto", "tokensBefore": 90_020, "tokensAfter": 3_000}
+    del header["agentCompaction"]  # as an older version wrote it
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    again = await start_server(workspace, workspace.options())
+    try:
+        old = await request(again, "compact/transcript", {"sessionId": imported["sessionId"]})
+    finally:
+        await stop_server(again)
+    [marker] = [e for e in old["entries"] if e["kind"] == "compaction"]
+    assert marker["summary"] and (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == (None,) * 3

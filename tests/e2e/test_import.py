@@ -53,3 +53,15 @@ async def test_a_log_with_bad_lines_imports_the_rest(
     result = await request(client, "compact/importSession", {"path": str(damaged)})
     assert result["messages"] == 72
     assert len(result["problems"]) == 1 and "line 2" in result["problems"][0]
+
+
+async def test_a_claude_code_copys_marker_has_its_last_compactions_figures(client: LanguageClient) -> None:
+    """A Claude Code transcript with two compactions (a manual one, then an automatic one whose boundary recorded
+    990,694 → 4,099 tokens), imported: the copy's chat shows the agent's marker with the last one's trigger and
+    figures, as the followed chat shows them."""
+    transcript = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code" / "transcript-two-compactions.jsonl"
+    imported = await request(client, "compact/importSession", {"path": str(transcript)})
+    chat = await request(client, "compact/transcript", {"sessionId": imported["sessionId"]})
+    [marker] = [e for e in chat["entries"] if e["kind"] == "compaction"]
+    assert marker["summarizer"] == "agent" and marker["summary"]
+    assert (marker["trigger"], marker["tokensBefore"], marker["tokensAfter"]) == ("auto", 990_694, 4_099)

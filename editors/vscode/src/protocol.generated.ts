@@ -509,18 +509,18 @@ export interface CompactionEntry {
   at: string | null;
   boundaryId: string;
   /**
-   * What set it off; null only for an agent's compaction whose transcript does not say (an imported copy, which holds only the summary).
+   * What set it off; null only for an agent's compaction whose transcript does not say (a 1.0.x Claude Code compaction; a copy imported before imports recorded it).
    */
   trigger: "auto" | "manual" | null;
   summarizer: Summarizer;
   fallback: boolean;
   fallbackReason: string | null;
   /**
-   * null only for an agent's compaction whose transcript did not record it (an imported copy; Gemini CLI before its next reported prompt): never a made-up 0.
+   * null only for an agent's compaction whose transcript did not record it (Gemini CLI before its next reported prompt; a copy imported before imports recorded it): never a made-up 0.
    */
   tokensBefore: number | null;
   /**
-   * null only for an agent's compaction whose transcript did not record it (an imported copy; Gemini CLI before its next reported prompt): never a made-up 0.
+   * null only for an agent's compaction whose transcript did not record it (Gemini CLI before its next reported prompt; a copy imported before imports recorded it): never a made-up 0.
    */
   tokensAfter: number | null;
   /**

@@ -19,6 +19,20 @@ ShellRead = tuple[str, str, str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
+class CompactionFigures:
+    """What an agent's log recorded of its last compaction, as its followed chat's marker shows it (None: not
+    recorded; never a made-up 0 or "auto"). An import journals it: the copy keeps only the summary."""
+
+    trigger: str | None
+    tokens_before: int | None
+    tokens_after: int | None
+
+    def to_record(self) -> dict[str, Any]:
+        """As an imported copy's journal header holds it (``agentCompaction``)."""
+        return {"trigger": self.trigger, "tokensBefore": self.tokens_before, "tokensAfter": self.tokens_after}
+
+
+@dataclass(frozen=True)
 class AgentLog:
     """One log of an agent, read whole (see the module doc)."""
 
@@ -46,6 +60,8 @@ class AgentLog:
     shell_reads: Callable[[list[Message]], Iterable[ShellRead]] | None = None
     """The files the agent read with its shell, told from the messages as the imported session holds them: an
     import journals them as reads (None: it reads files only with its file tools)."""
+    last_compaction: CompactionFigures | None = None
+    """The agent's last compaction's trigger and figures (None: it did not compact)."""
 
 
 class LogFile(Protocol):
@@ -85,6 +101,7 @@ def window_log(
     history: int = 0,
     compaction: dict[str, Any] | None,
     shell_reads: Callable[[list[Message]], Iterable[ShellRead]] | None = None,
+    last_compaction: CompactionFigures | None = None,
 ) -> AgentLog:
     """The log of an agent whose file tells the window its model holds now (``messages``, before the repair) and
     ``history`` messages before it: the report's ``compaction`` is the agent's own figures."""
@@ -98,5 +115,5 @@ def window_log(
             "compaction": compaction,
         },
         agent=agent, usage=chat.usage, window=chat.context_window, repairs=list(fixed.actions),
-        shell_reads=shell_reads,
+        shell_reads=shell_reads, last_compaction=last_compaction,
     )  # fmt: skip

@@ -23,6 +23,7 @@ from compact_lsp.engine.conversation.tokens import TiktokenCounter, TokenCounter
 from compact_lsp.engine.files.usable_path import real_path
 from compact_lsp.engine.files.working_set import WorkingSet
 from compact_lsp.engine.session.context_session import ContextSession
+from compact_lsp.engine.session.journal import header_record
 from compact_lsp.engine.settings import EngineSettings
 from compact_lsp.store.session_store import SessionStore, StoreError
 
@@ -39,6 +40,23 @@ def copied_messages(records: Iterable[Mapping[str, Any]]) -> int:
     first = next((r for r in records if r.get("type") == "append"), None)
     messages = first.get("messages") if first is not None else None
     return sum(isinstance(m, dict) for m in messages) if isinstance(messages, list) else 0
+
+
+def copied_compaction(header: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What an imported copy's header recorded of its agent's last compaction (``trigger``, ``tokensBefore``,
+    ``tokensAfter``), checked; None: not recorded (an older copy, or one of an agent that did not compact)."""
+    recorded = header.get("agentCompaction") if header is not None else None
+    if not isinstance(recorded, Mapping):
+        return None
+    trigger = recorded.get("trigger")
+    return {
+        "trigger": trigger if trigger in ("auto", "manual") else None,
+        **{key: _count(recorded.get(key)) for key in ("tokensBefore", "tokensAfter")},
+    }
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def copied_working_set(session_id: str, source: str | None, messages: list[Message], cwd: str) -> WorkingSet | None:
@@ -101,7 +119,11 @@ def import_into_store(
         workspace_root=workspace_root,
         journal=journal,
         source="import",
+        write_header=False,
     )
+    figures = None if log.last_compaction is None else log.last_compaction.to_record()  # what the copy drops
+    journal.write(header_record(session_id, title=session.title, system="", created_at=session.created_at,
+                                source="import", agent_compaction=figures))  # fmt: skip
     if log.messages:
         session.append(log.messages)
     _record_shell_reads(session, log)

@@ -57,7 +57,7 @@ class _Shown:
 
     def marker(self, at: Any, summary: str) -> None:
         """An agent's compaction found in its summary's text (an imported copy holds only that): its trigger and
-        figures are not known, and none are made up."""
+        figures are not in the text, and none are made up (``with_last_figures`` adds what the import kept)."""
         self.entries.append(agent_marker(len(self.entries), at, None, None, None, summary or None))
 
     def user_text(self, found: Block | None, block: dict[str, Any], out: list[dict[str, Any]]) -> Handoff | None:
@@ -133,6 +133,18 @@ def shown_entries(entries: Iterable[Mapping[str, Any]], records: ShownRecords) -
                 out.append(block)
         shown.message(at, role, out)
     return shown.entries
+
+
+def with_last_figures(entries: list[dict[str, Any]], figures: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """An imported copy's entries with what its agent's log recorded of its last compaction (``trigger``,
+    ``tokensBefore``, ``tokensAfter``) on the marker of that compaction, its last agent marker (None: not
+    recorded, the marker keeps none)."""
+    if figures is None:
+        return entries
+    markers = [e for e in entries if e.get("kind") == "compaction" and e.get("summarizer") == "agent"]
+    if markers:
+        markers[-1].update(figures)
+    return entries
 
 
 def _call(records: ShownRecords, block: dict[str, Any]) -> dict[str, Any]:

@@ -330,8 +330,8 @@ function M.compaction_mark(entry)
     return '  ── the compaction before this was undone ──'
   end
   if entry.summarizer == 'agent' then
-    -- the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
-    -- an imported copy knows neither (null), and none are made up
+    -- the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session, or
+    -- an imported copy's last one); unrecorded ones are null, and none are made up
     if (tonumber(entry.tokensBefore) or 0) <= 0 or (tonumber(entry.tokensAfter) or 0) <= 0 then
       return '  ── conversation compacted by the agent (its own summary) ──'
     end

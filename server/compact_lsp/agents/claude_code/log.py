@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compact_lsp.agents.agent_log import AgentLog
+from compact_lsp.agents.agent_log import AgentLog, CompactionFigures
 from compact_lsp.engine.claude_code.transcript_log import import_claude_code
 
 
@@ -32,6 +32,7 @@ def read_log(path: str) -> AgentLog:
             "legacyCompactions": imported.legacy_compactions, "compaction": _compaction_figures(imported.compaction),
         },
         window=imported.context_window, attachment_texts=imported.attachment_texts, repairs=list(imported.repairs),
+        last_compaction=_last_compaction(imported.compaction),
     )  # fmt: skip
 
 
@@ -40,3 +41,16 @@ def _compaction_figures(meta: dict[str, Any] | None) -> dict[str, Any] | None:
     if meta is None:
         return None
     return {k: meta.get(k) for k in ("trigger", "preTokens", "postTokens") if k in meta}
+
+
+def _last_compaction(meta: dict[str, Any] | None) -> CompactionFigures | None:
+    """The last boundary's ``compactMetadata`` as the followed chat's marker shows it (recorded_compactions.py);
+    None: no compaction, or a 1.0.x one (a summary without a boundary: nothing recorded)."""
+    if meta is None or meta.get("trigger") == "legacy":
+        return None
+    return CompactionFigures("manual" if meta.get("trigger") == "manual" else "auto", _count(meta.get("preTokens")),
+                             _count(meta.get("postTokens")))  # fmt: skip
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

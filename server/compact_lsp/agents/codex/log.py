@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from compact_lsp.agents.agent_log import AgentLog, ShellRead, window_log
+from compact_lsp.agents.agent_log import AgentLog, CompactionFigures, ShellRead, window_log
 from compact_lsp.agents.codex.agent import CODEX
 from compact_lsp.engine.codex.file_uses import shell_reads
-from compact_lsp.engine.codex.rollout import is_rollout, read_rollout
+from compact_lsp.engine.codex.recorded_compactions import recorded_codex_compactions
+from compact_lsp.engine.codex.rollout import is_rollout, read_records, read_rollout
 from compact_lsp.engine.conversation.messages import Message
 
 
@@ -30,4 +31,11 @@ def read_log(path: str) -> AgentLog:
         assistant_turns=sum(1 for m in rollout.messages if m["role"] == "assistant"),
         history=last.index if last else 0,
         compaction=None if last is None else {"compactions": len(rollout.compactions)}, shell_reads=reads,
+        last_compaction=None if last is None else _last_compaction(path),
     )  # fmt: skip
+
+
+def _last_compaction(path: str) -> CompactionFigures | None:
+    """The figures and trigger of Codex's last compaction, as its followed chat reads them (codex/chat.py)."""
+    rows = recorded_codex_compactions(read_records(path))
+    return CompactionFigures(rows[-1].trigger, rows[-1].tokens_before, rows[-1].tokens_after) if rows else None

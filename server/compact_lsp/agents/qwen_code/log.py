@@ -3,7 +3,7 @@ its model holds now (chat_log.py), with its last compaction's figures."""
 
 from __future__ import annotations
 
-from compact_lsp.agents.agent_log import AgentLog, window_log
+from compact_lsp.agents.agent_log import AgentLog, CompactionFigures, window_log
 from compact_lsp.agents.qwen_code.agent import QWEN_CODE
 from compact_lsp.agents.qwen_code.chat_log import is_qwen_chat, read_chat
 
@@ -19,4 +19,5 @@ def read_log(path: str) -> AgentLog:
                       compaction=None if last is None else {
         "compactions": len(chat.compactions), "trigger": last.trigger, "preTokens": last.tokens_before,
         "postTokens": last.tokens_after,
-    })  # fmt: skip
+    }, last_compaction=None if last is None else CompactionFigures(
+        "manual" if last.trigger == "manual" else "auto", last.tokens_before, last.tokens_after))  # fmt: skip

@@ -4,7 +4,9 @@ One JSON object per line, in order; ``session_loading.replay_session`` rebuilds 
 but the header carries ``at`` (the session clock when it happened). The record types and what each carries:
 
 - ``header``: ``version`` (``JOURNAL_VERSION``), ``sessionId``, ``title``, ``system``, ``createdAt``, optionally
-  ``source`` (``chat``, ``import`` or ``api``: who made the session); first, once.
+  ``source`` (``chat``, ``import`` or ``api``: who made the session), and for an imported copy of an agent's log
+  that compacted, ``agentCompaction`` (``trigger``, ``tokensBefore``, ``tokensAfter``: what the log recorded of the
+  agent's last compaction, each null when not recorded); first, once.
 - ``append``: ``messages`` (normalised), optionally ``usage`` (the API's reported usage for the last response).
 - ``notice``: ``text``, the pending change notices folded into the last user message.
 - ``pending``: ``path`` (as shown to the model), ``text``: a change notice queued for the next view when it arose,
@@ -56,7 +58,13 @@ class NullJournal:
 
 
 def header_record(
-    session_id: str, *, title: str, system: str, created_at: float, source: str | None = None
+    session_id: str,
+    *,
+    title: str,
+    system: str,
+    created_at: float,
+    source: str | None = None,
+    agent_compaction: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first record of every journal."""
     record: dict[str, Any] = {
@@ -69,6 +77,8 @@ def header_record(
     }
     if source is not None:
         record["source"] = source
+    if agent_compaction is not None:
+        record["agentCompaction"] = agent_compaction
     return record
 
 

@@ -8,9 +8,9 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from compact_lsp.agents.followed_window import agent_usage
-from compact_lsp.agents.importing import copied_messages, imported_from
+from compact_lsp.agents.importing import copied_compaction, copied_messages, imported_from
 from compact_lsp.agents.registered import agent_named
-from compact_lsp.agents.shown import chat_records, shown_entries
+from compact_lsp.agents.shown import chat_records, shown_entries, with_last_figures
 from compact_lsp.agents.shown_blocks import ShownRecords
 from compact_lsp.engine.conversation.titles import TitleError, check_title
 from compact_lsp.engine.conversation.usage import build_usage
@@ -146,10 +146,15 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
     session_id = required_str(args, "sessionId", TRANSCRIPT)
     registry = server.registry()
 
-    def read() -> tuple[list[dict[str, Any]], str, int]:
+    def read() -> tuple[list[dict[str, Any]], str, int, dict[str, Any] | None]:
         records, _report = registry.store.load(session_id)
         header = next((r for r in records if r.get("type") == "header"), None)
-        return transcript_entries(records), source_of(header, session_id), copied_messages(records)
+        return (
+            transcript_entries(records),
+            source_of(header, session_id),
+            copied_messages(records),
+            copied_compaction(header),
+        )
 
     slot = registry.slots.get(session_id)
     if slot is not None and slot.followed is not None:  # the agent's, shown by its own rules alone
@@ -167,13 +172,14 @@ async def transcript(server: CompactLanguageServer, params: Any) -> dict[str, An
         return {"sessionId": session_id, "entries": await asyncio.to_thread(shown_entries, entries, rules)}
     if slot is None:  # not loaded: nothing else writes it here, and reading needs no replay
         registry.require_stored(session_id, TRANSCRIPT)
-        entries, source, copied = await asyncio.to_thread(read)
+        entries, source, copied, figures = await asyncio.to_thread(read)
     else:
         async with slot.lock:
-            entries, source, copied = await asyncio.to_thread(read)
+            entries, source, copied, figures = await asyncio.to_thread(read)
     records = chat_records(session_id, source)
     if records is not None:  # an agent's session continued here: its part as its user saw it, the rest as said here
-        entries = [*await asyncio.to_thread(shown_entries, entries[:copied], records), *entries[copied:]]
+        copy = with_last_figures(await asyncio.to_thread(shown_entries, entries[:copied], records), figures)
+        entries = [*copy, *entries[copied:]]
     return {"sessionId": session_id, "entries": entries}
 
 
