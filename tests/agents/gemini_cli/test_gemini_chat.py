@@ -85,12 +85,24 @@ def test_a_shell_row_shows_its_command_and_what_it_printed() -> None:
     ]
 
 
+def test_a_read_of_part_of_a_file_shows_its_lines_not_geminis_note() -> None:
+    """Gemini CLI 0.61.0 gave its model lines 100-120 of big.py after its note ("IMPORTANT: The file content has been
+    truncated", how to read on): the row shows the lines, and which they are, without the note."""
+    entries = shown_entries(gemini_cli_chat_entries(FIXTURE), SHOWN)
+    [result] = [b["content"] for e in entries if e["kind"] == "message" for b in e["message"]["content"]
+                if b["type"] == "tool_result"]  # fmt: skip
+    assert result.startswith("def step_33():\n    return 33\n") and "def step_39():" in result
+    assert result.endswith("\n(lines 100-120 of 9001: truncated by Gemini CLI)")
+    assert "IMPORTANT" not in result and "FILE CONTENT" not in result and "start_line" not in result
+
+
 def test_only_geminis_own_frame_is_taken_off() -> None:
     from compact_lsp.agents.gemini_cli.shown import shown_result
 
     framed = "<untrusted_context>\nOutput: (empty)\nError: spawn failed\nExit Code: 1\n</untrusted_context>"
     assert shown_result(framed) == "spawn failed"
     assert shown_result("Output: a line a user's own command printed") is None  # no frame: as it is
+    assert shown_result("IMPORTANT: The file content has been truncated.\nmy own notes") is None  # not Gemini's note
 
 
 def test_a_typed_compress_is_a_manual_marker() -> None:
