@@ -91,7 +91,7 @@ async def test_a_followed_claude_code_sessions_chat_keeps_what_came_before_each_
     reads = [item for name in "abcdefg" for item in (("ran", f"{name}.py"), ("output", f"1\tdef {name}0():"))]
     assert _shown(chat["entries"]) == [
         ("user", "Read the first seven modules"), *reads, ("assistant", "Read the first seven."),
-        ("ran", "/compact"), ("output", "Compacted (ctrl+o to see full summary)"),  # as typed: before its marker
+        ("ran", "/compact"), ("output", "Compacted"),  # as typed, no key hint: before its marker
         ("compacted", "manual", 17_890, 7_439),
         ("user", "Now read h.py and i.py"),
         ("ran", "h.py"), ("output", "1\tdef h0():"), ("ran", "i.py"), ("output", "1\tdef i0():"),

@@ -1,7 +1,8 @@
 """Claude Code's records of the user's terminal, as its user saw them (agents/shown.py): the local-command caveat
 and its context for the model (``<system-reminder>``, its IDE's ``<ide_selection>``: plumbing), ``!`` shell commands
 (``<bash-input>``) with their output (``<bash-stdout>``, ``<bash-stderr>``), and slash commands (``<command-name>``)
-with their output (``<local-command-stdout>``: ``/mcp``'s list, ``/compact``'s "Compacted"; nothing when empty), and
+with their output (``<local-command-stdout>``: ``/mcp``'s list, ``/compact``'s "Compacted", without its terminal's key
+hints; nothing when empty), and
 the summary its own compaction continues from (a marker, not the user's words)."""
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _LOCAL_CAVEAT = re.compile(r"\s*<local-command-caveat>.*?</local-command-caveat>
 _CONTEXT = elements(r"system-reminder|ide_\w+")
 """What Claude Code writes for its model beside the user's words: ``<system-reminder>`` (its environment, the date,
 files read), and its IDE extension's ``<ide_opened_file>`` and ``<ide_selection>``."""
+_KEY_HINT = re.compile(r"[ \t]*\((?:ctrl|shift|alt|meta|cmd)\+\w+ to [^()\n]*\)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+"""A key hint of Claude Code's terminal in a slash command's output (``/compact``'s "Compacted (ctrl+o to see full
+summary)", measured with 2.1.332): its TUI's keys, which mean nothing in our chat."""
 NO_CONTENT = ("", "(no content)")
 SUMMARY_HEADING = "\nSummary:\n"
 """Where Claude Code's own compaction summary starts, after its preamble and a reminder of the tools used."""
@@ -65,7 +69,7 @@ def classify(text: str) -> Block | None:
     local = _LOCAL_OUTPUT.fullmatch(text)
     if local is None:
         return None
-    said = local.group(2).strip()
+    said = _KEY_HINT.sub("", local.group(2)).strip()
     return Dropped() if said in NO_CONTENT else CommandOutput(said, failed=local.group(1) == "stderr")
 
 
