@@ -497,6 +497,12 @@ async function dayOfUse(page, dirs, stub, seeded) {
   expect(await restored.locator("#composer").isHidden(), "a read-only session still offers the chat's input");
   expect((await restored.locator("button", { hasText: "Import to continue" }).count()) === 1, "not one Import to continue button");
   step("Claude Code's session opened read-only: no input, one Import to continue");
+  // the warning before our session compacts (the low threshold brings it) outlives the switch: it names its session
+  const warnings = page.locator(".notification-toast", { hasText: "compacts by itself" }).locator(".notification-list-item-message");
+  for (const said of await warnings.allInnerTexts()) {
+    step(`warning beside Claude Code's session: "${said.trim()}"`);
+    expect(/^Compact: "How is the report built\?" compacts by itself/.test(said.trim()), `the warning does not name the session it warns about: ${said}`);
+  }
   await screenshot(page, "8-read-only", "vscode-read-only.png");
   await page.locator(".part.editor").click({ position: { x: 300, y: 300 } }).catch(() => undefined);
   await page.keyboard.press("Control+Alt+K"); // Compact Conversation… by its keybinding
