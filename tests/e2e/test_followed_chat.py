@@ -51,8 +51,11 @@ async def test_a_followed_codex_sessions_chat_keeps_what_came_before_each_compac
         timeline = await followed_timeline(client, session)
         chat = await request(client, "compact/transcript", {"sessionId": session})
         model = await request(client, "compact/messages", {"sessionId": session})
+        items = {s["sessionId"]: s for s in await request(client, "compact/sessions", {})}
     finally:
         await stop_server(client)
+    kinds = [e["kind"] for e in chat["entries"]]
+    assert items[session]["messages"] == len(model["messages"]) and "message" in kinds[: kinds.index("compaction")]
     assert _shown(chat["entries"]) == [
         ("user", "read the modules"),
         ("ran", "cat first_a.py"), ("output", "def first_a_0():"),
@@ -86,8 +89,12 @@ async def test_a_followed_claude_code_sessions_chat_keeps_what_came_before_each_
         timeline = await followed_timeline(client, f"claude-{session}")
         chat = await request(client, "compact/transcript", {"sessionId": f"claude-{session}"})
         model = await request(client, "compact/messages", {"sessionId": f"claude-{session}"})
+        items = {s["sessionId"]: s for s in await request(client, "compact/sessions", {})}
     finally:
         await stop_server(client)
+    kinds = [e["kind"] for e in chat["entries"]]
+    assert items[f"claude-{session}"]["messages"] == len(model["messages"])  # the picker: what the model holds
+    assert "message" in kinds[: kinds.index("compaction")]  # the chat: more, what came before
     reads = [item for name in "abcdefg" for item in (("ran", f"{name}.py"), ("output", f"1\tdef {name}0():"))]
     assert _shown(chat["entries"]) == [
         ("user", "Read the first seven modules"), *reads, ("assistant", "Read the first seven."),

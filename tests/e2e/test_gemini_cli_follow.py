@@ -50,6 +50,10 @@ async def test_a_gemini_cli_session_is_followed_as_gemini_writes_it(workspace: W
         assert item["usage"]["total"] == 6_000  # Gemini's own last figure, in its window
         assert item["usage"]["contextWindow"] == 1_048_576 and item["usage"]["autoCompactThreshold"] == 524_288
         before = item["messages"]
+        model = await request(client, "compact/messages", {"sessionId": FOLLOWED})
+        chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})
+        kinds = [e["kind"] for e in chat["entries"]]  # the whole conversation, as its user saw it
+        assert before == len(model["messages"]) and "message" in kinds[: kinds.index("compaction")]
 
         with session.open("a") as f:  # the user asks again; Gemini answers and reports 7,000 tokens
             f.write(json.dumps({"id": "u4", "timestamp": "t", "type": "user", "content": [{"text": "and step_42"}]})

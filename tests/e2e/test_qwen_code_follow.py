@@ -62,6 +62,10 @@ async def test_a_qwen_code_session_is_followed_as_qwen_writes_it(workspace: Work
         assert item["title"] == "please read big.py around line 1000"
         assert item["usage"]["contextWindow"] == 100_000 and item["usage"]["total"] == 5_000  # Qwen's own figures
         before = item["usage"]["estimated"]
+        model = await request(client, "compact/messages", {"sessionId": FOLLOWED})
+        chat = await request(client, "compact/transcript", {"sessionId": FOLLOWED})
+        kinds = [e["kind"] for e in chat["entries"]]  # the whole conversation, as its user saw it
+        assert item["messages"] == len(model["messages"]) and "message" in kinds[: kinds.index("compaction")]
 
         with transcript.open("ab") as f:  # the user asks again; Qwen answers and reports 7,000 tokens
             f.write(record("user", {"role": "user", "parts": [{"text": "and the next region? " + "x " * 400}]}))

@@ -260,6 +260,9 @@ export interface SessionInfo {
    * ISO 8601 UTC, e.g. 2026-11-30T07:01:02Z
    */
   updatedAt: string;
+  /**
+   * Messages in the model's current view, the ones tokens counts: since the last compaction (ours or the agent's) for every session; its chat (compact/transcript) shows more when it was compacted.
+   */
   messages: number;
   tokens: number;
   current: boolean;
