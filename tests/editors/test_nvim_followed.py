@@ -268,6 +268,16 @@ def test_the_chat_of_codexs_real_session_keeps_every_read_with_both_compactions_
             assert second.startswith("── conversation compacted by the agent automatically: 90k → 3k tokens"), lines
             assert "Another language model" not in shown and "You: Summary" not in shown, shown
             no_prompt(shown)
+
+            # the copy holds what the model held, from Codex's last summary: its marker has that one's figures
+            screen.command("Compact import")
+            screen.wait_for("compact-lsp: your own copy, now current: ")
+            shown = screen.wait_for(lambda s: "read-only" not in s and "conversation compacted by the agent" in s)
+            lines = [line.split("│")[-1].strip() for line in shown.splitlines()]
+            [mark] = [i for i, line in enumerate(lines) if line.startswith("── conversation compacted by the agent")]
+            marker = " ".join(lines[mark : mark + 2])
+            assert marker.startswith("── conversation compacted by the agent automatically: 90k → 3k tokens"), lines
+            no_prompt(shown)
             screen.command("qa!")
 
 
