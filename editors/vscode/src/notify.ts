@@ -2,7 +2,7 @@
 import * as vscode from "vscode";
 import { Commands } from "./model/commandIds";
 import type { Outcome } from "./model/commandModel";
-import { fallbackActions } from "./model/commandModel";
+import { fallbackActions, toastText } from "./model/commandModel";
 import { describeMarker } from "./model/compactionText";
 import { NextCompactionWarnings, warningCommand } from "./model/nextCompaction";
 import { settingsTab } from "./model/serverSettings";
@@ -15,7 +15,7 @@ export function notify(outcome: Outcome): void {
       : outcome.severity === "warning"
         ? vscode.window.showWarningMessage
         : vscode.window.showInformationMessage;
-  const text = outcome.text.startsWith("Compact") ? outcome.text : `Compact: ${outcome.text}`; // never "Compact: Compact's"
+  const text = toastText(outcome.text); // never "Compact: Compact's"
   void show(text, ...(outcome.actions ?? [])).then((choice) => {
     if (choice === "Show Server Log") {
       void vscode.commands.executeCommand(Commands.showServerLog);

@@ -29,6 +29,12 @@ interface NoChange {
  * An outcome result that changed nothing (docs/protocol.md, "Outcomes are results"): "Compaction cancelled.", or
  * the server's reason ("There is no compaction to undo in this session.").
  */
+/** An outcome's text as a toast says it: after the product's name, unless the text already starts with it
+ * ("Compact: …", "Compact's …"); "Compaction cancelled." is no such start. */
+export function toastText(text: string): string {
+  return /^Compact(:|'s\b)/.test(text) ? text : `Compact: ${text}`;
+}
+
 export function noChangeOutcome(result: unknown, what: string): Outcome | undefined {
   const r = (typeof result === "object" && result !== null ? result : {}) as NoChange;
   if (r.cancelled === true || r.kind === "cancelled") {

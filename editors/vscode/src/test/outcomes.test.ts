@@ -8,6 +8,7 @@ import {
   describeUndo,
   failureOutcome,
   plainMessage,
+  toastText,
   writtenInAnotherWindow,
 } from "../model/commandModel";
 import { proposedChange } from "../model/proposedChange";
@@ -208,4 +209,11 @@ test("a manual compaction refused as not smaller says so plainly, with figures a
   );
   assert.deepEqual(outcome.actions, ["Microcompact Now"]);
   assert.ok(!/\d{4,} tokens|system prompt and memory/.test(outcome.text), outcome.text); // no raw figures
+});
+
+test("a toast names the product once: never twice, never missing before 'Compaction'", () => {
+  assert.equal(toastText("Compaction cancelled."), "Compact: Compaction cancelled.");
+  assert.equal(toastText("Compacted 3 results."), "Compact: Compacted 3 results.");
+  assert.equal(toastText("Compact's server is not running."), "Compact's server is not running.");
+  assert.equal(toastText("Compact: already named."), "Compact: already named.");
 });
