@@ -65,8 +65,8 @@ export function describeMarker(marker: MarkerFacts): string {
   }
   const summary = describeSummarizer(marker);
   if (marker.summarizer === "agent") {
-    // the agent's own compaction: its trigger and figures when its transcript recorded them (a followed session);
-    // an imported copy knows neither (null), and none are made up
+    // the agent's own compaction: its trigger and figures when its log recorded them (a followed session, or the
+    // last compaction of an imported copy); a copy imported by an older version knows neither (null): none made up
     if (marker.tokensBefore <= 0 || marker.tokensAfter <= 0) {
       return "Conversation compacted by the agent · its own summary";
     }
