@@ -43,11 +43,12 @@ async function main() {
 
     // 2. Claude Code's next turn takes it to 990k of its 1M window: one warning, before it compacts by itself.
     fs.appendFileSync(dirs.transcript, LINES.slice(BIG, AUTO).join(""));
-    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "compacts by itself" }).first();
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: /compacts .*by itself/ }).first();
     await toast.waitFor();
     const warning = (await toast.innerText()).replace(/\s+/g, " ");
     step(`warning: ${warning}`);
-    expect(warning.includes("Claude Code compacts by itself at its next step (967k reached)"), `the warning: ${warning}`);
+    const said = `Claude Code compacts "${TITLE}" by itself at its next step (967k reached)`; // the session, by name
+    expect(warning.includes(said), `the warning: ${warning}`);
     expect(warning.includes("/compact with a focus in Claude Code"), `the warning has no way forward: ${warning}`);
     for (const action of ["Pin a File…", "Show Timeline", "Let It Run"]) {
       expect(warning.includes(action), `no ${action} button: ${warning}`);
