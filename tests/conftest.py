@@ -17,7 +17,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 HEAVY_FIRST = (
-    "editors", "claude_code_cli", "codex", "qwen_code", "gemini_cli", "reliability", "e2e", "cli", "test_architecture",
+    "gemini_cli", "qwen_code", "editors", "claude_code_cli", "codex", "reliability", "e2e", "cli", "test_architecture",
 )  # fmt: skip
 """Tiers whose tests each start processes (a server, Neovim, code-server, a real CLI), slowest a test first as
 measured (docs/testing.md), and the architecture checks (one import graph, built once, for 18 tests)."""
