@@ -119,36 +119,11 @@ def session(tmp: Path, settings_hooks: dict[str, Any] | None, install: bool) -> 
         qwen.write_settings(**({"hooks": settings_hooks} if settings_hooks else {}))
         if install:
             qwen.install()
-        process = subprocess.Popen(
-            [str(QWEN), "--yolo", "--input-format", "stream-json", "--output-format", "stream-json"],
-            cwd=project, env=qwen.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True,
-        )  # fmt: skip
-        assert process.stdin is not None and process.stdout is not None
-        ends: list[float] = []
-        compress = (0.0, 0.0)
-        try:
-            for prompt in ("review big.py around line 1000", "/compress", "what changed in the region?"):
-                started = time.perf_counter()
-                process.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": prompt}}))
-                process.stdin.write("\n")
-                process.stdin.flush()
-                for out in process.stdout:
-                    event = json.loads(out)
-                    if event.get("type") == "result":
-                        assert event.get("subtype") == "success", event
-                        break
-                else:
-                    raise AssertionError(f"Qwen Code ended before answering {prompt!r}")
-                ends.append(time.perf_counter())
-                if prompt == "/compress":
-                    compress = (started, ends[-1])
-            process.stdin.close()
-            process.wait(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        spans: list[tuple[float, float]] = []
+        prompts = ["review big.py around line 1000", "/compress", "what changed in the region?"]
+        results = qwen.session(prompts, spans)
+        assert all(result.get("subtype") == "success" for result in results), results
+        compress = spans[prompts.index("/compress")]
         assert stub.refused == [] and len(summarized) == 1, (stub.refused, summarized)
         last = [r for r in stub.requests if is_main(r)][-1]
         log = qwen.hook_log.read_text() if qwen.hook_log.is_file() else ""

@@ -83,9 +83,10 @@ class QwenHome:
             timeout=150, stdin=subprocess.DEVNULL,
         )  # fmt: skip
 
-    def session(self, prompts: list[str]) -> list[dict[str, object]]:
+    def session(self, prompts: list[str], spans: list[tuple[float, float]] | None = None) -> list[dict[str, object]]:
         """One process, several turns (``--input-format stream-json``): each prompt sent once the previous turn's
-        result came. Returns the results."""
+        result came. Returns the results; ``spans`` gets each prompt's (written, result read) ``perf_counter``
+        times."""
         process = subprocess.Popen(
             [str(QWEN), "--yolo", "--input-format", "stream-json", "--output-format", "stream-json"],
             cwd=self.project, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -95,6 +96,7 @@ class QwenHome:
         results: list[dict[str, object]] = []
         try:
             for prompt in prompts:
+                started = time.perf_counter()
                 line = {"type": "user", "message": {"role": "user", "content": prompt}}
                 process.stdin.write(json.dumps(line) + "\n")
                 process.stdin.flush()
@@ -105,6 +107,8 @@ class QwenHome:
                         break
                 else:
                     raise AssertionError(f"Qwen Code ended before answering {prompt!r}")
+                if spans is not None:
+                    spans.append((started, time.perf_counter()))
             process.stdin.close()
             process.wait(timeout=60)
         finally:
