@@ -377,12 +377,18 @@ def test_a_chat_open_in_two_neovims_turns_read_only_in_the_one_that_did_not_writ
                 screen.wait_for(lambda s: ">" in chat_column(s) and "Claude: Started." in s)
             first.keys("Go on", "Enter")
             first.wait_for("Claude: Written in the first window.")
-            shown = second.wait_for("compact-lsp: read-only here now: another editor (process ")
-            shown = second.wait_for("Claude: Written in the first window.")
+            shown = second.wait_for(
+                lambda s: (
+                    chat_column(s)[0].startswith("read-only: open in another editor (process ")  # its bar
+                    and "Claude: Written in the first window." in s
+                )
+            )  # the message line saying so may already be gone (a redraw): :messages keeps it, below
             chat = chat_column(shown)
-            assert chat[0].startswith("read-only: open in another editor (process "), chat  # its window bar
             assert ">" not in chat and "-- INSERT --" not in shown, shown  # no prompt, Normal mode
             no_prompt(shown)
+            second.command("messages")
+            second.wait_for("compact-lsp: read-only here now: another editor (process ")
+            second.keys("Enter")
             first.command("qa!")  # and back: the session continues in the second one
             shown = second.wait_for("compact-lsp: the other window let this session go: it continues here")
             assert ">" in chat_column(shown), shown
